@@ -1,0 +1,7 @@
+"""stsdemo: the regression framework for semantic textual similarity of Zhang & Li (2024), arXiv 2406.05326.
+
+Ordered labels become evenly spaced nodes on a line; a Siamese encoder predicts one float per pair and is
+trained with the buffer-zone losses Translated ReLU and Smooth K2.
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,76 @@
+"""What the buffer-zone losses share: the bound check on ``k`` and ``x0``, clamping to the end nodes
+and the module that averages an elementwise loss of the distance ``|prediction - label|``."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import torch
+from torch import nn
+
+from ..errors import InputError, check_range
+from ..labels import STS, LabelScheme
+
+
+def check_buffer(k: float, x0: float, gap: float) -> None:
+    """Validate the paper's constraints ``k > 0`` and ``0 <= x0 <= d/2`` (``d`` = gap between nodes).
+
+    With ``x0 > d/2`` a prediction could sit nearer a wrong node and still get zero gradient, so a
+    misclassified sample would never be corrected.
+    """
+    check_range("gap d", gap, 0, low_open=True)
+    check_range("slope k", k, 0, low_open=True)
+    if float(x0) > gap / 2 or float(x0) < 0:
+        raise InputError(
+            f"buffer x0 must satisfy 0 <= x0 <= d/2 = {gap / 2:g}, got {x0!r}: with x0 > d/2 a prediction "
+            "nearer a wrong node would get zero gradient, so misclassified samples would never be corrected"
+        )
+
+
+def clamp_to_nodes(prediction: torch.Tensor, low: float, high: float) -> torch.Tensor:
+    """Predictions beyond the outermost nodes count as on them (paper §3.3).
+
+    A prediction of 5.7 for a label of 5 is already the right category; clamping gives it no loss,
+    so the model is not pushed back towards 5 for being "too sure". The clamp is straight-through:
+    its value is clamped but its gradient is the identity, so a prediction of -1 for a label of 1
+    is still pulled up (a plain ``clamp`` would give it zero gradient and leave it wrong forever).
+    """
+    return prediction + (prediction.clamp(min=low, max=high) - prediction).detach()
+
+
+DistanceLoss = Callable[[torch.Tensor, float, float], torch.Tensor]
+
+
+class BufferZoneLoss(nn.Module):
+    """Mean of ``f(|clamp(prediction) - label|; k, x0)`` over the batch.
+
+    ``f`` is a pure elementwise function of the distance (Translated ReLU, Smooth K2, ...). The label
+    scheme gives the gap ``d`` and the outermost nodes; clamping to them is on by default and can be
+    switched off.
+    """
+
+    name = "buffer"
+    regression = True
+
+    def __init__(self, distance_loss: DistanceLoss, k: float, x0: float, scheme: LabelScheme = STS,
+                 clamp: bool = True):
+        super().__init__()
+        check_buffer(k, x0, scheme.gap)
+        self.distance_loss, self.k, self.x0, self.gap = distance_loss, float(k), float(x0), scheme.gap
+        self.low, self.high, self.clamp = scheme.low, scheme.high, clamp
+
+    def distance(self, prediction: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        if self.clamp:
+            prediction = clamp_to_nodes(prediction, self.low, self.high)
+        return (prediction.float() - labels.float()).abs()
+
+    def forward(self, output, labels: torch.Tensor) -> torch.Tensor:
+        return self.distance_loss(self.distance(output.prediction, labels), self.k, self.x0).mean()
+
+    @torch.no_grad()
+    def inside_buffer(self, output, labels: torch.Tensor) -> torch.Tensor:
+        """Boolean mask of the pairs in the zero-gradient zone ``x < x0`` (never true when ``x0 = 0``)."""
+        return self.distance(output.prediction, labels) < self.x0
+
+    def extra_repr(self) -> str:
+        return f"k={self.k:g}, x0={self.x0:g}, gap={self.gap:g}, clamp={self.clamp}"

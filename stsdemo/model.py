@@ -1,0 +1,286 @@
+"""The Siamese regressor (paper §3.2): one shared encoder, mean pooling, a linear head on ``[u, v, |u-v|]``.
+
+A saved model is a folder that is both a plain sentence-transformers model (``SentenceTransformer(path)``
+loads the encoder with mean pooling) and, through ``head.safetensors`` + ``stsdemo.json``, our regressor.
+No pickle anywhere: weights go through safetensors, settings through JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from contextlib import nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from safetensors import SafetensorError
+from safetensors.torch import load_file, save_file
+from torch import nn
+from transformers import AutoModel, AutoTokenizer
+from transformers.utils import logging as hf_logging
+
+from . import settings
+from .errors import InputError
+from .labels import STS, LabelScheme
+
+CONFIG_NAME = "stsdemo.json"
+HEAD_NAME = "head.safetensors"
+FORMAT_VERSION = 1
+DEFAULT_MODEL_NAMES = ("", "default", "all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2")
+HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
+
+# Feature sets for the head (paper Table 6); the first is the paper's choice.
+HEAD_FEATURES = ("u,v,|u-v|", "u,v", "|u-v|")
+
+
+@dataclass
+class SiameseOutput:
+    """What a forward pass gives a loss: the head output and both sentence embeddings."""
+
+    prediction: torch.Tensor  # (batch,) for regression, (batch, K) logits for classification
+    u: torch.Tensor
+    v: torch.Tensor
+
+
+def default_device() -> torch.device:
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def _inside(path: Path, roots: list[Path]) -> bool:
+    return any(path == root or root in path.parents for root in roots)
+
+
+def resolve_model(name: str | os.PathLike | None) -> tuple[str, bool]:
+    """Where to load a model from and whether it may run its own code.
+
+    Returns ``(local path or hub id, trust_remote_code)``. A local folder must lie under one of
+    ``settings.model_roots()``; remote code runs only for hub ids on the operator's allow-list.
+    """
+    text = str(name or "").strip()
+    if text in DEFAULT_MODEL_NAMES:
+        return str(settings.default_model_path()), False
+    path = Path(text).expanduser()
+    if path.exists() or text.startswith((".", "/", "~")) or not HUB_ID.match(text):
+        resolved = path.resolve()
+        roots = settings.model_roots()
+        if not _inside(resolved, roots):
+            raise InputError(
+                f"model path {text!r} is outside the allowed folders ({', '.join(map(str, roots))}); "
+                "add a folder with STSDEMO_MODEL_ROOTS"
+            )
+        if not resolved.is_dir():
+            raise InputError(f"model folder {text!r} does not exist")
+        return str(resolved), _trusted_saved_run(resolved)
+    return text, text in settings.trusted_remote_code()
+
+
+def _trusted_saved_run(folder: Path) -> bool:
+    """A saved run may run remote code only if the model it was trained from is still allow-listed."""
+    config_file = folder / CONFIG_NAME
+    if not config_file.is_file():
+        return False
+    base = _read_config(config_file).get("base_model", "")
+    return base in settings.trusted_remote_code()
+
+
+def _read_config(config_file: Path) -> dict:
+    try:
+        return json.loads(config_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise InputError(f"{config_file} is not a readable stsdemo config: {error}") from None
+
+
+def _load_encoder(source: str, trust_remote_code: bool):
+    hf_logging.disable_progress_bar()
+    local = Path(source).is_dir()
+    if local and not any(Path(source).glob("*.safetensors")):
+        raise InputError(f"model folder {source!r} has no .safetensors weights; only safetensors are loaded")
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source, trust_remote_code=trust_remote_code)
+        encoder = AutoModel.from_pretrained(source, trust_remote_code=trust_remote_code,
+                                            use_safetensors=True if local else None)
+    except (OSError, ValueError, SafetensorError) as error:
+        reason = str(error).strip().splitlines()[0][:200] if str(error).strip() else type(error).__name__
+        if not local and not trust_remote_code and "trust_remote_code" in str(error):
+            reason = "it needs its own code and is not on the allow-list STSDEMO_TRUST_REMOTE_CODE"
+        raise InputError(f"could not load model {source!r}: {reason}") from None
+    return tokenizer, encoder
+
+
+class SiameseRegressor(nn.Module):
+    """Encoder with shared weights for both sentences, mean pooling, and a linear head.
+
+    ``features`` picks the head input: ``"u,v,|u-v|"`` (the paper's), ``"u,v"`` or ``"|u-v|"`` (its
+    Table 6 ablation). ``classification=True`` gives ``K`` outputs, one per category of ``scheme``
+    (Sentence-BERT's strategy); otherwise one float on the scheme's line.
+    """
+
+    def __init__(self, encoder: nn.Module, tokenizer, *, features: str = HEAD_FEATURES[0],
+                 classification: bool = False, scheme: LabelScheme = STS, max_length: int = 256,
+                 base_model: str = "", trust_remote_code: bool = False):
+        super().__init__()
+        if features not in HEAD_FEATURES:
+            raise InputError(f"unknown head features {features!r}; choose one of: {', '.join(HEAD_FEATURES)}")
+        self.encoder, self.tokenizer = encoder, tokenizer
+        self.features, self.classification, self.scheme = features, classification, scheme
+        self.max_length, self.base_model, self.trust_remote_code = max_length, base_model, trust_remote_code
+        hidden = encoder.config.hidden_size
+        width = {"u,v,|u-v|": 3, "u,v": 2, "|u-v|": 1}[features] * hidden
+        self.head = nn.Linear(width, len(scheme.categories) if classification else 1)
+
+    # ---- construction and persistence -------------------------------------------------------------
+
+    @classmethod
+    def from_encoder(cls, name_or_path: str | None = None, **options) -> "SiameseRegressor":
+        """A fresh head over a pretrained encoder (hub id, local folder, or None for the embedded default)."""
+        source, trust = resolve_model(name_or_path)
+        tokenizer, encoder = _load_encoder(source, trust)
+        base = str(name_or_path or "all-MiniLM-L6-v2")
+        return cls(encoder, tokenizer, base_model=base, trust_remote_code=trust, **options)
+
+    @classmethod
+    def load(cls, name_or_path: str | None = None) -> "SiameseRegressor":
+        """A saved regressor, or any encoder with a fresh head when the folder has no ``stsdemo.json``."""
+        source, trust = resolve_model(name_or_path)
+        config_file = Path(source) / CONFIG_NAME
+        if not config_file.is_file():
+            return cls.from_encoder(name_or_path)
+        config = _read_config(config_file)
+        try:
+            scheme = LabelScheme(config["scheme"]["name"], tuple(config["scheme"]["categories"]),
+                                 float(config["scheme"]["gap"]))
+            options = dict(features=config["features"], classification=bool(config["classification"]),
+                           max_length=int(config["max_length"]), base_model=config.get("base_model", ""))
+        except (KeyError, TypeError, ValueError) as error:
+            raise InputError(f"{config_file} is missing or has a bad field: {error}") from None
+        tokenizer, encoder = _load_encoder(source, trust)
+        model = cls(encoder, tokenizer, scheme=scheme, trust_remote_code=trust, **options)
+        try:
+            state = load_file(str(Path(source) / HEAD_NAME))
+            model.head.load_state_dict(state)
+        except (OSError, SafetensorError, RuntimeError) as error:
+            raise InputError(f"head weights in {source!r} are missing or damaged: {str(error)[:200]}") from None
+        return model
+
+    def config(self) -> dict:
+        scheme = {"name": self.scheme.name, "categories": list(self.scheme.categories), "gap": self.scheme.gap}
+        return {"format_version": FORMAT_VERSION, "base_model": self.base_model, "features": self.features,
+                "classification": self.classification, "scheme": scheme, "max_length": self.max_length}
+
+    def save(self, folder: str | os.PathLike) -> Path:
+        """Write the model atomically: into a temporary sibling folder, then renamed into place.
+
+        A kill mid-write leaves either the old folder or the new one, never a half-written model.
+        """
+        folder = Path(folder).resolve()
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+        try:
+            self.encoder.save_pretrained(staging, safe_serialization=True)
+            self.tokenizer.save_pretrained(staging)
+            save_file({k: v.detach().float().cpu().contiguous() for k, v in self.head.state_dict().items()},
+                      str(staging / HEAD_NAME))
+            self._write_sentence_transformers_files(staging)
+            (staging / CONFIG_NAME).write_text(json.dumps(self.config(), indent=2), encoding="utf-8")
+            if folder.exists():
+                retired = folder.with_name(f".{folder.name}.old")
+                shutil.rmtree(retired, ignore_errors=True)
+                folder.rename(retired)
+                staging.rename(folder)
+                shutil.rmtree(retired, ignore_errors=True)
+            else:
+                staging.rename(folder)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        return folder
+
+    def _write_sentence_transformers_files(self, folder: Path) -> None:
+        """The files that make the folder load as ``SentenceTransformer(folder)`` with mean pooling."""
+        modules = [
+            {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+            {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+        ]
+        pooling = {"word_embedding_dimension": self.encoder.config.hidden_size, "pooling_mode_cls_token": False,
+                   "pooling_mode_mean_tokens": True, "pooling_mode_max_tokens": False,
+                   "pooling_mode_mean_sqrt_len_tokens": False}
+        (folder / "1_Pooling").mkdir(exist_ok=True)
+        (folder / "1_Pooling" / "config.json").write_text(json.dumps(pooling, indent=2))
+        (folder / "modules.json").write_text(json.dumps(modules, indent=2))
+        (folder / "sentence_bert_config.json").write_text(
+            json.dumps({"max_seq_length": self.max_length, "do_lower_case": False}, indent=2))
+
+    # ---- computation -----------------------------------------------------------------------------
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.parameters()).device
+
+    def tokenize(self, sentences: list[str]) -> dict[str, torch.Tensor]:
+        """Token ids padded to the batch's own longest sentence, truncated at ``max_length``."""
+        batch = self.tokenizer(list(sentences), padding=True, truncation=True, max_length=self.max_length,
+                               return_tensors="pt")
+        return {name: tensor.to(self.device) for name, tensor in batch.items()}
+
+    def embed(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+        """Mean of the token states over the attention mask."""
+        states = self.encoder(**batch).last_hidden_state
+        mask = batch["attention_mask"].unsqueeze(-1).to(states.dtype)
+        return (states * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+
+    def head_input(self, u: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        parts = {"u,v,|u-v|": (u, v, (u - v).abs()), "u,v": (u, v), "|u-v|": ((u - v).abs(),)}[self.features]
+        return torch.cat(parts, dim=-1)
+
+    def forward(self, batch1: dict[str, torch.Tensor], batch2: dict[str, torch.Tensor]) -> SiameseOutput:
+        u, v = self.embed(batch1), self.embed(batch2)
+        out = self.head(self.head_input(u, v).to(self.head.weight.dtype))
+        return SiameseOutput(out if self.classification else out.squeeze(-1), u, v)
+
+    def autocast(self):
+        """bf16 autocast on CUDA, nothing on CPU (where bf16 matmuls are slower than fp32)."""
+        if self.device.type == "cuda":
+            return torch.autocast("cuda", dtype=torch.bfloat16)
+        return nullcontext()
+
+    @torch.inference_mode()
+    def encode(self, sentences: list[str], batch_size: int | None = None) -> np.ndarray:
+        """Mean-pooled embeddings ``(n, hidden)`` as float32; batches of similar length for speed."""
+        if batch_size is None:
+            batch_size = 256 if self.device.type == "cuda" else 64
+        self.eval()
+        order = np.argsort([-len(s) for s in sentences], kind="stable")
+        out = np.zeros((len(sentences), self.encoder.config.hidden_size), dtype=np.float32)
+        with self.autocast():
+            for start in range(0, len(order), batch_size):
+                index = order[start:start + batch_size]
+                embeddings = self.embed(self.tokenize([sentences[i] for i in index]))
+                out[index] = embeddings.float().cpu().numpy()
+        return out
+
+    @torch.inference_mode()
+    def score_embeddings(self, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """Head predictions on the scheme's line from precomputed embeddings.
+
+        A classification head gives the probability-weighted mean of the nodes, so it can be ranked
+        (Spearman) and rounded like a regression output.
+        """
+        self.eval()
+        u_t = torch.as_tensor(u, device=self.device, dtype=self.head.weight.dtype)
+        v_t = torch.as_tensor(v, device=self.device, dtype=self.head.weight.dtype)
+        out = self.head(self.head_input(u_t, v_t))
+        if self.classification:
+            nodes = torch.as_tensor(self.scheme.nodes, device=out.device, dtype=out.dtype)
+            return (out.softmax(-1) @ nodes).float().cpu().numpy()
+        return out.squeeze(-1).float().cpu().numpy()
+
+    def predict(self, sentences1: list[str], sentences2: list[str]) -> np.ndarray:
+        """One float per pair on the scheme's line; ``scheme.category(value)`` names its category."""
+        if len(sentences1) != len(sentences2):
+            raise InputError(f"got {len(sentences1)} first sentences but {len(sentences2)} second sentences")
+        embeddings = self.encode(list(sentences1) + list(sentences2))
+        return self.score_embeddings(embeddings[: len(sentences1)], embeddings[len(sentences1):])
