@@ -49,8 +49,11 @@ class LabelScheme:
         raise InputError(f"unknown category {category!r}; allowed: {', '.join(self.categories)}")
 
     def nearest_index(self, values) -> np.ndarray:
-        """Index of the nearest node for each value; values past the ends go to the outermost nodes."""
-        index = np.rint(np.asarray(values, dtype=np.float64) / self.gap)
+        """Index of the nearest node for each value; values past the ends go to the outermost nodes.
+
+        A value halfway between two nodes goes to the upper one (2.5 -> 3), not to the even one.
+        """
+        index = np.floor(np.asarray(values, dtype=np.float64) / self.gap + 0.5)
         return np.clip(index, 0, len(self.categories) - 1).astype(np.int64)
 
     def snap(self, values) -> np.ndarray:

@@ -79,6 +79,13 @@ def resolve_model(name: str | os.PathLike | None) -> tuple[str, bool]:
     return text, text in settings.trusted_remote_code()
 
 
+def is_saved_run(name: str | os.PathLike | None) -> bool:
+    """Whether ``name`` is a folder written by :meth:`SiameseRegressor.save` (it has our config)."""
+    if str(name or "").strip() in DEFAULT_MODEL_NAMES:
+        return False
+    return (Path(str(name)).expanduser() / CONFIG_NAME).is_file()
+
+
 def _trusted_saved_run(folder: Path) -> bool:
     """A saved run may run remote code only if the model it was trained from is still allow-listed."""
     config_file = folder / CONFIG_NAME
@@ -98,6 +105,8 @@ def _read_config(config_file: Path) -> dict:
 def _load_encoder(source: str, trust_remote_code: bool):
     hf_logging.disable_progress_bar()
     local = Path(source).is_dir()
+    if local and not (Path(source) / "config.json").is_file():
+        raise InputError(f"folder {source!r} is not a model: it has no config.json")
     if local and not any(Path(source).glob("*.safetensors")):
         raise InputError(f"model folder {source!r} has no .safetensors weights; only safetensors are loaded")
     try:
@@ -132,6 +141,8 @@ class SiameseRegressor(nn.Module):
         hidden = encoder.config.hidden_size
         width = {"u,v,|u-v|": 3, "u,v": 2, "|u-v|": 1}[features] * hidden
         self.head = nn.Linear(width, len(scheme.categories) if classification else 1)
+        if not classification:
+            nn.init.constant_(self.head.bias, scheme.high / 2)  # start mid-line, not at the lowest node
 
     # ---- construction and persistence -------------------------------------------------------------
 
@@ -158,7 +169,12 @@ class SiameseRegressor(nn.Module):
                            max_length=int(config["max_length"]), base_model=config.get("base_model", ""))
         except (KeyError, TypeError, ValueError) as error:
             raise InputError(f"{config_file} is missing or has a bad field: {error}") from None
-        tokenizer, encoder = _load_encoder(source, trust)
+        if config.get("head_only"):
+            # A few-KB head for an unchanged encoder: the encoder comes from where it was trained from.
+            encoder_source, trust = resolve_model(options["base_model"])
+        else:
+            encoder_source = source
+        tokenizer, encoder = _load_encoder(encoder_source, trust)
         model = cls(encoder, tokenizer, scheme=scheme, trust_remote_code=trust, **options)
         try:
             state = load_file(str(Path(source) / HEAD_NAME))
@@ -172,21 +188,25 @@ class SiameseRegressor(nn.Module):
         return {"format_version": FORMAT_VERSION, "base_model": self.base_model, "features": self.features,
                 "classification": self.classification, "scheme": scheme, "max_length": self.max_length}
 
-    def save(self, folder: str | os.PathLike) -> Path:
+    def save(self, folder: str | os.PathLike, head_only: bool = False) -> Path:
         """Write the model atomically: into a temporary sibling folder, then renamed into place.
 
         A kill mid-write leaves either the old folder or the new one, never a half-written model.
+        ``head_only`` writes just the head and config (a few KB), for an encoder that was not trained:
+        loading takes the encoder from ``base_model``.
         """
         folder = Path(folder).resolve()
         folder.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
         try:
-            self.encoder.save_pretrained(staging, safe_serialization=True)
-            self.tokenizer.save_pretrained(staging)
+            if not head_only:
+                self.encoder.save_pretrained(staging, safe_serialization=True)
+                self.tokenizer.save_pretrained(staging)
+                self._write_sentence_transformers_files(staging)
             save_file({k: v.detach().float().cpu().contiguous() for k, v in self.head.state_dict().items()},
                       str(staging / HEAD_NAME))
-            self._write_sentence_transformers_files(staging)
-            (staging / CONFIG_NAME).write_text(json.dumps(self.config(), indent=2), encoding="utf-8")
+            config = {**self.config(), "head_only": head_only}
+            (staging / CONFIG_NAME).write_text(json.dumps(config, indent=2), encoding="utf-8")
             if folder.exists():
                 retired = folder.with_name(f".{folder.name}.old")
                 shutil.rmtree(retired, ignore_errors=True)

@@ -1,0 +1,156 @@
+"""Command line: ``python -m stsdemo train|eval|score|filter ...``.
+
+Bad input ends with one line ``stsdemo: error: ...`` on stderr and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import typing
+from dataclasses import MISSING, fields
+
+from .errors import InputError
+
+EXIT_BAD_INPUT = 2
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (the usage stays available under --help)."""
+
+    def error(self, message):
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _add_config_options(parser: argparse.ArgumentParser) -> None:
+    """One option per TrainConfig field, so the CLI can never drift from the config."""
+    from .losses import LOSSES
+    from .train import PRESETS, TrainConfig
+
+    parser.add_argument("--preset", choices=sorted(PRESETS), help="start from a paper preset; options below override it")
+    hints = typing.get_type_hints(TrainConfig)
+    choices = {"loss": sorted(LOSSES), "select_by": ["cosine", "head"]}
+    for item in fields(TrainConfig):
+        flag = "--" + item.name.replace("_", "-")
+        kind = hints[item.name]
+        base = next((t for t in typing.get_args(kind) if t is not type(None)), kind)
+        default_text = "" if item.default is MISSING else f" (default: {item.default})"
+        if base is bool:
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=default_text.strip())
+        else:
+            parser.add_argument(flag, type=base, default=None, choices=choices.get(item.name),
+                                metavar=item.name.upper(), help=default_text.strip())
+
+
+def _config_from_args(args):
+    from .train import TrainConfig
+
+    given = {f.name: getattr(args, f.name) for f in fields(TrainConfig) if getattr(args, f.name) is not None}
+    return TrainConfig.from_preset(args.preset, **given) if args.preset else TrainConfig(**given)
+
+
+def cmd_train(args) -> int:
+    from .evaluate import evaluate_senteval, format_table
+    from .model import SiameseRegressor
+    from .train import DoneEvent, train, write_json_atomic
+
+    config = _config_from_args(args)
+    done = None
+    for event in train(config):
+        print(json.dumps(event.to_dict()), flush=True)
+        if isinstance(event, DoneEvent):
+            done = event
+    if done is None or args.no_final_eval:
+        return 0
+    best = SiameseRegressor.load(done.checkpoint)
+    results = evaluate_senteval(best.encode)
+    write_json_atomic(__import__("pathlib").Path(done.checkpoint) / "senteval.json", results)
+    print(format_table({done.checkpoint: results}))
+    return 0
+
+
+def cmd_eval(args) -> int:
+    from .evaluate import TASKS, evaluate_senteval, format_table
+    from .model import SiameseRegressor
+
+    tasks = args.tasks.split(",") if args.tasks else TASKS
+    unknown = [t for t in tasks if t not in TASKS]
+    if unknown:
+        raise InputError(f"unknown task(s) {', '.join(unknown)}; choose from: {', '.join(TASKS)}")
+    rows = {}
+    for name in args.models:
+        model = SiameseRegressor.load(name)
+        rows[name or "all-MiniLM-L6-v2"] = evaluate_senteval(model.encode, tasks=tuple(tasks))
+    print(json.dumps(rows, indent=2) if args.json else format_table(rows, tasks=tuple(tasks)))
+    return 0
+
+
+def cmd_score(args) -> int:
+    from .labels import get_scheme
+    from .model import SiameseRegressor
+    from .scoring import score_csv, score_pair
+
+    model = SiameseRegressor.load(args.model)
+    scheme = get_scheme(args.scheme) if args.scheme else None
+    if args.csv:
+        if not args.out:
+            raise InputError("--csv needs --out PATH for the scored file")
+        print(score_csv(model, args.csv, args.out, scheme))
+        return 0
+    if args.sentence1 is None or args.sentence2 is None:
+        raise InputError("give two sentences, or --csv FILE --out FILE")
+    print(json.dumps(score_pair(model, args.sentence1, args.sentence2, scheme).to_dict()))
+    return 0
+
+
+def cmd_filter(args) -> int:
+    from .data import leakage_report, load_training_data, write_pairs
+
+    print(json.dumps(leakage_report(), indent=2))
+    if args.out:
+        print(write_pairs(load_training_data("stsb+sick"), args.out))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = OneLineParser(prog="stsdemo", description="STS as regression with Translated ReLU and Smooth K2 "
+                                                        "(Zhang & Li 2024, arXiv 2406.05326).")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
+
+    train = commands.add_parser("train", help="fine-tune; prints one JSON line per event, then the 7-task table")
+    _add_config_options(train)
+    train.add_argument("--no-final-eval", action="store_true", help="skip the 7-task evaluation at the end")
+    train.set_defaults(run=cmd_train)
+
+    evaluate = commands.add_parser("eval", help="7-task SentEval table (STS12-16, STS-B, SICK-R) for models or runs")
+    evaluate.add_argument("models", nargs="*", default=[""], help="hub ids, folders or saved runs (default: embedded)")
+    evaluate.add_argument("--tasks", help="comma-separated subset of STS12,...,SICKRelatedness")
+    evaluate.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    evaluate.set_defaults(run=cmd_eval)
+
+    score = commands.add_parser("score", help="score a pair (float, category, cosine) or a CSV of pairs")
+    score.add_argument("sentence1", nargs="?")
+    score.add_argument("sentence2", nargs="?")
+    score.add_argument("--model", default="assets/default-head", help="saved run or encoder (default: shipped head)")
+    score.add_argument("--scheme", help="sts, nli or an ordered list 'a, b, c' (default: the model's)")
+    score.add_argument("--csv", help="CSV/TSV with two sentence columns to score")
+    score.add_argument("--out", help="where to write the scored CSV")
+    score.set_defaults(run=cmd_score)
+
+    filt = commands.add_parser("filter", help="Appendix A leakage filter: counts, and optionally the filtered pairs")
+    filt.add_argument("--out", help="write the filtered STS-B + SICK-R train pairs as TSV")
+    filt.set_defaults(run=cmd_filter)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except InputError as error:
+        print(f"stsdemo: error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("stsdemo: interrupted", file=sys.stderr)
+        return 130

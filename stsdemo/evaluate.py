@@ -1,0 +1,109 @@
+"""Scoring sentence encoders: SimCSE's SentEval STS protocol, dev metrics, and the paper-style table.
+
+SentEval STS (as SimCSE runs it): cosine similarity of the two sentence embeddings, Spearman
+correlation with the gold scores x100; STS12-16 in the "all" setting (one correlation over all
+subsets joined), STS-B test and SICK-R test; "Avg." is the mean over the tasks.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+from scipy.stats import spearmanr
+
+from .data import PairSet, senteval_test_sets
+from .errors import InputError
+
+TASKS = ("STS12", "STS13", "STS14", "STS15", "STS16", "STSBenchmark", "SICKRelatedness")
+TABLE_NAMES = {"STSBenchmark": "STS-B", "SICKRelatedness": "SICK-R"}
+
+Encode = Callable[[list[str]], np.ndarray]
+
+
+def spearman100(a, b) -> float:
+    """Spearman's rank correlation of ``a`` and ``b``, times 100 (NaN when either is constant)."""
+    return float(spearmanr(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)).statistic * 100.0)
+
+
+def encode_unique(encode: Encode, sentences: list[str]) -> dict[str, np.ndarray]:
+    """Embed each distinct sentence once, in one ``encode`` call: ``{sentence: embedding}``."""
+    unique = list(dict.fromkeys(sentences))
+    embeddings = np.asarray(encode(unique), dtype=np.float64)
+    if embeddings.ndim != 2 or embeddings.shape[0] != len(unique):
+        raise ValueError(f"encode returned shape {embeddings.shape} for {len(unique)} sentences; expected (n, dim)")
+    return dict(zip(unique, embeddings))
+
+
+def _pair_embeddings(lookup: dict[str, np.ndarray], pairs: PairSet) -> tuple[np.ndarray, np.ndarray]:
+    return np.stack([lookup[s] for s in pairs.sentences1]), np.stack([lookup[s] for s in pairs.sentences2])
+
+
+def cosine_rows(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Row-wise cosine similarity; an all-zero row gives 0 rather than NaN."""
+    norms = np.linalg.norm(u, axis=1) * np.linalg.norm(v, axis=1)
+    return np.einsum("ij,ij->i", u, v) / np.maximum(norms, 1e-12)
+
+
+def evaluate_senteval(encode: Encode, tasks=TASKS, test_sets=None, source="auto") -> dict[str, float]:
+    """Spearman x100 of cosine similarity per task, plus ``"Avg."``, under SimCSE's SentEval protocol.
+
+    ``encode`` maps a list of sentences to an (n, dim) array. The distinct sentences of all requested
+    tasks are encoded in a single call. ``test_sets`` (``{task: PairSet}``) defaults to
+    :func:`stsdemo.data.senteval_test_sets`.
+    """
+    tasks = tuple(tasks)
+    unknown = [t for t in tasks if t not in TASKS]
+    if unknown or not tasks:
+        raise InputError(f"unknown or no evaluation tasks {unknown or list(tasks)}; allowed: {', '.join(TASKS)}")
+    if test_sets is None:
+        test_sets = senteval_test_sets(source)
+    missing = [t for t in tasks if t not in test_sets]
+    if missing:
+        raise InputError(f"no test data given for {', '.join(missing)}")
+    chosen = [test_sets[t] for t in tasks]
+    lookup = encode_unique(encode, [s for pairs in chosen for s in pairs.sentences1 + pairs.sentences2])
+    results = {}
+    for task, pairs in zip(tasks, chosen):
+        results[task] = spearman100(cosine_rows(*_pair_embeddings(lookup, pairs)), pairs.labels)
+    results["Avg."] = float(np.mean([results[t] for t in tasks]))
+    return results
+
+
+def dev_metrics(model, dev: PairSet) -> dict:
+    """How a regressor does on a labelled dev set.
+
+    ``model.encode(list[str]) -> (n, dim)`` and ``model.score_embeddings(u, v) -> (n,)`` predictions
+    on ``dev.scheme``'s line. Returns ``cosine_spearman`` (x100, embeddings alone), ``head_spearman``
+    (x100, the model's predictions) and ``accuracy``: the share (0..1) of pairs whose prediction
+    rounds to the same node as the gold label.
+    """
+    lookup = encode_unique(model.encode, dev.sentences1 + dev.sentences2)
+    u, v = _pair_embeddings(lookup, dev)
+    predictions = np.asarray(model.score_embeddings(u, v), dtype=np.float64).reshape(-1)
+    if predictions.shape[0] != len(dev):
+        raise ValueError(f"score_embeddings returned {predictions.shape[0]} predictions for {len(dev)} pairs")
+    hits = dev.scheme.nearest_index(predictions) == dev.scheme.nearest_index(dev.labels)
+    return {
+        "cosine_spearman": spearman100(cosine_rows(u, v), dev.labels),
+        "head_spearman": spearman100(predictions, dev.labels),
+        "accuracy": float(np.mean(hits)),
+    }
+
+
+def format_table(rows: dict[str, dict[str, float]], tasks=TASKS) -> str:
+    """A markdown table as in the paper: one row per model, the tasks and Avg., two decimals.
+
+    A row without ``"Avg."`` gets the mean of its tasks when it has them all; a missing value shows "-".
+    """
+    tasks = tuple(tasks)
+    header = ["Model", *(TABLE_NAMES.get(t, t) for t in tasks), "Avg."]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
+    for model, scores in rows.items():
+        values = [scores.get(t) for t in tasks]
+        average = scores.get("Avg.")
+        if average is None and all(v is not None for v in values):
+            average = float(np.mean(values))
+        cells = ["-" if v is None else f"{v:.2f}" for v in [*values, average]]
+        lines.append("| " + " | ".join([str(model).replace("|", "\\|"), *cells]) + " |")
+    return "\n".join(lines)

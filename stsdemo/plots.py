@@ -1,0 +1,366 @@
+"""Every chart and table the app shows, as pure functions: plotly figures and pandas DataFrames.
+
+Nothing here imports gradio; the app passes the results to its components. The loss curves and their
+gradients come from the same pure functions training uses (``stsdemo.losses``), through torch autograd,
+so what the explorer draws is exactly what a run optimises.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import torch
+from plotly.subplots import make_subplots
+
+from .errors import InputError, check_range
+from .evaluate import TABLE_NAMES, TASKS
+from .labels import LabelScheme
+from .losses import check_buffer, smooth_k2, translated_relu
+
+# One palette for the whole app (colour-blind friendly, after Okabe & Ito).
+COLORS = {
+    "sk2": "#D55E00",       # Smooth K2
+    "trelu": "#0072B2",     # Translated ReLU
+    "l1": "#7f7f7f",
+    "mse": "#009E73",
+    "buffer": "rgba(0, 114, 178, 0.22)",
+    "margin": "rgba(0, 114, 178, 0.07)",
+    "chosen": "rgba(230, 159, 0, 0.30)",
+    "bad": "rgba(204, 37, 41, 0.20)",
+    "prediction": "#CC2529",
+    "gold": "#009E73",
+    "node": "#1f2937",
+}
+FONT = dict(family="Inter, system-ui, -apple-system, Segoe UI, sans-serif", size=13)
+
+# name -> (label, pure function, uses the user's k and x0)
+LOSS_CURVES = {
+    "trelu": ("Translated ReLU", translated_relu, True),
+    "sk2": ("Smooth K2", smooth_k2, True),
+    "l1": ("L1 |x|", translated_relu, False),
+    "mse": ("MSE x²", smooth_k2, False),
+}
+REFERENCE_LOSSES = ("L1", "MSE")
+
+
+def _layout(fig: go.Figure, height: int, **extra) -> go.Figure:
+    fig.update_layout(template="plotly_white", height=height, font=FONT, margin=dict(l=50, r=20, t=50, b=45),
+                      hoverlabel=dict(font_size=12), **extra)
+    return fig
+
+
+# ---- tab 1: where a prediction falls on the label line ------------------------------------------
+
+
+def number_line(scheme: LabelScheme, prediction: float | None = None, x0: float = 0.25,
+                gold: float | None = None, title: str | None = None) -> go.Figure:
+    """The scheme's nodes on a line: each node's buffer zone ``±x0`` (no gradient in training), its
+    margin up to ``±d/2`` (the values that round to it), and where ``prediction`` (and a gold label) fell.
+    """
+    d = scheme.gap
+    x0 = min(max(float(x0), 0.0), d / 2)
+    nodes = scheme.nodes
+    chosen = None if prediction is None else int(scheme.nearest_index([prediction])[0])
+    low, high = nodes[0] - 0.75 * d, nodes[-1] + 0.75 * d
+    if prediction is not None and math.isfinite(prediction):
+        low, high = min(low, prediction - 0.3 * d), max(high, prediction + 0.3 * d)
+    fig = go.Figure()
+    for i, node in enumerate(nodes):
+        fig.add_vrect(x0=node - d / 2, x1=node + d / 2, fillcolor=COLORS["chosen"] if i == chosen else COLORS["margin"],
+                      line_width=0, layer="below")
+        if x0 > 0:
+            fig.add_vrect(x0=node - x0, x1=node + x0, fillcolor=COLORS["buffer"], line_width=0, layer="below")
+    for boundary in np.arange(len(nodes) + 1) * d - d / 2:
+        fig.add_vline(x=boundary, line=dict(color="rgba(31,41,55,0.25)", width=1, dash="dot"))
+    fig.add_trace(go.Scatter(
+        x=nodes, y=np.zeros_like(nodes), mode="markers+text", name="nodes",
+        text=[f"<b>{c}</b>" for c in scheme.categories], textposition="bottom center",
+        marker=dict(size=13, color=COLORS["node"], symbol="line-ns", line=dict(width=3, color=COLORS["node"])),
+        hovertemplate="%{text}<br>node %{x:g}<extra></extra>", showlegend=False))
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=f"buffer zone |x−node| < x0 = {x0:g}",
+                             marker=dict(symbol="square", size=13, color=COLORS["buffer"])))
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=f"rounds to the node (±d/2 = ±{d / 2:g})",
+                             marker=dict(symbol="square", size=13, color=COLORS["margin"],
+                                         line=dict(color="rgba(31,41,55,0.3)", width=1))))
+    if gold is not None and math.isfinite(gold):
+        fig.add_trace(go.Scatter(x=[gold], y=[0.55], mode="markers", name=f"gold label {gold:g}",
+                                 marker=dict(symbol="diamond", size=13, color=COLORS["gold"]),
+                                 hovertemplate="gold %{x:.3f}<extra></extra>"))
+    if prediction is not None and math.isfinite(prediction):
+        fig.add_trace(go.Scatter(
+            x=[prediction, prediction], y=[0, 0.9], mode="lines", showlegend=False, hoverinfo="skip",
+            line=dict(color=COLORS["prediction"], width=2)))
+        fig.add_trace(go.Scatter(
+            x=[prediction], y=[0.9], mode="markers+text", name=f"prediction {prediction:.3f}",
+            text=[f"{prediction:.2f} → {scheme.categories[chosen]}"], textposition="top center",
+            marker=dict(symbol="triangle-down", size=15, color=COLORS["prediction"]),
+            hovertemplate="prediction %{x:.3f}<extra></extra>"))
+    fig.update_xaxes(range=[low, high], tickvals=nodes, ticktext=[f"{n:g}" for n in nodes], showgrid=False,
+                     zeroline=False, title=f"the label line (gap d = {d:g})")
+    fig.update_yaxes(visible=False, range=[-0.55, 1.35])
+    return _layout(fig, 300, title=dict(text=title or "Where the prediction falls", x=0.01),
+                   legend=dict(orientation="h", y=-0.42, x=0), margin=dict(l=30, r=20, t=50, b=40))
+
+
+# ---- tab 2: the losses and their gradients ----------------------------------------------------------
+
+
+def _curve(name: str, x: torch.Tensor, k: float, x0: float) -> tuple[np.ndarray, np.ndarray]:
+    """Loss and its derivative w.r.t. the distance ``x``, by autograd on the pure loss function."""
+    _, function, tuned = LOSS_CURVES[name]
+    x = x.detach().clone().requires_grad_(True)
+    y = function(x, k if tuned else 1.0, x0 if tuned else 0.0)
+    (grad,) = torch.autograd.grad(y.sum(), x)
+    return y.detach().numpy(), grad.numpy()
+
+
+def check_explorer(k: float, x0: float, d: float) -> str:
+    """'' when the settings are valid, else the message of :func:`stsdemo.losses.check_buffer`."""
+    try:
+        check_buffer(k, x0, d)
+    except InputError as error:
+        return str(error)
+    return ""
+
+
+def loss_figure(k: float, x0: float, d: float, references: Iterable[str] = REFERENCE_LOSSES,
+                sample: tuple[float, float] | None = None, strict: bool = False) -> go.Figure:
+    """Translated ReLU and Smooth K2 (plus L1 / MSE references) over ``x = |prediction - label|``, left, and
+    their gradients ``df/dx``, right. The buffer zone ``[0, x0)`` and the margin up to ``d/2`` are shaded.
+
+    With ``x0 > d/2`` the figure marks the band ``(d/2, x0)`` red: predictions there already round to a
+    wrong node but get no gradient. ``strict=True`` raises :class:`InputError` instead.
+    ``sample``: ``(prediction, label)`` of one sample, marked on both charts.
+    """
+    k = check_range("slope k", k, 0, low_open=True)
+    d = check_range("gap d", d, 0, low_open=True)
+    x0 = check_range("buffer x0", x0, 0)
+    problem = check_explorer(k, x0, d)
+    if problem and strict:
+        raise InputError(problem)
+    x_max = max(2.5 * d, x0 + d)
+    x = torch.linspace(0, x_max, 501, dtype=torch.float64)
+    wanted = {"trelu", "sk2"} | {r.lower() for r in references if r.lower() in ("l1", "mse")}
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.09,
+                        subplot_titles=("loss f(x)", "gradient df/dx (what a sample is pulled with)"))
+    for name in ("trelu", "sk2", "l1", "mse"):
+        if name not in wanted:
+            continue
+        label, _, tuned = LOSS_CURVES[name]
+        y, grad = _curve(name, x, k, x0)
+        line = dict(color=COLORS[name], width=3 if tuned else 1.6, dash=None if tuned else "dot")
+        fig.add_trace(go.Scatter(x=x.numpy(), y=y, name=label, line=line, legendgroup=name,
+                                 hovertemplate=f"{label}<br>x=%{{x:.3f}}<br>f=%{{y:.3f}}<extra></extra>"), 1, 1)
+        fig.add_trace(go.Scatter(x=x.numpy(), y=grad, name=label, line=line, legendgroup=name, showlegend=False,
+                                 hovertemplate=f"{label}<br>x=%{{x:.3f}}<br>df/dx=%{{y:.3f}}<extra></extra>"), 1, 2)
+    for col in (1, 2):
+        if x0 > 0:
+            fig.add_vrect(x0=0, x1=min(x0, d / 2), fillcolor=COLORS["buffer"], line_width=0, layer="below",
+                          row=1, col=col)
+        fig.add_vrect(x0=min(x0, d / 2), x1=d / 2, fillcolor=COLORS["margin"], line_width=0, layer="below",
+                      row=1, col=col)
+        if x0 > d / 2:
+            fig.add_vrect(x0=d / 2, x1=x0, fillcolor=COLORS["bad"], line_width=0, layer="below", row=1, col=col)
+        fig.add_vline(x=d / 2, line=dict(color="#374151", width=1.2, dash="dash"), row=1, col=col)
+        fig.update_xaxes(title_text="x = |prediction − label|", range=[0, x_max], row=1, col=col)
+    fig.add_annotation(x=d / 2, y=1.0, yref="y domain", text="d/2", showarrow=False, xanchor="left",
+                       font=dict(size=12, color="#374151"), row=1, col=1)
+    if x0 > 0:
+        fig.add_annotation(x=min(x0, d / 2) / 2, y=0.94, yref="y domain", text="buffer", showarrow=False,
+                           font=dict(size=11, color="#0b4f80"), row=1, col=1)
+    if problem:
+        fig.add_annotation(x=(d / 2 + x0) / 2, y=0.5, yref="y domain", text="no gradient,<br>wrong node!",
+                           showarrow=False, font=dict(size=12, color="#a3161b"), row=1, col=1)
+    if sample is not None:
+        prediction, label = sample
+        distance = abs(float(prediction) - float(label))
+        if distance <= x_max:
+            for name in ("trelu", "sk2"):
+                y, grad = _curve(name, torch.tensor([distance], dtype=torch.float64), k, x0)
+                fig.add_trace(go.Scatter(x=[distance], y=y, mode="markers", showlegend=False,
+                                         marker=dict(size=11, color=COLORS[name], line=dict(width=2, color="white")),
+                                         hovertemplate=f"your sample<br>x=%{{x:.3f}}<br>f=%{{y:.3f}}<extra></extra>"), 1, 1)
+                fig.add_trace(go.Scatter(x=[distance], y=grad, mode="markers", showlegend=False,
+                                         marker=dict(size=11, color=COLORS[name], line=dict(width=2, color="white")),
+                                         hovertemplate=f"your sample<br>x=%{{x:.3f}}<br>df/dx=%{{y:.3f}}<extra></extra>"), 1, 2)
+    fig.update_yaxes(rangemode="tozero", row=1, col=1)
+    fig.update_yaxes(rangemode="tozero", row=1, col=2)
+    title = f"k = {k:g}, x0 = {x0:g}, d = {d:g}" + ("  —  invalid: x0 > d/2" if problem else "")
+    return _layout(fig, 420, title=dict(text=title, x=0.01, font=dict(color="#a3161b" if problem else "#111827")),
+                   legend=dict(orientation="h", y=-0.22, x=0))
+
+
+def sample_losses(prediction: float, label: float, k: float, x0: float) -> pd.DataFrame:
+    """Loss and gradient one sample gets under each loss (before the batch mean).
+
+    ``df/dprediction`` is the signed pull on the prediction: negative means gradient descent raises it.
+    Clamping to the outermost nodes (done in training) is not applied here.
+    """
+    prediction = check_range("prediction", prediction)
+    label = check_range("label", label)
+    rows = []
+    for name in ("trelu", "sk2", "l1", "mse"):
+        title, function, tuned = LOSS_CURVES[name]
+        p = torch.tensor(prediction, dtype=torch.float64, requires_grad=True)
+        x = (p - label).abs()
+        value = function(x, k if tuned else 1.0, x0 if tuned else 0.0)
+        value.backward()
+        rows.append({"loss": title, "x = |pred − label|": round(float(x), 4), "f(x)": round(float(value), 4),
+                     "df/dprediction": round(float(p.grad), 4),
+                     "in buffer (no gradient)": bool(tuned and float(x) < x0)})
+    return pd.DataFrame(rows)
+
+
+def loss_formulas(k: float, x0: float, d: float) -> str:
+    """The two losses with the current numbers filled in, as Markdown with ``$...$`` / ``$$...$$`` LaTeX."""
+    problem = check_explorer(k, x0, d)
+    text = (
+        "**Translated ReLU**: the same pull $k$ on every sample outside the buffer\n"
+        f"$$f(x) = \\max\\bigl(0,\\ k\\,(x - x_0)\\bigr) = \\max\\bigl(0,\\ {k:g}\\,(x - {x0:g})\\bigr)$$\n"
+        "**Smooth K2**: the pull $2k(x - x_0)$ grows with the error; smooth at $x_0$\n"
+        f"$$f(x) = k\\,\\max(0,\\ x - x_0)^2 = {k:g}\\,\\max(0,\\ x - {x0:g})^2$$\n"
+        f"$x = |\\text{{prediction}} - \\text{{label}}|$, buffer $0 \\le x_0 \\le d/2$, here $d/2 = {d / 2:g}$."
+    )
+    if problem:
+        return text + f"\n\n❌ **Invalid setting** — {problem}."
+    return text + (f"\n\n✅ **Valid.** A prediction within ±{x0:g} of its label gets no gradient; every prediction "
+                   f"that rounds to a wrong node ($x > {d / 2:g}$) is still pulled back.")
+
+
+# ---- tab 3: live training curves ----------------------------------------------------------------------
+
+DEV_COLUMNS = ["step", "spearman", "run"]
+LOSS_COLUMNS = ["step", "loss", "run"]
+BUFFER_COLUMNS = ["step", "share", "run"]
+MAX_POINTS = 200  # per series: the line plots get slow and unreadable beyond this
+
+
+def _thin(frame: pd.DataFrame, key: str) -> pd.DataFrame:
+    parts = []
+    for _, group in frame.groupby(key, sort=False):
+        if len(group) > MAX_POINTS:
+            keep = np.unique(np.linspace(0, len(group) - 1, MAX_POINTS).round().astype(int))
+            group = group.iloc[keep]
+        parts.append(group)
+    return pd.concat(parts, ignore_index=True) if parts else frame
+
+
+def curve_frames(runs: Sequence[dict]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Three long DataFrames for line plots coloured by run: STS-B dev Spearman (cosine and head),
+    training loss, and the share of pairs inside the buffer zone.
+
+    ``runs``: ``[{"label": str, "events": [event dicts as from Event.to_dict()]}, ...]``. Steps of a
+    second stage continue after the first stage's, so both stages of a run share one x axis.
+    """
+    dev, loss, share = [], [], []
+    for run in runs:
+        label = run["label"]
+        offsets, totals = {1: 0}, {}
+        for event in run.get("events", []):
+            kind = event.get("event")
+            stage = int(event.get("stage", 1))
+            if kind == "start":
+                totals[stage] = int(event["total_steps"])
+                offsets[stage] = offsets.get(stage - 1, 0) + totals.get(stage - 1, 0) if stage > 1 else 0
+                continue
+            if kind not in ("step", "eval"):
+                continue
+            step = offsets.get(stage, 0) + int(event["step"])
+            if kind == "eval":
+                dev.append({"step": step, "spearman": float(event["dev_cosine"]), "run": f"{label} · cosine"})
+                head = event.get("dev_head")
+                if head is not None and math.isfinite(float(head)):
+                    dev.append({"step": step, "spearman": float(head), "run": f"{label} · head"})
+            else:
+                loss.append({"step": step, "loss": float(event["loss"]), "run": label})
+                if event.get("buffer_share") is not None:
+                    share.append({"step": step, "share": float(event["buffer_share"]), "run": label})
+    return (_thin(pd.DataFrame(dev, columns=DEV_COLUMNS), "run"),
+            _thin(pd.DataFrame(loss, columns=LOSS_COLUMNS), "run"),
+            _thin(pd.DataFrame(share, columns=BUFFER_COLUMNS), "run"))
+
+
+def progress_html(fraction: float, text: str, state: str = "running") -> str:
+    """A small progress bar (state: running, done, stopped, failed, idle) with a line of text."""
+    fraction = min(max(float(fraction), 0.0), 1.0)
+    color = {"running": "#2563eb", "done": "#16a34a", "stopped": "#d97706", "failed": "#dc2626"}.get(state, "#9ca3af")
+    safe = (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+    return (
+        '<div class="sts-progress" data-state="' + state + '">'
+        '<div style="background:#e5e7eb;border-radius:6px;height:12px;overflow:hidden">'
+        f'<div style="width:{fraction * 100:.1f}%;background:{color};height:12px;transition:width .4s"></div></div>'
+        f'<div style="margin-top:6px;font-size:0.92em;color:#374151">{safe}</div></div>'
+    )
+
+
+# ---- tab 3 and 4: the 7-task tables and bars --------------------------------------------------------
+
+def task_names(tasks: Sequence[str] = TASKS) -> list[str]:
+    return [TABLE_NAMES.get(t, t) for t in tasks]
+
+
+def _average(scores: dict) -> float | None:
+    if scores.get("Avg.") is not None:
+        return float(scores["Avg."])
+    values = [scores.get(t) for t in TASKS]
+    return float(np.mean(values)) if all(v is not None for v in values) else None
+
+
+def results_frame(rows: dict[str, dict[str, float]]) -> pd.DataFrame:
+    """One row per model, the seven tasks and Avg. (Spearman x100, two decimals; missing = NaN)."""
+    records = []
+    for model, scores in rows.items():
+        record = {"model": model}
+        for task, name in zip(TASKS, task_names()):
+            value = scores.get(task)
+            record[name] = None if value is None else round(float(value), 2)
+        average = _average(scores)
+        record["Avg."] = None if average is None else round(average, 2)
+        records.append(record)
+    return pd.DataFrame(records, columns=["model", *task_names(), "Avg."])
+
+
+def delta_frame(trained: dict[str, float], base: dict[str, float] | None, trained_name: str = "fine-tuned",
+                base_name: str = "base model") -> pd.DataFrame:
+    """The fine-tuned model's 7-task scores, the base model's, and the change (fine-tuned − base)."""
+    rows = {trained_name: trained}
+    if base:
+        rows[base_name] = base
+        rows["Δ (fine-tuned − base)"] = {t: trained[t] - base[t] for t in [*TASKS, "Avg."] if t in trained and t in base}
+    frame = results_frame(rows)
+    if base:
+        numeric = frame.columns[1:]
+        frame.loc[frame.index[-1], numeric] = [
+            None if pd.isna(v) else float(f"{v:+.2f}") for v in frame.loc[frame.index[-1], numeric]]
+    return frame
+
+
+def benchmark_figure(rows: dict[str, dict[str, float]], references: dict[str, dict[str, float]] | None = None,
+                     title: str = "Spearman ×100 of cosine similarity (SentEval, 'all' setting)") -> go.Figure:
+    """Grouped bars: one group per task (and Avg.), one bar per model; reference rows hatched."""
+    names = [*task_names(), "Avg."]
+    keys = [*TASKS, "Avg."]
+    palette = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
+    fig = go.Figure()
+    for i, (model, scores) in enumerate(rows.items()):
+        values = [scores.get(k) if k != "Avg." else _average(scores) for k in keys]
+        fig.add_trace(go.Bar(name=model, x=names, y=values, marker_color=palette[i % len(palette)],
+                             text=[None if v is None else f"{v:.1f}" for v in values], textposition="outside",
+                             hovertemplate=f"{model}<br>%{{x}}: %{{y:.2f}}<extra></extra>"))
+    for model, scores in (references or {}).items():
+        values = [scores.get(k) if k != "Avg." else None for k in keys]
+        fig.add_trace(go.Bar(name=model, x=names, y=values, marker=dict(color="rgba(107,114,128,0.35)",
+                             pattern=dict(shape="/", fgcolor="#6b7280")),
+                             hovertemplate=f"{model}<br>%{{x}}: %{{y:.2f}}<extra></extra>"))
+    all_values = [v for trace in fig.data for v in trace.y if v is not None]
+    low = max(0.0, (min(all_values) if all_values else 0) - 10)
+    fig.update_yaxes(range=[low, 100], title="Spearman × 100")
+    fig.update_layout(barmode="group", bargap=0.18)
+    if not fig.data:
+        fig.add_annotation(text="Evaluate a model to see its bars here", x=0.5, y=0.5, xref="paper", yref="paper",
+                           showarrow=False, font=dict(size=15, color="#6b7280"))
+    return _layout(fig, 430, title=dict(text=title, x=0.01), legend=dict(orientation="h", y=-0.18, x=0))

@@ -1,0 +1,21 @@
+"""Shared fixtures. Runs and checkpoints go to a temporary folder, never into the repository."""
+
+import os
+
+import pytest
+import torch
+
+torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+
+
+@pytest.fixture(autouse=True)
+def _isolated_output_dir(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path_factory.getbasetemp() / "runs"))
+
+
+@pytest.fixture(scope="session")
+def embedded_model():
+    """The embedded all-MiniLM-L6-v2 with a fresh regression head, loaded once per test session."""
+    from stsdemo.model import SiameseRegressor
+
+    return SiameseRegressor.from_encoder(None)
