@@ -386,7 +386,7 @@ def _find_column(header_keys: list[str], header: list[str], wanted, role: str, a
         key = _header_key(str(name))
         if key in header_keys:
             return header_keys.index(key)
-    asked = f"column {wanted!r}" if wanted is not None else f"a {role} column"
+    asked = f"column {wanted!r}" if wanted is not None else f"{role} column"
     raise InputError(
         f"no {asked} in the header; columns found: {', '.join(repr(h) for h in header)}. "
         f"Accepted {role} names: {', '.join(accepted)} (or name the column explicitly)"

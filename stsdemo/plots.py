@@ -48,8 +48,8 @@ REFERENCE_LOSSES = ("L1", "MSE")
 
 
 def _layout(fig: go.Figure, height: int, **extra) -> go.Figure:
-    fig.update_layout(template="plotly_white", height=height, font=FONT, margin=dict(l=50, r=20, t=50, b=45),
-                      hoverlabel=dict(font_size=12), **extra)
+    extra.setdefault("margin", dict(l=50, r=20, t=50, b=45))
+    fig.update_layout(template="plotly_white", height=height, font=FONT, hoverlabel=dict(font_size=12), **extra)
     return fig
 
 
@@ -76,11 +76,14 @@ def number_line(scheme: LabelScheme, prediction: float | None = None, x0: float 
             fig.add_vrect(x0=node - x0, x1=node + x0, fillcolor=COLORS["buffer"], line_width=0, layer="below")
     for boundary in np.arange(len(nodes) + 1) * d - d / 2:
         fig.add_vline(x=boundary, line=dict(color="rgba(31,41,55,0.25)", width=1, dash="dot"))
+    numeric = all(c == f"{n:g}" for c, n in zip(scheme.categories, nodes))
     fig.add_trace(go.Scatter(
-        x=nodes, y=np.zeros_like(nodes), mode="markers+text", name="nodes",
-        text=[f"<b>{c}</b>" for c in scheme.categories], textposition="bottom center",
-        marker=dict(size=13, color=COLORS["node"], symbol="line-ns", line=dict(width=3, color=COLORS["node"])),
-        hovertemplate="%{text}<br>node %{x:g}<extra></extra>", showlegend=False))
+        x=nodes, y=np.zeros_like(nodes), mode="markers", name="nodes", customdata=list(scheme.categories),
+        marker=dict(size=14, color=COLORS["node"], symbol="diamond-tall"),
+        hovertemplate="%{customdata}<br>node %{x:g}<extra></extra>", showlegend=False))
+    if not numeric:
+        for name, node in zip(scheme.categories, nodes):
+            fig.add_annotation(x=node, y=1.22, text=f"<b>{name}</b>", showarrow=False, font=dict(size=12))
     fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=f"buffer zone |x−node| < x0 = {x0:g}",
                              marker=dict(symbol="square", size=13, color=COLORS["buffer"])))
     fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=f"rounds to the node (±d/2 = ±{d / 2:g})",
@@ -101,7 +104,7 @@ def number_line(scheme: LabelScheme, prediction: float | None = None, x0: float 
             hovertemplate="prediction %{x:.3f}<extra></extra>"))
     fig.update_xaxes(range=[low, high], tickvals=nodes, ticktext=[f"{n:g}" for n in nodes], showgrid=False,
                      zeroline=False, title=f"the label line (gap d = {d:g})")
-    fig.update_yaxes(visible=False, range=[-0.55, 1.35])
+    fig.update_yaxes(visible=False, range=[-0.25, 1.35])
     return _layout(fig, 300, title=dict(text=title or "Where the prediction falls", x=0.01),
                    legend=dict(orientation="h", y=-0.42, x=0), margin=dict(l=30, r=20, t=50, b=40))
 
@@ -170,8 +173,8 @@ def loss_figure(k: float, x0: float, d: float, references: Iterable[str] = REFER
     fig.add_annotation(x=d / 2, y=1.0, yref="y domain", text="d/2", showarrow=False, xanchor="left",
                        font=dict(size=12, color="#374151"), row=1, col=1)
     if x0 > 0:
-        fig.add_annotation(x=min(x0, d / 2) / 2, y=0.94, yref="y domain", text="buffer", showarrow=False,
-                           font=dict(size=11, color="#0b4f80"), row=1, col=1)
+        fig.add_annotation(x=min(x0, d / 2) / 2, y=0.5, yref="y domain", text="buffer", showarrow=False,
+                           textangle=-90, font=dict(size=11, color="#0b4f80"), row=1, col=1)
     if problem:
         fig.add_annotation(x=(d / 2 + x0) / 2, y=0.5, yref="y domain", text="no gradient,<br>wrong node!",
                            showarrow=False, font=dict(size=12, color="#a3161b"), row=1, col=1)
@@ -209,9 +212,9 @@ def sample_losses(prediction: float, label: float, k: float, x0: float) -> pd.Da
         x = (p - label).abs()
         value = function(x, k if tuned else 1.0, x0 if tuned else 0.0)
         value.backward()
-        rows.append({"loss": title, "x = |pred − label|": round(float(x), 4), "f(x)": round(float(value), 4),
+        rows.append({"loss": title, "x = |pred − label|": round(float(x.detach()), 4), "f(x)": round(float(value.detach()), 4),
                      "df/dprediction": round(float(p.grad), 4),
-                     "in buffer (no gradient)": bool(tuned and float(x) < x0)})
+                     "in buffer (no gradient)": bool(tuned and float(x.detach()) < x0)})
     return pd.DataFrame(rows)
 
 
@@ -219,15 +222,15 @@ def loss_formulas(k: float, x0: float, d: float) -> str:
     """The two losses with the current numbers filled in, as Markdown with ``$...$`` / ``$$...$$`` LaTeX."""
     problem = check_explorer(k, x0, d)
     text = (
-        "**Translated ReLU**: the same pull $k$ on every sample outside the buffer\n"
-        f"$$f(x) = \\max\\bigl(0,\\ k\\,(x - x_0)\\bigr) = \\max\\bigl(0,\\ {k:g}\\,(x - {x0:g})\\bigr)$$\n"
-        "**Smooth K2**: the pull $2k(x - x_0)$ grows with the error; smooth at $x_0$\n"
-        f"$$f(x) = k\\,\\max(0,\\ x - x_0)^2 = {k:g}\\,\\max(0,\\ x - {x0:g})^2$$\n"
+        "**Translated ReLU**: the same pull $k$ on every sample outside the buffer\n\n"
+        f"$$f(x) = \\max\\bigl(0,\\ k\\,(x - x_0)\\bigr) = \\max\\bigl(0,\\ {k:g}\\,(x - {x0:g})\\bigr)$$\n\n"
+        "**Smooth K2**: the pull $2k(x - x_0)$ grows with the error; smooth at $x_0$\n\n"
+        f"$$f(x) = k\\,\\max(0,\\ x - x_0)^2 = {k:g}\\,\\max(0,\\ x - {x0:g})^2$$\n\n"
         f"$x = |\\text{{prediction}} - \\text{{label}}|$, buffer $0 \\le x_0 \\le d/2$, here $d/2 = {d / 2:g}$."
     )
     if problem:
-        return text + f"\n\n❌ **Invalid setting** — {problem}."
-    return text + (f"\n\n✅ **Valid.** A prediction within ±{x0:g} of its label gets no gradient; every prediction "
+        return text + f"\n\n✗ **Invalid setting** — {problem}."
+    return text + (f"\n\n✓ **Valid.** A prediction within ±{x0:g} of its label gets no gradient; every prediction "
                    f"that rounds to a wrong node ($x > {d / 2:g}$) is still pulled back.")
 
 
@@ -359,7 +362,7 @@ def benchmark_figure(rows: dict[str, dict[str, float]], references: dict[str, di
     all_values = [v for trace in fig.data for v in trace.y if v is not None]
     low = max(0.0, (min(all_values) if all_values else 0) - 10)
     fig.update_yaxes(range=[low, 100], title="Spearman × 100")
-    fig.update_layout(barmode="group", bargap=0.18)
+    fig.update_layout(barmode="group", bargap=0.18, showlegend=True)
     if not fig.data:
         fig.add_annotation(text="Evaluate a model to see its bars here", x=0.5, y=0.5, xref="paper", yref="paper",
                            showarrow=False, font=dict(size=15, color="#6b7280"))

@@ -10,7 +10,9 @@ torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
 
 @pytest.fixture(autouse=True)
 def _isolated_output_dir(tmp_path_factory, monkeypatch):
-    monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path_factory.getbasetemp() / "runs"))
+    base = tmp_path_factory.getbasetemp()
+    monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(base / "runs"))
+    monkeypatch.setenv("STSDEMO_MODEL_ROOTS", str(base))  # tests may load models from their tmp_path
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,31 @@
+"""Launch the stsdemo Gradio app: ``python app.py`` (locally, on a Hugging Face Space, or behind $PORT).
+
+Environment: GRADIO_SERVER_NAME (default 127.0.0.1 locally, 0.0.0.0 on a Space), PORT or GRADIO_SERVER_PORT
+(default 7860), STSDEMO_OUTPUT_DIR (runs and uploads, default ./runs), STSDEMO_MAX_UPLOAD (default 20mb).
+"""
+
+import spaces  # noqa: F401  (first: ZeroGPU must patch CUDA before torch initialises it)
+
+import os
+import threading
+
+from stsdemo import runs, settings
+from stsdemo.ui import build_demo, launch_kwargs
+
+demo = build_demo()
+
+
+def main() -> None:
+    on_space = bool(os.environ.get("SPACE_ID"))
+    host = os.environ.get("GRADIO_SERVER_NAME") or ("0.0.0.0" if on_space else "127.0.0.1")
+    port = int(os.environ.get("PORT") or os.environ.get("GRADIO_SERVER_PORT") or 7860)
+    output = settings.output_dir()
+    output.mkdir(parents=True, exist_ok=True)
+    threading.Thread(target=runs.warm_up, name="stsdemo-warm-up", daemon=True).start()
+    demo.launch(server_name=host, server_port=port, show_error=True,
+                max_file_size=os.environ.get("STSDEMO_MAX_UPLOAD", "20mb"),
+                allowed_paths=[str(output)], **launch_kwargs())
+
+
+if __name__ == "__main__":
+    main()

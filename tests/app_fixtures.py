@@ -1,0 +1,87 @@
+"""Fixtures for the app tests: the Gradio app launched in-process on a free port, runs in a tmp folder.
+
+Imported by test_app_api.py and test_browser.py (tests/conftest.py belongs to the core tests).
+
+To keep a CPU test run short, the STS-B dev set that ``train()`` scores at every evaluation is cut to
+an evenly spread sample of DEV_PAIRS pairs, in this test process only (the app itself uses all 1,500).
+"""
+
+import os
+import time
+import urllib.request
+
+import pytest
+
+DEV_PAIRS = 150
+
+# A tiny fine-tune: 64 pairs, batch 16, 4 steps, dev score every 2 steps, no 7-task evaluation.
+TINY = dict(model="default", data="STS-B train", upload=None, scheme="sts", loss="Smooth K2 (ours) [sk2]", k=2.0,
+            x0=0.25, lr=2e-5, batch_size=16, epochs=1.0, max_steps=4, max_length=32, eval_every=2, log_every=1,
+            max_pairs=64, two_stage=False, final_eval=False, seed=42)
+TRAIN_ORDER = ("model", "data", "upload", "scheme", "loss", "k", "x0", "lr", "batch_size", "epochs", "max_steps",
+               "max_length", "eval_every", "log_every", "max_pairs", "two_stage", "final_eval", "seed")
+
+
+def train_args(**overrides) -> list:
+    """Positional arguments of the /train endpoint."""
+    values = {**TINY, **overrides}
+    return [values[name] for name in TRAIN_ORDER]
+
+
+def wait_for_info(url: str, timeout: float = 60.0) -> None:
+    """Poll GET /gradio_api/info until the app answers (it prints its URL before it can serve)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(url.rstrip("/") + "/gradio_api/info", timeout=5) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{url} did not answer /gradio_api/info within {timeout:.0f} s")
+        time.sleep(0.3)
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    """Launch the app in this process; yields its URL. Runs go to <pytest tmp>/runs (as in conftest.py)."""
+    output = tmp_path_factory.getbasetemp() / "runs"
+    saved = {name: os.environ.get(name) for name in ("STSDEMO_OUTPUT_DIR", "GRADIO_ANALYTICS_ENABLED")}
+    os.environ["STSDEMO_OUTPUT_DIR"] = str(output)
+    os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
+
+    import stsdemo.train as train_module
+
+    full_load_stsb = train_module.load_stsb
+
+    def small_dev(split, source="auto"):
+        pairs = full_load_stsb(split, source)
+        if split != "dev":
+            return pairs
+        return pairs.select(range(0, len(pairs), max(1, len(pairs) // DEV_PAIRS)))
+
+    train_module.load_stsb = small_dev
+    from stsdemo.ui import build_demo, launch_kwargs
+
+    demo = build_demo()
+    try:
+        _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True,
+                                allowed_paths=[str(output)], show_error=True, **launch_kwargs())
+        wait_for_info(url)
+        yield url
+    finally:
+        demo.close()
+        train_module.load_stsb = full_load_stsb
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+@pytest.fixture(scope="module")
+def client(app_url):
+    from gradio_client import Client
+
+    return Client(app_url, verbose=False)

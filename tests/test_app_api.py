@@ -1,0 +1,145 @@
+"""The app through its API, as a gradio_client user sees it: scoring, the loss chart, a short fine-tune,
+a run stopped with the Stop endpoint and one cancelled mid-run."""
+
+import json
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+from app_fixtures import app_url, client, train_args  # noqa: F401  (pytest fixtures)
+from gradio_client.exceptions import AppError
+
+from stsdemo import runs, settings
+from stsdemo.labels import get_scheme
+from stsdemo.model import SiameseRegressor
+
+PAIR = ("A man is playing a guitar.", "A man plays the guitar.")
+STS, NLI = "STS 0–5", "NLI (contradiction · neutral · entailment)"
+
+
+def _score(client, scheme=STS, custom="", gap=1.0, model="default", pair=PAIR):
+    return client.predict(model, *pair, scheme, custom, gap, None, api_name="/score")
+
+
+@pytest.mark.parametrize("choice, custom, gap, name", [(STS, "", 1.0, "sts"), (NLI, "", 1.0, "nli"),
+                                                      ("Custom ordered list", "low, mid, high", 2.0, "low, mid, high")])
+def test_score_pair_rounds_the_prediction_to_the_nearest_node(client, choice, custom, gap, name):
+    prediction, category, node, cosine, figure, notice = _score(client, choice, custom, gap)
+    scheme = get_scheme(name, gap)
+    index = int(scheme.nearest_index([prediction])[0])
+    assert category == scheme.categories[index] and node == pytest.approx(scheme.nodes[index])
+    assert -1.0 <= cosine <= 1.0 and cosine > 0.5  # a paraphrase
+    assert figure["type"] == "plotly" and json.loads(figure["plot"])["data"]
+    assert isinstance(notice, str)
+
+
+def test_score_reports_truncation_and_rejects_empty_input(client):
+    long_sentence = " ".join(["word"] * 600)
+    *_, notice = _score(client, pair=(long_sentence, "short"))
+    assert "truncated" in notice
+    with pytest.raises(AppError, match="empty"):
+        _score(client, pair=("   ", "something"))
+    with pytest.raises(AppError, match="comma"):
+        _score(client, "Custom ordered list", "just-one")
+
+
+def test_loss_chart_figure_for_valid_settings_and_error_for_x0_beyond_half_gap(client):
+    figure, formulas, table = client.predict(2.0, 0.25, 1.0, ["L1", "MSE"], 3.6, 3.0, api_name="/loss_chart")
+    names = {trace.get("name") for trace in json.loads(figure["plot"])["data"]}
+    assert {"Translated ReLU", "Smooth K2", "L1 |x|", "MSE x²"} <= names
+    assert "0.25" in formulas and "Valid" in formulas
+    rows = {row[0]: row for row in table["data"]}
+    assert rows["Translated ReLU"][2] == pytest.approx(2.0 * (0.6 - 0.25))   # f = k (x - x0)
+    assert rows["Smooth K2"][3] == pytest.approx(2 * 2.0 * (0.6 - 0.25))     # df/dpred = 2k (x - x0)
+    with pytest.raises(AppError, match=r"d/2.*zero gradient"):
+        client.predict(2.0, 0.6, 1.0, ["L1"], 3.6, 3.0, api_name="/loss_chart")
+
+
+def _points(output) -> int:
+    """Curve points in one /train update (dev Spearman + training loss plots)."""
+    return sum(len(plot.get("data") or []) for plot in output[2:4] if isinstance(plot, dict))
+
+
+def _session_runs(client) -> list:
+    return runs.list_runs(client.session_hash)
+
+
+def _training_in_progress() -> bool:
+    """Whether any thread of this process is executing the training loop."""
+    train_file = str(Path(runs.__file__).with_name("train.py"))
+    for frame in sys._current_frames().values():
+        while frame is not None:
+            if frame.f_code.co_filename == train_file:
+                return True
+            frame = frame.f_back
+    return False
+
+
+def _wait_until_idle(timeout=90.0):
+    deadline = time.monotonic() + timeout
+    while runs.active_runs() or _training_in_progress():
+        assert time.monotonic() < deadline, f"training still running: {runs.active_runs()}"
+        time.sleep(0.2)
+
+
+def test_short_fine_tune_streams_curves_and_yields_a_usable_run(client, tmp_path):
+    job = client.submit(*train_args(), api_name="/train")
+    outputs = list(job)
+    assert job.status().success, job.status()
+    growth = sorted({_points(o) for o in outputs if _points(o)})
+    assert len(growth) >= 2, f"expected at least two curve updates, got point counts {growth}"
+    final = outputs[-1]
+    assert "finished" in final[1]
+    info = _session_runs(client)[-1]
+    assert info.status == "finished" and info.has_checkpoint()
+    assert [e["step"] for e in info.events if e["event"] == "eval"] == [0, 2, 4]
+    value = runs.RUN_PREFIX + info.run_id
+    assert value in [choice[1] for choice in final[6]["choices"]]  # now in the scoring model list
+
+    prediction, category, *_ = _score(client, model=value)
+    assert category == get_scheme("sts").category(prediction)
+
+    archive = client.predict(value, api_name="/zip_run")
+    folder = tmp_path / "unzipped"
+    with zipfile.ZipFile(archive) as handle:
+        handle.extractall(folder)
+    from sentence_transformers import SentenceTransformer
+
+    embeddings = SentenceTransformer(str(folder), device="cpu").encode(list(PAIR))
+    assert embeddings.shape == (2, 384)
+    assert SiameseRegressor.load(str(info.checkpoint)).predict([PAIR[0]], [PAIR[1]]).shape == (1,)
+
+
+def test_stop_ends_the_run_after_the_current_step_and_shows_the_final_event(client):
+    job = client.submit(*train_args(max_steps=200, eval_every=2), api_name="/train")
+    deadline = time.monotonic() + 120
+    while not any(_points(o) for o in job.outputs()):
+        assert time.monotonic() < deadline and not job.done(), "no curve point arrived"
+        time.sleep(0.2)
+    client.predict(api_name="/stop")
+    outputs = list(job)
+    assert job.status().success
+    assert "stopped" in outputs[-1][1] and "best checkpoint is kept" in outputs[-1][1]
+    info = _session_runs(client)[-1]
+    assert info.status == "stopped" and info.has_checkpoint()
+    assert info.events[-1]["event"] == "done" and info.events[-1]["steps"] < 200
+    _wait_until_idle()
+
+
+def test_cancelled_run_ends_without_threads_and_keeps_a_loadable_checkpoint(client):
+    before = len(_session_runs(client))
+    job = client.submit(*train_args(max_steps=200, eval_every=2), api_name="/train")
+    deadline = time.monotonic() + 120
+    while not any(_points(o) for o in job.outputs()):
+        assert time.monotonic() < deadline and not job.done(), "no curve point arrived"
+        time.sleep(0.2)
+    job.cancel()
+    _wait_until_idle()
+    info = _session_runs(client)[before]
+    assert info.status == "cancelled", info
+    assert info.has_checkpoint()
+    model = SiameseRegressor.load(str(info.checkpoint))
+    assert model.predict([PAIR[0]], [PAIR[1]]).shape == (1,)
+    assert Path(info.checkpoint).is_relative_to(settings.output_dir() / "sessions" / client.session_hash)

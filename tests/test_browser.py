@@ -1,0 +1,102 @@
+"""The app in a real browser (headless Debian Chromium through Playwright): every tab, scoring a pair,
+dragging a slider, and a tiny fine-tune up to its first curve points.
+
+Screenshots go to tmp_path; with STSDEMO_SCREENSHOTS=1 they go to assets/screenshot-<tab>.png instead.
+"""
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from app_fixtures import app_url  # noqa: F401  (pytest fixture)
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
+
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).is_file(), reason="chromium is not installed")
+
+
+@pytest.fixture
+def page(app_url):  # noqa: F811
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            context = browser.new_context(viewport={"width": 1400, "height": 1000}, device_scale_factor=1)
+            page = context.new_page()
+            page.set_default_timeout(60_000)
+            page.goto(app_url)
+            yield page
+        finally:
+            browser.close()
+
+
+def _shot(page, tab: str, tmp_path: Path) -> Path:
+    folder = ASSETS if os.environ.get("STSDEMO_SCREENSHOTS") == "1" else tmp_path
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"screenshot-{tab}.png"
+    page.wait_for_timeout(600)  # let plotly / vega finish their transitions
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def _value(page, label: str) -> str:
+    return page.get_by_label(label, exact=True).input_value()
+
+
+def test_every_tab_scoring_a_slider_and_a_tiny_fine_tune(page, tmp_path):
+    from playwright.sync_api import expect
+
+    # 1. Score a pair: the page scores its default pair on load; then pick an example and score it.
+    page.get_by_role("tab", name="Score a pair").click()
+    expect(page.get_by_label("Category", exact=True)).not_to_have_value("", timeout=120_000)
+    first = _value(page, "Prediction (head)")
+    page.get_by_role("button", name="5 · A woman plays the flute.").click()
+    expect(page.get_by_label("Sentence 1", exact=True)).to_have_value("A woman plays the flute.")
+    page.get_by_role("button", name="Score the pair").click()
+    expect(page.get_by_label("Prediction (head)", exact=True)).not_to_have_value(first, timeout=60_000)
+    expect(page.locator("#number-line").get_by_test_id("plotly")).to_be_visible()
+    expect(page.locator("#number-line")).to_contain_text("Prediction")
+    cosine = float(_value(page, "Cosine similarity"))
+    assert 0.5 < cosine <= 1.0
+    _shot(page, "score", tmp_path)
+
+    # 2. Loss explorer: drag the x0 slider; the chart is redrawn with the new x0.
+    page.get_by_role("tab", name="Loss explorer").click()
+    chart = page.locator("#loss-plot")
+    expect(chart).to_contain_text("x0 = 0.25")
+    slider = page.locator("#x0-slider input[type=range]")
+    box = slider.bounding_box()
+    start_x = box["x"] + box["width"] * 0.25 / 1.5   # the thumb sits at x0 = 0.25 on a 0..1.5 scale
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(start_x, y)
+    page.mouse.down()
+    for step in range(1, 6):
+        page.mouse.move(start_x + step * box["width"] * 0.02, y)
+        page.wait_for_timeout(60)
+    page.mouse.up()
+    expect(chart).not_to_contain_text("x0 = 0.25", timeout=20_000)
+    assert float(page.get_by_label("number input for buffer x0").input_value()) > 0.25
+    _shot(page, "loss", tmp_path)
+
+    # 3. Fine-tune: a tiny run; the dev Spearman chart gets points and the run finishes.
+    page.get_by_role("tab", name="Fine-tune").click()
+    for label, value in (("Max steps", "4"), ("Eval every", "2"), ("Max length", "32")):
+        page.get_by_label(label, exact=True).fill(value)
+    page.get_by_text("More settings").click()
+    page.get_by_label("Max pairs", exact=True).fill("64")
+    page.get_by_label("Log every", exact=True).fill("1")
+    page.get_by_role("button", name="Start training").click()
+    expect(page.locator("#train-progress")).to_contain_text("STS-B dev Spearman", timeout=120_000)
+    expect(page.locator("#dev-plot")).to_contain_text("run 1", timeout=30_000)  # the legend of a drawn curve
+    expect(page.locator("#train-status")).to_contain_text("finished", timeout=180_000)
+    _shot(page, "finetune", tmp_path)
+
+    # 4. Benchmark: the reference bars are drawn, and the finished run is offered.
+    page.get_by_role("tab", name="Benchmark").click()
+    expect(page.get_by_text("Evaluate on 7 tasks")).to_be_visible()
+    expect(page.locator(".js-plotly-plot").last).to_contain_text("MTEB")
+    _shot(page, "benchmark", tmp_path)

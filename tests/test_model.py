@@ -1,0 +1,113 @@
+"""The Siamese regressor: pooling, head shapes, save/load round trip, sentence-transformers compatibility."""
+
+import json
+import pickle
+
+import numpy as np
+import pytest
+import torch
+
+from stsdemo.errors import InputError
+from stsdemo.labels import NLI
+from stsdemo.model import SiameseRegressor, resolve_model
+
+PAIRS = (["a man is playing a guitar.", "the cat sleeps on the sofa."],
+         ["a person plays the guitar.", "stocks fell sharply on monday."])
+
+
+def test_mean_pooling_ignores_padding(embedded_model):
+    short = "a dog runs."
+    alone = embedded_model.encode([short])
+    padded = embedded_model.encode([short, "a much longer sentence that forces padding of the short one in the batch"])
+    assert np.allclose(alone[0], padded[0], atol=1e-5)
+
+
+def test_head_shapes_for_each_feature_set(embedded_model):
+    batch = [embedded_model.tokenize(s) for s in PAIRS]
+    for features, width in (("u,v,|u-v|", 3), ("u,v", 2), ("|u-v|", 1)):
+        model = SiameseRegressor(embedded_model.encoder, embedded_model.tokenizer, features=features)
+        assert model.head.in_features == width * 384
+        assert model(*batch).prediction.shape == (2,)
+    classifier = SiameseRegressor(embedded_model.encoder, embedded_model.tokenizer, classification=True, scheme=NLI)
+    assert classifier(*batch).prediction.shape == (2, 3)
+    scores = classifier.predict(*PAIRS)
+    assert np.all((scores >= 0) & (scores <= 2))
+
+
+def test_cosine_ranks_paraphrase_above_unrelated(embedded_model):
+    u = embedded_model.encode(PAIRS[0])
+    v = embedded_model.encode(PAIRS[1])
+    cos = (u * v).sum(1) / np.linalg.norm(u, axis=1) / np.linalg.norm(v, axis=1)
+    assert cos[0] > 0.6 > 0.2 > cos[1]
+
+
+def test_save_load_round_trip_and_sentence_transformers(embedded_model, tmp_path):
+    from sentence_transformers import SentenceTransformer
+
+    torch.manual_seed(0)
+    model = SiameseRegressor(embedded_model.encoder, embedded_model.tokenizer, scheme=NLI, base_model="all-MiniLM-L6-v2")
+    folder = model.save(tmp_path / "run")
+    assert not list(folder.glob("*.bin")) and (folder / "head.safetensors").is_file()
+    loaded = SiameseRegressor.load(str(folder))
+    assert loaded.scheme == NLI and loaded.features == model.features
+    assert np.allclose(loaded.predict(*PAIRS), model.predict(*PAIRS), atol=1e-5)
+    st_embeddings = SentenceTransformer(str(folder), device="cpu").encode(PAIRS[0])
+    assert np.allclose(st_embeddings, model.encode(PAIRS[0]), atol=1e-5)
+
+
+def test_head_only_folder_is_small_and_loads_the_base_encoder(embedded_model, tmp_path):
+    model = SiameseRegressor(embedded_model.encoder, embedded_model.tokenizer, base_model="all-MiniLM-L6-v2")
+    folder = model.save(tmp_path / "head", head_only=True)
+    assert sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) < 20_000
+    assert np.allclose(SiameseRegressor.load(str(folder)).predict(*PAIRS), model.predict(*PAIRS), atol=1e-5)
+
+
+def test_saving_over_a_run_replaces_it_whole(embedded_model, tmp_path):
+    model = SiameseRegressor(embedded_model.encoder, embedded_model.tokenizer, base_model="all-MiniLM-L6-v2")
+    folder = model.save(tmp_path / "run", head_only=True)
+    torch.nn.init.constant_(model.head.bias, 4.0)
+    model.save(folder, head_only=True)
+    assert [p.name for p in tmp_path.iterdir()] == ["run"]  # no staging or retired folders left
+    assert SiameseRegressor.load(str(folder)).head.bias.item() == 4.0
+
+
+def test_damaged_and_pickled_checkpoints_are_refused(embedded_model, tmp_path):
+    model = SiameseRegressor(embedded_model.encoder, embedded_model.tokenizer, base_model="all-MiniLM-L6-v2")
+    folder = model.save(tmp_path / "run", head_only=True)
+    head = folder / "head.safetensors"
+    head.write_bytes(head.read_bytes()[:40])
+    with pytest.raises(InputError, match="missing or damaged"):
+        SiameseRegressor.load(str(folder))
+    head.write_bytes(pickle.dumps({"weight": torch.zeros(1, 1152)}))
+    with pytest.raises(InputError, match="missing or damaged"):
+        SiameseRegressor.load(str(folder))
+    pickled = tmp_path / "pickled"
+    pickled.mkdir()
+    (pickled / "config.json").write_text(json.dumps(embedded_model.encoder.config.to_dict()))
+    torch.save(embedded_model.encoder.state_dict(), pickled / "pytorch_model.bin")
+    with pytest.raises(InputError, match="only safetensors"):
+        SiameseRegressor.load(str(pickled))
+
+
+def test_local_encoder_directory_loads_like_a_hub_model(embedded_model, tmp_path):
+    """Any Hugging Face encoder folder works (the same path BERT, RoBERTa, Jina or Nomic take online)."""
+    folder = tmp_path / "plain-encoder"
+    embedded_model.encoder.save_pretrained(folder)
+    embedded_model.tokenizer.save_pretrained(folder)
+    fresh = SiameseRegressor.from_encoder(str(folder))
+    assert np.allclose(fresh.encode(PAIRS[0]), embedded_model.encode(PAIRS[0]), atol=1e-5)
+
+
+@pytest.mark.parametrize("name, message", [("../../etc", "outside the allowed folders"),
+                                           ("/etc", "outside the allowed folders"),
+                                           ("no-such-org/no-such-model-xyz", "could not load model")])
+def test_bad_model_names(name, message, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(InputError, match=message):
+        SiameseRegressor.from_encoder(name)
+
+
+def test_remote_code_only_for_allow_listed_models(monkeypatch):
+    monkeypatch.setenv("STSDEMO_TRUST_REMOTE_CODE", "jinaai/jina-embeddings-v2-base-en")
+    assert resolve_model("jinaai/jina-embeddings-v2-base-en") == ("jinaai/jina-embeddings-v2-base-en", True)
+    assert resolve_model("nomic-ai/nomic-embed-text-v1.5") == ("nomic-ai/nomic-embed-text-v1.5", False)

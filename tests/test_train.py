@@ -1,0 +1,78 @@
+"""A short real fine-tune of the embedded model, stopping, and the optimiser's layer-wise decay."""
+
+import threading
+
+import pytest
+
+from stsdemo.errors import InputError
+from stsdemo.model import SiameseRegressor
+from stsdemo.train import DoneEvent, EvalEvent, StartEvent, StepEvent, TrainConfig, parameter_groups, train
+
+QUICK = dict(data="stsb", max_length=48, batch_size=16, log_every=5)
+
+
+def test_short_fine_tune_raises_dev_spearman_of_the_head(tmp_path):
+    config = TrainConfig(loss="sk2", max_steps=40, eval_every=40, output_dir=str(tmp_path / "run"), **QUICK)
+    events = list(train(config))
+    evals = [e for e in events if isinstance(e, EvalEvent)]
+    steps = [e for e in events if isinstance(e, StepEvent)]
+    done = events[-1]
+    assert isinstance(events[0], StartEvent) and isinstance(done, DoneEvent) and not done.stopped
+    assert [e.step for e in evals] == [0, 40] and len(steps) == 8
+    assert evals[-1].dev_head > evals[0].dev_head + 20  # a fresh head starts near chance
+    assert all(0 <= s.buffer_share <= 1 and s.pairs_per_s > 0 and s.lr >= 0 for s in steps)
+    assert steps[-1].loss < steps[0].loss
+    best = SiameseRegressor.load(done.checkpoint)
+    assert best.scheme.name == "sts"
+
+
+def test_stop_flag_ends_the_run_between_steps_and_keeps_the_best(tmp_path):
+    stop = threading.Event()
+    config = TrainConfig(loss="trelu", max_steps=1000, eval_every=1000, output_dir=str(tmp_path / "run"), **QUICK)
+    events = []
+    for event in train(config, stop):
+        events.append(event)
+        if isinstance(event, StepEvent) and event.step == 5:
+            stop.set()
+    done = events[-1]
+    assert done.stopped and done.reason == "stopped" and done.steps == 5
+    assert (tmp_path / "run" / "stsdemo.json").is_file()  # the step-0 evaluation saved a checkpoint
+    SiameseRegressor.load(done.checkpoint)
+
+
+def test_closing_the_generator_ends_the_run(tmp_path):
+    run = train(TrainConfig(max_steps=1000, eval_every=1000, output_dir=str(tmp_path / "run"), **QUICK))
+    for event in run:
+        if isinstance(event, StepEvent):
+            break
+    run.close()
+    assert run.gi_frame is None
+
+
+def test_layer_wise_decay(embedded_model):
+    groups = parameter_groups(embedded_model, lr=1e-4, head_lr=1e-3, layer_decay=0.5, weight_decay=0.01)
+    rates = {g["lr"] for g in groups}
+    # MiniLM-L6: head 1e-3; pooler 1e-4; layers 5..0 at 1e-4 * 0.5^1..0.5^6; embeddings 1e-4 * 0.5^7
+    assert rates == {1e-3, 1e-4, *(1e-4 * 0.5 ** i for i in range(1, 8))}
+    no_decay = [p for g in groups if g["weight_decay"] == 0 for p in g["params"]]
+    assert all(p.ndim == 1 for p in no_decay)
+    assert sum(p.numel() for g in groups for p in g["params"]) == sum(p.numel() for p in embedded_model.parameters())
+
+
+@pytest.mark.parametrize("options, message", [
+    (dict(lr=0), "learning rate must be > 0"), (dict(batch_size=0), "batch size must be >= 1"),
+    (dict(max_length=100000), "max length"), (dict(x0=0.6), "0 <= x0 <= d/2"), (dict(k=-1), "slope k"),
+    (dict(loss="ce", two_stage=True), "two-stage"), (dict(max_steps=0), "max steps"),
+    (dict(epochs=float("nan")), "finite"), (dict(loss="nope"), "unknown loss"),
+])
+def test_bad_settings_fail_before_any_work(options, message):
+    with pytest.raises(InputError, match=message):
+        next(train(TrainConfig(**options)))
+
+
+def test_presets():
+    config = TrainConfig.from_preset("paper-roberta-sk2")
+    assert (config.loss, config.k, config.x0, config.batch_size, config.warmup, config.layer_decay) == (
+        "sk2", 3.0, 0.25, 16, 0.2, 0.95)
+    with pytest.raises(InputError, match="unknown preset"):
+        TrainConfig.from_preset("nope")
