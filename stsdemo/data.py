@@ -36,8 +36,8 @@ HUB_STSB = "sentence-transformers/stsb"
 HUB_STS_YEAR = "mteb/sts{year}-sts"
 # SICK with its SemEval-2014 train/validation/test split (sentence_A, sentence_B, relatedness_score).
 # The repository holds a loading script, which current `datasets` no longer runs, so we read the
-# hub's own Parquet export of it. (mteb/sickr-sts is not used: its "test" holds all ~9.9k pairs,
-# training pairs included, which would make SICK-R a train-on-test score and empty the filtered SICK.)
+# hub's own Parquet export of it. (mteb/sickr-sts is not used: its "test" split holds all 9927 SICK
+# pairs, training pairs included, so filtering SICK train against it would leave nothing.)
 HUB_SICK = "RobZamp/sick"
 HUB_SICK_REVISION = "refs/convert/parquet"
 HUB_SICK_SPLITS = {"train": "train", "trial": "validation", "test": "test"}
@@ -242,7 +242,9 @@ def _local_sts_year(root: Path, year: int) -> dict[str, PairSet]:
                 continue
             fields = pair.split("\t")
             if len(fields) != 2:
-                raise InputError(f"{input_path}, line {number}: expected 2 tab-separated sentences, found {len(fields)}")
+                raise InputError(
+                    f"{input_path}, line {number}: expected 2 tab-separated sentences, found {len(fields)}"
+                )
             first.append(fields[0].strip())
             second.append(fields[1].strip())
             labels.append(_parse_gold(gold_path, number, score))
@@ -366,39 +368,35 @@ def _decode_user_file(path: Path) -> str:
 
 
 def _delimiter(path: Path, text: str) -> str:
-    """Tab for .tsv/.tab files; otherwise whatever a sniff of the start finds (comma by default)."""
+    """Tab for .tsv/.tab files; otherwise the separator found most often in the header line.
+
+    Only the header is looked at: column names rarely hold punctuation, sentences often do.
+    """
     if path.suffix.lower() in TAB_SUFFIXES:
         return "\t"
-    try:
-        return csv.Sniffer().sniff(text[:65536], delimiters=",\t;|").delimiter
-    except csv.Error:
-        return ","
+    header = text.split("\n", 1)[0]
+    counts = {sep: header.count(sep) for sep in (",", "\t", ";", "|")}
+    best = max(counts, key=counts.get)
+    return best if counts[best] else ","
 
 
 def _header_key(name: str) -> str:
     return name.strip().lower().replace(" ", "_").replace("-", "_")
 
 
-def _find_column(header_keys: list[str], header: list[str], wanted, role: str, accepted) -> int:
-    """Index of the column named ``wanted`` (or the first accepted name present when None)."""
-    candidates = [wanted] if wanted is not None else accepted
-    for name in candidates:
-        key = _header_key(str(name))
-        if key in header_keys:
-            return header_keys.index(key)
-    asked = f"column {wanted!r}" if wanted is not None else f"{role} column"
-    raise InputError(
-        f"no {asked} in the header; columns found: {', '.join(repr(h) for h in header)}. "
-        f"Accepted {role} names: {', '.join(accepted)} (or name the column explicitly)"
-    )
+def _column(header_keys: list[str], header: list[str], name: str) -> int:
+    """Index of a column the caller named explicitly (matched like the automatic names)."""
+    key = _header_key(str(name))
+    if key not in header_keys:
+        raise InputError(f"no column {name!r} in the header; columns found: {', '.join(repr(h) for h in header)}")
+    return header_keys.index(key)
 
 
 def _sentence_columns(header_keys, header, sentence1, sentence2) -> tuple[int, int]:
     if sentence1 is not None or sentence2 is not None:
         if sentence1 is None or sentence2 is None:
             raise InputError("name both sentence columns (sentence1 and sentence2), or neither to auto-detect")
-        first = _find_column(header_keys, header, sentence1, "sentence", [sentence1])
-        return first, _find_column(header_keys, header, sentence2, "sentence", [sentence2])
+        return _column(header_keys, header, sentence1), _column(header_keys, header, sentence2)
     for name1, name2 in SENTENCE_COLUMN_PAIRS:
         if name1 in header_keys and name2 in header_keys:
             return header_keys.index(name1), header_keys.index(name2)
@@ -406,6 +404,18 @@ def _sentence_columns(header_keys, header, sentence1, sentence2) -> tuple[int, i
     raise InputError(
         f"no pair of sentence columns in the header; columns found: {', '.join(repr(h) for h in header)}. "
         f"Accepted pairs: {accepted} (or name the columns explicitly)"
+    )
+
+
+def _label_column(header_keys, header, label) -> int:
+    if label is not None:
+        return _column(header_keys, header, label)
+    for name in LABEL_COLUMNS:
+        if name in header_keys:
+            return header_keys.index(name)
+    raise InputError(
+        f"no label column in the header; columns found: {', '.join(repr(h) for h in header)}. "
+        f"Accepted label names: {', '.join(LABEL_COLUMNS)} (or name the column explicitly)"
     )
 
 
@@ -424,7 +434,9 @@ def _parse_label(text: str, scheme: LabelScheme, row: int) -> float:
     if not math.isfinite(number):
         raise InputError(f"row {row}: label {value!r} is not a finite number; expected {allowed}")
     if not scheme.low <= number <= scheme.high:
-        raise InputError(f"row {row}: label {value!r} is outside [{scheme.low:g}, {scheme.high:g}] ({scheme.name} scheme)")
+        raise InputError(
+            f"row {row}: label {value!r} is outside [{scheme.low:g}, {scheme.high:g}] ({scheme.name} scheme)"
+        )
     return number
 
 
@@ -452,9 +464,7 @@ def load_csv(
         header_keys = [_header_key(h) for h in header]
         first, second = _sentence_columns(header_keys, header, sentence1, sentence2)
         has_label = label is not None or any(key in header_keys for key in LABEL_COLUMNS)
-        label_index = None
-        if require_label or has_label:
-            label_index = _find_column(header_keys, header, label, "label", LABEL_COLUMNS)
+        label_index = _label_column(header_keys, header, label) if require_label or has_label else None
         sentences1, sentences2, labels = [], [], []
         for row, fields in enumerate(reader, start=1):
             if not any(f.strip() for f in fields):

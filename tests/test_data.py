@@ -105,7 +105,10 @@ def test_filter_leakage_on_hand_made_pairs():
     ])
     kept, removed = filter_leakage(train, [test])
     assert removed == 3
-    assert list(zip(kept.sentences1, kept.sentences2)) == [("a cat sits .", "a bird flies ."), ("a cat sits", "a cat is sitting .")]
+    assert list(zip(kept.sentences1, kept.sentences2)) == [
+        ("a cat sits .", "a bird flies ."),
+        ("a cat sits", "a cat is sitting ."),
+    ]
 
 
 @needs_data
@@ -146,11 +149,15 @@ def _write(tmp_path, name, text, encoding="utf-8"):
 
 
 def test_load_csv_good_csv(tmp_path):
-    path = _write(tmp_path, "pairs.csv", 'id,sentence1,sentence2,score\n1,"A man, smiling.",A man smiles.,4.5\n2,A cat.,A car.,0\n')
+    text = 'id,sentence1,sentence2,score\n1,"A man, smiling.",A man smiles.,4.5\n2,A cat.,A car.,0\n'
+    path = _write(tmp_path, "pairs.csv", text)
     pairs = load_csv(path, STS)
     assert pairs.sentences1 == ["A man, smiling.", "A cat."]
     assert pairs.labels.tolist() == [4.5, 0.0]
     assert pairs.name == "pairs.csv"
+    # the separator comes from the header, so semicolons inside sentences do not confuse it
+    path = _write(tmp_path, "semi.csv", "sentence1,sentence2,label\na; b; c; d,e; f; g,1\nh; i; j,k,2\n")
+    assert load_csv(path, STS).sentences1 == ["a; b; c; d", "h; i; j"]
 
 
 def test_load_csv_tsv_with_sick_columns_and_quotes(tmp_path):
@@ -222,6 +229,8 @@ def test_load_training_data_names_and_errors(tmp_path):
     with pytest.raises(InputError, match="needs a label scheme"):
         load_training_data(str(path))
     assert load_training_data(str(path), scheme=NLI).labels.tolist() == [2.0]
+    with pytest.raises(InputError, match="no column 'gold' in the header; columns found: 'sentence1', 'sentence2'"):
+        load_csv(path, NLI, label="gold")
     with pytest.raises(InputError, match="uses the sts label scheme"):
         load_training_data("stsb", scheme=NLI)
 
