@@ -13,7 +13,7 @@ It runs under Accelerate: one process on CPU or GPU (bf16 autocast on CUDA), or 
 
 from __future__ import annotations
 
-import json
+import gc
 import math
 import os
 import random
@@ -26,16 +26,17 @@ from typing import Iterator
 
 import numpy as np
 import torch
-from accelerate import Accelerator
+from accelerate import Accelerator, DistributedDataParallelKwargs
 from transformers import get_linear_schedule_with_warmup
 
 from . import settings
+from .atomic import write_json_atomic
 from .data import PairSet, load_stsb, load_training_data
 from .errors import InputError, check_range
 from .evaluate import dev_metrics
 from .labels import NLI, get_scheme
 from .losses import LOSSES, build_loss
-from .model import HEAD_FEATURES, SiameseRegressor, is_saved_run
+from .model import HEAD_FEATURES, SiameseRegressor, is_saved_run, max_positions
 
 # Settings of the paper (§4 and Table 2): k for BERT / RoBERTa encoders, x0 = 0.25, batch 16, one epoch,
 # warmup 0.2, AdamW with weight decay 0.01, layer-wise lr decay 0.95, max length 256.
@@ -87,6 +88,7 @@ class TrainConfig:
     stage1_max_steps: int | None = None
     threshold: float = 4.0          # InfoNCE positives: pairs labelled at least this
     max_pairs: int | None = None    # use only the first N training pairs (quick demos)
+    max_dev_pairs: int | None = None  # score only the first N STS-B dev pairs (quick demos and tests)
     output_dir: str | None = None   # where the best checkpoint goes; None = <STSDEMO_OUTPUT_DIR>/<run name>
     run_name: str | None = None
 
@@ -114,7 +116,7 @@ class TrainConfig:
         check_range("batch size", self.batch_size, 1, 4096, integer=True)
         check_range("epochs", self.epochs, 0, 100, low_open=True)
         check_range("stage-1 epochs", self.stage1_epochs, 0, 100, low_open=True)
-        for name in ("max_steps", "stage1_max_steps", "max_pairs"):
+        for name in ("max_steps", "stage1_max_steps", "max_pairs", "max_dev_pairs"):
             if getattr(self, name) is not None:
                 check_range(name.replace("_", " "), getattr(self, name), 1, 10_000_000, integer=True)
         check_range("max length", self.max_length, 8, 8192, integer=True)
@@ -123,7 +125,19 @@ class TrainConfig:
         check_range("layer decay", self.layer_decay, 0, 1, low_open=True)
         check_range("eval every", self.eval_every, 1, 10_000_000, integer=True)
         check_range("log every", self.log_every, 1, 10_000_000, integer=True)
+        check_range("seed", self.seed, 0, 2**32 - 1, integer=True)
+        check_range("max grad norm", self.max_grad_norm, 0, 1e6)
+        check_range("InfoNCE threshold", self.threshold)
+        for name in ("model", "data", "scheme", "stage1_data"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, (str, os.PathLike)):
+                raise InputError(f"{name} must be text (a name or a path), got {type(value).__name__}")
         build_loss(self.loss, self.k, self.x0, get_scheme(self.scheme), self.clamp, self.threshold)
+        # The model's place (allowed folders) and its token limit, from its config alone: no weights loaded.
+        limit = max_positions(self.model)
+        if limit is not None and self.max_length > limit:
+            raise InputError(f"max length {self.max_length} is more than this model takes ({limit} tokens); "
+                             f"allowed: 8 to {limit}")
 
 
 # ---- events -----------------------------------------------------------------------------------------
@@ -142,6 +156,7 @@ class StartEvent(Event):
     train_pairs: int
     total_steps: int
     device: str
+    processes: int
     output_dir: str
     config: dict = field(default_factory=dict)
 
@@ -241,12 +256,7 @@ def run_dir(config: TrainConfig) -> Path:
     return settings.output_dir() / name
 
 
-def write_json_atomic(path: Path, payload) -> None:
-    """Write JSON through a temporary file and a rename, so readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    staging = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    staging.write_text(json.dumps(payload, indent=2), encoding="utf-8")
-    os.replace(staging, path)
+# write_json_atomic (imported above from .atomic) writes run.json and the other result files.
 
 
 # ---- the loop ---------------------------------------------------------------------------------------
@@ -260,22 +270,35 @@ def train(config: TrainConfig, stop: threading.Event | None = None) -> Iterator[
     """
     config.validate()
     stop = stop or threading.Event()
-    accelerator = Accelerator(mixed_precision="bf16" if torch.cuda.is_available() else "no")
+    cuda = torch.cuda.is_available()
+    # cpu=True lets several CPU processes (torchrun) form a gloo group; on CUDA each takes its own GPU.
+    # Encoders may hold parts the mean pooling never uses (BERT's pooler), which DDP must be told about.
+    unused = DistributedDataParallelKwargs(find_unused_parameters=True)
+    accelerator = Accelerator(cpu=not cuda, mixed_precision="bf16" if cuda else "no", kwargs_handlers=[unused])
     seed_everything(config.seed)
     stages = _stages(config)
     train_sets = [_load_pairs(config, stage["data"]) for stage in stages]
     dev = load_stsb("dev")
+    if config.max_dev_pairs:
+        dev = dev.select(range(min(config.max_dev_pairs, len(dev))))
     scheme = train_sets[-1].scheme
-    if is_saved_run(config.model):
-        model = SiameseRegressor.load(config.model)  # go on training a saved run, head included
-        if model.classification != (config.loss == "ce") or model.scheme.categories != scheme.categories:
-            raise InputError(f"saved run {config.model!r} has a different head or label scheme than this run needs")
-    else:
-        model = SiameseRegressor.from_encoder(config.model or None, features=config.features,
-                                              classification=config.loss == "ce", scheme=scheme,
-                                              max_length=config.max_length)
-    model.max_length = config.max_length
-    model.to(accelerator.device)
+    try:
+        if is_saved_run(config.model):
+            model = SiameseRegressor.load(config.model)  # go on training a saved run, head included
+            if model.classification != (config.loss == "ce") or model.scheme.categories != scheme.categories:
+                raise InputError(f"saved run {config.model!r} has a different head or label scheme than this run needs")
+        else:
+            model = SiameseRegressor.from_encoder(config.model or None, features=config.features,
+                                                  classification=config.loss == "ce", scheme=scheme,
+                                                  max_length=config.max_length)
+        if config.max_length > model.max_positions:
+            raise InputError(f"max length {config.max_length} is more than this model takes ({model.max_positions} "
+                             f"tokens); allowed: 8 to {model.max_positions}")
+        model.max_length = config.max_length
+        model.to(accelerator.device)
+    except (torch.OutOfMemoryError, MemoryError) as error:
+        raise InputError(f"out of memory loading the model onto {accelerator.device} ({type(error).__name__}); "
+                         "free memory or pick a smaller model") from None
     out_dir = run_dir(config)
     main = accelerator.is_main_process
     started = time.perf_counter()
@@ -312,7 +335,7 @@ def train(config: TrainConfig, stop: threading.Event | None = None) -> Iterator[
             wrapped, optimizer = accelerator.prepare(model, optimizer)
             if main:
                 yield StartEvent(stage_index, stage["name"], len(pairs), total, str(accelerator.device),
-                                 str(out_dir), asdict(config))
+                                 accelerator.num_processes, str(out_dir), asdict(config))
                 if stage_index == 1:
                     yield evaluate(stage_index, 0, total)
             generator = torch.Generator().manual_seed(config.seed + stage_index)
@@ -358,7 +381,7 @@ def train(config: TrainConfig, stop: threading.Event | None = None) -> Iterator[
                                         window["pairs"] * accelerator.num_processes / window["seconds"],
                                         time.perf_counter() - started)
                         window = dict(loss=0.0, batches=0, inside=0, pairs=0, seconds=0.0)
-                    if step % config.eval_every == 0 or step == total:
+                    if step == total or (step % config.eval_every == 0 and not stop.is_set()):
                         if main:
                             yield evaluate(stage_index, step, total)
                         accelerator.wait_for_everyone()
@@ -367,16 +390,23 @@ def train(config: TrainConfig, stop: threading.Event | None = None) -> Iterator[
                 reason = "stopped"
                 break
     except (torch.OutOfMemoryError, MemoryError) as error:
-        reason = f"out of memory ({type(error).__name__}): try a smaller batch size or max length"
+        reason = (f"out of memory ({type(error).__name__}) after {steps_done} steps: try a smaller batch size or "
+                  "max length; the best checkpoint so far is kept")
     except RuntimeError as error:
-        if "allocate" not in str(error):  # CPU allocation failures come as RuntimeError
+        text = str(error)
+        if "allocate" not in text and "out of memory" not in text:  # CPU allocation failures: RuntimeError
             raise
-        reason = "out of memory: try a smaller batch size or max length"
+        reason = (f"out of memory (RuntimeError) after {steps_done} steps: try a smaller batch size or max length; "
+                  "the best checkpoint so far is kept")
     except GeneratorExit:
         reason = "stopped"
         raise
     finally:
+        # Drop this run's tensors (activations, gradients, optimiser state) before reporting, so a stopped
+        # or failed run gives its memory back to the process at once.
+        output = loss = target = optimizer = scheduler = wrapped = model = None  # noqa: F841
         accelerator.free_memory()
+        gc.collect()
         if torch.cuda.is_available():
             torch.cuda.empty_cache()
     if main:
