@@ -1,7 +1,12 @@
 """Launch the stsdemo Gradio app: ``python app.py`` (locally, on a Hugging Face Space, or behind $PORT).
 
 Environment: GRADIO_SERVER_NAME (default 127.0.0.1 locally, 0.0.0.0 on a Space), PORT or GRADIO_SERVER_PORT
-(default 7860), STSDEMO_OUTPUT_DIR (runs and uploads, default ./runs), STSDEMO_MAX_UPLOAD (default 20mb).
+(default 7860), STSDEMO_OUTPUT_DIR (runs, default ./runs), STSDEMO_MAX_UPLOAD (default 20mb),
+STSDEMO_MAX_TRAINING / STSDEMO_MAX_WAITING (fine-tunes at once / waiting, default 1 / 4).
+
+No ``allowed_paths`` (and the output folder is blocked): Gradio serves every file under an allowed path to
+anyone who asks for it by URL, and the output folder holds every visitor's runs. Files handed to a visitor
+(zips, scored CSVs) are staged in the system temp dir, whence Gradio copies them into its cache (stsdemo.runs).
 """
 
 import spaces  # noqa: F401  (first: ZeroGPU must patch CUDA before torch initialises it)
@@ -22,9 +27,8 @@ def main() -> None:
     output = settings.output_dir()
     output.mkdir(parents=True, exist_ok=True)
     threading.Thread(target=runs.warm_up, name="stsdemo-warm-up", daemon=True).start()
-    demo.launch(server_name=host, server_port=port, show_error=True,
-                max_file_size=os.environ.get("STSDEMO_MAX_UPLOAD", "20mb"),
-                allowed_paths=[str(output)], **launch_kwargs())
+    demo.launch(server_name=host, server_port=port, show_error=True, max_file_size=settings.max_upload(),
+                blocked_paths=[str(output)], **launch_kwargs())
 
 
 if __name__ == "__main__":

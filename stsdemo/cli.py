@@ -1,19 +1,26 @@
 """Command line: ``python -m stsdemo train|eval|score|filter ...``.
 
-Bad input ends with one line ``stsdemo: error: ...`` on stderr and exit status 2, never a traceback.
+Bad input ends with one line ``stsdemo: error: ...`` on stderr and exit status 2, never a traceback; it is
+checked before any model is loaded where it can be. A run that ends early on its own (out of memory) prints one
+line and exits with status 1, keeping its best checkpoint. Ctrl-C or SIGTERM during ``train`` ends the run
+after the current step (the best checkpoint is kept); a second Ctrl-C aborts at once.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
 import typing
+from contextlib import contextmanager
 from dataclasses import MISSING, fields
 
 from .errors import InputError
 
 EXIT_BAD_INPUT = 2
+EXIT_FAILED = 1
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -50,18 +57,53 @@ def _config_from_args(args):
     return TrainConfig.from_preset(args.preset, **given) if args.preset else TrainConfig(**given)
 
 
+@contextmanager
+def _graceful_stop(stop: threading.Event):
+    """SIGINT/SIGTERM set ``stop`` (the run ends after its current step); a second SIGINT aborts."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+    def handler(signum, frame):
+        if stop.is_set() and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        stop.set()
+        print(f"stsdemo: {signal.Signals(signum).name}: stopping after the current step "
+              "(the best checkpoint is kept; Ctrl-C again to abort)", file=sys.stderr, flush=True)
+
+    for sig in previous:
+        signal.signal(sig, handler)
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
 def cmd_train(args) -> int:
+    from pathlib import Path
+
     from .evaluate import evaluate_senteval, format_table
-    from .model import SiameseRegressor
+    from .model import CONFIG_NAME, SiameseRegressor
     from .train import DoneEvent, train, write_json_atomic
 
     config = _config_from_args(args)
     done = None
-    for event in train(config):
-        print(json.dumps(event.to_dict()), flush=True)
-        if isinstance(event, DoneEvent):
-            done = event
-    if done is None or args.no_final_eval:
+    stop = threading.Event()
+    with _graceful_stop(stop):
+        for event in train(config, stop):
+            print(json.dumps(event.to_dict()), flush=True)
+            if isinstance(event, DoneEvent):
+                done = event
+    if done is None:
+        return 0
+    kept = (Path(done.checkpoint) / CONFIG_NAME).is_file()
+    if done.stopped and done.reason != "stopped":
+        where = f"best checkpoint kept at {done.checkpoint}" if kept else "no checkpoint was written"
+        print(f"stsdemo: error: the run ended early: {done.reason} ({where})", file=sys.stderr)
+        return EXIT_FAILED
+    if args.no_final_eval or done.stopped or not kept:
         return 0
     best = SiameseRegressor.load(done.checkpoint)
     results = evaluate_senteval(best.encode)
@@ -87,19 +129,34 @@ def cmd_eval(args) -> int:
 
 
 def cmd_score(args) -> int:
+    from . import settings
+    from .data import load_csv
     from .labels import get_scheme
-    from .model import SiameseRegressor
-    from .scoring import score_csv, score_pair
+    from .model import SiameseRegressor, saved_scheme
+    from .scoring import MAX_CSV_ROWS, check_output_path, clean_sentence, score_pair, score_pairs
 
-    model = SiameseRegressor.load(args.model)
+    # Everything the user typed is checked first: a bad sentence, file or path fails in well under a second,
+    # before the model is loaded.
+    if args.model is None:  # the shipped head, wherever the command is run from
+        shipped = settings.REPO_ROOT / "assets" / "default-head"
+        args.model = str(shipped) if (shipped / "stsdemo.json").is_file() else ""
     scheme = get_scheme(args.scheme) if args.scheme else None
+    line_scheme = scheme or saved_scheme(args.model)
     if args.csv:
         if not args.out:
             raise InputError("--csv needs --out PATH for the scored file")
-        print(score_csv(model, args.csv, args.out, scheme))
+        out = check_output_path(args.out)
+        pairs = load_csv(args.csv, line_scheme, max_rows=MAX_CSV_ROWS, require_label=False)
+        model = SiameseRegressor.load(args.model)
+        print(score_pairs(model, pairs, out, scheme))
+        if pairs.notice:
+            print(f"stsdemo: note: {pairs.notice}", file=sys.stderr)
         return 0
     if args.sentence1 is None or args.sentence2 is None:
         raise InputError("give two sentences, or --csv FILE --out FILE")
+    clean_sentence(args.sentence1, "sentence 1")
+    clean_sentence(args.sentence2, "sentence 2")
+    model = SiameseRegressor.load(args.model)
     print(json.dumps(score_pair(model, args.sentence1, args.sentence2, scheme).to_dict()))
     return 0
 
@@ -132,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
     score = commands.add_parser("score", help="score a pair (float, category, cosine) or a CSV of pairs")
     score.add_argument("sentence1", nargs="?")
     score.add_argument("sentence2", nargs="?")
-    score.add_argument("--model", default="assets/default-head", help="saved run or encoder (default: shipped head)")
+    score.add_argument("--model", default=None, help="saved run or encoder (default: the shipped head)")
     score.add_argument("--scheme", help="sts, nli or an ordered list 'a, b, c' (default: the model's)")
     score.add_argument("--csv", help="CSV/TSV with two sentence columns to score")
     score.add_argument("--out", help="where to write the scored CSV")
@@ -144,13 +201,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _one_line(error: Exception) -> str:
+    return " ".join(str(error).split()) or type(error).__name__
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)
     except InputError as error:
-        print(f"stsdemo: error: {error}", file=sys.stderr)
+        print(f"stsdemo: error: {_one_line(error)}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except OSError as error:  # a file that cannot be written, a full disk: the system's message, one line
+        print(f"stsdemo: error: {_one_line(error)}", file=sys.stderr)
+        return EXIT_FAILED
     except KeyboardInterrupt:
         print("stsdemo: interrupted", file=sys.stderr)
         return 130

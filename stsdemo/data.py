@@ -14,13 +14,14 @@ from __future__ import annotations
 import csv
 import io
 import math
-import os
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from . import settings
+from .atomic import atomic_write
 from .errors import InputError
 from .labels import NLI, STS, LabelScheme, sick_to_sts
 
@@ -57,6 +58,32 @@ SENTENCE_COLUMN_PAIRS = (
 )
 LABEL_COLUMNS = ("label", "score", "relatedness_score", "similarity", "gold_label")
 TAB_SUFFIXES = (".tsv", ".tab")
+MAX_FILE_BYTES = 200 * 1024 * 1024   # a user's CSV/TSV larger than this is refused before it is read
+MAX_SENTENCE_CHARS = 20_000          # longer text is cut; the encoder sees at most max_length tokens anyway
+_INVISIBLE = {"Cc", "Cf", "Cs", "Zs", "Zl", "Zp"}  # control, format, surrogate and space characters
+
+
+def clean_text(text, label: str = "sentence") -> tuple[str, str]:
+    """A sentence ready to encode and a notice ('' if none); InputError if it has nothing visible.
+
+    Control characters (except tab and line breaks) and lone surrogates are dropped: they carry no meaning and
+    some tokenizers choke on them. Emoji, right-to-left text and every other script are kept as they are.
+    Text longer than ``MAX_SENTENCE_CHARS`` is cut, and the notice says so.
+    """
+    if text is None or not isinstance(text, str):
+        raise InputError(f"{label} must be text, got {type(text).__name__}")
+    kept = "".join(ch for ch in text if ch in "\t\n\r" or unicodedata.category(ch) not in ("Cc", "Cs"))
+    removed = len(text) - len(kept)
+    kept = kept.strip()
+    if not any(unicodedata.category(ch) not in _INVISIBLE for ch in kept):
+        raise InputError(f"{label} is empty; type a sentence with at least one visible character")
+    notes = []
+    if removed:
+        notes.append(f"{removed} control character{'s' if removed != 1 else ''} removed from {label}")
+    if len(kept) > MAX_SENTENCE_CHARS:
+        kept = kept[:MAX_SENTENCE_CHARS]
+        notes.append(f"{label} was cut to its first {MAX_SENTENCE_CHARS:,} characters")
+    return kept, "; ".join(notes)
 
 
 @dataclass
@@ -68,6 +95,7 @@ class PairSet:
     sentences2: list[str]
     labels: np.ndarray
     scheme: LabelScheme
+    notice: str = ""          # what loading changed (sentences cut, control characters removed), or ""
 
     def __post_init__(self):
         self.sentences1 = list(self.sentences1)
@@ -351,9 +379,17 @@ def senteval_test_sets(source="auto") -> dict[str, PairSet]:
 # User files
 
 
-def _decode_user_file(path: Path) -> str:
+def _megabytes(size: int) -> str:
+    return f"{size / 1024 / 1024:.1f} MB" if size >= 1024 * 1024 else f"{size / 1024:.1f} KB"
+
+
+def _decode_user_file(path: Path, max_bytes: int | None = MAX_FILE_BYTES) -> str:
     if not path.is_file():
         raise InputError(f"file {str(path)!r} does not exist or is not a file")
+    size = path.stat().st_size
+    if max_bytes is not None and size > max_bytes:
+        raise InputError(f"file {path.name!r} is {_megabytes(size)}; the limit is {_megabytes(max_bytes)} per file "
+                         "(split it into smaller files)")
     raw = path.read_bytes()
     if not raw.strip():
         raise InputError(f"file {path.name!r} is empty; expected a header row and sentence pairs")
@@ -448,6 +484,7 @@ def load_csv(
     label=None,
     max_rows: int = 200_000,
     require_label: bool = True,
+    max_bytes: int | None = MAX_FILE_BYTES,
 ) -> PairSet:
     """Sentence pairs from a user's CSV or TSV file with a header row.
 
@@ -455,9 +492,11 @@ def load_csv(
     A label is a category name of ``scheme`` or a number on its line. With ``require_label=False``
     (files to be scored) a file without a label column loads with NaN labels. Row numbers in
     messages count data rows from 1 (the header is not a row). Anything wrong raises :class:`InputError`.
+    Limits, checked as early as possible: ``max_bytes`` before the file is read, ``max_rows`` while it is
+    parsed. Sentences are cleaned as :func:`clean_text` does; ``notice`` on the result says what changed.
     """
     path = Path(path)
-    text = _decode_user_file(path)
+    text = _decode_user_file(path, max_bytes)
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=_delimiter(path, text))
     try:
         header = next(reader)
@@ -466,26 +505,42 @@ def load_csv(
         has_label = label is not None or any(key in header_keys for key in LABEL_COLUMNS)
         label_index = _label_column(header_keys, header, label) if require_label or has_label else None
         sentences1, sentences2, labels = [], [], []
+        cut = cleaned = 0
         for row, fields in enumerate(reader, start=1):
             if not any(f.strip() for f in fields):
                 continue  # blank line
             if len(labels) >= max_rows:
-                raise InputError(f"{path.name} has more than {max_rows} rows; the limit is {max_rows}")
+                raise InputError(f"{path.name} has more than {max_rows} rows; the limit is {max_rows} rows per file "
+                                 "(split it into smaller files)")
             if len(fields) != len(header):
                 raise InputError(f"row {row}: {len(fields)} fields but the header has {len(header)}")
             s1, s2 = fields[first].strip(), fields[second].strip()
             if not s1 or not s2:
                 raise InputError(f"row {row}: empty sentence; every pair needs two non-empty sentences")
+            try:
+                (s1, note1), (s2, note2) = clean_text(s1, "sentence 1"), clean_text(s2, "sentence 2")
+            except InputError as error:
+                raise InputError(f"row {row}: empty sentence; {error}") from None
+            cut += ("cut to" in note1) + ("cut to" in note2)
+            cleaned += bool("control" in note1 or "control" in note2)
             labels.append(math.nan if label_index is None else _parse_label(fields[label_index], scheme, row))
             sentences1.append(s1)
             sentences2.append(s2)
     except csv.Error as exc:
+        if "field limit" in str(exc):
+            raise InputError(f"{path.name}, line {reader.line_num}: a field is longer than {csv.field_size_limit():,} "
+                             f"characters; sentences may have up to {MAX_SENTENCE_CHARS:,}") from None
         raise InputError(f"{path.name} is not a well-formed CSV/TSV file (line {reader.line_num}: {exc})") from None
     except StopIteration:
         raise InputError(f"file {path.name!r} is empty; expected a header row and sentence pairs") from None
     if not labels:
         raise InputError(f"{path.name} has a header but no sentence pairs")
-    return PairSet(path.name, sentences1, sentences2, labels, scheme)
+    notes = []
+    if cut:
+        notes.append(f"{cut} sentence{'s' if cut != 1 else ''} cut to {MAX_SENTENCE_CHARS:,} characters")
+    if cleaned:
+        notes.append(f"control characters removed in {cleaned} row{'s' if cleaned != 1 else ''}")
+    return PairSet(path.name, sentences1, sentences2, labels, scheme, "; ".join(notes))
 
 
 def write_pairs(pairs: PairSet, path) -> Path:
@@ -494,12 +549,10 @@ def write_pairs(pairs: PairSet, path) -> Path:
     Written to a temporary sibling first and renamed, so a crash never leaves half a file.
     """
     path = Path(path)
-    staging = path.with_name(f".{path.name}.tmp")
-    with open(staging, "w", newline="", encoding="utf-8") as handle:
+    with atomic_write(path, newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["sentence1", "sentence2", "label"])
         writer.writerows(zip(pairs.sentences1, pairs.sentences2, (str(float(x)) for x in pairs.labels)))
-    os.replace(staging, path)
     return path
 
 

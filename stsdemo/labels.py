@@ -13,6 +13,9 @@ import numpy as np
 from .errors import InputError, check_range
 
 
+MAX_CATEGORIES = 1000
+
+
 @dataclass(frozen=True)
 class LabelScheme:
     """Ordered category names on nodes ``0, gap, 2*gap, ...``."""
@@ -23,7 +26,11 @@ class LabelScheme:
 
     def __post_init__(self):
         if len(self.categories) < 2:
-            raise InputError(f"a label scheme needs at least 2 ordered categories, got {len(self.categories)}")
+            raise InputError(f"a label scheme needs at least 2 ordered categories, got {len(self.categories)} "
+                             f"({', '.join(map(repr, self.categories)) or 'none'}); list them lowest first, "
+                             "comma-separated, e.g. 'bad, fair, good'")
+        if len(self.categories) > MAX_CATEGORIES:
+            raise InputError(f"a label scheme may have at most {MAX_CATEGORIES} categories, got {len(self.categories)}")
         if len(set(self.categories)) != len(self.categories):
             raise InputError(f"label scheme categories must be distinct, got {list(self.categories)}")
         check_range("gap d", self.gap, 0, low_open=True)

@@ -8,13 +8,19 @@ No pickle anywhere: weights go through safetensors, settings through JSON.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
+import socket
 import tempfile
+import threading
+import time
+import weakref
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlparse
 
 import numpy as np
 import torch
@@ -25,6 +31,7 @@ from transformers import AutoModel, AutoTokenizer
 from transformers.utils import logging as hf_logging
 
 from . import settings
+from .atomic import remove_stale_staging, replace_folder, retired_path
 from .errors import InputError
 from .labels import STS, LabelScheme
 
@@ -36,6 +43,10 @@ HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
 
 # Feature sets for the head (paper Table 6); the first is the paper's choice.
 HEAD_FEATURES = ("u,v,|u-v|", "u,v", "|u-v|")
+MAX_TOKENS = 8192                 # no max length above this, whatever a model claims
+HUB_CHECK_TIMEOUT_S = 3.0         # how long to wait for the hub before treating it as unreachable
+ALLOWED_MODELS = ("the default model (empty or 'default'), a saved run or model folder under the allowed "
+                  "folders, or a Hugging Face hub id (needs the network, or the model in the local cache)")
 
 
 @dataclass
@@ -74,7 +85,10 @@ def resolve_model(name: str | os.PathLike | None) -> tuple[str, bool]:
                 "add a folder with STSDEMO_MODEL_ROOTS"
             )
         if not resolved.is_dir():
-            raise InputError(f"model folder {text!r} does not exist")
+            kept = retired_path(resolved)
+            hint = (f"; an interrupted save left its previous version at {kept}" if (kept / "config.json").is_file()
+                    or (kept / CONFIG_NAME).is_file() else "")
+            raise InputError(f"model folder {text!r} does not exist{hint}")
         return str(resolved), _trusted_saved_run(resolved)
     return text, text in settings.trusted_remote_code()
 
@@ -84,6 +98,20 @@ def is_saved_run(name: str | os.PathLike | None) -> bool:
     if str(name or "").strip() in DEFAULT_MODEL_NAMES:
         return False
     return (Path(str(name)).expanduser() / CONFIG_NAME).is_file()
+
+
+def saved_scheme(name: str | os.PathLike | None) -> LabelScheme:
+    """The label scheme a model predicts on, read from its config without loading weights (STS for an
+    encoder that has no stsdemo head yet)."""
+    source, _ = resolve_model(name)
+    config_file = Path(source) / CONFIG_NAME
+    if not config_file.is_file():
+        return STS
+    scheme = _read_config(config_file).get("scheme") or {}
+    try:
+        return LabelScheme(scheme["name"], tuple(scheme["categories"]), float(scheme["gap"]))
+    except (KeyError, TypeError, ValueError) as error:
+        raise InputError(f"{config_file} is missing or has a bad field: {error}") from None
 
 
 def _trusted_saved_run(folder: Path) -> bool:
@@ -102,23 +130,119 @@ def _read_config(config_file: Path) -> dict:
         raise InputError(f"{config_file} is not a readable stsdemo config: {error}") from None
 
 
+_HUB_STATE = {"checked": -math.inf, "reachable": True}
+
+
+def hub_reachable() -> bool:
+    """Whether the Hugging Face hub can be reached: False in offline mode (``HF_HUB_OFFLINE``) or when a
+    TCP connection to it fails within a few seconds (checked at most once a minute).
+
+    Without this, loading an unknown hub id on a machine without network retries for about a minute.
+    Behind an HTTP(S) proxy a direct connection says nothing, so the hub is assumed reachable there.
+    """
+    from huggingface_hub import constants
+
+    if constants.HF_HUB_OFFLINE:
+        return False
+    if any(os.environ.get(name) for name in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")):
+        return True
+    now = time.monotonic()
+    if now - _HUB_STATE["checked"] < 60:
+        return _HUB_STATE["reachable"]
+    endpoint = urlparse(constants.ENDPOINT)
+    try:
+        socket.create_connection((endpoint.hostname, endpoint.port or 443), timeout=HUB_CHECK_TIMEOUT_S).close()
+        reachable = True
+    except OSError:
+        reachable = False
+    _HUB_STATE.update(checked=now, reachable=reachable)
+    return reachable
+
+
 def _load_encoder(source: str, trust_remote_code: bool):
+    """Tokenizer and encoder from a local folder (safetensors weights only, every weight present) or the hub.
+
+    Weights never go through pickle: local folders must hold ``.safetensors``, and a hub model without them
+    falls back only to ``torch.load(weights_only=True)``.
+    """
     hf_logging.disable_progress_bar()
     local = Path(source).is_dir()
     if local and not (Path(source) / "config.json").is_file():
-        raise InputError(f"folder {source!r} is not a model: it has no config.json")
+        raise InputError(f"folder {source!r} is not a model: it has no config.json. Allowed: {ALLOWED_MODELS}")
     if local and not any(Path(source).glob("*.safetensors")):
-        raise InputError(f"model folder {source!r} has no .safetensors weights; only safetensors are loaded")
+        raise InputError(f"model folder {source!r} has no .safetensors weights; only safetensors are loaded "
+                         "(pickled .bin/.pt checkpoints are refused)")
+    offline = not local and not hub_reachable()
+    options = dict(trust_remote_code=trust_remote_code, local_files_only=offline)
     try:
-        tokenizer = AutoTokenizer.from_pretrained(source, trust_remote_code=trust_remote_code)
-        encoder = AutoModel.from_pretrained(source, trust_remote_code=trust_remote_code,
-                                            use_safetensors=True if local else None)
-    except (OSError, ValueError, SafetensorError) as error:
-        reason = str(error).strip().splitlines()[0][:200] if str(error).strip() else type(error).__name__
-        if not local and not trust_remote_code and "trust_remote_code" in str(error):
+        tokenizer = AutoTokenizer.from_pretrained(source, **options)
+        encoder, info = AutoModel.from_pretrained(source, use_safetensors=True if local else None, weights_only=True,
+                                                  output_loading_info=True, **options)
+    except (OSError, ValueError, KeyError, RuntimeError, SafetensorError) as error:
+        text = str(error).strip()
+        reason = text.splitlines()[0][:200] if text else type(error).__name__
+        if not local and not trust_remote_code and "trust_remote_code" in text:
             reason = "it needs its own code and is not on the allow-list STSDEMO_TRUST_REMOTE_CODE"
-        raise InputError(f"could not load model {source!r}: {reason}") from None
+        elif offline:
+            reason = "it is not in the local model cache and the Hugging Face hub cannot be reached (offline)"
+        elif local and (isinstance(error, SafetensorError) or "deserializ" in text or "header" in text.lower()):
+            reason = f"its weights file is damaged or not a safetensors file ({reason})"
+        raise InputError(f"could not load model {source!r}: {reason}. Allowed: {ALLOWED_MODELS}") from None
+    missing = sorted(set(info.get("missing_keys") or ()) | {str(k) for k in info.get("mismatched_keys") or ()})
+    missing = [name for name in missing if not name.startswith("pooler.")]  # the pooler is never used
+    if local and missing:
+        raise InputError(f"model folder {source!r} is incomplete or damaged: {len(missing)} encoder weights are "
+                         f"missing or have the wrong shape (e.g. {missing[0]}); save or train it again")
     return tokenizer, encoder
+
+
+def position_limit(encoder: nn.Module, tokenizer) -> int:
+    """The most tokens per sentence the encoder can take (its position table, or its tokenizer's limit)."""
+    limits = [getattr(encoder.config, "max_position_embeddings", None), getattr(tokenizer, "model_max_length", None)]
+    if getattr(encoder.config, "model_type", "") in ("roberta", "xlm-roberta", "camembert") and limits[0]:
+        limits[0] -= 2  # RoBERTa-style position ids start after the padding index
+    usable = [int(n) for n in limits if isinstance(n, int) and 0 < n < 1_000_000]
+    return min(usable + [MAX_TOKENS])
+
+
+def max_positions(name: str | os.PathLike | None) -> int | None:
+    """The token limit of a local model or saved run, read from its config.json without loading weights
+    (None for a hub id, which is checked once loaded)."""
+    source, _ = resolve_model(name)
+    folder = Path(source)
+    if not folder.is_dir():
+        return None
+    config_file = folder / CONFIG_NAME
+    if config_file.is_file():
+        config = _read_config(config_file)
+        if config.get("head_only"):
+            return max_positions(config.get("base_model", ""))
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    limit = config.get("max_position_embeddings")
+    if not isinstance(limit, int) or limit <= 0:
+        return None
+    return limit - 2 if config.get("model_type") in ("roberta", "xlm-roberta", "camembert") else limit
+
+
+_TOKENIZER_LOCKS: "weakref.WeakKeyDictionary[object, threading.Lock]" = weakref.WeakKeyDictionary()
+_TOKENIZER_LOCKS_GUARD = threading.Lock()
+
+
+def tokenizer_lock(tokenizer) -> threading.Lock:
+    """The lock that calls to ``tokenizer`` take turns on.
+
+    A fast tokenizer keeps its padding and truncation settings on one shared Rust object, so two threads
+    calling it at once (scoring requests run in parallel) can get each other's settings: "Unable to create
+    tensor ... activate padding". Tokenizing is quick next to the encoder, so serialising it costs little.
+    """
+    with _TOKENIZER_LOCKS_GUARD:
+        lock = _TOKENIZER_LOCKS.get(tokenizer)
+        if lock is None:
+            lock = _TOKENIZER_LOCKS[tokenizer] = threading.Lock()
+        return lock
 
 
 class SiameseRegressor(nn.Module):
@@ -138,6 +262,7 @@ class SiameseRegressor(nn.Module):
         self.encoder, self.tokenizer = encoder, tokenizer
         self.features, self.classification, self.scheme = features, classification, scheme
         self.max_length, self.base_model, self.trust_remote_code = max_length, base_model, trust_remote_code
+        self.max_positions = position_limit(encoder, tokenizer)
         hidden = encoder.config.hidden_size
         width = {"u,v,|u-v|": 3, "u,v": 2, "|u-v|": 1}[features] * hidden
         self.head = nn.Linear(width, len(scheme.categories) if classification else 1)
@@ -180,7 +305,8 @@ class SiameseRegressor(nn.Module):
             state = load_file(str(Path(source) / HEAD_NAME))
             model.head.load_state_dict(state)
         except (OSError, SafetensorError, RuntimeError) as error:
-            raise InputError(f"head weights in {source!r} are missing or damaged: {str(error)[:200]}") from None
+            raise InputError(f"head weights in {source!r} are missing or damaged ({str(error)[:200]}); only a "
+                             f"complete {HEAD_NAME} written by stsdemo is loaded") from None
         return model
 
     def config(self) -> dict:
@@ -189,14 +315,15 @@ class SiameseRegressor(nn.Module):
                 "classification": self.classification, "scheme": scheme, "max_length": self.max_length}
 
     def save(self, folder: str | os.PathLike, head_only: bool = False) -> Path:
-        """Write the model atomically: into a temporary sibling folder, then renamed into place.
+        """Write the model atomically: into a temporary sibling folder, flushed, then swapped into place.
 
-        A kill mid-write leaves either the old folder or the new one, never a half-written model.
-        ``head_only`` writes just the head and config (a few KB), for an encoder that was not trained:
-        loading takes the encoder from ``base_model``.
+        A kill mid-write leaves either the old folder or the new one, never a half-written model (see
+        :mod:`stsdemo.atomic`). ``head_only`` writes just the head and config (a few KB), for an encoder
+        that was not trained: loading takes the encoder from ``base_model``.
         """
         folder = Path(folder).resolve()
         folder.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_staging(folder)
         staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
         try:
             if not head_only:
@@ -207,14 +334,7 @@ class SiameseRegressor(nn.Module):
                       str(staging / HEAD_NAME))
             config = {**self.config(), "head_only": head_only}
             (staging / CONFIG_NAME).write_text(json.dumps(config, indent=2), encoding="utf-8")
-            if folder.exists():
-                retired = folder.with_name(f".{folder.name}.old")
-                shutil.rmtree(retired, ignore_errors=True)
-                folder.rename(retired)
-                staging.rename(folder)
-                shutil.rmtree(retired, ignore_errors=True)
-            else:
-                staging.rename(folder)
+            replace_folder(staging, folder)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         return folder
@@ -242,9 +362,15 @@ class SiameseRegressor(nn.Module):
 
     def tokenize(self, sentences: list[str]) -> dict[str, torch.Tensor]:
         """Token ids padded to the batch's own longest sentence, truncated at ``max_length``."""
-        batch = self.tokenizer(list(sentences), padding=True, truncation=True, max_length=self.max_length,
-                               return_tensors="pt")
+        with tokenizer_lock(self.tokenizer):
+            batch = self.tokenizer(list(sentences), padding=True, truncation=True,
+                                   max_length=min(self.max_length, self.max_positions), return_tensors="pt")
         return {name: tensor.to(self.device) for name, tensor in batch.items()}
+
+    def token_counts(self, sentences: list[str]) -> list[int]:
+        """Tokens in each sentence before truncation (special tokens included)."""
+        with tokenizer_lock(self.tokenizer):
+            return [len(ids) for ids in self.tokenizer(list(sentences), truncation=False)["input_ids"]]
 
     def embed(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
         """Mean of the token states over the attention mask."""

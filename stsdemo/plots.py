@@ -66,8 +66,9 @@ def number_line(scheme: LabelScheme, prediction: float | None = None, x0: float 
     nodes = scheme.nodes
     chosen = None if prediction is None else int(scheme.nearest_index([prediction])[0])
     low, high = nodes[0] - 0.75 * d, nodes[-1] + 0.75 * d
-    if prediction is not None and math.isfinite(prediction):
-        low, high = min(low, prediction - 0.3 * d), max(high, prediction + 0.3 * d)
+    for value in (prediction, gold):
+        if value is not None and math.isfinite(value):
+            low, high = min(low, value - 0.3 * d), max(high, value + 0.3 * d)
     fig = go.Figure()
     for i, node in enumerate(nodes):
         fig.add_vrect(x0=node - d / 2, x1=node + d / 2, fillcolor=COLORS["chosen"] if i == chosen else COLORS["margin"],
@@ -81,9 +82,7 @@ def number_line(scheme: LabelScheme, prediction: float | None = None, x0: float 
         x=nodes, y=np.zeros_like(nodes), mode="markers", name="nodes", customdata=list(scheme.categories),
         marker=dict(size=14, color=COLORS["node"], symbol="diamond-tall"),
         hovertemplate="%{customdata}<br>node %{x:g}<extra></extra>", showlegend=False))
-    if not numeric:
-        for name, node in zip(scheme.categories, nodes):
-            fig.add_annotation(x=node, y=1.22, text=f"<b>{name}</b>", showarrow=False, font=dict(size=12))
+
     fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=f"buffer zone |x−node| < x0 = {x0:g}",
                              marker=dict(symbol="square", size=13, color=COLORS["buffer"])))
     fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=f"rounds to the node (±d/2 = ±{d / 2:g})",
@@ -99,14 +98,16 @@ def number_line(scheme: LabelScheme, prediction: float | None = None, x0: float 
             line=dict(color=COLORS["prediction"], width=2)))
         fig.add_trace(go.Scatter(
             x=[prediction], y=[0.9], mode="markers+text", name=f"prediction {prediction:.3f}",
-            text=[f"{prediction:.2f} → {scheme.categories[chosen]}"], textposition="top center",
+            text=[f"  {prediction:.2f} → {scheme.categories[chosen]}  "],
+            textposition="middle left" if prediction > (low + high) / 2 else "middle right",
             marker=dict(symbol="triangle-down", size=15, color=COLORS["prediction"]),
             hovertemplate="prediction %{x:.3f}<extra></extra>"))
-    fig.update_xaxes(range=[low, high], tickvals=nodes, ticktext=[f"{n:g}" for n in nodes], showgrid=False,
+    ticks = [f"{n:g}" if numeric else f"<b>{c}</b><br>{n:g}" for c, n in zip(scheme.categories, nodes)]
+    fig.update_xaxes(range=[low, high], tickvals=nodes, ticktext=ticks, showgrid=False,
                      zeroline=False, title=f"the label line (gap d = {d:g})")
     fig.update_yaxes(visible=False, range=[-0.25, 1.35])
-    return _layout(fig, 300, title=dict(text=title or "Where the prediction falls", x=0.01),
-                   legend=dict(orientation="h", y=-0.42, x=0), margin=dict(l=30, r=20, t=50, b=40))
+    return _layout(fig, 330, title=dict(text=title or "Where the prediction falls", x=0.01),
+                   legend=dict(orientation="h", yanchor="top", y=-0.38, x=0), margin=dict(l=30, r=20, t=50, b=20))
 
 
 # ---- tab 2: the losses and their gradients ----------------------------------------------------------
@@ -184,12 +185,11 @@ def loss_figure(k: float, x0: float, d: float, references: Iterable[str] = REFER
         if distance <= x_max:
             for name in ("trelu", "sk2"):
                 y, grad = _curve(name, torch.tensor([distance], dtype=torch.float64), k, x0)
-                fig.add_trace(go.Scatter(x=[distance], y=y, mode="markers", showlegend=False,
-                                         marker=dict(size=11, color=COLORS[name], line=dict(width=2, color="white")),
-                                         hovertemplate=f"your sample<br>x=%{{x:.3f}}<br>f=%{{y:.3f}}<extra></extra>"), 1, 1)
-                fig.add_trace(go.Scatter(x=[distance], y=grad, mode="markers", showlegend=False,
-                                         marker=dict(size=11, color=COLORS[name], line=dict(width=2, color="white")),
-                                         hovertemplate=f"your sample<br>x=%{{x:.3f}}<br>df/dx=%{{y:.3f}}<extra></extra>"), 1, 2)
+                marker = dict(size=11, color=COLORS[name], line=dict(width=2, color="white"))
+                for col, values, what in ((1, y, "f"), (2, grad, "df/dx")):
+                    fig.add_trace(go.Scatter(
+                        x=[distance], y=values, mode="markers", showlegend=False, marker=marker,
+                        hovertemplate=f"your sample<br>x=%{{x:.3f}}<br>{what}=%{{y:.3f}}<extra></extra>"), 1, col)
     fig.update_yaxes(rangemode="tozero", row=1, col=1)
     fig.update_yaxes(rangemode="tozero", row=1, col=2)
     title = f"k = {k:g}, x0 = {x0:g}, d = {d:g}" + ("  —  invalid: x0 > d/2" if problem else "")
@@ -212,9 +212,10 @@ def sample_losses(prediction: float, label: float, k: float, x0: float) -> pd.Da
         x = (p - label).abs()
         value = function(x, k if tuned else 1.0, x0 if tuned else 0.0)
         value.backward()
-        rows.append({"loss": title, "x = |pred − label|": round(float(x.detach()), 4), "f(x)": round(float(value.detach()), 4),
+        distance = float(x.detach())
+        rows.append({"loss": title, "x = |pred − label|": round(distance, 4), "f(x)": round(float(value.detach()), 4),
                      "df/dprediction": round(float(p.grad), 4),
-                     "in buffer (no gradient)": bool(tuned and float(x.detach()) < x0)})
+                     "in buffer (no gradient)": bool(tuned and distance < x0)})
     return pd.DataFrame(rows)
 
 
@@ -282,9 +283,40 @@ def curve_frames(runs: Sequence[dict]) -> tuple[pd.DataFrame, pd.DataFrame, pd.D
                 loss.append({"step": step, "loss": float(event["loss"]), "run": label})
                 if event.get("buffer_share") is not None:
                     share.append({"step": step, "share": float(event["buffer_share"]), "run": label})
-    return (_thin(pd.DataFrame(dev, columns=DEV_COLUMNS), "run"),
-            _thin(pd.DataFrame(loss, columns=LOSS_COLUMNS), "run"),
-            _thin(pd.DataFrame(share, columns=BUFFER_COLUMNS), "run"))
+    return (_thin(_typed(dev, DEV_COLUMNS), "run"), _thin(_typed(loss, LOSS_COLUMNS), "run"),
+            _thin(_typed(share, BUFFER_COLUMNS), "run"))
+
+
+RUN_PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#8C564B", "#7F7F7F"]
+
+
+def _lighter(color: str, amount: float = 0.55) -> str:
+    r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
+    r, g, b = (round(c + (255 - c) * amount) for c in (r, g, b))
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+def curve_colors(labels: Sequence[str]) -> tuple[dict, dict]:
+    """Colour maps for the curves of runs ``labels`` (in order): ``(dev plot, loss/buffer plots)``.
+
+    Each run keeps one colour on every chart; on the dev chart its head Spearman is a lighter shade of
+    its cosine Spearman. (Passing a colour map that names every series also makes Gradio's LinePlot
+    redraw its legend when a new run appears, which an in-place data update alone does not do.)
+    """
+    dev, per_run = {}, {}
+    for i, label in enumerate(labels):
+        color = RUN_PALETTE[i % len(RUN_PALETTE)]
+        per_run[label] = color
+        dev[f"{label} · cosine"] = color
+        dev[f"{label} · head"] = _lighter(color)
+    return dev, per_run
+
+
+def _typed(records: list[dict], columns: list[str]) -> pd.DataFrame:
+    """A frame with numeric x/y and a text series column even when empty (so the chart axes are
+    quantitative from the first draw, not categorical)."""
+    frame = pd.DataFrame(records, columns=columns)
+    return frame.astype({columns[0]: "int64", columns[1]: "float64", columns[2]: "object"})
 
 
 def progress_html(fraction: float, text: str, state: str = "running") -> str:
@@ -333,7 +365,8 @@ def delta_frame(trained: dict[str, float], base: dict[str, float] | None, traine
     rows = {trained_name: trained}
     if base:
         rows[base_name] = base
-        rows["Δ (fine-tuned − base)"] = {t: trained[t] - base[t] for t in [*TASKS, "Avg."] if t in trained and t in base}
+        shared = [t for t in [*TASKS, "Avg."] if t in trained and t in base]
+        rows["Δ (fine-tuned − base)"] = {t: trained[t] - base[t] for t in shared}
     frame = results_frame(rows)
     if base:
         numeric = frame.columns[1:]

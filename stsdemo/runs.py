@@ -9,6 +9,11 @@
   UI only forwards them. Stopping: :func:`request_stop` sets the run's stop signal (a ``threading.Event``
   that also watches a flag file, so it reaches a ZeroGPU worker process too); the run ends after the
   current step and still reports its final event. Closing the stream (tab closed) ends the run as well.
+* Files handed to a visitor (a run's zip, a scored CSV) are staged in ``<system temp>/stsdemo-downloads/
+  <session>/``, from where Gradio copies them into its cache. The output folder itself is never served:
+  putting it in ``allowed_paths`` would let anyone fetch any session's files by URL.
+* Fine-tunes go through one :class:`stsdemo.slots.JobLine` (``STSDEMO_MAX_TRAINING`` at once,
+  ``STSDEMO_MAX_WAITING`` waiting, more refused with a message); a waiting run shows its place in line.
 * 7-task results are cached per encoder on disk (``<output>/cache/senteval/``), so a base model is
   evaluated once.
 * The GPU-heavy generators carry ``@spaces.GPU``: on a ZeroGPU Space they run in a GPU worker, elsewhere
@@ -40,13 +45,15 @@ import pandas as pd
 import torch
 
 from . import plots, settings
-from .data import senteval_test_sets
+from .data import load_csv, senteval_test_sets
 from .errors import InputError, check_range
-from .evaluate import TASKS, evaluate_senteval
+from .evaluate import evaluate_senteval
 from .labels import LabelScheme, get_scheme
 from .losses import LOSSES
 from .model import CONFIG_NAME, SiameseRegressor, default_device, resolve_model
+from .reference import REFERENCE_ROWS
 from .scoring import PairScore, score_csv, score_pair
+from .slots import JobLine
 from .train import PRESETS, DoneEvent, TrainConfig, train, write_json_atomic
 
 DEFAULT_HEAD_DIR = settings.REPO_ROOT / "assets" / "default-head"
@@ -69,6 +76,8 @@ TRAINING_DATA_CHOICES = {
     "Upload CSV / TSV": "upload",
 }
 LOSS_CHOICES = {f"{label} [{name}]": name for name, label in LOSSES.items()}
+SELECT_BY = {"head Spearman (what Score a pair uses)": "head",
+             "cosine Spearman (what the 7-task benchmark scores)": "cosine"}
 PRESET_LABELS = {
     "paper-bert-sk2": "Paper · BERT · Smooth K2 (k=2, x0=0.25, NLI)",
     "paper-bert-trelu": "Paper · BERT · Translated ReLU (k=2.5, x0=0.25, NLI)",
@@ -99,6 +108,18 @@ def session_dir(session: str) -> Path:
     if not SESSION_RE.match(str(session or "")):
         raise InputError("bad session id")
     return sessions_root() / session
+
+
+def downloads_root() -> Path:
+    return Path(tempfile.gettempdir()) / "stsdemo-downloads"
+
+
+def downloads_dir(session: str) -> Path:
+    """Where files handed to this session are staged (Gradio may return files from the temp dir)."""
+    session_dir(session)  # validates the id
+    folder = downloads_root() / session
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def run_dir(session: str, run_id: str) -> Path:
@@ -180,26 +201,28 @@ def delete_run(session: str, run_id: str) -> str:
     if _active_run(session) == run_id:
         raise InputError(f"run {info.label!r} is still training; stop it first")
     shutil.rmtree(run_dir(session, run_id), ignore_errors=True)
+    (downloads_root() / session / f"stsdemo-{run_id}.zip").unlink(missing_ok=True)
     _forget_model(str(info.checkpoint))
     return f"Deleted {info.label}."
 
 
 def prune_sessions(max_age_s: float = SESSION_MAX_AGE_S) -> int:
-    """Remove session folders untouched for ``max_age_s`` seconds (none with a run in progress)."""
-    root = sessions_root()
-    if not root.is_dir():
-        return 0
+    """Remove session folders (and staged downloads) untouched for ``max_age_s`` seconds, except those
+    of sessions with a run in progress."""
     removed = 0
     now = time.time()
     with _ACTIVE_LOCK:
         busy = set(_ACTIVE)
-    for folder in root.iterdir():
-        try:
-            if folder.is_dir() and folder.name not in busy and now - folder.stat().st_mtime > max_age_s:
-                shutil.rmtree(folder, ignore_errors=True)
-                removed += 1
-        except OSError:
+    for root in (sessions_root(), downloads_root()):
+        if not root.is_dir():
             continue
+        for folder in root.iterdir():
+            try:
+                if folder.is_dir() and folder.name not in busy and now - folder.stat().st_mtime > max_age_s:
+                    shutil.rmtree(folder, ignore_errors=True)
+                    removed += 1
+            except OSError:
+                continue
     return removed
 
 
@@ -212,7 +235,7 @@ def zip_run(session: str, run_id: str) -> Path:
     if not info.has_checkpoint():
         raise InputError(f"run {info.label!r} has no checkpoint yet")
     folder = run_dir(session, run_id)
-    target = folder / f"stsdemo-{run_id}.zip"
+    target = downloads_dir(session) / f"stsdemo-{run_id}.zip"
     stamp = max(p.stat().st_mtime for p in info.checkpoint.rglob("*") if p.is_file())
     if target.is_file() and target.stat().st_mtime >= stamp:
         return target
@@ -385,8 +408,8 @@ def score_view(session: str, choice: str, sentence1: str, sentence2: str, scheme
     scheme = scheme or model.scheme
     result = score_pair(model, sentence1, sentence2, scheme)
     gold = None if gold in (None, "") else check_range("gold label", gold)
-    figure = plots.number_line(scheme, result.prediction, training_x0(source), gold,
-                               title=f"Prediction {result.prediction:.3f} → “{result.category}” (node {result.node:g})")
+    title = f"Prediction {result.prediction:.3f} → “{result.category}” (node {result.node:g})"
+    figure = plots.number_line(scheme, result.prediction, training_x0(source), gold, title=title)
     notes = []
     if source == "" and not default_head_available():
         notes.append("⚠ No trained default head is shipped yet: this head is **untrained** (random), so its "
@@ -407,8 +430,7 @@ def score_file_view(session: str, choice: str, path: str | None, scheme_choice: 
         raise InputError("upload a CSV or TSV file with two sentence columns (e.g. sentence1, sentence2)")
     scheme = parse_scheme(scheme_choice, custom, gap)
     model = get_model(resolve_choice(session, choice))
-    folder = session_dir(session) / "scored"
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = downloads_dir(session)
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(path).stem)[:60] or "pairs"
     out = folder / f"{stem}-scored-{time.strftime('%H%M%S')}.csv"
     score_csv(model, path, out, scheme or model.scheme, max_rows=MAX_SCORED_ROWS)
@@ -533,14 +555,10 @@ def benchmark_rows(session: str) -> dict:
 
 
 def benchmark_table(rows: dict) -> pd.DataFrame:
-    from .reference import REFERENCE_ROWS
-
     return plots.results_frame({**rows, **REFERENCE_ROWS})
 
 
 def benchmark_chart(rows: dict):
-    from .reference import REFERENCE_ROWS
-
     return plots.benchmark_figure(rows, REFERENCE_ROWS)
 
 
@@ -575,23 +593,26 @@ def active_runs() -> dict[str, str]:
 
 
 def request_stop(session: str) -> str:
-    """Ask this session's run to stop after its current step (its best checkpoint is kept)."""
+    """Ask this session's run to stop after its current step (its best checkpoint is kept); a run still
+    waiting in line leaves the line."""
     with _ACTIVE_LOCK:
         entry = _ACTIVE.get(session)
     if entry is None:
         return "No run of this session is training."
     run_id, signal = entry
-    signal.flag.parent.mkdir(parents=True, exist_ok=True)
-    signal.flag.touch()
     signal.set()
+    if signal.flag.parent.is_dir():  # the flag reaches a ZeroGPU worker; a waiting run has no folder yet
+        signal.flag.touch()
     return f"Stopping {run_id} after the current step…"
 
 
 def default_form() -> dict:
     """Form defaults: short on CPU (a run of a couple of minutes), the paper's one epoch on a GPU."""
     if ON_GPU:
-        return dict(max_steps=0, eval_every=250, log_every=10, max_length=256, max_pairs=0, final_eval=True)
-    return dict(max_steps=60, eval_every=20, log_every=5, max_length=128, max_pairs=0, final_eval=False)
+        return dict(max_steps=0, eval_every=250, log_every=10, max_length=256, max_pairs=0, max_dev_pairs=0,
+                    final_eval=True)
+    return dict(max_steps=60, eval_every=20, log_every=5, max_length=128, max_pairs=0, max_dev_pairs=500,
+                final_eval=False)
 
 
 def preset_values(preset: str) -> dict:
@@ -613,7 +634,8 @@ def _optional_int(name: str, value) -> int | None:
 
 def build_config(session: str, run_id: str, *, model: str, data: str, upload: str | None, scheme: str,
                  loss: str, k, x0, lr, batch_size, epochs, max_steps, max_length, eval_every, log_every,
-                 max_pairs, two_stage: bool, seed=42) -> TrainConfig:
+                 max_pairs, two_stage: bool, seed=42, max_dev_pairs=None, head_lr=1e-3,
+                 select_by: str = "head") -> TrainConfig:
     """A validated TrainConfig from the form's values; the run's best checkpoint goes to its folder."""
     data_key = TRAINING_DATA_CHOICES.get(data, data)
     if data_key == "upload":
@@ -622,6 +644,7 @@ def build_config(session: str, run_id: str, *, model: str, data: str, upload: st
         suffix = Path(upload).suffix.lower()
         if suffix not in (".csv", ".tsv", ".tab", ".txt"):
             raise InputError(f"training file must be .csv or .tsv, got {suffix or 'no extension'}")
+        load_csv(upload, get_scheme(str(scheme or "sts").strip() or "sts"))  # bad files fail here, before a run starts
         data_key = str(run_dir(session, run_id) / f"train-data{suffix}")
     loss_key = LOSS_CHOICES.get(loss, loss)
     if loss_key not in LOSSES:
@@ -639,6 +662,8 @@ def build_config(session: str, run_id: str, *, model: str, data: str, upload: st
         eval_every=int(check_range("eval every", eval_every, 1, 10_000_000, integer=True)),
         log_every=int(check_range("log every", log_every or 1, 1, 10_000_000, integer=True)),
         max_pairs=_optional_int("max pairs", max_pairs), two_stage=bool(two_stage), stage1_max_steps=steps,
+        max_dev_pairs=_optional_int("dev pairs", max_dev_pairs), select_by=SELECT_BY.get(select_by, select_by),
+        head_lr=check_range("head learning rate", 1e-3 if head_lr in (None, "") else head_lr, 0, 1.0, low_open=True),
         seed=int(check_range("seed", seed, 0, 2**31 - 1, integer=True)),
         output_dir=str(run_dir(session, run_id) / "checkpoint"), run_name=run_id,
     )
@@ -695,9 +720,7 @@ class TrainView:
 
     progress: str                 # progress bar HTML (with ETA)
     status: str                   # Markdown: what is happening / how it ended
-    dev: pd.DataFrame             # STS-B dev Spearman, coloured by run and cosine/head
-    loss: pd.DataFrame
-    buffer: pd.DataFrame
+    curves: Curves                # STS-B dev Spearman (cosine/head), loss, buffer share; coloured by run
     table: pd.DataFrame | None    # 7-task results vs the base model (at the end)
     finished: bool
     run_id: str
@@ -708,18 +731,47 @@ def _duration(seconds: float) -> str:
     return f"{seconds // 60} min {seconds % 60:02d} s" if seconds >= 60 else f"{seconds} s"
 
 
+def _step_text(best_step: str, stages: int) -> str:
+    """'1:40' (stage:step, as train() reports it) -> 'step 40', or 'stage 1, step 40' for two stages."""
+    stage, _, step = str(best_step).partition(":")
+    return f"stage {stage}, step {step}" if stages > 1 else f"step {step or stage}"
+
+
 def _run_label(index: int, config: TrainConfig) -> str:
+    """Short, for chart legends: '#2 sk2 k=2' (x0 only when not the paper's 0.25)."""
     k = config.k if config.k is not None else {"sk2": 2.0, "trelu": 2.5}.get(config.loss)
-    detail = f" k={k:g} x0={config.x0:g}" if config.loss in ("sk2", "trelu") else ""
-    return f"run {index} · {config.loss}{detail}"
+    detail = f" k={k:g}" if config.loss in ("sk2", "trelu") else ""
+    if config.loss in ("sk2", "trelu") and config.x0 != 0.25:
+        detail += f" x0={config.x0:g}"
+    return f"#{index} {config.loss}{detail}"
 
 
-def curves_for(session: str, current: RunInfo | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+@dataclass
+class Curves:
+    """The three training charts of a session (its last few runs, coloured by run)."""
+
+    dev: pd.DataFrame
+    loss: pd.DataFrame
+    buffer: pd.DataFrame
+    dev_colors: dict              # colour of each series present in ``dev`` (likewise below)
+    loss_colors: dict
+    buffer_colors: dict
+
+
+def curves_for(session: str, current: RunInfo | None = None) -> Curves:
     runs = [r for r in list_runs(session) if current is None or r.run_id != current.run_id]
     runs = runs[-(CURVE_RUNS - (1 if current else 0)):] if CURVE_RUNS > 1 else []
     if current is not None:
         runs.append(current)
-    return plots.curve_frames([{"label": r.label, "events": r.events} for r in runs])
+    dev, loss, buffer = plots.curve_frames([{"label": r.label, "events": r.events} for r in runs])
+    dev_palette, run_palette = plots.curve_colors([r.label for r in runs])
+
+    def present(frame, palette):
+        names = set(frame["run"])
+        return {name: color for name, color in palette.items() if name in names}
+
+    return Curves(dev, loss, buffer, present(dev, dev_palette), present(loss, run_palette),
+                  present(buffer, run_palette))
 
 
 def result_table(info: RunInfo) -> pd.DataFrame | None:
@@ -734,11 +786,13 @@ def run_summary(info: RunInfo) -> str:
     c = info.config
     data = c.get("data", "")
     data = Path(data).name if "/" in data else data
-    best = f"{info.best:.2f} at {info.best_step}" if info.best is not None and math.isfinite(info.best) else "–"
+    stages = 2 if c.get("two_stage") else 1
+    known = info.best is not None and math.isfinite(info.best)
+    best = f"{info.best:.2f} at {_step_text(info.best_step, stages)}" if known else "–"
     lines = [f"**{info.label}**: {info.status}" + (f" ({info.message})" if info.message else ""),
-             f"base `{c.get('model') or 'all-MiniLM-L6-v2'}` · data `{data}` · loss `{c.get('loss')}` k={c.get('k')} "
-             f"x0={c.get('x0')} · lr {c.get('lr')} · batch {c.get('batch_size')} · max steps {c.get('max_steps')} · "
-             f"two-stage {c.get('two_stage')}",
+             f"base `{c.get('model') or 'all-MiniLM-L6-v2'}` · data `{data}` · loss `{c.get('loss')}` "
+             f"k={c.get('k')} x0={c.get('x0')} · lr {c.get('lr')} · batch {c.get('batch_size')} · "
+             f"max steps {c.get('max_steps')} · two-stage {c.get('two_stage')}",
              f"best STS-B dev Spearman (cosine): {best}" + ("" if info.has_checkpoint() else " · no checkpoint")]
     if info.results:
         lines.append(f"7-task Avg.: {info.results.get('Avg.', float('nan')):.2f}")
@@ -746,11 +800,12 @@ def run_summary(info: RunInfo) -> str:
 
 
 class _Progress:
-    """Overall fraction and ETA of a run from its events."""
+    """Overall fraction and the time left of a run's current phase (training, then the 7-task evaluation)."""
 
     def __init__(self, stages: int, final_eval: bool):
         self.stages, self.final_eval = stages, final_eval
         self.started = time.perf_counter()
+        self.eval_started: float | None = None
         self.train_fraction = 0.0
         self.eval_fraction = 0.0
 
@@ -759,50 +814,84 @@ class _Progress:
             return self.train_fraction
         return 0.75 * self.train_fraction + 0.25 * self.eval_fraction
 
+    def start_eval(self) -> None:
+        if self.eval_started is None:
+            self.eval_started = time.perf_counter()
+
     def eta(self) -> str:
-        fraction = self.fraction()
-        if fraction <= 0.02:
+        evaluating = self.eval_started is not None
+        done = self.eval_fraction if evaluating else self.train_fraction
+        since = self.eval_started if evaluating else self.started
+        if done <= 0.02:
             return "estimating time left…"
-        elapsed = time.perf_counter() - self.started
-        return f"about {_duration(elapsed / fraction * (1 - fraction))} left"
+        if done >= 0.995:
+            return "finishing…"
+        left = f"about {_duration((time.perf_counter() - since) / done * (1 - done))} left"
+        return left + (" (then the 7-task evaluation)" if self.final_eval and not evaluating else "")
+
+
+TRAINING_LINE = JobLine()
 
 
 def stream_training(session: str, final_eval: bool, **form) -> Iterator[TrainView]:
     """Start a run from the form's values and stream UI updates until it ends.
 
-    Raises InputError (before anything starts) for bad settings. Closing the stream ends the run after
-    its current step; :func:`request_stop` does the same but lets the final update through.
+    Raises InputError (before anything starts, leaving no record) for bad settings or a full line. A run
+    waits in :data:`TRAINING_LINE` for a free slot, showing its place. Closing the stream ends the run
+    after its current step; :func:`request_stop` does the same but lets the final update through.
     """
     if _active_run(session):
-        raise InputError("a run of this session is already training; stop it or wait for it to end")
+        raise InputError("a run of this session is already training or waiting; stop it or wait for it to end")
     prune_sessions()
     run_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:4]
     config = build_config(session, run_id, **form)
     folder = run_dir(session, run_id)
+    signal = StopSignal(folder / "STOP")
+    ticket = TRAINING_LINE.join(run_id)
+    with _ACTIVE_LOCK:
+        _ACTIVE[session] = (run_id, signal)
+    try:
+        while not ticket.wait(1.0):
+            if signal.is_set():
+                text = "Stopped while waiting in line; nothing was trained."
+                yield TrainView(plots.progress_html(0, text, "stopped"), text, curves_for(session), None, True,
+                                run_id)
+                return
+            text = (f"Waiting for the trainer: position {ticket.position()} in line "
+                    f"({TRAINING_LINE.ahead(ticket)}). It starts by itself; Stop leaves the line.")
+            yield TrainView(plots.progress_html(0, text, "idle"), f"**Queued** — {text}", curves_for(session),
+                            None, False, run_id)
+        yield from _run(session, run_id, config, signal, folder, bool(final_eval), form)
+    finally:
+        ticket.leave()
+        with _ACTIVE_LOCK:
+            if _ACTIVE.get(session, ("",))[0] == run_id:
+                del _ACTIVE[session]
+
+
+def _run(session: str, run_id: str, config: TrainConfig, signal: StopSignal, folder: Path, final_eval: bool,
+         form: dict) -> Iterator[TrainView]:
+    """An admitted run: its record, the GPU-side events folded into UI updates, and how it ended."""
     folder.mkdir(parents=True, exist_ok=True)
     if form.get("upload") and TRAINING_DATA_CHOICES.get(form.get("data"), form.get("data")) == "upload":
         shutil.copyfile(form["upload"], config.data)
     base_name = display_name(session, form.get("model", "")) if config.model else "all-MiniLM-L6-v2"
     info = RunInfo(run_id, _run_label(len(list_runs(session)) + 1, config), config=asdict(config),
-                   final_eval=bool(final_eval), base_name=base_name)
+                   final_eval=final_eval, base_name=base_name)
     save_run(session, info)
-    signal = StopSignal(folder / "STOP")
-    with _ACTIVE_LOCK:
-        _ACTIVE[session] = (run_id, signal)
-    progress = _Progress(2 if config.two_stage else 1, bool(final_eval))
+    progress = _Progress(2 if config.two_stage else 1, final_eval)
     state = {"status": f"**{info.label}**: loading the model and the training data…", "text": "Starting…"}
     last_saved = 0.0
 
     def view(bar_state: str = "running", finished: bool = False) -> TrainView:
-        dev, loss, buffer = curves_for(session, info)
         fraction = 1.0 if bar_state == "done" else progress.fraction()
-        return TrainView(plots.progress_html(fraction, state["text"], bar_state), state["status"], dev, loss,
-                         buffer, result_table(info), finished, run_id)
+        return TrainView(plots.progress_html(fraction, state["text"], bar_state), state["status"],
+                         curves_for(session, info), result_table(info), finished, run_id)
 
     events = None
     try:
         yield view()
-        events = training_events(session, run_id, config, bool(final_eval))
+        events = training_events(session, run_id, config, final_eval)
         for event in events:
             _apply_event(info, event, progress, state, config)
             now = time.perf_counter()
@@ -825,10 +914,7 @@ def stream_training(session: str, final_eval: bool, **form) -> Iterator[TrainVie
     finally:
         if events is not None:
             events.close()
-        with _ACTIVE_LOCK:
-            if _ACTIVE.get(session, ("",))[0] == run_id:
-                del _ACTIVE[session]
-        (folder / "STOP").unlink(missing_ok=True)
+        signal.flag.unlink(missing_ok=True)
         save_run(session, info)
     kept = "its best checkpoint is kept" if info.has_checkpoint() else "no checkpoint was written"
     why = f" ({info.message})" if info.message and info.message not in (info.status, "finished") else ""
@@ -848,6 +934,7 @@ def _apply_event(info: RunInfo, event: dict, progress: _Progress, state: dict, c
     kind = event.get("event")
     stages = progress.stages
     if kind == "final_eval":
+        progress.start_eval()
         progress.eval_fraction = (event["index"] + event["fraction"]) / event["count"]
         if event.get("results") is not None:
             if event["what"] == "fine-tuned":
@@ -862,8 +949,11 @@ def _apply_event(info: RunInfo, event: dict, progress: _Progress, state: dict, c
     info.events.append(event)
     if kind == "start":
         state["status"] = f"**{info.label}**: training on {event['device']}."
+        dev = event["config"].get("max_dev_pairs")
+        first = (f" · scoring STS-B dev ({f'first {dev:,}' if dev else 'all 1,500'} pairs) before the first step…"
+                 if event["stage"] == 1 else "")
         state["text"] = (f"Stage {event['stage']}/{stages} ({event['stage_name']}): {event['train_pairs']:,} "
-                         f"training pairs, {event['total_steps']} steps · scoring STS-B dev before the first step…")
+                         f"training pairs, {event['total_steps']} steps on {event['device']}{first}")
     elif kind == "step":
         progress.train_fraction = ((event["stage"] - 1) + event["step"] / max(1, event["total_steps"])) / stages
         share = "" if event["buffer_share"] is None else f" · {event['buffer_share']:.0%} of pairs in the buffer"
@@ -873,7 +963,7 @@ def _apply_event(info: RunInfo, event: dict, progress: _Progress, state: dict, c
         info.best, info.best_step = event["best"], event["best_step"]
         state["text"] = (f"Stage {event['stage']}/{stages} · step {event['step']}/{event['total_steps']} · STS-B dev "
                          f"Spearman: cosine {event['dev_cosine']:.2f}, head {event['dev_head']:.2f} (best "
-                         f"{event['best']:.2f} at {event['best_step']}) · {progress.eta()}")
+                         f"{event['best']:.2f} at {_step_text(event['best_step'], stages)}) · {progress.eta()}")
     elif kind == "done":
         info.best, info.best_step = event["best"], event["best_step"]
         info.status = "stopped" if event["stopped"] else "finished"
@@ -881,6 +971,6 @@ def _apply_event(info: RunInfo, event: dict, progress: _Progress, state: dict, c
         progress.train_fraction = 1.0
         state["text"] = (f"{'Stopped' if event['stopped'] else 'Finished'} after {event['steps']} steps in "
                          f"{_duration(event['elapsed'])}; best STS-B dev Spearman {event['best']:.2f} at "
-                         f"{event['best_step']}.")
+                         f"{_step_text(event['best_step'], stages)}.")
         if info.final_eval and not event["stopped"]:
             state["text"] += " Now the 7-task evaluation…"

@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import csv
 import os
-import unicodedata
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
-from .data import load_csv
+from .atomic import atomic_write
+from .data import MAX_SENTENCE_CHARS, PairSet, clean_text, load_csv
 from .errors import InputError
 from .labels import LabelScheme
 from .model import SiameseRegressor
 
-MAX_SENTENCE_CHARS = 20_000  # longer text is cut before tokenizing; the encoder sees max_length tokens anyway
+MAX_CSV_ROWS = 50_000   # rows scored from one file by default (the app sets its own, smaller limit)
+
+__all__ = ["MAX_SENTENCE_CHARS", "PairScore", "clean_sentence", "score_pair", "score_csv", "score_pairs",
+           "check_output_path"]
 
 
 @dataclass
@@ -31,24 +34,18 @@ class PairScore:
 
 
 def clean_sentence(text, label: str = "sentence") -> tuple[str, str]:
-    """Return the sentence ready to encode and a notice ('' if none); reject empty input.
+    """Return the sentence ready to encode and a notice ('' if none); reject input with nothing visible.
 
     Control characters are dropped (they carry no meaning and some tokenizers choke on them); emoji and
-    right-to-left text are kept as they are.
+    right-to-left text are kept as they are; text past ``MAX_SENTENCE_CHARS`` is cut (see
+    :func:`stsdemo.data.clean_text`).
     """
-    if text is None or not isinstance(text, str):
-        raise InputError(f"{label} must be text, got {type(text).__name__}")
-    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cc" or ch in "\t\n").strip()
-    if not text:
-        raise InputError(f"{label} is empty; type a sentence with at least one visible character")
-    if len(text) > MAX_SENTENCE_CHARS:
-        return text[:MAX_SENTENCE_CHARS], f"{label} was cut to its first {MAX_SENTENCE_CHARS:,} characters"
-    return text, ""
+    return clean_text(text, label)
 
 
 def token_notice(model: SiameseRegressor, sentences: list[str], labels: list[str]) -> str:
     """Say which sentences the encoder will see only in part (longer than ``max_length`` tokens)."""
-    lengths = [len(ids) for ids in model.tokenizer(sentences, truncation=False)["input_ids"]]
+    lengths = model.token_counts(sentences)
     cut = [f"{label} ({n} tokens)" for label, n in zip(labels, lengths) if n > model.max_length]
     return f"truncated to {model.max_length} tokens: {', '.join(cut)}" if cut else ""
 
@@ -70,26 +67,45 @@ def score_pair(model: SiameseRegressor, sentence1: str, sentence2: str, scheme: 
     return PairScore(prediction, scheme.categories[index], float(scheme.nodes[index]), float(cosine(u, v)), notice)
 
 
+def check_output_path(out_path: str | os.PathLike) -> Path:
+    """The path a result file may be written to: not a folder, in a folder that exists or can be made."""
+    out_path = Path(out_path).expanduser()
+    if out_path.is_dir():
+        raise InputError(f"output {str(out_path)!r} is a folder; give a file name such as scored.csv")
+    parent = out_path.parent
+    if parent.exists() and not parent.is_dir():
+        raise InputError(f"cannot write {str(out_path)!r}: {str(parent)!r} is not a folder")
+    return out_path
+
+
 def score_csv(model: SiameseRegressor, path: str | os.PathLike, out_path: str | os.PathLike,
-              scheme: LabelScheme | None = None, max_rows: int = 50_000) -> Path:
+              scheme: LabelScheme | None = None, max_rows: int = MAX_CSV_ROWS, max_bytes: int | None = None) -> Path:
     """Score every row of a CSV/TSV with two sentence columns (a label column is optional).
 
-    Writes ``sentence1, sentence2, [label,] prediction, category, cosine`` to ``out_path`` atomically.
+    Writes ``sentence1, sentence2, [label,] prediction, category, cosine`` to ``out_path`` atomically
+    (a kill mid-write leaves the old file or none). Bad files raise InputError before anything is written.
     """
     scheme = scheme or model.scheme
-    pairs = load_csv(path, scheme, max_rows=max_rows, require_label=False)
+    out_path = check_output_path(out_path)
+    extra = {} if max_bytes is None else dict(max_bytes=max_bytes)
+    pairs = load_csv(path, scheme, max_rows=max_rows, require_label=False, **extra)
+    return score_pairs(model, pairs, out_path, scheme)
+
+
+def score_pairs(model: SiameseRegressor, pairs: PairSet, out_path: str | os.PathLike,
+                scheme: LabelScheme | None = None) -> Path:
+    """Score loaded pairs (see :func:`score_csv`) and write the scored CSV atomically."""
+    scheme = scheme or model.scheme
+    out_path = check_output_path(out_path)
     embeddings = model.encode(pairs.sentences1 + pairs.sentences2)
     u, v = embeddings[: len(pairs)], embeddings[len(pairs):]
     predictions = model.score_embeddings(u, v)
     categories = [scheme.categories[i] for i in scheme.nearest_index(predictions)]
     has_labels = not np.isnan(pairs.labels).all()
-    out_path = Path(out_path)
-    staging = out_path.with_name(f".{out_path.name}.tmp")
-    with open(staging, "w", newline="", encoding="utf-8") as handle:
+    with atomic_write(out_path, newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["sentence1", "sentence2"] + (["label"] if has_labels else []) + ["prediction", "category", "cosine"])
         for i, (a, b) in enumerate(zip(pairs.sentences1, pairs.sentences2)):
             label = [f"{pairs.labels[i]:g}"] if has_labels else []
             writer.writerow([a, b, *label, f"{predictions[i]:.4f}", categories[i], f"{cosine(u[i], v[i]):.4f}"])
-    os.replace(staging, out_path)
     return out_path

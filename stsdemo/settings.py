@@ -5,6 +5,9 @@ STSDEMO_DATA_DIR      SentEval-format folder (STS/, SICK/, SNLI/). Unset: ``../s
 STSDEMO_OUTPUT_DIR    where runs and checkpoints are written (default ``./runs``).
 STSDEMO_MODEL_ROOTS   extra folders (``:``-separated) from which local models may be loaded.
 STSDEMO_TRUST_REMOTE_CODE  comma-separated hub ids allowed to run their own modelling code.
+STSDEMO_MAX_UPLOAD    largest file a visitor may upload to the app (default ``20mb``; units b, kb, mb, gb).
+STSDEMO_MAX_TRAINING  fine-tunes the app runs at once (default 1).
+STSDEMO_MAX_WAITING   fine-tunes that may wait for a free slot (default 4); more are refused with a message.
 """
 
 from __future__ import annotations
@@ -50,6 +53,51 @@ def model_roots() -> list[Path]:
     extra = os.environ.get("STSDEMO_MODEL_ROOTS", "")
     roots += [Path(p).expanduser() for p in extra.split(os.pathsep) if p]
     return [r.resolve() for r in roots]
+
+
+DEFAULT_MAX_UPLOAD = "20mb"
+_SIZE_UNITS = {"b": 1, "kb": 1024, "mb": 1024**2, "gb": 1024**3}
+
+
+def max_upload() -> str:
+    """The upload cap as Gradio's ``launch(max_file_size=...)`` takes it, e.g. ``"20mb"``."""
+    return os.environ.get("STSDEMO_MAX_UPLOAD", DEFAULT_MAX_UPLOAD).strip().lower().replace(" ", "")
+
+
+def max_upload_bytes() -> int:
+    """The upload cap in bytes (units as Gradio reads them: 1 kb = 1024 bytes)."""
+    text = max_upload()
+    digits = len(text) - len(text.lstrip("0123456789"))
+    number, unit = text[:digits], text[digits:] or "b"
+    if not number or unit not in _SIZE_UNITS:
+        raise ValueError(f"STSDEMO_MAX_UPLOAD={text!r}: expected a whole number and a unit (b, kb, mb, gb), e.g. 20mb")
+    return int(number) * _SIZE_UNITS[unit]
+
+
+def max_upload_text() -> str:
+    """The upload cap for people: ``20 MB``."""
+    size = max_upload_bytes()
+    for unit in ("GB", "MB", "KB"):
+        if size >= _SIZE_UNITS[unit.lower()]:
+            return f"{size / _SIZE_UNITS[unit.lower()]:g} {unit}"
+    return f"{size} bytes"
+
+
+def _positive_int(name: str, default: int) -> int:
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    if not text.isdigit():
+        raise ValueError(f"{name}={text!r}: expected a whole number >= 0")
+    return int(text)
+
+
+def max_training_runs() -> int:
+    return max(1, _positive_int("STSDEMO_MAX_TRAINING", 1))
+
+
+def max_waiting_runs() -> int:
+    return _positive_int("STSDEMO_MAX_WAITING", 4)
 
 
 def trusted_remote_code() -> tuple[str, ...]:

@@ -88,7 +88,7 @@ class TrainConfig:
     stage1_max_steps: int | None = None
     threshold: float = 4.0          # InfoNCE positives: pairs labelled at least this
     max_pairs: int | None = None    # use only the first N training pairs (quick demos)
-    max_dev_pairs: int | None = None  # score only the first N STS-B dev pairs (quick demos and tests)
+    max_dev_pairs: int | None = None  # score N evenly spread STS-B dev pairs (quick demos and tests)
     output_dir: str | None = None   # where the best checkpoint goes; None = <STSDEMO_OUTPUT_DIR>/<run name>
     run_name: str | None = None
 
@@ -279,8 +279,9 @@ def train(config: TrainConfig, stop: threading.Event | None = None) -> Iterator[
     stages = _stages(config)
     train_sets = [_load_pairs(config, stage["data"]) for stage in stages]
     dev = load_stsb("dev")
-    if config.max_dev_pairs:
-        dev = dev.select(range(min(config.max_dev_pairs, len(dev))))
+    if config.max_dev_pairs and config.max_dev_pairs < len(dev):
+        # An even spread: the dev file is ordered by genre, so its first pairs are all image captions.
+        dev = dev.select(np.linspace(0, len(dev) - 1, config.max_dev_pairs).round().astype(int))
     scheme = train_sets[-1].scheme
     try:
         if is_saved_run(config.model):

@@ -7,10 +7,11 @@ Bad input anywhere becomes a ``gr.Error`` toast with the core's message (see :fu
 import functools
 import inspect
 import logging
+import time
 
 import gradio as gr
 
-from . import plots, runs
+from . import plots, runs, settings
 from .errors import InputError
 from .evaluate import TASKS
 from .reference import REFERENCE_NOTE
@@ -79,6 +80,11 @@ def user_errors(fn):
     return call
 
 
+def upload_note() -> str:
+    """The upload cap, stated where files are uploaded (launch(max_file_size=...) enforces it)."""
+    return f"Files up to {settings.max_upload_text()}."
+
+
 def _session(request: gr.Request | None) -> str:
     return runs.session_key(getattr(request, "session_hash", None))
 
@@ -116,7 +122,7 @@ def loss_live(k, x0, d, references, prediction, label):
         table = plots.sample_losses(prediction, label, k, x0) if sample else None
         return figure, plots.loss_formulas(k, x0, d), table
     except InputError as error:
-        return gr.skip(), f"❌ **Invalid setting** — {error}.", gr.skip()
+        return gr.skip(), f"✗ **Invalid setting** — {error}.", gr.skip()
 
 
 @user_errors
@@ -141,19 +147,56 @@ def data_visibility(data):
 
 @user_errors
 def train(model, data, upload, scheme, loss, k, x0, lr, batch_size, epochs, max_steps, max_length, eval_every,
-          log_every, max_pairs, two_stage, final_eval, seed, request: gr.Request):
+          log_every, max_pairs, two_stage, final_eval, seed, max_dev_pairs, head_lr, select_by, request: gr.Request):
     session = _session(request)
     stream = runs.stream_training(
         session, bool(final_eval), model=model, data=data, upload=upload, scheme=scheme, loss=loss, k=k, x0=x0,
         lr=lr, batch_size=batch_size, epochs=epochs, max_steps=max_steps, max_length=max_length,
-        eval_every=eval_every, log_every=log_every, max_pairs=max_pairs, two_stage=two_stage, seed=seed)
-    for view in stream:
-        table = gr.update(value=view.table, visible=True) if view.table is not None else gr.skip()
+        eval_every=eval_every, log_every=log_every, max_pairs=max_pairs, two_stage=two_stage, seed=seed,
+        max_dev_pairs=max_dev_pairs, head_lr=head_lr, select_by=select_by)
+    curves = CurveSender()
+    view = None
+    for number, view in enumerate(stream):
+        if view.table is not None:
+            table = gr.update(value=view.table, visible=True)
+        else:  # the first update hides an earlier run's table
+            table = gr.update(visible=False) if number == 0 else gr.skip()
         if view.finished:
             lists = _choice_updates(session)
         else:
             lists = (gr.skip(),) * 4
-        yield (view.progress, view.status, view.dev, view.loss, view.buffer, table, *lists)
+        yield (view.progress, view.status, *curves.updates(view.curves), table, *lists)
+    if view is not None and not curves.settled():
+        yield (gr.skip(), gr.skip(), *curves.updates(view.curves), *(gr.skip(),) * 5)
+
+
+class CurveSender:
+    """Updates for the three training LinePlots, working around how Gradio 6.31's LinePlot redraws.
+
+    Its colour scale only knows the series present when the chart was last built, and an in-place data
+    update does not rebuild it; a changed ``color_map`` does, but the rebuild draws the data of the
+    *previous* update. So new data goes out first, and the colour map naming its series one update
+    later (``settled()`` says whether one more update is needed to catch up).
+    """
+
+    def __init__(self):
+        self.sent = (None, None, None)      # colour maps the plots were last given
+        self.pending = (None, None, None)   # colour maps of the data sent last
+
+    def updates(self, curves) -> tuple:
+        maps = (curves.dev_colors, curves.loss_colors, curves.buffer_colors)
+        out = []
+        for frame, lagged, sent in zip((curves.dev, curves.loss, curves.buffer), self.pending, self.sent):
+            if lagged is not None and lagged != sent:
+                out.append(gr.update(value=frame.copy(), color_map=lagged))
+            else:
+                out.append(gr.update(value=frame.copy()))
+        self.sent = tuple(lagged if lagged is not None else sent for lagged, sent in zip(self.pending, self.sent))
+        self.pending = maps
+        return tuple(out)
+
+    def settled(self) -> bool:
+        return self.sent == self.pending
 
 
 def stop(request: gr.Request):
@@ -184,7 +227,10 @@ def delete_run(choice, request: gr.Request):
         raise InputError("pick a run of this session first")
     session = _session(request)
     gr.Info(runs.delete_run(session, str(choice).removeprefix(runs.RUN_PREFIX)))
-    return (*_choice_updates(session), None, *runs.curves_for(session))
+    curves, sender = runs.curves_for(session), CurveSender()
+    yield (*_choice_updates(session), None, *sender.updates(curves))
+    time.sleep(0.3)
+    yield (*(gr.skip(),) * 5, *sender.updates(curves))
 
 
 @user_errors
@@ -220,9 +266,10 @@ def build_demo() -> gr.Blocks:
     with gr.Blocks(title="stsdemo · STS regression with Translated ReLU and Smooth K2") as demo:
         gr.Markdown(
             f"# {TITLE}\n"
-            "Ordered labels sit on evenly spaced nodes (STS 0…5, or contradiction · neutral · entailment). A Siamese "
-            "encoder with a one-number head on $[u, v, |u-v|]$ predicts a point on that line; the category is the "
-            "nearest node. Training uses losses with a zero-gradient **buffer zone** around each label. "
+            "Ordered labels sit on evenly spaced nodes (STS 0…5, or contradiction · neutral · entailment). "
+            "A Siamese encoder with a one-number head on $[u, v, |u-v|]$ predicts a point on that line; the "
+            "category is the nearest node. Training uses losses with a zero-gradient **buffer zone** around each "
+            "label. "
             f"After Zhang & Li (2024), [arXiv 2406.05326]({PAPER}).",
             elem_id="sts-header", latex_delimiters=LATEX)
 
@@ -262,7 +309,8 @@ def build_demo() -> gr.Blocks:
                 with gr.Accordion("Batch mode: score a CSV / TSV file", open=False):
                     gr.Markdown("A header row with two sentence columns (`sentence1,sentence2`, `premise,hypothesis`, "
                                 "…); a label column is optional. You get the file back with `prediction`, "
-                                f"`category` and `cosine` per row (up to {runs.MAX_SCORED_ROWS:,} rows).",
+                                f"`category` and `cosine` per row (up to {runs.MAX_SCORED_ROWS:,} rows). "
+                                + upload_note(),
                                 elem_classes="sts-note")
                     with gr.Row():
                         upload_pairs = gr.File(label="Pairs to score", file_types=[".csv", ".tsv", ".txt"])
@@ -276,7 +324,8 @@ def build_demo() -> gr.Blocks:
                     with gr.Column(scale=4):
                         k = gr.Slider(0.1, 5, value=loss_start["k"], step=0.05, label="slope k", elem_id="k-slider",
                                       info="Paper: TReLU 2.5 / SK2 2 (BERT), 1 / 3 (RoBERTa)")
-                        x0 = gr.Slider(0, 1.5, value=loss_start["x0"], step=0.01, label="buffer x0", elem_id="x0-slider",
+                        x0 = gr.Slider(0, 1.5, value=loss_start["x0"], step=0.01, label="buffer x0",
+                                       elem_id="x0-slider",
                                        info="Half-width of the zero-gradient zone; must stay ≤ d/2")
                         d = gr.Slider(0.2, 2, value=loss_start["d"], step=0.05, label="node gap d", elem_id="d-slider",
                                       info="Distance between neighbouring labels")
@@ -284,7 +333,8 @@ def build_demo() -> gr.Blocks:
                                                       label="Reference losses")
                         formulas = gr.Markdown(plots.loss_formulas(**loss_start), latex_delimiters=LATEX)
                     with gr.Column(scale=8):
-                        loss_plot = gr.Plot(plots.loss_figure(**loss_start, sample=(3.6, 3.0)), show_label=False, elem_id="loss-plot")
+                        loss_plot = gr.Plot(plots.loss_figure(**loss_start, sample=(3.6, 3.0)), show_label=False,
+                                            elem_id="loss-plot")
                         gr.Markdown("**Try a prediction**: the loss and pull one sample gets (before the batch mean; "
                                     "training also clamps predictions beyond the outermost nodes).",
                                     elem_classes="sts-note")
@@ -308,7 +358,8 @@ def build_demo() -> gr.Blocks:
                                         info="Filtered = the paper's tune data: STS-B + SICK-R train without any "
                                              "pair of the 7 test sets. NLI: contradiction 0, neutral 1, entailment 2.")
                         with gr.Row():
-                            train_file = gr.File(label="Training CSV / TSV (sentence1, sentence2, label)",
+                            train_file = gr.File(label=f"Training CSV / TSV (sentence1, sentence2, label). "
+                                                       f"{upload_note()}",
                                                  file_types=[".csv", ".tsv", ".txt"], visible=False)
                             train_scheme = gr.Textbox(label="Label scheme of the file", value="sts", visible=False,
                                                       info="sts, nli, or your ordered list 'bad, fair, good'")
@@ -319,14 +370,14 @@ def build_demo() -> gr.Blocks:
                             lr = gr.Number(label="Learning rate", min_width=100, value=2e-5, minimum=0)
                         with gr.Row():
                             batch_size = gr.Number(label="Batch size", min_width=100, value=16, precision=0, minimum=1)
-                            max_steps = gr.Number(label="Max steps", min_width=100, value=form["max_steps"], precision=0, minimum=0,
-                                                  info="0 = whole epochs")
+                            max_steps = gr.Number(label="Max steps", min_width=100, value=form["max_steps"],
+                                                  precision=0, minimum=0, info="0 = whole epochs")
                             epochs = gr.Number(label="Epochs", min_width=100, value=1.0, minimum=0.01)
                         with gr.Row():
-                            eval_every = gr.Number(label="Eval every", min_width=100, value=form["eval_every"], precision=0, minimum=1,
-                                                   info="steps between STS-B dev scores")
-                            max_length = gr.Number(label="Max length", min_width=100, value=form["max_length"], precision=0,
-                                                   minimum=8, info="tokens per sentence")
+                            eval_every = gr.Number(label="Eval every", min_width=100, value=form["eval_every"],
+                                                   precision=0, minimum=1, info="steps between STS-B dev scores")
+                            max_length = gr.Number(label="Max length", min_width=100, value=form["max_length"],
+                                                   precision=0, minimum=8, info="tokens per sentence")
                         two_stage = gr.Checkbox(label="Two-stage (paper's recipe for contrastive encoders: head on "
                                                       "NLI with the encoder frozen, then everything)", value=False)
                         final_eval = gr.Checkbox(label="Final 7-task evaluation vs. the base model (~26k sentences: "
@@ -334,27 +385,37 @@ def build_demo() -> gr.Blocks:
                                                  value=form["final_eval"])
                         with gr.Accordion("More settings", open=False):
                             with gr.Row():
-                                log_every = gr.Number(label="Log every", min_width=100, value=form["log_every"], precision=0,
-                                                      minimum=1)
-                                max_pairs = gr.Number(label="Max pairs", min_width=100, value=form["max_pairs"], precision=0,
-                                                      minimum=0, info="0 = all")
+                                log_every = gr.Number(label="Log every", min_width=100, value=form["log_every"],
+                                                      precision=0, minimum=1)
+                                max_pairs = gr.Number(label="Max pairs", min_width=100, value=form["max_pairs"],
+                                                      precision=0, minimum=0, info="0 = all")
                                 seed = gr.Number(label="Seed", min_width=100, value=42, precision=0, minimum=0)
+                            with gr.Row():
+                                max_dev_pairs = gr.Number(label="Dev pairs", value=form["max_dev_pairs"], precision=0,
+                                                          minimum=0, min_width=100,
+                                                          info="score the first N STS-B dev pairs (0 = all 1,500)")
+                                head_lr = gr.Number(label="Head learning rate", value=1e-3, minimum=0, min_width=100,
+                                                    info="the fresh head learns faster than the encoder")
+                            select_by = gr.Radio(list(runs.SELECT_BY), value=list(runs.SELECT_BY)[0],
+                                                 label="Keep the checkpoint with the best STS-B dev")
                     with gr.Column(scale=7):
                         with gr.Row():
                             start_btn = gr.Button("Start training", variant="primary", scale=3)
                             stop_btn = gr.Button("Stop", variant="stop", scale=1)
-                        progress = gr.HTML(elem_id="train-progress", value=plots.progress_html(0, "Not started. CPU defaults run about two "
-                                                                  "minutes; one run trains at a time.", "idle"))
+                        idle = ("Not started. The defaults run about two minutes on a CPU; one run trains at a "
+                                "time (others wait in the queue).")
+                        progress = gr.HTML(plots.progress_html(0, idle, "idle"), elem_id="train-progress")
                         status = gr.Markdown("", elem_id="train-status")
-                        dev0, loss0, buffer0 = runs.curves_for("")
-                        dev_plot = gr.LinePlot(dev0, elem_id="dev-plot", x="step", y="spearman", color="run", height=260,
+                        empty = runs.curves_for("")
+                        dev0, loss0, buffer0 = empty.dev, empty.loss, empty.buffer
+                        dev_plot = gr.LinePlot(dev0, x="step", y="spearman", color="run", height=260,
                                                title="STS-B dev Spearman ×100 (cosine and head)", x_title="step",
-                                               y_title="Spearman")
+                                               y_title="Spearman", elem_id="dev-plot")
                         with gr.Row():
                             loss_curve = gr.LinePlot(loss0, x="step", y="loss", color="run", height=230,
                                                      title="Training loss", x_title="step")
                             buffer_curve = gr.LinePlot(buffer0, x="step", y="share", color="run", height=230,
-                                                       title="Share of pairs inside the buffer zone",
+                                                       title="Share of pairs in the buffer zone",
                                                        x_title="step", y_lim=[0, 1])
                         results = gr.Dataframe(label="7 STS tasks: best checkpoint vs. base model (Spearman ×100)",
                                                visible=False, interactive=False)
@@ -371,9 +432,9 @@ def build_demo() -> gr.Blocks:
 
             # ---- 4. benchmark ---------------------------------------------------------------------------
             with gr.Tab("Benchmark", id="bench") as bench_tab:
-                gr.Markdown("SentEval's seven STS test sets (STS12–16 in the *all* setting, STS-B test, SICK-R test): "
-                            "Spearman ×100 of the cosine similarity of the two sentence embeddings, as SimCSE and the "
-                            "paper report. A run's head does not enter this score; only its encoder does.",
+                gr.Markdown("SentEval's seven STS test sets (STS12–16 in the *all* setting, STS-B test, SICK-R "
+                            "test): Spearman ×100 of the cosine similarity of the two sentence embeddings, as SimCSE "
+                            "and the paper report. A run's head does not enter this score; only its encoder does.",
                             elem_classes="sts-note")
                 with gr.Row():
                     bench_model = gr.Dropdown(runs.bench_choices(""), value=runs.DEFAULT_CHOICE, label="Model",
@@ -416,14 +477,15 @@ def build_demo() -> gr.Blocks:
         preset.input(apply_preset, preset, [loss, k_train, x0_train, data, two_stage], api_visibility="private")
         data.change(data_visibility, data, [train_file, train_scheme], api_visibility="private", queue=False)
         lists = [model, base_model, bench_model, run_pick]
-        train_event = start_btn.click(
-            train,
-            [base_model, data, train_file, train_scheme, loss, k_train, x0_train, lr, batch_size, epochs, max_steps,
-             max_length, eval_every, log_every, max_pairs, two_stage, final_eval, seed],
-            [progress, status, dev_plot, loss_curve, buffer_curve, results, *lists],
-            api_name="train", concurrency_id="train", concurrency_limit=1, show_progress="minimal")
+        train_inputs = [base_model, data, train_file, train_scheme, loss, k_train, x0_train, lr, batch_size, epochs,
+                        max_steps, max_length, eval_every, log_every, max_pairs, two_stage, final_eval, seed,
+                        max_dev_pairs, head_lr, select_by]
+        # runs.TRAINING_LINE admits one run at a time (STSDEMO_MAX_TRAINING); others wait in it and show their
+        # place, and a full line refuses at once, so Gradio's own limit must not hold them back. Closing the
+        # tab cancels the generator (the run ends after its current step); Stop lets the final update through.
+        start_btn.click(train, train_inputs, [progress, status, dev_plot, loss_curve, buffer_curve, results, *lists],
+                        api_name="train", concurrency_id="train", concurrency_limit=None, show_progress="minimal")
         stop_btn.click(stop, None, None, api_name="stop", concurrency_id="stop", concurrency_limit=None)
-        del train_event  # closing the tab cancels it (Gradio closes the generator: the run ends cleanly)
 
         for tab in (score_tab, train_tab, bench_tab):
             tab.select(refresh_choices, None, lists, api_visibility="private", queue=False)

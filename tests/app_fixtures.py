@@ -1,9 +1,7 @@
 """Fixtures for the app tests: the Gradio app launched in-process on a free port, runs in a tmp folder.
 
-Imported by test_app_api.py and test_browser.py (tests/conftest.py belongs to the core tests).
-
-To keep a CPU test run short, the STS-B dev set that ``train()`` scores at every evaluation is cut to
-an evenly spread sample of DEV_PAIRS pairs, in this test process only (the app itself uses all 1,500).
+Imported by test_app_api.py and test_browser.py (tests/conftest.py belongs to the core tests). Test runs
+score only the first DEV_PAIRS STS-B dev pairs at each evaluation, so they stay short on a CPU.
 """
 
 import os
@@ -17,9 +15,11 @@ DEV_PAIRS = 150
 # A tiny fine-tune: 64 pairs, batch 16, 4 steps, dev score every 2 steps, no 7-task evaluation.
 TINY = dict(model="default", data="STS-B train", upload=None, scheme="sts", loss="Smooth K2 (ours) [sk2]", k=2.0,
             x0=0.25, lr=2e-5, batch_size=16, epochs=1.0, max_steps=4, max_length=32, eval_every=2, log_every=1,
-            max_pairs=64, two_stage=False, final_eval=False, seed=42)
+            max_pairs=64, two_stage=False, final_eval=False, seed=42, max_dev_pairs=DEV_PAIRS, head_lr=1e-3,
+            select_by="head Spearman (what Score a pair uses)")
 TRAIN_ORDER = ("model", "data", "upload", "scheme", "loss", "k", "x0", "lr", "batch_size", "epochs", "max_steps",
-               "max_length", "eval_every", "log_every", "max_pairs", "two_stage", "final_eval", "seed")
+               "max_length", "eval_every", "log_every", "max_pairs", "two_stage", "final_eval", "seed",
+               "max_dev_pairs", "head_lr", "select_by")
 
 
 def train_args(**overrides) -> list:
@@ -51,28 +51,18 @@ def app_url(tmp_path_factory):
     os.environ["STSDEMO_OUTPUT_DIR"] = str(output)
     os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
 
-    import stsdemo.train as train_module
-
-    full_load_stsb = train_module.load_stsb
-
-    def small_dev(split, source="auto"):
-        pairs = full_load_stsb(split, source)
-        if split != "dev":
-            return pairs
-        return pairs.select(range(0, len(pairs), max(1, len(pairs) // DEV_PAIRS)))
-
-    train_module.load_stsb = small_dev
+    from stsdemo import settings
     from stsdemo.ui import build_demo, launch_kwargs
 
     demo = build_demo()
     try:
-        _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True,
-                                allowed_paths=[str(output)], show_error=True, **launch_kwargs())
+        _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, show_error=True,
+                                max_file_size=settings.max_upload(), blocked_paths=[str(output)],
+                                **launch_kwargs())
         wait_for_info(url)
         yield url
     finally:
         demo.close()
-        train_module.load_stsb = full_load_stsb
         for name, value in saved.items():
             if value is None:
                 os.environ.pop(name, None)
@@ -84,4 +74,5 @@ def app_url(tmp_path_factory):
 def client(app_url):
     from gradio_client import Client
 
-    return Client(app_url, verbose=False)
+    # A cancel waits on the server until the generator's current step ends: allow for a slow CPU.
+    return Client(app_url, verbose=False, httpx_kwargs={"timeout": 120})

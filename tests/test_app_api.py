@@ -59,7 +59,23 @@ def test_loss_chart_figure_for_valid_settings_and_error_for_x0_beyond_half_gap(c
 
 def _points(output) -> int:
     """Curve points in one /train update (dev Spearman + training loss plots)."""
-    return sum(len(plot.get("data") or []) for plot in output[2:4] if isinstance(plot, dict))
+    count = 0
+    for plot in output[2:4]:
+        if isinstance(plot, dict):
+            plot = plot.get("value", plot) if plot.get("__type__") == "update" else plot
+            count += len((plot or {}).get("data") or [])
+    return count
+
+
+def _wait_for_new_points(job, timeout=120.0):
+    """Wait until this run has drawn a curve point (earlier runs of the session are on the charts too)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        outputs = job.outputs()
+        if len(outputs) > 1 and _points(outputs[-1]) > _points(outputs[0]):
+            return
+        assert time.monotonic() < deadline and not job.done(), "no curve point arrived"
+        time.sleep(0.2)
 
 
 def _session_runs(client) -> list:
@@ -114,10 +130,7 @@ def test_short_fine_tune_streams_curves_and_yields_a_usable_run(client, tmp_path
 
 def test_stop_ends_the_run_after_the_current_step_and_shows_the_final_event(client):
     job = client.submit(*train_args(max_steps=200, eval_every=2), api_name="/train")
-    deadline = time.monotonic() + 120
-    while not any(_points(o) for o in job.outputs()):
-        assert time.monotonic() < deadline and not job.done(), "no curve point arrived"
-        time.sleep(0.2)
+    _wait_for_new_points(job)
     client.predict(api_name="/stop")
     outputs = list(job)
     assert job.status().success
@@ -131,10 +144,7 @@ def test_stop_ends_the_run_after_the_current_step_and_shows_the_final_event(clie
 def test_cancelled_run_ends_without_threads_and_keeps_a_loadable_checkpoint(client):
     before = len(_session_runs(client))
     job = client.submit(*train_args(max_steps=200, eval_every=2), api_name="/train")
-    deadline = time.monotonic() + 120
-    while not any(_points(o) for o in job.outputs()):
-        assert time.monotonic() < deadline and not job.done(), "no curve point arrived"
-        time.sleep(0.2)
+    _wait_for_new_points(job)
     job.cancel()
     _wait_until_idle()
     info = _session_runs(client)[before]

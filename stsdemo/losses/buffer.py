@@ -12,15 +12,20 @@ from ..errors import InputError, check_range
 from ..labels import STS, LabelScheme
 
 
+MAX_K = 1000.0     # a slope beyond this only rescales the learning rate into overflow
+MAX_GAP = 1000.0
+
+
 def check_buffer(k: float, x0: float, gap: float) -> None:
     """Validate the paper's constraints ``k > 0`` and ``0 <= x0 <= d/2`` (``d`` = gap between nodes).
 
     With ``x0 > d/2`` a prediction could sit nearer a wrong node and still get zero gradient, so a
     misclassified sample would never be corrected.
     """
-    check_range("gap d", gap, 0, low_open=True)
-    check_range("slope k", k, 0, low_open=True)
-    if float(x0) > gap / 2 or float(x0) < 0:
+    gap = check_range("gap d", gap, 0, MAX_GAP, low_open=True)
+    check_range("slope k", k, 0, MAX_K, low_open=True)
+    x0 = check_range("buffer x0", x0)  # a finite number first; then the bound that matters
+    if x0 > gap / 2 or x0 < 0:
         raise InputError(
             f"buffer x0 must satisfy 0 <= x0 <= d/2 = {gap / 2:g}, got {x0!r}: with x0 > d/2 a prediction "
             "nearer a wrong node would get zero gradient, so misclassified samples would never be corrected"

@@ -1,0 +1,223 @@
+"""Helpers the benchmark parts share: timing, peak memory, machine description and the results file.
+
+``docs/results.json`` is one JSON object of sections (``quality``, ``speed``, ``memory``, ``scaling``);
+each part merges its own entries into its section under a file lock, so parts running side by side (or a
+long run writing after every arm) never lose each other's numbers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import platform
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+RESULTS_JSON = REPO / "docs" / "results.json"
+OUT_DIR = REPO / "bench" / "out"          # logs and checkpoints (git-ignored)
+ASSETS = REPO / "assets"
+
+
+def results_path() -> Path:
+    """Where results go: ``$BENCH_RESULTS`` if set (the smoke test points it at a temp file)."""
+    return Path(os.environ.get("BENCH_RESULTS", RESULTS_JSON)).expanduser().resolve()
+
+
+def out_dir() -> Path:
+    path = Path(os.environ.get("BENCH_OUT", OUT_DIR)).expanduser().resolve()
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@contextlib.contextmanager
+def _locked(path: Path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # the lock file lives in the (git-ignored) output folder, not beside the published results
+    with open(out_dir() / f"{path.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def load_results(path: Path | None = None) -> dict:
+    path = path or results_path()
+    if not path.is_file():
+        return {}
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError:
+        return {}
+
+
+def update_results(section: str, entries: dict, path: Path | None = None) -> dict:
+    """Merge ``entries`` into ``section`` (one level deep: a key's dict value replaces the old one)."""
+    path = path or results_path()
+    with _locked(path):
+        data = load_results(path)
+        data.setdefault(section, {}).update(json.loads(json.dumps(entries, default=_jsonable)))
+        data.setdefault("machine", machine())
+        staging = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        staging.write_text(json.dumps(data, indent=2, sort_keys=False), encoding="utf-8")
+        os.replace(staging, path)
+    return data
+
+
+def _jsonable(value):
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, Path):
+        return str(value)
+    return str(value)
+
+
+def machine() -> dict:
+    import torch
+
+    info = {"python": platform.python_version(), "torch": torch.__version__, "cpus": os.cpu_count(),
+            "torch_threads": torch.get_num_threads(), "platform": platform.platform(),
+            "cuda": torch.cuda.is_available()}
+    if torch.cuda.is_available():
+        info["gpu"] = torch.cuda.get_device_name(0)
+    try:
+        import psutil
+
+        info["ram_gib"] = round(psutil.virtual_memory().total / 2**30, 1)
+    except ImportError:
+        pass
+    return info
+
+
+def device_name() -> str:
+    import torch
+
+    return torch.cuda.get_device_name(0) if torch.cuda.is_available() else f"CPU ({os.cpu_count()} cores)"
+
+
+# ---- timing -----------------------------------------------------------------------------------------
+
+
+class Timer:
+    """``with Timer() as t: ...; t.seconds``"""
+
+    def __enter__(self):
+        self._start = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc):
+        self.seconds = time.perf_counter() - self._start
+        return False
+
+
+def median(values) -> float:
+    values = [float(v) for v in values]
+    return statistics.median(values) if values else float("nan")
+
+
+def percentile(values, q: float) -> float:
+    """Linear-interpolated percentile, ``q`` in 0..100."""
+    values = sorted(float(v) for v in values)
+    if not values:
+        return float("nan")
+    position = (len(values) - 1) * q / 100.0
+    low = int(position)
+    high = min(low + 1, len(values) - 1)
+    return values[low] + (values[high] - values[low]) * (position - low)
+
+
+def mean_sd(values) -> tuple[float, float]:
+    values = [float(v) for v in values]
+    if not values:
+        return float("nan"), float("nan")
+    return statistics.fmean(values), (statistics.stdev(values) if len(values) > 1 else 0.0)
+
+
+# ---- memory -----------------------------------------------------------------------------------------
+
+
+def peak_rss_mib() -> float:
+    """Peak resident set size of this process so far, in MiB (Linux reports ru_maxrss in KiB)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (2**20 if sys.platform == "darwin" else 2**10)
+
+
+def current_rss_mib() -> float:
+    try:
+        import psutil
+
+        return psutil.Process().memory_info().rss / 2**20
+    except ImportError:  # pragma: no cover
+        with open("/proc/self/statm") as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def cuda_peak_mib() -> float | None:
+    import torch
+
+    if not torch.cuda.is_available():
+        return None
+    return torch.cuda.max_memory_allocated() / 2**20
+
+
+# ---- shared set-up ----------------------------------------------------------------------------------
+
+
+def setup_environment(threads: int | None = None) -> None:
+    """Offline, quiet, and a fixed thread count so arms compare on equal terms."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("WANDB_DISABLED", "true")
+    data = REPO.parent / "shared" / "data" / "senteval"
+    if "STSDEMO_DATA_DIR" not in os.environ and data.is_dir():
+        os.environ["STSDEMO_DATA_DIR"] = str(data)
+    import torch
+
+    if threads:
+        torch.set_num_threads(threads)
+    import warnings
+
+    warnings.filterwarnings("ignore", category=DeprecationWarning)
+    warnings.filterwarnings("ignore", category=FutureWarning)
+
+
+def spaced_subset(pairs, n: int):
+    """An evenly spread sample of ``n`` pairs (for --quick sizes); the whole set when n >= len."""
+    if n >= len(pairs):
+        return pairs
+    step = len(pairs) / n
+    return pairs.select([int(i * step) for i in range(n)])
+
+
+@contextlib.contextmanager
+def small_dev(n: int | None):
+    """Score STS-B dev on an evenly spread ``n``-pair sample inside ``train()`` (quick mode and speed
+    runs, where the dev score is not the point); ``None`` keeps the full 1,500 pairs."""
+    import stsdemo.train as train_module
+
+    if not n:
+        yield
+        return
+    full = train_module.load_stsb
+
+    def load(split, source="auto"):
+        pairs = full(split, source)
+        return spaced_subset(pairs, n) if split == "dev" else pairs
+
+    train_module.load_stsb = load
+    try:
+        yield
+    finally:
+        train_module.load_stsb = full
+
+
+def log(*parts) -> None:
+    print(time.strftime("[%H:%M:%S]"), *parts, flush=True)

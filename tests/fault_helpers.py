@@ -1,0 +1,94 @@
+"""Helpers for test_faults.py: a tiny regressor, and a child process that gets killed in the middle of a save.
+
+``python tests/fault_helpers.py SCENARIO FOLDER`` saves a *new* tiny model (or JSON file) over FOLDER with
+one writer slowed down; it prints a marker line at the worst moment and then waits to be killed:
+
+* ``head``          - half of ``head.safetensors`` written into the staging folder;
+* ``encoder``       - half of the encoder's ``model.safetensors`` written into the staging folder;
+* ``swap-fallback`` - no atomic folder swap available: the old folder moved aside, the new one not yet in place;
+* ``json``          - ``write_json_atomic`` has written its temporary file but not renamed it.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+PAIRS = (["A man is playing a guitar.", "A dog runs in the park."], ["A man plays the guitar.", "Stocks fell."])
+
+
+def tiny_model(seed: int):
+    """A 1-layer, 32-wide BERT with the embedded model's tokenizer: saves and loads in a blink."""
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertModel
+
+    from stsdemo import settings
+    from stsdemo.model import SiameseRegressor
+
+    torch.manual_seed(seed)
+    tokenizer = AutoTokenizer.from_pretrained(str(settings.default_model_path()))
+    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=64, max_position_embeddings=64)
+    return SiameseRegressor(BertModel(config), tokenizer, max_length=32, base_model="tiny-test-bert")
+
+
+def hang(marker: str) -> None:
+    print(marker, flush=True)
+    time.sleep(600)
+
+
+def half_writer(tensors, filename, metadata=None):
+    """safetensors' save_file, but it writes half the bytes, flushes them to disk and hangs."""
+    import os
+
+    from safetensors.torch import save
+
+    data = save(tensors, metadata=metadata)
+    with open(filename, "wb") as handle:
+        handle.write(data[: len(data) // 2])
+        handle.flush()
+        os.fsync(handle.fileno())
+    hang(f"HALF-WRITTEN {filename}")
+
+
+def main(scenario: str, folder: str) -> None:
+    if scenario == "json":
+        import stsdemo.atomic as atomic
+
+        atomic.os.fsync = lambda fd: hang("STAGED")  # the temporary file is written, the rename not yet done
+        atomic.write_json_atomic(folder, {"best_dev": 99.0, "note": "new"})
+        print("SAVED", flush=True)
+        return
+    model = tiny_model(seed=2)
+    if scenario == "head":
+        import stsdemo.model
+
+        stsdemo.model.save_file = half_writer
+    elif scenario == "encoder":
+        import transformers.modeling_utils
+
+        transformers.modeling_utils.safe_save_file = half_writer
+    elif scenario == "swap-fallback":
+        import stsdemo.atomic as atomic
+
+        atomic.exchange = lambda first, second: False
+        real_rename = Path.rename
+
+        def rename(self, target):
+            result = real_rename(self, target)
+            if str(target).endswith(".old"):
+                hang("RETIRED")
+            return result
+
+        Path.rename = rename
+    else:
+        raise SystemExit(f"unknown scenario {scenario!r}")
+    model.save(folder)
+    print("SAVED", flush=True)
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:3])
