@@ -113,7 +113,8 @@ def cmd_train(args) -> int:
 
 
 def cmd_eval(args) -> int:
-    from .evaluate import TASKS, evaluate_senteval, format_table
+    from .data import senteval_test_sets
+    from .evaluate import TASKS, dev_metrics, evaluate_senteval, format_table
     from .model import SiameseRegressor
 
     tasks = args.tasks.split(",") if args.tasks else TASKS
@@ -123,7 +124,15 @@ def cmd_eval(args) -> int:
     rows = {}
     for name in args.models:
         model = SiameseRegressor.load(name)
-        rows[name or "all-MiniLM-L6-v2"] = evaluate_senteval(model.encode, tasks=tuple(tasks))
+        label = name or "all-MiniLM-L6-v2"
+        rows[label] = evaluate_senteval(model.encode, tasks=tuple(tasks))
+        if args.head:  # the head's own float: Spearman and rounded-category accuracy per test set
+            test_sets = senteval_test_sets()
+            metrics = {task: dev_metrics(model, test_sets[task]) for task in tasks}
+            rows[f"{label} (head)"] = {task: m["head_spearman"] for task, m in metrics.items()}
+            rows[f"{label} (head accuracy %)"] = {task: 100 * m["accuracy"] for task, m in metrics.items()}
+    for row in rows.values():
+        row.setdefault("Avg.", sum(row[t] for t in tasks) / len(tasks))
     print(json.dumps(rows, indent=2) if args.json else format_table(rows, tasks=tuple(tasks)))
     return 0
 
@@ -184,6 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("models", nargs="*", default=[""], help="hub ids, folders or saved runs (default: embedded)")
     evaluate.add_argument("--tasks", help="comma-separated subset of STS12,...,SICKRelatedness")
     evaluate.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    evaluate.add_argument("--head", action="store_true",
+                          help="also score the regression head: Spearman and rounded-category accuracy per task")
     evaluate.set_defaults(run=cmd_eval)
 
     score = commands.add_parser("score", help="score a pair (float, category, cosine) or a CSV of pairs")
