@@ -179,6 +179,10 @@ def setup_environment(threads: int | None = None) -> None:
     data = REPO.parent / "shared" / "data" / "senteval"
     if "STSDEMO_DATA_DIR" not in os.environ and data.is_dir():
         os.environ["STSDEMO_DATA_DIR"] = str(data)
+    # checkpoints are written under out_dir() and loaded back for the test pass: allow that folder
+    roots = os.environ.get("STSDEMO_MODEL_ROOTS", "")
+    if str(out_dir()) not in roots.split(os.pathsep):
+        os.environ["STSDEMO_MODEL_ROOTS"] = os.pathsep.join(p for p in (roots, str(out_dir())) if p)
     import torch
 
     if threads:

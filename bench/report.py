@@ -197,6 +197,7 @@ def plot_scaling(scaling: dict, path: Path | None = None) -> Path | None:
     right.plot([r["max_length"] for r in scaling["eval_length"]], [r["naive_seconds"] for r in scaling["eval_length"]],
                "^--", label="evaluation, padded to max length")
     right.set(xlabel="max length (tokens)", ylabel="seconds", title="Cost against max length", xscale="log")
+    right.minorticks_off()
     right.set_xticks([r["max_length"] for r in scaling["eval_length"]],
                      [str(r["max_length"]) for r in scaling["eval_length"]])
     right.legend(fontsize=8)
@@ -217,7 +218,8 @@ def plot_quality(quality: dict, path: Path | None = None) -> Path | None:
         return None
     keys = {}
     for result in runs.values():
-        keys[result["budget_key"]] = keys.get(result["budget_key"], 0) + 1
+        if result["arm"] != "base" or len(runs) == 1:  # base belongs to every budget
+            keys[result["budget_key"]] = keys.get(result["budget_key"], 0) + 1
     key = max(keys, key=keys.get)  # the budget with the most runs
     summary = summarize(runs, key)
     arms = sorted(summary, key=lambda a: summary[a]["Avg."])
