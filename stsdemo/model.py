@@ -181,8 +181,9 @@ def _load_encoder(source: str, trust_remote_code: bool):
     except (OSError, ValueError, KeyError, RuntimeError, SafetensorError) as error:
         text = str(error).strip()
         reason = text.splitlines()[0][:200] if text else type(error).__name__
-        if not local and not trust_remote_code and "trust_remote_code" in text:
-            reason = "it needs its own code and is not on the allow-list STSDEMO_TRUST_REMOTE_CODE"
+        if not trust_remote_code and ("trust_remote_code" in text or "custom code" in text):
+            reason = ("it needs to run its own code, which runs only for models on the operator's allow-list "
+                      "(STSDEMO_TRUST_REMOTE_CODE)")
         elif offline:
             reason = "it is not in the local model cache and the Hugging Face hub cannot be reached (offline)"
         elif local and (isinstance(error, SafetensorError) or "deserializ" in text or "header" in text.lower()):

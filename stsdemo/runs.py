@@ -966,10 +966,12 @@ def _apply_event(info: RunInfo, event: dict, progress: _Progress, state: dict, c
                          f"{event['best']:.2f} at {_step_text(event['best_step'], stages)}) · {progress.eta()}")
     elif kind == "done":
         info.best, info.best_step = event["best"], event["best_step"]
-        info.status = "stopped" if event["stopped"] else "finished"
+        failed = event["stopped"] and event["reason"] != "stopped"  # ended on its own (out of memory)
+        info.status = "failed" if failed else "stopped" if event["stopped"] else "finished"
         info.message = event["reason"]
         progress.train_fraction = 1.0
-        state["text"] = (f"{'Stopped' if event['stopped'] else 'Finished'} after {event['steps']} steps in "
+        how = "Ended early" if failed else "Stopped" if event["stopped"] else "Finished"
+        state["text"] = (f"{how} after {event['steps']} steps in "
                          f"{_duration(event['elapsed'])}; best STS-B dev Spearman {event['best']:.2f} at "
                          f"{_step_text(event['best_step'], stages)}.")
         if info.final_eval and not event["stopped"]:

@@ -13,11 +13,13 @@ It runs under Accelerate: one process on CPU or GPU (bf16 autocast on CUDA), or 
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import math
 import os
 import random
 import re
+import sys
 import threading
 import time
 from dataclasses import asdict, dataclass, field, fields
@@ -259,6 +261,24 @@ def run_dir(config: TrainConfig) -> Path:
 # write_json_atomic (imported above from .atomic) writes run.json and the other result files.
 
 
+def _steps(count: int) -> str:
+    return f"{count} step" + ("" if count == 1 else "s")
+
+
+def release_memory() -> None:
+    """Collect garbage and hand freed heap pages back to the system.
+
+    glibc keeps freed memory in per-thread arenas; in a long-lived app (a worker thread per request) a
+    stopped run's few hundred MB would stay counted against the process. ``malloc_trim`` returns them.
+    """
+    gc.collect()
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL("libc.so.6").malloc_trim(0)
+        except (OSError, AttributeError):
+            pass
+
+
 # ---- the loop ---------------------------------------------------------------------------------------
 
 
@@ -391,14 +411,14 @@ def train(config: TrainConfig, stop: threading.Event | None = None) -> Iterator[
                 reason = "stopped"
                 break
     except (torch.OutOfMemoryError, MemoryError) as error:
-        reason = (f"out of memory ({type(error).__name__}) after {steps_done} steps: try a smaller batch size or "
-                  "max length; the best checkpoint so far is kept")
+        reason = (f"out of memory ({type(error).__name__}) after {_steps(steps_done)}: try a smaller batch size "
+                  "or max length; the best checkpoint so far is kept")
     except RuntimeError as error:
         text = str(error)
         if "allocate" not in text and "out of memory" not in text:  # CPU allocation failures: RuntimeError
             raise
-        reason = (f"out of memory (RuntimeError) after {steps_done} steps: try a smaller batch size or max length; "
-                  "the best checkpoint so far is kept")
+        reason = (f"out of memory (RuntimeError) after {_steps(steps_done)}: try a smaller batch size or max "
+                  "length; the best checkpoint so far is kept")
     except GeneratorExit:
         reason = "stopped"
         raise
@@ -407,7 +427,7 @@ def train(config: TrainConfig, stop: threading.Event | None = None) -> Iterator[
         # or failed run gives its memory back to the process at once.
         output = loss = target = optimizer = scheduler = wrapped = model = None  # noqa: F841
         accelerator.free_memory()
-        gc.collect()
+        release_memory()
         if torch.cuda.is_available():
             torch.cuda.empty_cache()
     if main:

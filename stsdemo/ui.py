@@ -85,6 +85,32 @@ def upload_note() -> str:
     return f"Files up to {settings.max_upload_text()}."
 
 
+def name_input_errors(demo: gr.Blocks) -> None:
+    """Make Gradio's own input checks say which field they are about, and refuse fractions in whole-number
+    fields. Gradio checks a Number's or Slider's bounds (and a Dropdown's choices) before our handlers run,
+    with a message that names no field ("Value 0 is less than minimum value 0.1."); an API caller sends
+    many numbers at once, so each message is prefixed with the field's label. A ``precision=0`` box would
+    silently round 2.5 to 2; it says so instead."""
+
+    def wrap(block):
+        preprocess, label = block.preprocess, str(block.label)
+        whole = isinstance(block, gr.Number) and block.precision == 0
+
+        def checked(payload):
+            if whole and isinstance(payload, (int, float)) and not isinstance(payload, bool) and payload != int(payload):
+                raise gr.Error(f"{label}: must be a whole number, got {payload:g}")
+            try:
+                return preprocess(payload)
+            except gr.Error as error:
+                raise gr.Error(f"{label}: {error.message}") from None
+
+        block.preprocess = checked
+
+    for block in demo.blocks.values():
+        if isinstance(block, (gr.Number, gr.Slider, gr.Dropdown, gr.Radio, gr.CheckboxGroup)) and block.label:
+            wrap(block)
+
+
 def _session(request: gr.Request | None) -> str:
     return runs.session_key(getattr(request, "session_hash", None))
 
@@ -501,4 +527,5 @@ def build_demo() -> gr.Blocks:
                   concurrency_limit=4)
         demo.unload(cleanup)
         demo.queue(max_size=32, default_concurrency_limit=1)
+    name_input_errors(demo)
     return demo

@@ -39,7 +39,7 @@ from stsdemo.model import SiameseRegressor
 STS_CHOICE = "STS 0–5"
 UPLOAD_CAP = "1mb"          # this module's app refuses bigger uploads (the real app: STSDEMO_MAX_UPLOAD, 20 MB)
 MAX_WAITING = 1             # runs that may wait for the trainer in this module's app
-LONG = dict(max_steps=1000, eval_every=1000, max_dev_pairs=16)   # runs until stopped; one dev score at step 0
+LONG = dict(max_steps=1000, epochs=100, eval_every=1000, max_dev_pairs=16)  # runs until stopped; one dev score
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -211,7 +211,7 @@ def test_out_of_memory_in_a_run_ends_it_with_a_message_and_the_app_keeps_serving
     status = outputs[-1][1]
     assert "out of memory" in status and "best checkpoint is kept" in status, status
     (info,) = runs.list_runs(client.session_hash)
-    assert info.has_checkpoint() and "out of memory" in info.message
+    assert info.status == "failed" and info.has_checkpoint() and "out of memory" in info.message
     monkeypatch.undo()
     prediction, category, *_ = score(client)
     assert category  # still serving
@@ -278,3 +278,33 @@ def test_uploads_over_the_stated_cap_are_refused(app_url, tmp_path):  # noqa: F8
     from stsdemo import ui
 
     assert "1 MB" in ui.upload_note() or "1mb" in ui.upload_note().lower()  # the cap is stated up front
+
+
+# ---- what a visitor sees ------------------------------------------------------------------------------------
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).is_file(), reason="chromium is not installed")
+def test_bad_input_in_the_browser_is_an_error_toast(app_url):  # noqa: F811
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox",
+                                                                             "--disable-gpu"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.set_default_timeout(60_000)
+            page.goto(app_url)
+            page.get_by_role("tab", name="Score a pair").click()
+            sync_api.expect(page.get_by_label("Category", exact=True)).not_to_have_value("", timeout=120_000)
+            page.get_by_label("Sentence 1", exact=True).fill("   ")
+            page.get_by_role("button", name="Score the pair").click()
+            toast = page.get_by_test_id("toast-body").last
+            sync_api.expect(toast).to_contain_text("sentence 1 is empty; type a sentence with at least one visible")
+            page.get_by_role("tab", name="Fine-tune").click()
+            page.get_by_label("x0", exact=True).fill("0.7")
+            page.get_by_role("button", name="Start training").click()
+            sync_api.expect(page.get_by_test_id("toast-body").last).to_contain_text("0 <= x0 <= d/2 = 0.5")
+            assert not runs.active_runs()
+        finally:
+            browser.close()

@@ -299,3 +299,18 @@ def test_job_line_admits_in_order_and_refuses_when_full():
     assert released == [True] and third.position() == 0 and line.counts() == (1, 0)
     third.leave()
     assert line.counts() == (0, 0)
+
+
+def test_cli_run_that_runs_out_of_memory_says_so_in_one_line_and_exits_1(tmp_path, monkeypatch, capsys, tiny_encoder):
+    from stsdemo.cli import main
+
+    real_build = train_module.build_loss
+    monkeypatch.setattr(train_module, "build_loss",
+                        lambda *a, **k: FailingLoss(real_build(*a, **k), OOM_ERRORS["cpu"], fail_at=2))
+    folder = tmp_path / "run"
+    code = main(["train", "--data", "stsb", "--max-pairs", "64", "--max-length", "16", "--batch-size", "4",
+                 "--max-steps", "10", "--eval-every", "1000", "--max-dev-pairs", "16", "--output-dir", str(folder)])
+    err = capsys.readouterr().err.strip()
+    assert code == 1 and len(err.splitlines()) == 1, err
+    assert err.startswith("stsdemo: error: the run ended early: out of memory") and f"kept at {folder}" in err
+    assert SiameseRegressor.load(str(folder)).predict(*PAIRS).shape == (2,)

@@ -242,12 +242,12 @@ EMPTY = r"sentence 1 is empty; type a sentence with at least one visible charact
 
 
 def below(label, minimum):
-    """The app's component check (Gradio's Number/Slider bounds), which runs before our own."""
-    return rf"(?i)({label}.*)?value -?[\d.e+]+ is less than minimum value {minimum}"
+    """The app's component check (Gradio's Number/Slider bounds, named by the field), which runs first."""
+    return rf"(?i)^{label}: Value -?[\d.e+]+ is less than minimum value {minimum}"
 
 
 def above(label, maximum):
-    return rf"(?i)({label}.*)?value -?[\d.e+]+ is greater than maximum value {maximum}"
+    return rf"(?i)^{label}: Value -?[\d.e+]+ is greater than maximum value {maximum}"
 
 LONG = "A man is playing a guitar on the stage. " * 2500   # 100,000 characters
 
@@ -301,7 +301,7 @@ CASES = [
     buffer("d < 0", 2.0, 0.25, -1.0, r"gap d must be > 0", cli=False, api_expect=below("node gap d", 0.2)),
     Case("unknown loss", r"unknown loss 'hinge'; choose one of: sk2|invalid choice: 'hinge'",
          lambda c: build_loss("hinge"), lambda c: [*TRAIN_SAFE(c), "--loss", "hinge"],
-         lambda c: _train_api(loss="hinge"), api_expect=r"(?i)hinge.*(is not in the list of choices|unknown loss).*sk2"),
+         lambda c: _train_api(loss="hinge"), api_expect=r"^Loss: Value: hinge is not in the list of choices: .*\[sk2\]"),
     # -- training settings ------------------------------------------------------------------------------------
     setting("learning rate 0", "lr", 0.0, r"learning rate must be > 0 and <= 1"),
     setting("learning rate 5", "lr", 5.0, r"learning rate must be > 0 and <= 1"),
@@ -309,7 +309,7 @@ CASES = [
     setting("batch size 0", "batch_size", 0, r"batch size must be >= 1 and <= \d+", api_expect=below("batch size", 1)),
     setting("batch size 100,000", "batch_size", 100_000, r"batch size must be >= 1 and <= \d+"),
     setting("batch size 2.5", "batch_size", 2.5, r"batch size must be a whole number|invalid int value: '2.5'",
-            api=False),  # the form's whole-number box rounds it, as its browser field does
+            api_expect=r"^Batch size: must be a whole number, got 2.5"),
     setting("max steps < 1", "max_steps", -5, r"max steps must be >= 1", api_expect=below("max steps", 0)),
     setting("max steps 10^9", "max_steps", 10**9, r"max steps must be >= 1 and <= 10000000"),
     setting("max length 4", "max_length", 4, r"max length must be >= 8 and <= 8192", api_expect=below("max length", 8)),
@@ -458,3 +458,34 @@ def test_api(case, inputs, client):  # noqa: F811
         check_message(str(error.value), case, case.api_message)
     assert len(runs.list_runs(client.session_hash)) == runs_before, "a run was recorded for bad input"
     check_unchanged(before, snapshot(*watched), inputs)
+
+
+# ---- safety: no code from models, no pickles ------------------------------------------------------------------
+
+
+def test_remote_code_runs_only_for_models_on_the_operators_allow_list(monkeypatch):
+    from stsdemo.model import resolve_model
+
+    monkeypatch.setenv("STSDEMO_TRUST_REMOTE_CODE", "acme/trusted-model")
+    assert resolve_model("acme/trusted-model") == ("acme/trusted-model", True)
+    assert resolve_model("acme/other-model") == ("acme/other-model", False)
+    monkeypatch.setenv("STSDEMO_TRUST_REMOTE_CODE", "")
+    assert resolve_model("jinaai/jina-embeddings-v2-small-en")[1] is False  # the operator emptied the list
+
+
+def test_a_model_folder_with_its_own_code_is_refused_without_running_it(tmp_path):
+    marker = tmp_path / "code-ran"
+    folder = tmp_path / "custom-code-model"
+    folder.mkdir()
+    for name in ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json"):
+        shutil.copy(settings.default_model_path() / name, folder / name)
+    (folder / "evil.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    (folder / "config.json").write_text(json.dumps({
+        "model_type": "evil", "architectures": ["EvilModel"],
+        "auto_map": {"AutoConfig": "evil.EvilConfig", "AutoModel": "evil.EvilModel"}}))
+    from safetensors.torch import save_file
+
+    save_file({"weight": torch.zeros(1)}, str(folder / "model.safetensors"))
+    with pytest.raises(InputError, match=r"custom-code-model.*needs to run its own code.*allow-list"):
+        SiameseRegressor.load(str(folder))
+    assert not marker.exists(), "the folder's own code was executed"
