@@ -12,6 +12,7 @@ import numpy as np
 from .atomic import atomic_write
 from .data import MAX_SENTENCE_CHARS, PairSet, clean_text, load_csv
 from .errors import InputError
+from .evaluate import cosine_rows
 from .labels import LabelScheme
 from .model import SiameseRegressor
 
@@ -50,11 +51,6 @@ def token_notice(model: SiameseRegressor, sentences: list[str], labels: list[str
     return f"truncated to {model.max_length} tokens: {', '.join(cut)}" if cut else ""
 
 
-def cosine(u: np.ndarray, v: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(u, axis=-1) * np.linalg.norm(v, axis=-1)
-    return (u * v).sum(-1) / np.maximum(norms, 1e-12)
-
-
 def score_pair(model: SiameseRegressor, sentence1: str, sentence2: str, scheme: LabelScheme | None = None) -> PairScore:
     """Score one pair: the float, its category under ``scheme`` (default: the model's), the cosine."""
     scheme = scheme or model.scheme
@@ -64,7 +60,8 @@ def score_pair(model: SiameseRegressor, sentence1: str, sentence2: str, scheme: 
     u, v = model.encode([first, second])
     prediction = float(model.score_embeddings(u[None], v[None])[0])
     index = int(scheme.nearest_index([prediction])[0])
-    return PairScore(prediction, scheme.categories[index], float(scheme.nodes[index]), float(cosine(u, v)), notice)
+    cosine = float(cosine_rows(u[None], v[None])[0])
+    return PairScore(prediction, scheme.categories[index], float(scheme.nodes[index]), cosine, notice)
 
 
 def check_output_path(out_path: str | os.PathLike) -> Path:
@@ -101,11 +98,12 @@ def score_pairs(model: SiameseRegressor, pairs: PairSet, out_path: str | os.Path
     u, v = embeddings[: len(pairs)], embeddings[len(pairs):]
     predictions = model.score_embeddings(u, v)
     categories = [scheme.categories[i] for i in scheme.nearest_index(predictions)]
+    cosines = cosine_rows(u, v)
     has_labels = not np.isnan(pairs.labels).all()
     with atomic_write(out_path, newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["sentence1", "sentence2"] + (["label"] if has_labels else []) + ["prediction", "category", "cosine"])
         for i, (a, b) in enumerate(zip(pairs.sentences1, pairs.sentences2)):
             label = [f"{pairs.labels[i]:g}"] if has_labels else []
-            writer.writerow([a, b, *label, f"{predictions[i]:.4f}", categories[i], f"{cosine(u[i], v[i]):.4f}"])
+            writer.writerow([a, b, *label, f"{predictions[i]:.4f}", categories[i], f"{cosines[i]:.4f}"])
     return out_path

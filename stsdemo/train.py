@@ -258,9 +258,6 @@ def run_dir(config: TrainConfig) -> Path:
     return settings.output_dir() / name
 
 
-# write_json_atomic (imported above from .atomic) writes run.json and the other result files.
-
-
 def _steps(count: int) -> str:
     return f"{count} step" + ("" if count == 1 else "s")
 

@@ -5,6 +5,7 @@ score only the first DEV_PAIRS STS-B dev pairs at each evaluation, so they stay 
 """
 
 import os
+import shutil
 import time
 import urllib.request
 
@@ -76,3 +77,27 @@ def client(app_url):
 
     # A cancel waits on the server until the generator's current step ends: allow for a slow CPU.
     return Client(app_url, verbose=False, httpx_kwargs={"timeout": 120})
+
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        # keep a headless page painting while the tests wait (screenshots otherwise can stall)
+        "--disable-renderer-backgrounding", "--disable-background-timer-throttling",
+        "--disable-backgrounding-occluded-windows"]
+
+
+@pytest.fixture
+def page(app_url):  # noqa: F811
+    """The app open in headless Debian Chromium, driven by Playwright."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            context = browser.new_context(viewport={"width": 1400, "height": 1000}, device_scale_factor=1)
+            page = context.new_page()
+            page.set_default_timeout(60_000)
+            page.goto(app_url)
+            yield page
+        finally:
+            browser.close()

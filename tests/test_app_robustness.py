@@ -28,7 +28,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from app_fixtures import app_url, train_args  # noqa: F401  (pytest fixture)
+from app_fixtures import CHROMIUM, app_url, page, train_args  # noqa: F401  (pytest fixtures)
 from fault_helpers import PAIRS
 from gradio_client import Client, handle_file
 from gradio_client.exceptions import AppError
@@ -282,29 +282,18 @@ def test_uploads_over_the_stated_cap_are_refused(app_url, tmp_path):  # noqa: F8
 
 # ---- what a visitor sees ------------------------------------------------------------------------------------
 
-CHROMIUM = "/usr/bin/chromium"
-
-
 @pytest.mark.skipif(not Path(CHROMIUM).is_file(), reason="chromium is not installed")
-def test_bad_input_in_the_browser_is_an_error_toast(app_url):  # noqa: F811
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox",
-                                                                             "--disable-gpu"])
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.set_default_timeout(60_000)
-            page.goto(app_url)
-            page.get_by_role("tab", name="Score a pair").click()
-            sync_api.expect(page.get_by_label("Category", exact=True)).not_to_have_value("", timeout=120_000)
-            page.get_by_label("Sentence 1", exact=True).fill("   ")
-            page.get_by_role("button", name="Score the pair").click()
-            toast = page.get_by_test_id("toast-body").last
-            sync_api.expect(toast).to_contain_text("sentence 1 is empty; type a sentence with at least one visible")
-            page.get_by_role("tab", name="Fine-tune").click()
-            page.get_by_label("x0", exact=True).fill("0.7")
-            page.get_by_role("button", name="Start training").click()
-            sync_api.expect(page.get_by_test_id("toast-body").last).to_contain_text("0 <= x0 <= d/2 = 0.5")
-            assert not runs.active_runs()
-        finally:
-            browser.close()
+def test_bad_input_in_the_browser_is_an_error_toast(page):  # noqa: F811
+    from playwright.sync_api import expect
+
+    page.get_by_role("tab", name="Score a pair").click()
+    expect(page.get_by_label("Category", exact=True)).not_to_have_value("", timeout=120_000)
+    page.get_by_label("Sentence 1", exact=True).fill("   ")
+    page.get_by_role("button", name="Score the pair").click()
+    expect(page.get_by_test_id("toast-body").last).to_contain_text(
+        "sentence 1 is empty; type a sentence with at least one visible")
+    page.get_by_role("tab", name="Fine-tune").click()
+    page.get_by_label("x0", exact=True).fill("0.7")
+    page.get_by_role("button", name="Start training").click()
+    expect(page.get_by_test_id("toast-body").last).to_contain_text("0 <= x0 <= d/2 = 0.5")
+    assert not runs.active_runs()

@@ -5,33 +5,14 @@ Screenshots go to tmp_path; with STSDEMO_SCREENSHOTS=1 they go to assets/screens
 """
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
-from app_fixtures import app_url  # noqa: F401  (pytest fixture)
+from app_fixtures import CHROMIUM, app_url, page  # noqa: F401  (pytest fixtures)
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).is_file(), reason="chromium is not installed")
-
-
-@pytest.fixture
-def page(app_url):  # noqa: F811
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            context = browser.new_context(viewport={"width": 1400, "height": 1000}, device_scale_factor=1)
-            page = context.new_page()
-            page.set_default_timeout(60_000)
-            page.goto(app_url)
-            yield page
-        finally:
-            browser.close()
 
 
 def _shot(page, tab: str, tmp_path: Path) -> Path:
@@ -39,7 +20,7 @@ def _shot(page, tab: str, tmp_path: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"screenshot-{tab}.png"
     page.wait_for_timeout(600)  # let plotly / vega finish their transitions
-    page.screenshot(path=str(path), full_page=True)
+    page.screenshot(path=str(path), full_page=True, animations="disabled")
     return path
 
 
@@ -51,7 +32,10 @@ def test_every_tab_scoring_a_slider_and_a_tiny_fine_tune(page, tmp_path):
     try:
         _walk_through(page, tmp_path)
     except BaseException:
-        page.screenshot(path=str(tmp_path / "failure.png"), full_page=True)  # for a look afterwards
+        try:  # a picture of the failure, if the page still renders; never hide the real error
+            page.screenshot(path=str(tmp_path / "failure.png"), full_page=True, timeout=10_000)
+        except Exception:
+            pass
         raise
 
 
