@@ -59,17 +59,6 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (index - low)
 
 
-def training_in_progress() -> bool:
-    """Whether any thread of this process is executing the training loop (stsdemo/train.py)."""
-    train_file = str(REPO / "stsdemo" / "train.py")
-    for frame in sys._current_frames().values():
-        while frame is not None:
-            if frame.f_code.co_filename == train_file:
-                return True
-            frame = frame.f_back
-    return False
-
-
 # ---- the app, in this process ----------------------------------------------------------------------------
 
 
@@ -167,6 +156,8 @@ def score_burst(clients: list, requests: int) -> dict:
 
 
 def concurrency(clients: int, requests: int, dev_pairs: int) -> dict:
+    from stsdemo import runs
+
     app = App(dev_pairs)
     try:
         pool = [app.client() for _ in range(clients)]
@@ -177,7 +168,7 @@ def concurrency(clients: int, requests: int, dev_pairs: int) -> dict:
         job = trainer.submit(**app.train_kwargs(trainer), api_name="/train")
         wait_for_step(job)
         during = score_burst(pool, requests)
-        still_training = training_in_progress() and not job.done()
+        still_training = runs.training_in_progress() and not job.done()
         print(f"during: {during} (training still running: {still_training})", flush=True)
         trainer.predict(api_name="/stop")
         list(job)
@@ -220,6 +211,7 @@ def core_cycle(index: int, folder: Path, close: bool, dev_pairs: int) -> dict:
 
 
 def cycles(count: int, dev_pairs: int) -> dict:
+    from stsdemo import runs
     from stsdemo.model import SiameseRegressor
 
     folder = Path(tempfile.mkdtemp(prefix="stsdemo-cycles-")) / "run"
@@ -237,7 +229,7 @@ def cycles(count: int, dev_pairs: int) -> dict:
                 rss_start_mib=round(rss_start), rss_after_warmup_mib=round(rss_warm), rss_end_mib=round(rss_end),
                 rss_growth_vs_warmup=round(rss_end / rss_warm - 1, 3),
                 threads_start=threads_start, threads_after_warmup=threads_warm, threads_end=threads_end,
-                training_threads_left=training_in_progress(), best_checkpoint_loads=loads)
+                training_threads_left=runs.training_in_progress(), best_checkpoint_loads=loads)
 
 
 def app_cycles(count: int, dev_pairs: int) -> dict:
@@ -260,7 +252,7 @@ def app_cycles(count: int, dev_pairs: int) -> dict:
                 client.predict(api_name="/stop")
                 list(job)
             deadline = time.monotonic() + 300
-            while (runs.active_runs() or training_in_progress()) and time.monotonic() < deadline:
+            while (runs.active_runs() or runs.training_in_progress()) and time.monotonic() < deadline:
                 time.sleep(0.2)
             info = runs.list_runs(client.session_hash)[-1]
             outcomes.append(dict(status=info.status, checkpoint=info.has_checkpoint()))
@@ -274,7 +266,7 @@ def app_cycles(count: int, dev_pairs: int) -> dict:
                     rss_after_warmup_mib=round(rss_warm), rss_end_mib=round(rss_end),
                     rss_growth_vs_warmup=round(rss_end / rss_warm - 1, 3), threads_start=threads_start,
                     threads_after_warmup=threads_warm, threads_end=threads_end,
-                    training_threads_left=training_in_progress(), active_runs_left=runs.active_runs())
+                    training_threads_left=runs.training_in_progress(), active_runs_left=runs.active_runs())
     finally:
         app.close()
 

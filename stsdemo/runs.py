@@ -30,6 +30,7 @@ import math
 import os
 import re
 import shutil
+import sys
 import tempfile
 import threading
 import time
@@ -585,6 +586,20 @@ def _active_run(session: str) -> str | None:
     with _ACTIVE_LOCK:
         entry = _ACTIVE.get(session)
     return entry[0] if entry else None
+
+
+def training_in_progress() -> bool:
+    """Whether any thread of this process is executing the training loop (stsdemo/train.py).
+
+    The honest check that a stopped or cancelled run really ended, for tests and health checks.
+    """
+    train_file = str(Path(__file__).with_name("train.py"))
+    for frame in sys._current_frames().values():
+        while frame is not None:
+            if frame.f_code.co_filename == train_file:
+                return True
+            frame = frame.f_back
+    return False
 
 
 def active_runs() -> dict[str, str]:

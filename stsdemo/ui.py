@@ -419,7 +419,7 @@ def build_demo() -> gr.Blocks:
                             with gr.Row():
                                 max_dev_pairs = gr.Number(label="Dev pairs", value=form["max_dev_pairs"], precision=0,
                                                           minimum=0, min_width=100,
-                                                          info="score the first N STS-B dev pairs (0 = all 1,500)")
+                                                          info="score N evenly spread STS-B dev pairs (0 = all 1,500)")
                                 head_lr = gr.Number(label="Head learning rate", value=1e-3, minimum=0, min_width=100,
                                                     info="the fresh head learns faster than the encoder")
                             select_by = gr.Radio(list(runs.SELECT_BY), value=list(runs.SELECT_BY)[0],

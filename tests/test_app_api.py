@@ -2,7 +2,6 @@
 a run stopped with the Stop endpoint and one cancelled mid-run."""
 
 import json
-import sys
 import time
 import zipfile
 from pathlib import Path
@@ -82,20 +81,9 @@ def _session_runs(client) -> list:
     return runs.list_runs(client.session_hash)
 
 
-def _training_in_progress() -> bool:
-    """Whether any thread of this process is executing the training loop."""
-    train_file = str(Path(runs.__file__).with_name("train.py"))
-    for frame in sys._current_frames().values():
-        while frame is not None:
-            if frame.f_code.co_filename == train_file:
-                return True
-            frame = frame.f_back
-    return False
-
-
 def _wait_until_idle(timeout=90.0):
     deadline = time.monotonic() + timeout
-    while runs.active_runs() or _training_in_progress():
+    while runs.active_runs() or runs.training_in_progress():
         assert time.monotonic() < deadline, f"training still running: {runs.active_runs()}"
         time.sleep(0.2)
 

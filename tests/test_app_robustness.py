@@ -18,7 +18,6 @@ from __future__ import annotations
 import copy
 import gc
 import os
-import sys
 import threading
 import time
 import urllib.error
@@ -74,20 +73,9 @@ def score(client, model="default", pair=PAIRS[0]):
     return client.predict(model, pair[0], pair[1], STS_CHOICE, "", 1.0, None, api_name="/score")
 
 
-def training_in_progress() -> bool:
-    """Whether any thread of this process is executing the training loop."""
-    train_file = str(Path(runs.__file__).with_name("train.py"))
-    for frame in sys._current_frames().values():
-        while frame is not None:
-            if frame.f_code.co_filename == train_file:
-                return True
-            frame = frame.f_back
-    return False
-
-
 def wait_until_idle(timeout=180.0) -> None:
     deadline = time.monotonic() + timeout
-    while runs.active_runs() or training_in_progress():
+    while runs.active_runs() or runs.training_in_progress():
         assert time.monotonic() < deadline, f"training still running: {runs.active_runs()}"
         time.sleep(0.2)
 
@@ -147,7 +135,7 @@ def test_scoring_answers_20_clients_while_runs_train_and_wait_in_line(app_url): 
     for thread in threads:
         thread.join(600)
     assert not errors and len(answers) == 20, errors[:3]
-    assert training_in_progress() and not job.done(), "the run should still be training"
+    assert runs.training_in_progress() and not job.done(), "the run should still be training"
     print(f"20 concurrent /score during training: p50 {sorted(latencies)[9]:.2f} s, max {max(latencies):.2f} s")
 
     first.predict(api_name="/stop")
