@@ -180,6 +180,15 @@ def _pyplot():
         return None
 
 
+def _save(plt, fig, path: Path) -> Path:
+    """Lay out, write and close a figure; returns where it went."""
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def plot_scaling(scaling: dict, path: Path | None = None) -> Path | None:
     plt = _pyplot()
     if plt is None:
@@ -202,11 +211,7 @@ def plot_scaling(scaling: dict, path: Path | None = None) -> Path | None:
                      [str(r["max_length"]) for r in scaling["eval_length"]])
     right.legend(fontsize=8)
     fig.suptitle(f"stsdemo cost growth on {scaling['device']}", fontsize=10)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def plot_quality(quality: dict, path: Path | None = None) -> Path | None:
@@ -236,11 +241,7 @@ def plot_quality(quality: dict, path: Path | None = None) -> Path | None:
     ax.set_xlabel("7-task SentEval Avg. (Spearman x100, cosine)")
     budget = next(r["budget"] for r in runs.values() if r["budget_key"] == key)
     ax.set_title(f"all-MiniLM-L6-v2 fine-tunes, {budget_text(budget).split(';')[0]}", fontsize=8)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def plot_speed(results: dict, path: Path | None = None) -> Path | None:
@@ -268,11 +269,7 @@ def plot_speed(results: dict, path: Path | None = None) -> Path | None:
         for i, v in enumerate(values):
             ax.text(i, v, f"{v:.1f}", ha="center", va="bottom", fontsize=8)
         ax.set_title(title, fontsize=9)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def render(results: dict | None = None, md_path: Path | None = None, include_quick: bool = False) -> str:

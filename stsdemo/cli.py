@@ -139,10 +139,10 @@ def cmd_eval(args) -> int:
 
 def cmd_score(args) -> int:
     from . import settings
-    from .data import load_csv
+    from .data import clean_text, load_csv
     from .labels import get_scheme
     from .model import SiameseRegressor, saved_scheme
-    from .scoring import MAX_CSV_ROWS, check_output_path, clean_sentence, score_pair, score_pairs
+    from .scoring import MAX_CSV_ROWS, check_output_path, score_pair, score_pairs
 
     # Everything the user typed is checked first: a bad sentence, file or path fails in well under a second,
     # before the model is loaded.
@@ -163,8 +163,8 @@ def cmd_score(args) -> int:
         return 0
     if args.sentence1 is None or args.sentence2 is None:
         raise InputError("give two sentences, or --csv FILE --out FILE")
-    clean_sentence(args.sentence1, "sentence 1")
-    clean_sentence(args.sentence2, "sentence 2")
+    clean_text(args.sentence1, "sentence 1")
+    clean_text(args.sentence2, "sentence 2")
     model = SiameseRegressor.load(args.model)
     print(json.dumps(score_pair(model, args.sentence1, args.sentence2, scheme).to_dict()))
     return 0

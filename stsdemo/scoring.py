@@ -18,7 +18,7 @@ from .model import SiameseRegressor
 
 MAX_CSV_ROWS = 50_000   # rows scored from one file by default (the app sets its own, smaller limit)
 
-__all__ = ["MAX_SENTENCE_CHARS", "PairScore", "clean_sentence", "score_pair", "score_csv", "score_pairs",
+__all__ = ["MAX_SENTENCE_CHARS", "PairScore", "score_pair", "score_csv", "score_pairs",
            "check_output_path"]
 
 
@@ -34,16 +34,6 @@ class PairScore:
         return asdict(self)
 
 
-def clean_sentence(text, label: str = "sentence") -> tuple[str, str]:
-    """Return the sentence ready to encode and a notice ('' if none); reject input with nothing visible.
-
-    Control characters are dropped (they carry no meaning and some tokenizers choke on them); emoji and
-    right-to-left text are kept as they are; text past ``MAX_SENTENCE_CHARS`` is cut (see
-    :func:`stsdemo.data.clean_text`).
-    """
-    return clean_text(text, label)
-
-
 def token_notice(model: SiameseRegressor, sentences: list[str], labels: list[str]) -> str:
     """Say which sentences the encoder will see only in part (longer than ``max_length`` tokens)."""
     lengths = model.token_counts(sentences)
@@ -54,8 +44,8 @@ def token_notice(model: SiameseRegressor, sentences: list[str], labels: list[str
 def score_pair(model: SiameseRegressor, sentence1: str, sentence2: str, scheme: LabelScheme | None = None) -> PairScore:
     """Score one pair: the float, its category under ``scheme`` (default: the model's), the cosine."""
     scheme = scheme or model.scheme
-    first, note1 = clean_sentence(sentence1, "sentence 1")
-    second, note2 = clean_sentence(sentence2, "sentence 2")
+    first, note1 = clean_text(sentence1, "sentence 1")
+    second, note2 = clean_text(sentence2, "sentence 2")
     notice = "; ".join(n for n in (note1, note2, token_notice(model, [first, second], ["sentence 1", "sentence 2"])) if n)
     u, v = model.encode([first, second])
     prediction = float(model.score_embeddings(u[None], v[None])[0])
