@@ -27,6 +27,9 @@ GROUP_TITLES = {
     "nli": "Paper Table 1's question on NLI data (SNLI dev+test), one stage",
     "sweep": "k / x0 sweep (paper Table 5), Smooth K2 two-stage",
 }
+# the row each group is read against, repeated at its top: the untrained encoder, or the default setting
+# (head [u,v,|u-v|], k = 2, x0 = 0.25) that the head ablation and the sweep vary
+REFERENCE_ROWS = {"main": "base", "head": "sk2-2stage", "sweep": "sk2-2stage"}
 
 
 def _cell(mean: float, sd: float, n: int) -> str:
@@ -61,12 +64,19 @@ def quality_tables(quality: dict, include_quick: bool = False) -> list[str]:
                      "that never beats the untrained encoder on dev keeps it). Mean ± sd over seeds where n > 1.\n")
         for group in GROUP_TITLES:
             arms = [a for a in ARMS if a in summary and ARMS[a]["group"] == group]
-            if group == "main" and "base" not in arms and "base" in summary:
-                arms.insert(0, "base")
             if not arms:
                 continue
+            rows = dict(summary)
+            reference = REFERENCE_ROWS.get(group)
+            if reference in summary and reference not in arms:
+                arms.insert(0, reference)
+                # compared on the seeds the group's arms ran, not on all of the reference's seeds
+                seeds = {seed for arm in arms[1:] for seed in summary[arm]["seeds"]}
+                same_seeds = {k: r for k, r in runs.items() if r["arm"] == reference and r["seed"] in seeds}
+                rows[reference] = summarize(same_seeds, key).get(reference, summary[reference])
             lines.append(f"#### {GROUP_TITLES[group]}\n")
-            header = ["Arm", "n", *(SHORT.get(t, t) for t in TASKS), "Avg.", "STS-B dev", "best dev step"]
+            header = ["Arm", "n", *(SHORT.get(t, t) for t in TASKS), "Avg.", "STS-B dev", "best dev step",
+                      "last-step dev: cosine / head"]
             lines.append("| " + " | ".join(header) + " |")
             lines.append("|" + "|".join(["---", "---:"] + ["---:"] * (len(header) - 2)) + "|")
             base = summary.get("base", {}).get("Avg.")
@@ -77,20 +87,28 @@ def quality_tables(quality: dict, include_quick: bool = False) -> list[str]:
                 if step0:
                     summary["base"]["dev"], summary["base"]["dev sd"] = step0[0], 0.0
             for arm in arms:
-                row = summary[arm]
+                row = rows[arm]
                 n = len(row["seeds"])
-                label = row["label"] + (" *" if ARMS[arm].get("star") else "")
+                # a "|" in a label would split the table cell
+                label = row["label"].replace("|", "\\|") + (" *" if ARMS[arm].get("star") else "")
                 cells = [_cell(row[t], row[f"{t} sd"], n) for t in TASKS]
                 avg = _cell(row["Avg."], row["Avg. sd"], n)
                 if base is not None and arm != "base":
                     avg += f" ({row['Avg.'] - base:+.2f})"
                 dev = _cell(row["dev"], row["dev sd"], n) if "dev" in row else "-"
                 steps = ", ".join(row["best_steps"]) if arm != "base" else "-"
-                lines.append(f"| {label} (`{arm}`) | {n} | " + " | ".join(cells) + f" | **{avg}** | {dev} | {steps} |")
+                last = "-"
+                if "last dev cosine" in row:
+                    head = row["last dev head"]
+                    last = f"{row['last dev cosine']:.2f} / " + (f"{head:.2f}" if head is not None else "-")
+                lines.append(f"| {label} (`{arm}`) | {n} | " + " | ".join(cells)
+                             + f" | **{avg}** | {dev} | {steps} | {last} |")
             lines.append("")
         lines.append("(In brackets: difference of Avg. from the untrained base model. Best dev step is "
                      "`stage:step`; `1:0` means no checkpoint beat the untrained encoder on STS-B dev, so the "
-                     "arm's test row is the base model's.)\n")
+                     "arm's test row is the base model's. Last-step dev: STS-B dev Spearman at the end of training, of the "
+                     "cosine and of the head's prediction (mean over seeds; no head for sentence-transformers' arms), "
+                     "shown whatever was selected.)\n")
     failed = quality.get("failed", {})
     failed = {k: v for k, v in failed.items() if k not in runs and not k.endswith("/quick")}
     if failed:

@@ -343,8 +343,10 @@ def train(config: TrainConfig, stop: threading.Event | None = None) -> Iterator[
             loss_fn = build_loss(config.loss, config.k, config.x0, scheme, config.clamp, config.threshold)
             labels = scheme.snap(pairs.labels) if config.snap_labels else pairs.labels
             model.encoder.requires_grad_(not stage["frozen"])
+            # The fused kernel updates all parameters at once; the default loops over ~100 tensors.
             optimizer = torch.optim.AdamW(parameter_groups(model, stage["lr"], stage["head_lr"],
-                                                           config.layer_decay, config.weight_decay))
+                                                           config.layer_decay, config.weight_decay),
+                                          fused=accelerator.device.type in ("cpu", "cuda"))
             steps_per_epoch = math.ceil(len(pairs) / config.batch_size)
             total = max(1, math.ceil(steps_per_epoch * stage["epochs"]))
             if stage["max_steps"]:

@@ -22,6 +22,18 @@ def test_mean_pooling_ignores_padding(embedded_model):
     assert np.allclose(alone[0], padded[0], atol=1e-5)
 
 
+def test_one_encoder_pass_for_both_sides_matches_two(embedded_model):
+    # sides of different lengths, so stacking has to pad the shorter one
+    first = embedded_model.tokenize(["a dog runs.", "two men talk."])
+    second = embedded_model.tokenize(["a puppy is running fast across the wide green field today", "hi"])
+    embedded_model.eval()
+    with torch.no_grad():
+        output = embedded_model(first, second)
+        u, v = embedded_model.embed(first), embedded_model.embed(second)
+    assert output.u.shape == output.v.shape == (2, 384)
+    assert torch.allclose(output.u, u, atol=1e-5) and torch.allclose(output.v, v, atol=1e-5)
+
+
 def test_head_shapes_for_each_feature_set(embedded_model):
     batch = [embedded_model.tokenize(s) for s in PAIRS]
     for features, width in (("u,v,|u-v|", 3), ("u,v", 2), ("|u-v|", 1)):
