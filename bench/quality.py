@@ -83,7 +83,8 @@ ARMS: dict[str, dict] = {
 # k = 2, x0 = 0.25 (that point is sk2-2stage); x0 = 0 is the same loss without a buffer zone.
 SWEEP = [(2.0, 0.0), (2.0, 0.1), (2.0, 0.5), (1.0, 0.25), (3.0, 0.25)]
 for _k, _x0 in SWEEP:
-    ARMS[f"sweep-k{_k:g}-x{_x0:g}"] = dict(kind="ours", group="sweep", label=f"Smooth K2 k={_k:g} x0={_x0:g}, two-stage",
+    ARMS[f"sweep-k{_k:g}-x{_x0:g}"] = dict(kind="ours", group="sweep",
+                                           label=f"Smooth K2 k={_k:g} x0={_x0:g}, two-stage",
                                            config=dict(loss="sk2", two_stage=True, k=_k, x0=_x0))
 GROUPS = sorted({spec["group"] for spec in ARMS.values()})
 SEEDS = (42, 43, 44)
