@@ -59,6 +59,13 @@ def quality_tables(quality: dict, include_quick: bool = False) -> list[str]:
     lines = []
     for key, budget in budgets.items():
         summary = summarize(runs, key)
+        base = summary.get("base", {}).get("Avg.")
+        if "base" in summary and "dev" not in summary["base"]:
+            # the untrained encoder's dev score is step 0 of every run's dev curve
+            step0 = [r["dev_curve"][0]["dev_cosine"] for r in runs.values()
+                     if r.get("dev_curve") and r["dev_curve"][0]["step"] == 0]
+            if step0:
+                summary["base"]["dev"], summary["base"]["dev sd"] = step0[0], 0.0
         lines.append(f"**Budget:** {budget_text(budget)}. Test sets scored once per finished run, on the "
                      "checkpoint with the best STS-B dev cosine Spearman (dev is also scored at step 0, so an arm "
                      "that never beats the untrained encoder on dev keeps it). Mean ± sd over seeds where n > 1.\n")
@@ -79,13 +86,6 @@ def quality_tables(quality: dict, include_quick: bool = False) -> list[str]:
                       "last-step dev: cosine / head"]
             lines.append("| " + " | ".join(header) + " |")
             lines.append("|" + "|".join(["---", "---:"] + ["---:"] * (len(header) - 2)) + "|")
-            base = summary.get("base", {}).get("Avg.")
-            if "base" in summary and "dev" not in summary["base"]:
-                # the untrained encoder's dev score is step 0 of every run's dev curve
-                step0 = [r["dev_curve"][0]["dev_cosine"] for r in runs.values()
-                         if r.get("dev_curve") and r["dev_curve"][0]["step"] == 0]
-                if step0:
-                    summary["base"]["dev"], summary["base"]["dev sd"] = step0[0], 0.0
             for arm in arms:
                 row = rows[arm]
                 n = len(row["seeds"])
