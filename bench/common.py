@@ -179,10 +179,6 @@ def setup_environment(threads: int | None = None) -> None:
     data = REPO.parent / "shared" / "data" / "senteval"
     if "STSDEMO_DATA_DIR" not in os.environ and data.is_dir():
         os.environ["STSDEMO_DATA_DIR"] = str(data)
-    # checkpoints are written under out_dir() and loaded back for the test pass: allow that folder
-    roots = os.environ.get("STSDEMO_MODEL_ROOTS", "")
-    if str(out_dir()) not in roots.split(os.pathsep):
-        os.environ["STSDEMO_MODEL_ROOTS"] = os.pathsep.join(p for p in (roots, str(out_dir())) if p)
     import torch
 
     if threads:
@@ -199,28 +195,6 @@ def spaced_subset(pairs, n: int):
         return pairs
     step = len(pairs) / n
     return pairs.select([int(i * step) for i in range(n)])
-
-
-@contextlib.contextmanager
-def small_dev(n: int | None):
-    """Score STS-B dev on an evenly spread ``n``-pair sample inside ``train()`` (quick mode and speed
-    runs, where the dev score is not the point); ``None`` keeps the full 1,500 pairs."""
-    import stsdemo.train as train_module
-
-    if not n:
-        yield
-        return
-    full = train_module.load_stsb
-
-    def load(split, source="auto"):
-        pairs = full(split, source)
-        return spaced_subset(pairs, n) if split == "dev" else pairs
-
-    train_module.load_stsb = load
-    try:
-        yield
-    finally:
-        train_module.load_stsb = full
 
 
 def log(*parts) -> None:

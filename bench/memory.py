@@ -20,7 +20,7 @@ import subprocess
 import sys
 
 from .common import (REPO, current_rss_mib, cuda_peak_mib, device_name, log, median, out_dir, peak_rss_mib,
-                     setup_environment, small_dev, update_results)
+                     setup_environment, update_results)
 
 ARMS = {
     "idle": dict(loss=None, batch_size=16),
@@ -33,9 +33,10 @@ def child(arm: str, steps: int, max_length: int, batch_size: int | None) -> dict
     """Runs in the subprocess: train ``steps`` steps of ``arm`` and report this process's peaks."""
     import torch
 
+    from stsdemo.config import TrainConfig
     from stsdemo.data import load_training_data
     from stsdemo.model import SiameseRegressor
-    from stsdemo.train import DoneEvent, TrainConfig, train
+    from stsdemo.train import DoneEvent, train
 
     spec = ARMS[arm]
     batch = batch_size or spec["batch_size"]
@@ -46,13 +47,12 @@ def child(arm: str, steps: int, max_length: int, batch_size: int | None) -> dict
         load_training_data("stsb+sick")
         return dict(arm=arm, peak_rss_mib=peak_rss_mib(), rss_mib=current_rss_mib(), cuda_peak_mib=cuda_peak_mib())
     config = TrainConfig(loss=spec["loss"], batch_size=batch, max_length=max_length, max_steps=steps,
-                         eval_every=10**6, log_every=1, max_pairs=batch * steps,
+                         eval_every=10**6, log_every=1, max_pairs=batch * steps, max_dev_pairs=8,
                          output_dir=str(out_dir() / "runs" / f"memory-{arm}-{os.getpid()}"))
     done = None
-    with small_dev(8):
-        for event in train(config):
-            if isinstance(event, DoneEvent):
-                done = event
+    for event in train(config):
+        if isinstance(event, DoneEvent):
+            done = event
     import shutil
 
     shutil.rmtree(config.output_dir, ignore_errors=True)

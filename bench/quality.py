@@ -1,72 +1,125 @@
 """Quality on the 7-task SentEval protocol (SimCSE's: Spearman x100 of cosine, STS12-16 "all", STS-B, SICK-R).
 
-Every trained arm sees the same training pairs (leakage-filtered STS-B + SICK-R train, or SNLI dev+test for
-the NLI arms), the same number of steps, batch size and max length; its checkpoint is chosen on STS-B dev
-(cosine Spearman) only, and the 7 test sets are scored once, on that checkpoint, after the run finishes.
+The paper's budget, the default: one full epoch over the 6,080 leakage-filtered STS-B + SICK-R train pairs
+(380 steps at batch 16), max length 256, STS-B dev (cosine Spearman) at step 0, every 95 steps and at the
+end; the best checkpoint by dev is kept, and the 7 test sets are scored once on it after the run. Stage 1
+of the two-stage recipe (head on SNLI, encoder frozen) is capped at ``STAGE1_MAX_STEPS`` steps.
 
-    python -m bench.quality --arms main                  # the arms that matter most (starred ones x3 seeds)
-    python -m bench.quality --arms sk2-2stage,st-cosent --seeds 3 --max-steps 300
-    python -m bench.quality --list                       # every arm and group
-    python -m bench.quality --quick                      # tiny sizes: a smoke test of the code paths
+    python -m bench.quality --list                               # arms, groups, plan groups
+    python -m bench.quality --arms minilm-main --seeds 3 --skip-done
+    python -m bench.quality --model mpnet --arms mpnet-main --skip-done
+    python -m bench.quality --arms sk2-2stage,st-cosent --max-steps 150     # a reduced budget, same for all
+    python -m bench.quality --quick                              # tiny sizes: a smoke test
 
-Full-size defaults are the real protocol (one epoch of ~10k pairs, batch 16, max length 256, dev every 100
-steps); ``--max-steps`` gives a reduced budget that is identical for every arm. Results are merged into
-docs/results.json (section ``quality``) after every finished run, so nothing is lost if the job dies.
+``--model``: ``minilm`` (the embedded all-MiniLM-L6-v2, default), ``mpnet`` (all-mpnet-base-v2 assembled by
+``bench.mpnet``) or a folder / hub id. Every run record names its ``model``, ``arm``, ``seed`` and
+``budget`` and is merged into docs/results.json (section ``quality``) as soon as it finishes, under the key
+``model/arm/seedN/budget-tag``; ``--skip-done`` skips what is there, so a plan can be stopped and resumed.
+The best checkpoint of every run is kept under ``bench/out/checkpoints/`` (``bench.fusion`` reads them).
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import gc
+import hashlib
+import json
+import os
 import shutil
 import sys
 import time
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 import numpy as np
 
-from .common import (Timer, load_results, log, mean_sd, out_dir, setup_environment, small_dev, spaced_subset,
-                     update_results)
+from .common import Timer, load_results, log, mean_sd, out_dir, setup_environment, spaced_subset, update_results
+
+SEEDS = (42, 43, 44)
+STEPS_PER_EPOCH = 380       # 6,080 filtered pairs / batch 16
+EVAL_EVERY = 95             # a quarter epoch: dev at steps 95, 190, 285 and 380 (and step 0)
+STAGE1_MAX_STEPS = 190      # stage 1 of the two-stage recipe: 190 steps x 16 = 3,040 SNLI pairs, head only
+MODELS = {"minilm": "all-MiniLM-L6-v2", "mpnet": "all-mpnet-base-v2"}
+
+# sentence-transformers' trainer at two settings: "matched" = our loop's budget and optimiser settings
+# (lr 2e-5, warm-up 20 %, weight decay 0.01, the table's epochs and batch size); "doc" = what the library's
+# documentation recommends for STS fine-tuning of a trained sentence-transformers model (its example
+# training_stsbenchmark_continue_training.py, written for all-mpnet-base-v2: 4 epochs, batch 16, warm-up
+# ratio 0.1, and TrainingArguments' defaults lr 5e-5, weight decay 0, linear schedule; the losses at their
+# default scale, 20 for CoSENT and AnglE).
+ST_SETTINGS = {
+    "matched": dict(lr=2e-5, warmup=0.2, weight_decay=0.01, epochs=None, batch_size=None),
+    "doc": dict(lr=5e-5, warmup=0.1, weight_decay=0.0, epochs=4.0, batch_size=16),
+}
+ST_DOC_NOTE = ("sentence-transformers' documented STS recipe (examples/.../sts/training_stsbenchmark_continue_"
+               "training.py + TrainingArguments defaults): 4 epochs, batch 16, lr 5e-5, warm-up ratio 0.1, weight "
+               "decay 0, linear schedule, loss at its default scale (20 for CoSENT/AnglE)")
 
 # ---- the arms ---------------------------------------------------------------------------------------
-# kind: base (no training), ours (stsdemo.train), cos (ours, loss on 5*cosine: a labelled variant),
-# st (sentence-transformers' own SentenceTransformerTrainer). seeds: "*" arms run --seeds seeds.
+# kind: base (no training), ours (stsdemo.train), st (sentence-transformers' own SentenceTransformerTrainer).
+# Order matters: a plan runs the main arms in this order, the four-epoch recipes (official, st-*-doc) last.
+# family: "head" = the paper's head [u, v, |u-v|], "cosine" = the prediction a*cos(u, v) + b (a, b learned).
 
 ARMS: dict[str, dict] = {
-    "base": dict(kind="base", group="main", label="all-MiniLM-L6-v2 (no training)"),
-    "sk2-2stage": dict(kind="ours", group="main", star=True, label="ours: Smooth K2, two-stage",
-                       config=dict(loss="sk2", two_stage=True)),
-    "trelu-2stage": dict(kind="ours", group="main", label="ours: Translated ReLU, two-stage",
+    "base": dict(kind="base", group="main", label="{encoder} (no training)"),
+    # the paper's head, two-stage (the paper's recipe for contrastive encoders)
+    "sk2-2stage": dict(kind="ours", group="main", family="head", label="ours: Smooth K2, paper head, two-stage "
+                       "(paper recipe)", config=dict(loss="sk2", two_stage=True)),
+    "trelu-2stage": dict(kind="ours", group="main", family="head",
+                         label="ours: Translated ReLU, paper head, two-stage",
                          config=dict(loss="trelu", two_stage=True)),
-    "mse-2stage": dict(kind="ours", group="main", label="MSE, two-stage", config=dict(loss="mse", two_stage=True)),
-    "l1-2stage": dict(kind="ours", group="main", label="L1, two-stage", config=dict(loss="l1", two_stage=True)),
-    "l1-1stage": dict(kind="ours", group="main", label="L1, one stage", config=dict(loss="l1")),
-    "ce": dict(kind="ours", group="main", label="cross-entropy head (Sentence-BERT)", config=dict(loss="ce")),
+    "mse-2stage": dict(kind="ours", group="main", family="head", label="MSE, paper head, two-stage",
+                       config=dict(loss="mse", two_stage=True)),
+    "l1-2stage": dict(kind="ours", group="main", family="head", label="L1, paper head, two-stage",
+                      config=dict(loss="l1", two_stage=True)),
+    # the cosine target: a*cos(u, v) + b, one stage (no head to fit first)
+    "sk2-cosine": dict(kind="ours", group="main", family="cosine", label="ours: Smooth K2, cosine target",
+                       config=dict(loss="sk2", target="cosine")),
+    "trelu-cosine": dict(kind="ours", group="main", family="cosine", label="ours: Translated ReLU, cosine target",
+                         config=dict(loss="trelu", target="cosine")),
+    "mse-cosine": dict(kind="ours", group="main", family="cosine", label="MSE, cosine target",
+                       config=dict(loss="mse", target="cosine")),
+    "l1-cosine": dict(kind="ours", group="main", family="cosine", label="L1, cosine target",
+                      config=dict(loss="l1", target="cosine")),
+    "ce": dict(kind="ours", group="main", family="head", label="cross-entropy head (Sentence-BERT classification)",
+               config=dict(loss="ce")),
     "infonce": dict(kind="ours", group="main", label="+Contrast: InfoNCE on pairs >= 4.0",
                     config=dict(loss="infonce", threshold=4.0)),
-    "st-cosent": dict(kind="st", group="main", star=True, label="sentence-transformers CoSENTLoss", loss="CoSENTLoss"),
-    "st-angle": dict(kind="st", group="main", label="sentence-transformers AnglELoss", loss="AnglELoss"),
-    "st-cossim": dict(kind="st", group="main", label="sentence-transformers CosineSimilarityLoss",
-                      loss="CosineSimilarityLoss"),
-    # one-stage versions of the buffer-zone losses and MSE
-    "sk2-1stage": dict(kind="ours", group="stages", label="ours: Smooth K2, one stage", config=dict(loss="sk2")),
-    "trelu-1stage": dict(kind="ours", group="stages", label="ours: Translated ReLU, one stage",
-                         config=dict(loss="trelu")),
-    "mse-1stage": dict(kind="ours", group="stages", label="MSE, one stage", config=dict(loss="mse")),
-    # labelled variant: the buffer-zone loss on 5 * cos(u, v), so training shapes the geometry cosine reads
-    "sk2-cos": dict(kind="cos", group="variant", label="variant: Smooth K2 on 5*cos(u,v), one stage",
-                    config=dict(loss="sk2")),
-    "trelu-cos": dict(kind="cos", group="variant", label="variant: Translated ReLU on 5*cos(u,v), one stage",
-                      config=dict(loss="trelu")),
-    # the same without rounding the training labels to the nodes 0..5 (the paper rounds its tune data)
-    "sk2-cos-raw": dict(kind="cos", group="variant",
-                        label="variant: Smooth K2 on 5*cos(u,v), unrounded labels, one stage",
-                        config=dict(loss="sk2", snap_labels=False)),
+    "pcc": dict(kind="ours", group="main", label="Pcc-tuning: 1 - Pearson(cos, label) per batch",
+                config=dict(loss="pcc")),
+    "st-cossim": dict(kind="st", group="main", loss="CosineSimilarityLoss", settings="matched",
+                      label="sentence-transformers CosineSimilarityLoss (our settings)"),
+    "st-cosent": dict(kind="st", group="main", loss="CoSENTLoss", settings="matched",
+                      label="sentence-transformers CoSENTLoss (our settings)"),
+    "st-angle": dict(kind="st", group="main", loss="AnglELoss", settings="matched",
+                     label="sentence-transformers AnglELoss (our settings)"),
+    "official": dict(kind="ours", group="main", family="head", preset="tune-official",
+                     label="official code's tune settings (SK2 k 3.5, x0 0.2, lr 5e-5, 4 epochs, batch 8, two-stage)",
+                     notes="preset tune-official (ZBWpro/STS-Regression tune-jina-nomic.py); its own epochs, batch "
+                           "size and lr; dev every 1,520 pairs like the others"),
+    "st-cossim-doc": dict(kind="st", group="main", loss="CosineSimilarityLoss", settings="doc",
+                          label="sentence-transformers CosineSimilarityLoss (documented recipe)", notes=ST_DOC_NOTE),
+    "st-cosent-doc": dict(kind="st", group="main", loss="CoSENTLoss", settings="doc",
+                          label="sentence-transformers CoSENTLoss (documented recipe, scale 20)", notes=ST_DOC_NOTE),
+    "st-angle-doc": dict(kind="st", group="main", loss="AnglELoss", settings="doc",
+                         label="sentence-transformers AnglELoss (documented recipe, scale 20)", notes=ST_DOC_NOTE),
+    # one-stage versions of the paper-head losses
+    "sk2-1stage": dict(kind="ours", group="stages", family="head", label="ours: Smooth K2, paper head, one stage",
+                       config=dict(loss="sk2")),
+    "trelu-1stage": dict(kind="ours", group="stages", family="head",
+                         label="ours: Translated ReLU, paper head, one stage", config=dict(loss="trelu")),
+    "mse-1stage": dict(kind="ours", group="stages", family="head", label="MSE, paper head, one stage",
+                       config=dict(loss="mse")),
+    "l1-1stage": dict(kind="ours", group="stages", family="head", label="L1, paper head, one stage",
+                      config=dict(loss="l1")),
+    # the cosine target without rounding the training labels to the nodes 0..5 (the paper rounds its tune data)
+    "sk2-cosine-raw": dict(kind="ours", group="variant", family="cosine",
+                           label="ours: Smooth K2, cosine target, unrounded labels",
+                           config=dict(loss="sk2", target="cosine", snap_labels=False)),
     # head ablation (paper Table 6); [u,v,|u-v|] is sk2-2stage
-    "head-uv": dict(kind="ours", group="head", label="head [u,v] (Smooth K2, two-stage)",
+    "head-uv": dict(kind="ours", group="head", family="head", label="head [u,v] (Smooth K2, two-stage)",
                     config=dict(loss="sk2", two_stage=True, features="u,v")),
-    "head-absdiff": dict(kind="ours", group="head", label="head [|u-v|] (Smooth K2, two-stage)",
+    "head-absdiff": dict(kind="ours", group="head", family="head", label="head [|u-v|] (Smooth K2, two-stage)",
                          config=dict(loss="sk2", two_stage=True, features="|u-v|")),
     # paper Table 1's question on NLI data (SNLI dev+test): regression vs classification, buffer vs none
     "nli-sk2": dict(kind="ours", group="nli", label="NLI: regression, Smooth K2 (buffer)",
@@ -75,7 +128,8 @@ ARMS: dict[str, dict] = {
                       config=dict(loss="trelu", data="nli")),
     "nli-mse": dict(kind="ours", group="nli", label="NLI: regression, MSE (no buffer)",
                     config=dict(loss="mse", data="nli")),
-    "nli-l1": dict(kind="ours", group="nli", label="NLI: regression, L1 (no buffer)", config=dict(loss="l1", data="nli")),
+    "nli-l1": dict(kind="ours", group="nli", label="NLI: regression, L1 (no buffer)",
+                   config=dict(loss="l1", data="nli")),
     "nli-ce": dict(kind="ours", group="nli", label="NLI: classification, cross-entropy",
                    config=dict(loss="ce", data="nli")),
 }
@@ -83,23 +137,35 @@ ARMS: dict[str, dict] = {
 # k = 2, x0 = 0.25 (that point is sk2-2stage); x0 = 0 is the same loss without a buffer zone.
 SWEEP = [(2.0, 0.0), (2.0, 0.1), (2.0, 0.5), (1.0, 0.25), (3.0, 0.25)]
 for _k, _x0 in SWEEP:
-    ARMS[f"sweep-k{_k:g}-x{_x0:g}"] = dict(kind="ours", group="sweep",
+    ARMS[f"sweep-k{_k:g}-x{_x0:g}"] = dict(kind="ours", group="sweep", family="head",
                                            label=f"Smooth K2 k={_k:g} x0={_x0:g}, two-stage",
                                            config=dict(loss="sk2", two_stage=True, k=_k, x0=_x0))
 GROUPS = sorted({spec["group"] for spec in ARMS.values()})
-SEEDS = (42, 43, 44)
+MAIN = [name for name, spec in ARMS.items() if spec["group"] == "main"]
+
+# Plan groups: the arms of one launch, and which of them get the extra seeds of ``--seeds``. "best:a|b" is
+# whichever of a and b had the higher STS-B dev on the first seed (decided when its second seed is due,
+# from the recorded runs: dev only, never test).
+BEST_HEAD = "best:sk2-2stage|trelu-2stage"          # ours, paper head
+BEST_COSINE = "best:sk2-cosine|trelu-cosine"        # ours, cosine target
+PLAN_GROUPS = {
+    "minilm-main": dict(arms=MAIN, seeded=[BEST_HEAD, BEST_COSINE, "best:st-cossim|st-cossim-doc",
+                                           "best:st-cosent|st-cosent-doc", "pcc"]),
+    "mpnet-main": dict(arms=MAIN, seeded=[BEST_HEAD, BEST_COSINE]),
+}
 
 
 @dataclass
 class Budget:
-    """What every arm gets; the same for all of them in one table."""
+    """What every arm gets; the same for all of them in one table (arms with their own recipe, such as
+    ``official`` and the ``st-*-doc`` arms, override epochs, batch size and lr, and say so)."""
 
     epochs: float = 1.0
     max_steps: int | None = None       # None = the full epoch(s)
     batch_size: int = 16
     max_length: int = 256
-    eval_every: int = 100
-    stage1_max_steps: int | None = None
+    eval_every: int = EVAL_EVERY
+    stage1_max_steps: int | None = STAGE1_MAX_STEPS
     max_pairs: int | None = None       # quick mode only
     dev_pairs: int | None = None       # quick mode only (None = all 1,500 STS-B dev pairs)
     test_pairs: int | None = None      # quick mode only (None = every test pair)
@@ -107,60 +173,43 @@ class Budget:
     def key(self) -> str:
         return ",".join(f"{k}={v}" for k, v in asdict(self).items())
 
+    def tag(self) -> str:
+        """A short name for result keys: ``paper`` (the default), ``quick``, or a hash of the settings."""
+        if self == Budget():
+            return "paper"
+        if self == quick_budget():
+            return "quick"
+        return "b" + hashlib.sha1(self.key().encode()).hexdigest()[:8]
 
-# ---- the variant: a buffer-zone loss on the scaled cosine -------------------------------------------
-
-
-class CosineTarget:
-    """Wraps a regression loss so its prediction is ``scheme.high * cos(u, v)`` instead of the head's.
-
-    The head is then unused (it still exists and is saved), and the gradient shapes the embedding
-    geometry that the SentEval protocol reads. Built by :func:`cosine_losses`.
-    """
-
-    regression = True
-
-    def __init__(self, inner):
-        import torch
-
-        self.inner, self.scale = inner, float(inner.high)
-        self._cos = torch.nn.functional.cosine_similarity
-
-    def _output(self, output):
-        from stsdemo.model import SiameseOutput
-
-        prediction = self.scale * self._cos(output.u.float(), output.v.float(), dim=-1)
-        return SiameseOutput(prediction, output.u, output.v)
-
-    def __call__(self, output, labels):
-        return self.inner(self._output(output), labels)
-
-    def inside_buffer(self, output, labels):
-        return self.inner.inside_buffer(self._output(output), labels)
+    def eval_every_for(self, batch_size: int) -> int:
+        """Dev cadence for an arm with its own batch size: every as many pairs as the table's cadence."""
+        return max(1, round(self.eval_every * self.batch_size / batch_size))
 
 
-@contextlib.contextmanager
-def cosine_losses():
-    """Inside this block, ``stsdemo.train`` builds its regression losses on the scaled cosine.
+def quick_budget() -> Budget:
+    return Budget(max_steps=2, batch_size=8, max_length=32, eval_every=2, stage1_max_steps=1, max_pairs=32,
+                  dev_pairs=24, test_pairs=12)
 
-    (A bench-only patch: the core TrainConfig has no such option; see docs/results.md.)
-    """
-    import stsdemo.train as train_module
 
-    original = train_module.build_loss
+def run_key(model: str, arm: str, seed: int, tag: str) -> str:
+    return f"{model}/{arm}/seed{seed}/{tag}"
 
-    def build(name, *args, **kwargs):
-        loss = original(name, *args, **kwargs)
-        return CosineTarget(loss) if getattr(loss, "regression", False) else loss
 
-    train_module.build_loss = build
-    try:
-        yield
-    finally:
-        train_module.build_loss = original
+def record_model(result: dict) -> str:
+    """The encoder a recorded run used (records from before --model existed are all-MiniLM-L6-v2)."""
+    return result.get("model", "minilm")
+
+
+def arm_label(name: str, model: str) -> str:
+    return ARMS[name]["label"].format(encoder=MODELS.get(model, model))
 
 
 # ---- running one arm --------------------------------------------------------------------------------
+
+
+def checkpoint_dir(model: str, arm: str, seed: int, tag: str) -> Path:
+    """Where a run's best checkpoint is kept (bench.fusion reads it): ``bench/out/checkpoints/...``."""
+    return out_dir() / "checkpoints" / model / tag / f"{arm}-s{seed}"
 
 
 def test_sets(budget: Budget) -> dict:
@@ -172,8 +221,8 @@ def test_sets(budget: Budget) -> dict:
     return sets
 
 
-def base_scores(budget: Budget) -> dict | None:
-    """Test scores of the recorded base run (same max length, full test sets), if there is one.
+def base_scores(budget: Budget, model: str) -> dict | None:
+    """Test scores of the recorded base run of ``model`` (same max length, full test sets), if any.
 
     When an arm's best dev checkpoint is step 0, that checkpoint *is* the untrained encoder, so its test
     scores are the base run's (deterministic, same evaluation): they are reused, saving a 7-task pass, and
@@ -182,7 +231,8 @@ def base_scores(budget: Budget) -> dict | None:
     if budget.test_pairs:
         return None
     for key, result in load_results().get("quality", {}).get("runs", {}).items():
-        if result["arm"] == "base" and result["budget"]["max_length"] == budget.max_length and not key.endswith("quick"):
+        if (result["arm"] == "base" and record_model(result) == model and not key.endswith("quick")
+                and result["budget"]["max_length"] == budget.max_length):
             return result["test"]
     return None
 
@@ -195,26 +245,37 @@ def evaluate_encoder(encode, sets) -> tuple[dict, float]:
     return scores, timer.seconds
 
 
-def run_base(budget: Budget, sets) -> dict:
+def run_base(budget: Budget, sets, model_path: str | None) -> dict:
     from stsdemo.model import SiameseRegressor
 
-    model = SiameseRegressor.from_encoder(None, max_length=budget.max_length)
+    model = SiameseRegressor.from_encoder(model_path, max_length=budget.max_length)
     scores, seconds = evaluate_encoder(model.encode, sets)
     return dict(test=scores, eval_seconds=seconds, steps=0, pairs_seen=0)
 
 
-def run_ours(spec: dict, seed: int, budget: Budget, sets, workdir) -> dict:
-    from stsdemo.model import SiameseRegressor
-    from stsdemo.train import DoneEvent, EvalEvent, StartEvent, TrainConfig, train
+def ours_config(spec: dict, seed: int, budget: Budget, model_path: str | None, workdir: Path):
+    """The TrainConfig of one of our arms under ``budget`` (a preset arm keeps its own epochs, batch and lr)."""
+    from stsdemo.config import TrainConfig
 
-    overrides = dict(spec.get("config", {}))
-    config = TrainConfig(seed=seed, epochs=budget.epochs, max_steps=budget.max_steps, batch_size=budget.batch_size,
-                         max_length=budget.max_length, eval_every=budget.eval_every, log_every=50,
-                         stage1_max_steps=budget.stage1_max_steps if overrides.get("two_stage") else None,
-                         max_pairs=budget.max_pairs, output_dir=str(workdir), **overrides)
-    patch = cosine_losses() if spec["kind"] == "cos" else contextlib.nullcontext()
+    common = dict(seed=seed, max_length=budget.max_length, max_steps=budget.max_steps, log_every=50,
+                  max_pairs=budget.max_pairs, max_dev_pairs=budget.dev_pairs, output_dir=str(workdir),
+                  model=model_path or "")
+    if spec.get("preset"):
+        config = TrainConfig.from_preset(spec["preset"], **common)
+    else:
+        config = TrainConfig(epochs=budget.epochs, batch_size=budget.batch_size, **common, **spec.get("config", {}))
+    config.eval_every = budget.eval_every_for(config.batch_size)
+    config.stage1_max_steps = budget.stage1_max_steps if config.two_stage else None
+    return config
+
+
+def run_ours(spec: dict, seed: int, budget: Budget, sets, workdir: Path, model_path: str | None, model: str) -> dict:
+    from stsdemo.model import SiameseRegressor
+    from stsdemo.train import DoneEvent, EvalEvent, StartEvent, train
+
+    config = ours_config(spec, seed, budget, model_path, workdir)
     evals, done, starts = [], None, []
-    with patch, small_dev(budget.dev_pairs), Timer() as timer:
+    with Timer() as timer:
         for event in train(config):
             if isinstance(event, EvalEvent):
                 evals.append(dict(stage=event.stage, step=event.step, dev_cosine=round(event.dev_cosine, 3),
@@ -226,57 +287,78 @@ def run_ours(spec: dict, seed: int, budget: Budget, sets, workdir) -> dict:
                 done = event
     if done is None or done.reason != "finished":
         raise RuntimeError(f"training did not finish: {done and done.reason}")
-    reuse = base_scores(budget) if done.best_step == "1:0" else None
+    reuse = base_scores(budget, model) if done.best_step == "1:0" else None
     if reuse is not None:
         scores, seconds = dict(reuse), 0.0
     else:
-        model = SiameseRegressor.load(done.checkpoint)
-        scores, seconds = evaluate_encoder(model.encode, sets)
-    final_stage = starts[-1]
-    return dict(test=scores, eval_seconds=seconds, test_from="base" if reuse is not None else "checkpoint", dev_best=done.best, best_step=done.best_step, dev_curve=evals,
-                stages=starts, steps=final_stage["total_steps"], pairs_seen=final_stage["total_steps"] * budget.batch_size,
-                train_pairs=final_stage["train_pairs"], train_seconds=timer.seconds, pairs_per_s=done.pairs_per_s)
+        scores, seconds = evaluate_encoder(SiameseRegressor.load(done.checkpoint).encode, sets)
+    final = starts[-1]
+    settings = {k: getattr(config, k) for k in ("loss", "target", "k", "x0", "lr", "epochs", "batch_size",
+                                                 "eval_every", "two_stage", "stage1_max_steps", "snap_labels")}
+    return dict(test=scores, eval_seconds=seconds, test_from="base" if reuse is not None else "checkpoint",
+                dev_best=done.best, best_step=done.best_step, dev_curve=evals, stages=starts, settings=settings,
+                steps=final["total_steps"], pairs_seen=final["total_steps"] * config.batch_size,
+                train_pairs=final["train_pairs"], train_seconds=timer.seconds, pairs_per_s=done.pairs_per_s,
+                checkpoint=str(done.checkpoint))
 
 
-def st_trainer(loss_name: str, seed: int, budget: Budget, workdir, dev=None, train_pairs=None, evaluate=True):
+def _st(name: str):
+    """A sentence-transformers submodule by its 6.x path, falling back to the 5.x one."""
+    import importlib
+
+    try:
+        return importlib.import_module(f"sentence_transformers.sentence_transformer.{name}")
+    except ImportError:
+        return importlib.import_module(f"sentence_transformers.{name}")
+
+
+def st_trainer(loss_name: str, seed: int, budget: Budget, workdir, dev=None, train_pairs=None, evaluate=True,
+               model_path: str | None = None, settings: str = "matched"):
     """sentence-transformers' own trainer on our training pairs (labels scaled to 0..1), ready to ``.train()``.
 
-    Same model, pairs, batch size, max length, steps, warmup share and weight decay as our loop; the
-    learning rate 2e-5 is the encoder lr of ours. Dev: ``EmbeddingSimilarityEvaluator`` on STS-B dev.
+    ``settings="matched"``: the same model, pairs, batch size, max length, steps, warm-up share, weight decay
+    and (encoder) lr as our loop. ``"doc"``: the library's documented STS recipe (``ST_SETTINGS``), capped by
+    ``budget.max_steps`` when that is set. Dev: ``EmbeddingSimilarityEvaluator`` on STS-B dev.
     """
     from datasets import Dataset
-    from sentence_transformers import SentenceTransformer, SentenceTransformerTrainer, SentenceTransformerTrainingArguments
-    from sentence_transformers import losses as st_losses
-    from sentence_transformers.evaluation import EmbeddingSimilarityEvaluator
+    from sentence_transformers import (SentenceTransformer, SentenceTransformerTrainer,
+                                       SentenceTransformerTrainingArguments)
 
-    from stsdemo import settings
+    from stsdemo import settings as stsdemo_settings
     from stsdemo.data import load_training_data
 
+    recipe = ST_SETTINGS[settings]
+    batch_size = recipe["batch_size"] or budget.batch_size
+    epochs = recipe["epochs"] or budget.epochs
     pairs = train_pairs if train_pairs is not None else load_training_data("stsb+sick")
     if budget.max_pairs:
         pairs = pairs.select(range(min(budget.max_pairs, len(pairs))))
-    model = SentenceTransformer(str(settings.default_model_path()), device="cpu" if not _cuda() else "cuda")
+    model = SentenceTransformer(str(model_path or stsdemo_settings.default_model_path()),
+                                device="cuda" if _cuda() else "cpu")
     model.max_seq_length = budget.max_length
     data = Dataset.from_dict({"sentence1": pairs.sentences1, "sentence2": pairs.sentences2,
                               "score": (pairs.labels / 5.0).tolist()})
-    steps_per_epoch = -(-len(pairs) // budget.batch_size)
-    total = max(1, int(np.ceil(steps_per_epoch * budget.epochs)))
+    steps_per_epoch = -(-len(pairs) // batch_size)
+    total = max(1, int(np.ceil(steps_per_epoch * epochs)))
     if budget.max_steps:
         total = min(total, budget.max_steps)
     evaluator = None
     if evaluate and dev is not None:
-        evaluator = EmbeddingSimilarityEvaluator(dev.sentences1, dev.sentences2, (dev.labels / 5.0).tolist(),
-                                                 main_similarity="cosine", name="stsb-dev", batch_size=64,
-                                                 write_csv=False)
+        evaluator = _st("evaluation").EmbeddingSimilarityEvaluator(
+            dev.sentences1, dev.sentences2, (dev.labels / 5.0).tolist(), main_similarity="cosine", name="stsb-dev",
+            batch_size=64, write_csv=False)
     args = SentenceTransformerTrainingArguments(
-        output_dir=str(workdir), max_steps=total, per_device_train_batch_size=budget.batch_size,
-        learning_rate=2e-5, warmup_steps=int(0.2 * total), weight_decay=0.01, lr_scheduler_type="linear",
-        max_grad_norm=1.0, seed=seed, data_seed=seed, eval_strategy="steps" if evaluator else "no",
-        eval_steps=budget.eval_every, save_strategy="no", logging_steps=50, report_to=[], disable_tqdm=True,
-        bf16=_cuda(), dataloader_num_workers=0)
-    loss = getattr(st_losses, loss_name)(model)
+        output_dir=str(workdir), max_steps=total, per_device_train_batch_size=batch_size,
+        learning_rate=recipe["lr"], warmup_steps=int(recipe["warmup"] * total), weight_decay=recipe["weight_decay"],
+        lr_scheduler_type="linear", max_grad_norm=1.0, seed=seed, data_seed=seed,
+        eval_strategy="steps" if evaluator else "no", eval_steps=budget.eval_every_for(batch_size),
+        save_strategy="no", logging_steps=50, report_to=[], disable_tqdm=True, bf16=_cuda(), dataloader_num_workers=0)
+    loss = getattr(_st("losses"), loss_name)(model)
     trainer = SentenceTransformerTrainer(model=model, args=args, train_dataset=data, loss=loss, evaluator=evaluator)
-    return trainer, model, evaluator, total, len(pairs)
+    info = dict(loss=loss_name, settings=settings, lr=recipe["lr"], warmup=recipe["warmup"],
+                weight_decay=recipe["weight_decay"], epochs=epochs, batch_size=batch_size,
+                eval_every=budget.eval_every_for(batch_size), scale=getattr(loss, "scale", None))
+    return trainer, model, evaluator, total, len(pairs), info
 
 
 def _cuda() -> bool:
@@ -285,17 +367,18 @@ def _cuda() -> bool:
     return torch.cuda.is_available()
 
 
-def run_st(spec: dict, seed: int, budget: Budget, sets, workdir) -> dict:
+def run_st(spec: dict, seed: int, budget: Budget, sets, workdir: Path, model_path: str | None, model_tag: str) -> dict:
     import torch
     from transformers import TrainerCallback
 
-    from stsdemo.data import load_stsb
+    from stsdemo.config import TrainConfig
+    from stsdemo.model import SiameseRegressor
+    from stsdemo.train import load_dev
 
-    dev = load_stsb("dev")
-    if budget.dev_pairs:
-        dev = spaced_subset(dev, budget.dev_pairs)
+    dev = load_dev(TrainConfig(max_dev_pairs=budget.dev_pairs))  # the same dev pairs as our arms score
     torch.manual_seed(seed)
-    trainer, model, evaluator, total, n_pairs = st_trainer(spec["loss"], seed, budget, workdir, dev=dev)
+    trainer, model, evaluator, total, n_pairs, info = st_trainer(
+        spec["loss"], seed, budget, workdir / "trainer", dev=dev, model_path=model_path, settings=spec["settings"])
     initial = evaluator(model)  # sets evaluator.primary_metric
     metric = evaluator.primary_metric or "stsb-dev_spearman_cosine"
     best = dict(score=-np.inf, step=0, state=None)
@@ -317,57 +400,73 @@ def run_st(spec: dict, seed: int, budget: Budget, sets, workdir) -> dict:
     consider(float(initial[metric]), 0)  # the untrained model is a candidate too, as in ours
     with Timer() as timer:
         output = trainer.train()
-    if total % budget.eval_every:
+    if total % info["eval_every"]:
         consider(float(evaluator(model)[metric]), total)
-    reuse = base_scores(budget) if best["step"] == 0 else None
+    shutil.rmtree(workdir / "trainer", ignore_errors=True)
+    model.load_state_dict(best["state"])
+    model.save(str(workdir))  # a sentence-transformers folder; SiameseRegressor.load reads its encoder
+    reuse = base_scores(budget, model_tag) if best["step"] == 0 else None
     if reuse is not None:
         scores, seconds = dict(reuse), 0.0
     else:
-        model.load_state_dict(best["state"])
-        scores, seconds = evaluate_encoder(lambda s: model.encode(s, batch_size=64, convert_to_numpy=True), sets)
-    return dict(test=scores, eval_seconds=seconds, test_from="base" if reuse is not None else "checkpoint", dev_best=best["score"] * 100, best_step=f"1:{best['step']}",
-                dev_curve=curve, steps=total, pairs_seen=total * budget.batch_size, train_pairs=n_pairs,
-                train_seconds=timer.seconds, train_runtime=output.metrics.get("train_runtime"))
+        scores, seconds = evaluate_encoder(SiameseRegressor.load(str(workdir)).encode, sets)
+    return dict(test=scores, eval_seconds=seconds, test_from="base" if reuse is not None else "checkpoint",
+                dev_best=best["score"] * 100, best_step=f"1:{best['step']}", dev_curve=curve, settings=info,
+                steps=total, pairs_seen=total * info["batch_size"], train_pairs=n_pairs, train_seconds=timer.seconds,
+                train_runtime=output.metrics.get("train_runtime"), checkpoint=str(workdir))
 
 
-def run_one(name: str, seed: int, budget: Budget, sets) -> dict:
+def run_one(name: str, seed: int, budget: Budget, sets, model: str = "minilm", model_path: str | None = None) -> dict:
+    """Run one arm; its best checkpoint stays in :func:`checkpoint_dir` (the base arm keeps none)."""
     spec = ARMS[name]
-    workdir = out_dir() / "runs" / f"{name}-s{seed}"
+    workdir = checkpoint_dir(model, name, seed, budget.tag())
     shutil.rmtree(workdir, ignore_errors=True)
     started = time.perf_counter()
     try:
         if spec["kind"] == "base":
-            result = run_base(budget, sets)
+            result = run_base(budget, sets, model_path)
         elif spec["kind"] == "st":
-            result = run_st(spec, seed, budget, sets, workdir)
+            result = run_st(spec, seed, budget, sets, workdir, model_path, model)
         else:
-            result = run_ours(spec, seed, budget, sets, workdir)
-    finally:
+            result = run_ours(spec, seed, budget, sets, workdir, model_path, model)
+    except BaseException:
         shutil.rmtree(workdir, ignore_errors=True)
+        raise
+    finally:
         gc.collect()
-    result.update(arm=name, seed=seed, label=spec["label"], group=spec["group"], kind=spec["kind"],
-                  budget=asdict(budget), budget_key=budget.key(), wall_seconds=time.perf_counter() - started,
-                  finished=time.strftime("%Y-%m-%d %H:%M:%S"))
+    result.update(model=model, model_path=model_path or MODELS["minilm"], arm=name, seed=seed,
+                  label=arm_label(name, model), group=spec["group"], kind=spec["kind"], family=spec.get("family"),
+                  notes=spec.get("notes", ""), budget=asdict(budget), budget_key=budget.key(), budget_tag=budget.tag(),
+                  wall_seconds=time.perf_counter() - started, finished=time.strftime("%Y-%m-%d %H:%M:%S"))
     return result
 
 
 # ---- aggregation ------------------------------------------------------------------------------------
 
 
-def summarize(runs: dict, budget_key: str | None = None) -> dict:
-    """Per arm: mean and sd over seeds of each task and Avg., dev best, and how many seeds ran."""
+def summarize(runs: dict, budget_key: str | None = None, model: str | None = None) -> dict:
+    """Per arm: mean and sd over seeds of each task and Avg., dev best, and how many seeds ran.
+
+    Only runs of ``model`` (when given) and ``budget_key`` (when given; the untrained base run belongs to
+    every budget of its model) count."""
     from stsdemo.evaluate import TASKS
 
     by_arm: dict[str, list] = {}
     for result in runs.values():
-        # the untrained base model does not depend on the training budget: it belongs to every table
+        if model is not None and record_model(result) != model:
+            continue
         if budget_key is None or result.get("budget_key") == budget_key or result["arm"] == "base":
             by_arm.setdefault(result["arm"], []).append(result)
     summary = {}
     for arm, results in by_arm.items():
-        row = {"label": results[0]["label"], "group": results[0]["group"], "seeds": sorted(r["seed"] for r in results)}
+        if arm == "base":  # one base row per model: the most recent record
+            results = sorted(results, key=lambda r: r.get("finished", ""))[-1:]
+        row = {"label": results[0]["label"], "group": results[0]["group"], "kind": results[0].get("kind"),
+               "family": results[0].get("family", ARMS.get(arm, {}).get("family")),
+               "seeds": sorted(r["seed"] for r in results)}
         for task in (*TASKS, "Avg."):
             row[task], row[f"{task} sd"] = mean_sd([r["test"][task] for r in results])
+        row["per_seed"] = {r["seed"]: r["test"]["Avg."] for r in results}
         row["best_steps"] = [r.get("best_step", "-") for r in sorted(results, key=lambda r: r["seed"])]
         devs = [r["dev_best"] for r in results if r.get("dev_best") is not None]
         if devs:
@@ -378,15 +477,20 @@ def summarize(runs: dict, budget_key: str | None = None) -> dict:
             row["last dev cosine"] = float(np.mean([e["dev_cosine"] for e in last]))
             heads = [e["dev_head"] for e in last if "dev_head" in e]
             row["last dev head"] = float(np.mean(heads)) if heads else None
+        row["train_seconds"] = sum(r.get("train_seconds", 0.0) or 0.0 for r in results)
+        row["wall_seconds"] = sum(r.get("wall_seconds", 0.0) or 0.0 for r in results)
         summary[arm] = row
     return summary
 
 
 def expand(selection: str) -> list[str]:
+    """Arm names from a comma-separated list of arms, groups, plan groups and ``all``."""
     names = []
     for part in [p.strip() for p in selection.split(",") if p.strip()]:
         if part == "all":
             names += list(ARMS)
+        elif part in PLAN_GROUPS:
+            names += PLAN_GROUPS[part]["arms"]
         elif part in GROUPS:
             names += [n for n, spec in ARMS.items() if spec["group"] == part]
         elif part in ARMS:
@@ -396,18 +500,47 @@ def expand(selection: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def seeded_entries(selection: str) -> list[str]:
+    """Which entries of ``selection`` get the extra seeds: a plan group's ``seeded`` list, else every arm
+    named (the base run never needs a second seed)."""
+    entries = []
+    for part in [p.strip() for p in selection.split(",") if p.strip()]:
+        entries += PLAN_GROUPS[part]["seeded"] if part in PLAN_GROUPS else [a for a in expand(part) if a != "base"]
+    return list(dict.fromkeys(entries))
+
+
+def build_plan(selection: str, seeds: int) -> list[tuple[str, int]]:
+    """(arm or ``best:a|b`` selector, seed) in seed-major order: every arm's first seed before any arm's
+    second, so a job cut short still has one run of every arm."""
+    plan = [(name, SEEDS[0]) for name in expand(selection)]
+    for seed in SEEDS[1:max(1, seeds)]:
+        plan += [(entry, seed) for entry in seeded_entries(selection)]
+    return plan
+
+
+def resolve(entry: str, model: str, tag: str, runs: dict | None = None) -> tuple[str | None, dict]:
+    """An arm name for a plan entry: ``best:a|b`` becomes the candidate with the higher STS-B dev on the first
+    seed (from the recorded runs of this model and budget); None when no candidate has a first seed yet.
+    Returns ``(arm, {candidate: dev})``."""
+    if not entry.startswith("best:"):
+        return entry, {}
+    runs = runs if runs is not None else load_results().get("quality", {}).get("runs", {})
+    devs = {}
+    for candidate in entry.removeprefix("best:").split("|"):
+        result = runs.get(run_key(model, candidate, SEEDS[0], tag))
+        if result and result.get("dev_best") is not None:
+            devs[candidate] = float(result["dev_best"])
+    return (max(devs, key=devs.get) if devs else None), devs
+
+
 def claim(key: str, budget_key: str) -> bool:
     """Mark ``key`` as taken by this process, unless a live process has taken it: lets several jobs
     (``--skip-done``) work through one plan side by side without running a run twice."""
-    import os
-
     from .common import _locked, results_path
 
     path = results_path()
     with _locked(path.with_name(path.name + ".claims")):
         claims_file = out_dir() / f"{path.name}.claims.json"
-        import json
-
         claims = json.loads(claims_file.read_text()) if claims_file.is_file() else {}
         holder = claims.get(f"{key}|{budget_key}")
         if holder and holder != os.getpid():
@@ -421,85 +554,100 @@ def claim(key: str, budget_key: str) -> bool:
     return True
 
 
-def quick_budget() -> Budget:
-    return Budget(max_steps=2, batch_size=8, max_length=32, eval_every=2, stage1_max_steps=1, max_pairs=32,
-                  dev_pairs=24, test_pairs=12)
+def list_arms() -> None:
+    for name, spec in ARMS.items():
+        print(f"{name:18s} {spec['group']:8s} {spec['kind']:5s} {spec['label']}")
+    for name, group in PLAN_GROUPS.items():
+        print(f"\n{name}: {', '.join(group['arms'])}\n  extra seeds (--seeds N): {', '.join(group['seeded'])}")
+    print(f"\nBudget 'paper': 1 epoch = {STEPS_PER_EPOCH} steps x batch 16, max length 256, dev every {EVAL_EVERY} "
+          f"steps; stage 1 capped at {STAGE1_MAX_STEPS} steps.")
 
 
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m bench.quality", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--arms", default="main", help="comma-separated arms and/or groups "
-                        f"({', '.join(GROUPS)}, all); default: main")
-    parser.add_argument("--seeds", type=int, default=3, help="seeds for the starred arms (others run seed 42)")
+    parser.add_argument("--model", default="minilm", help="minilm (embedded all-MiniLM-L6-v2), mpnet "
+                        "(all-mpnet-base-v2 via bench.mpnet) or a model folder / hub id")
+    parser.add_argument("--arms", default="minilm-main", help="comma-separated arms, groups "
+                        f"({', '.join(GROUPS)}), plan groups ({', '.join(PLAN_GROUPS)}) or all")
+    parser.add_argument("--seeds", type=int, default=1, help="seeds (42, 43, 44) for the seeded entries of a plan "
+                        "group, or for every arm named")
     parser.add_argument("--epochs", type=float, default=1.0)
-    parser.add_argument("--max-steps", type=int, default=None, help="same step budget for every arm (default: full epoch)")
-    parser.add_argument("--stage1-max-steps", type=int, default=None, help="steps of stage 1 (head on NLI) of two-stage arms")
+    parser.add_argument("--max-steps", type=int, default=None,
+                        help="same step budget for every arm (default: the full epoch)")
+    parser.add_argument("--stage1-max-steps", type=int, default=STAGE1_MAX_STEPS,
+                        help="cap on stage 1 (head on SNLI) of two-stage arms")
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--max-length", type=int, default=256)
-    parser.add_argument("--eval-every", type=int, default=100, help="steps between STS-B dev evaluations")
+    parser.add_argument("--eval-every", type=int, default=EVAL_EVERY, help="steps between STS-B dev evaluations")
     parser.add_argument("--plan", default=None, help="explicit run order as arm@seed entries, e.g. "
                         "sk2-2stage@42,st-cosent@42,sk2-2stage@43 (overrides --arms/--seeds)")
-    parser.add_argument("--only-seeds", default=None, help="run only these seeds of the plan, e.g. 43,44 "
-                        "(to split the seeds of the starred arms over two jobs)")
-    parser.add_argument("--skip-done", action="store_true", help="skip runs already in the results file with this budget")
+    parser.add_argument("--only-seeds", default=None, help="run only these seeds of the plan, e.g. 43,44")
+    parser.add_argument("--skip-done", action="store_true", help="skip runs already in the results file")
     parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
     parser.add_argument("--quick", action="store_true", help="tiny sizes (2 steps, 32 pairs, 12 test pairs per task)")
-    parser.add_argument("--list", action="store_true", help="list arms and exit")
+    parser.add_argument("--list", action="store_true", help="list arms and plan groups and exit")
     args = parser.parse_args(argv)
     if args.list:
-        for name, spec in ARMS.items():
-            print(f"{name:22s} {spec['group']:8s} {'*' if spec.get('star') else ' '} {spec['label']}")
+        list_arms()
         return {}
     setup_environment(args.threads)
+    from .mpnet import model_tag, resolve_model
+
+    model, model_path = model_tag(args.model), resolve_model(args.model)
     if args.quick:
         budget = quick_budget()
     else:
         budget = Budget(epochs=args.epochs, max_steps=args.max_steps, batch_size=args.batch_size,
                         max_length=args.max_length, eval_every=args.eval_every, stage1_max_steps=args.stage1_max_steps)
-    names = expand(args.arms)
-    done = load_results().get("quality", {}).get("runs", {}) if args.skip_done else {}
-    sets = test_sets(budget)
-    finished = {}
-    # Seed-major order: every arm's first seed before any arm's second, so a cut-short job still has
-    # one run of every arm.
-    plan = [(name, seed) for index, seed in enumerate(SEEDS[: max(1, args.seeds)]) for name in names
-            if index == 0 or (ARMS[name].get("star") and not args.quick)]
+    tag = budget.tag()
+    plan = build_plan(args.arms, args.seeds)
     if args.plan:  # explicit order: arm@seed entries (seed 42 when none is given)
         plan = [(entry.split("@")[0].strip(), int(entry.split("@")[1]) if "@" in entry else SEEDS[0])
                 for entry in args.plan.split(",") if entry.strip()]
         for name, _ in plan:
-            expand(name)  # validates
+            if not name.startswith("best:"):
+                expand(name)  # validates
     if args.only_seeds:
         wanted = {int(x) for x in args.only_seeds.split(",") if x.strip()}
         plan = [(name, seed) for name, seed in plan if seed in wanted]
-    log(f"quality: {len(plan)} runs planned, budget {budget.key()}")
-    for name, seed in plan:
-        if True:
-            key = f"{name}/seed{seed}" + ("/quick" if args.quick else "")
-            if args.skip_done:
-                done = load_results().get("quality", {}).get("runs", {})
-            if key in done and done[key].get("budget_key") == budget.key():
-                log(f"skip {key} (done)")
-                continue
-            if args.skip_done and not claim(key, budget.key()):
-                log(f"skip {key} (another job is running it)")
-                continue
-            log(f"start {key}")
-            try:
-                result = run_one(name, seed, budget, sets)
-            except Exception as error:  # one broken arm must not lose the others
-                log(f"FAILED {key}: {type(error).__name__}: {error}")
-                update_results("quality", {"failed": {**load_results().get("quality", {}).get("failed", {}),
-                                                      key: f"{type(error).__name__}: {error}"}})
-                if args.quick:
-                    raise
-                continue
-            finished[key] = result
-            runs = {**load_results().get("quality", {}).get("runs", {}), key: result}
-            update_results("quality", {"runs": runs})
-            log(f"done {key}: Avg. {result['test']['Avg.']:.2f} dev {result.get('dev_best', float('nan')):.2f} "
-                f"in {result['wall_seconds']:.0f}s")
+    sets = test_sets(budget)
+    finished = {}
+    log(f"quality: {len(plan)} runs planned on {model} ({model_path or MODELS['minilm']}), "
+        f"budget {tag}: {budget.key()}")
+    for entry, seed in plan:
+        runs = load_results().get("quality", {}).get("runs", {})
+        name, devs = resolve(entry, model, tag, runs)
+        if name is None:
+            log(f"skip {entry}@{seed}: no first-seed run of its candidates to choose by dev")
+            continue
+        if devs:
+            scores = ", ".join(f"{k} {v:.2f}" for k, v in devs.items())
+            log(f"{entry}: {name} (STS-B dev on seed {SEEDS[0]}: {scores})")
+        key = run_key(model, name, seed, tag)
+        if key in finished or (args.skip_done and key in runs and runs[key].get("budget_key") == budget.key()):
+            log(f"skip {key} (done)")
+            continue
+        if args.skip_done and not claim(key, budget.key()):
+            log(f"skip {key} (another job is running it)")
+            continue
+        log(f"start {key}")
+        try:
+            result = run_one(name, seed, budget, sets, model, model_path)
+        except Exception as error:  # one broken arm must not lose the others
+            log(f"FAILED {key}: {type(error).__name__}: {error}")
+            failed = {**load_results().get("quality", {}).get("failed", {}), key: f"{type(error).__name__}: {error}"}
+            update_results("quality", {"failed": failed})
+            if args.quick:
+                raise
+            continue
+        if devs:
+            result["chosen_by_dev"] = dict(entry=entry, first_seed_dev=devs)
+        finished[key] = result
+        runs = {**load_results().get("quality", {}).get("runs", {}), key: result}
+        update_results("quality", {"runs": runs})
+        log(f"done {key}: Avg. {result['test']['Avg.']:.2f} dev {result.get('dev_best', float('nan')):.2f} "
+            f"in {result['wall_seconds']:.0f}s")
     return finished
 
 

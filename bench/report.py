@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from pathlib import Path
 
-from .common import ASSETS, REPO, load_results, log
+from .common import ASSETS, REPO, load_results, log, mean_sd
 
 RESULTS_MD = REPO / "docs" / "results.md"
 BEGIN, END = "<!-- BEGIN AUTO -->", "<!-- END AUTO -->"
@@ -22,7 +23,7 @@ SHORT = {"STSBenchmark": "STS-B", "SICKRelatedness": "SICK-R"}
 GROUP_TITLES = {
     "main": "Main comparison (STS-B + SICK-R train, filtered)",
     "stages": "One-stage versions",
-    "variant": "Labelled variant: buffer-zone loss on 5·cos(u, v)",
+    "variant": "Variants (cosine target; in tables before the paper's budget: the loss on 5·cos(u, v))",
     "head": "Head ablation (paper Table 6), Smooth K2 two-stage",
     "nli": "Paper Table 1's question on NLI data (SNLI dev+test), one stage",
     "sweep": "k / x0 sweep (paper Table 5), Smooth K2 two-stage",
@@ -30,6 +31,8 @@ GROUP_TITLES = {
 # the row each group is read against, repeated at its top: the untrained encoder, or the default setting
 # (head [u,v,|u-v|], k = 2, x0 = 0.25) that the head ablation and the sweep vary
 REFERENCE_ROWS = {"main": "base", "head": "sk2-2stage", "sweep": "sk2-2stage"}
+HEADER = ["Arm", "n", *(SHORT.get(t, t) for t in TASKS), "Avg.", "STS-B dev", "best dev step",
+          "last-step dev: cosine / head"]
 
 
 def _cell(mean: float, sd: float, n: int) -> str:
@@ -46,73 +49,223 @@ def budget_text(budget: dict) -> str:
     return text
 
 
-def quality_tables(quality: dict, include_quick: bool = False) -> list[str]:
+def budget_short(budget: dict | None) -> str:
+    """The budget in a few words: ``1 epoch(s), batch 16`` or ``150 steps, batch 16``."""
+    if not budget:
+        return "no runs"
+    size = f"{budget['max_steps']} steps" if budget.get("max_steps") else f"{budget['epochs']:g} epoch(s)"
+    return f"{size}, batch {budget['batch_size']}"
+
+
+def encoder_name(model: str) -> str:
+    from .quality import MODELS
+
+    return MODELS.get(model, model)
+
+
+def quality_sections(quality: dict, include_quick: bool = False) -> list[tuple[str, str, dict, dict]]:
+    """(model, budget key, budget, runs of that model) per table, models in order (MiniLM, mpnet, others),
+    each model's budgets with the paper's budget first, then the most recent."""
+    from .quality import MODELS, record_model
+
+    runs = {k: v for k, v in quality.get("runs", {}).items() if include_quick or not k.endswith("quick")}
+    by_model: dict[str, dict] = {}
+    for key, result in runs.items():
+        by_model.setdefault(record_model(result), {})[key] = result
+    sections = []
+    for model in sorted(by_model, key=lambda m: (list(MODELS).index(m) if m in MODELS else len(MODELS), m)):
+        model_runs = by_model[model]
+        budgets: dict[str, tuple] = {}
+        for result in model_runs.values():
+            if result["arm"] != "base" or len(model_runs) == 1:
+                key = result["budget_key"]
+                latest = max(budgets.get(key, (None, ""))[1], result.get("finished", ""))
+                budgets[key] = (result["budget"], latest, result.get("budget_tag"))
+        order = sorted(budgets, key=lambda k: budgets[k][1], reverse=True)       # the most recent first,
+        order = sorted(order, key=lambda k: budgets[k][2] != "paper")            # the paper's budget before all
+        sections += [(model, key, budgets[key][0], model_runs) for key in order]
+    return sections
+
+
+def section_summary(runs: dict, model: str, key: str) -> dict:
+    """``summarize`` for one table, with the base row's dev taken from step 0 of the runs' dev curves."""
+    from .quality import summarize
+
+    summary = summarize(runs, key, model)
+    if "base" in summary and "dev" not in summary["base"]:
+        step0 = [r["dev_curve"][0]["dev_cosine"] for r in runs.values()
+                 if r.get("budget_key") == key and r.get("dev_curve") and r["dev_curve"][0]["step"] == 0]
+        if step0:
+            summary["base"]["dev"], summary["base"]["dev sd"] = step0[0], 0.0
+    return summary
+
+
+def arm_row(arm: str, row: dict, base: float | None) -> str:
+    n = len(row["seeds"])
+    label = row["label"].replace("|", "\\|")  # a "|" in a label would split the table cell
+    cells = [_cell(row[t], row[f"{t} sd"], n) for t in TASKS]
+    avg = _cell(row["Avg."], row["Avg. sd"], n)
+    if base is not None and arm != "base":
+        avg += f" ({row['Avg.'] - base:+.2f})"
+    dev = _cell(row["dev"], row["dev sd"], n) if "dev" in row else "-"
+    steps = ", ".join(row["best_steps"]) if arm != "base" else "-"
+    last = "-"
+    if "last dev cosine" in row:
+        head = row["last dev head"]
+        last = f"{row['last dev cosine']:.2f} / " + (f"{head:.2f}" if head is not None else "-")
+    return f"| {label} (`{arm}`) | {n} | " + " | ".join(cells) + f" | **{avg}** | {dev} | {steps} | {last} |"
+
+
+def group_tables(summary: dict, runs: dict, key: str, model: str) -> list[str]:
     from .quality import ARMS, summarize
 
-    runs = {k: v for k, v in quality.get("runs", {}).items() if include_quick or not k.endswith("/quick")}
-    if not runs:
-        return ["_No quality runs recorded yet._"]
-    budgets = {}
-    for result in runs.values():
-        if result["arm"] != "base" or len(runs) == 1:
-            budgets.setdefault(result["budget_key"], result["budget"])
+    base = summary.get("base", {}).get("Avg.")
+    known = [a for a in ARMS if a in summary] + [a for a in summary if a not in ARMS]
     lines = []
-    for key, budget in budgets.items():
-        summary = summarize(runs, key)
-        base = summary.get("base", {}).get("Avg.")
-        if "base" in summary and "dev" not in summary["base"]:
-            # the untrained encoder's dev score is step 0 of every run's dev curve
-            step0 = [r["dev_curve"][0]["dev_cosine"] for r in runs.values()
-                     if r.get("dev_curve") and r["dev_curve"][0]["step"] == 0]
-            if step0:
-                summary["base"]["dev"], summary["base"]["dev sd"] = step0[0], 0.0
+    for group, title in GROUP_TITLES.items():
+        arms = [a for a in known if summary[a]["group"] == group]
+        if not arms:
+            continue
+        rows = dict(summary)
+        reference = REFERENCE_ROWS.get(group)
+        if reference in summary and reference not in arms:
+            arms.insert(0, reference)
+            # compared on the seeds the group's arms ran, not on all of the reference's seeds
+            seeds = {seed for arm in arms[1:] for seed in summary[arm]["seeds"]}
+            same = {k: r for k, r in runs.items() if r["arm"] == reference and r["seed"] in seeds}
+            rows[reference] = summarize(same, key, model).get(reference, summary[reference])
+        lines += [f"##### {title}\n", "| " + " | ".join(HEADER) + " |",
+                  "|" + "|".join(["---", "---:"] + ["---:"] * (len(HEADER) - 2)) + "|"]
+        lines += [arm_row(arm, rows[arm], base) for arm in arms]
+        lines.append("")
+    return lines
+
+
+def fusion_table(fusion: dict, summary: dict, model: str, key: str) -> list[str]:
+    """Rows "<arm> + fusion (alpha=...)": linear fusion per arm (mean over its seeds) and the delta-guided
+    fusion of an arm's seeds, beside the arm itself on the same seeds."""
+
+    entries = [e for e in fusion.values() if e.get("model") == model and e.get("budget_key") == key]
+    if not entries:
+        return []
+    base = summary.get("base", {}).get("Avg.")
+    lines = ["##### Weight-space fusion with the untrained encoder (alpha chosen on STS-B dev)\n",
+             "| Row | n | alpha | STS-B dev at alpha | Avg. | vs the arm itself (same seeds) | vs base |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    linear: dict[str, list] = {}
+    for entry in entries:
+        if entry["kind"] == "linear":
+            linear.setdefault(entry["arm"], []).append(entry)
+    rows = [(arm, items, "linear") for arm, items in linear.items()]
+    rows += [(e["arm"], [e], "delta") for e in entries if e["kind"] == "delta"]
+    for arm, items, kind in rows:
+        items = sorted(items, key=lambda e: e["seeds"])
+        n = len(items) if kind == "linear" else 1
+        avg, sd = mean_sd([e["test"]["Avg."] for e in items])
+        own = float(sum(e["run_test_avg"] for e in items) / len(items))
+        alphas = ", ".join(f"{e['alpha']:g}" for e in items)
+        dev, dev_sd = mean_sd([e["dev"] for e in items])
+        if kind == "linear":
+            label = summary.get(arm, {}).get("label", items[0]["label"].split(" + fusion")[0]) + " + fusion"
+        else:
+            label = items[0]["label"].split(" (alpha=")[0]
+        versus = f"{avg - base:+.2f}" if base is not None else "-"
+        lines.append(f"| {label.replace('|', chr(92) + '|')} (`{arm}`) | {n} | {alphas} | {_cell(dev, dev_sd, n)} | "
+                     f"**{_cell(avg, sd, n)}** | {avg - own:+.2f} | {versus} |")
+    lines.append("\n(alpha 0 = the untrained encoder, 1 = the run's own checkpoint; one test pass per row at the "
+                 "alpha dev chose. Delta-guided: the seeds' changes merged per parameter by their size, then scaled "
+                 "by alpha.)\n")
+    return lines
+
+
+def cpu_time_table(quality: dict, fusion: dict) -> list[str]:
+    from .quality import record_model
+
+    totals: dict[tuple, list] = {}
+    for key, result in quality.get("runs", {}).items():
+        if key.endswith("quick"):
+            continue
+        slot = totals.setdefault((record_model(result), budget_short(result["budget"])), [0, 0.0, 0.0])
+        slot[0] += 1
+        slot[1] += result.get("wall_seconds", 0.0) or 0.0
+    for entry in fusion.values():
+        if entry.get("budget_tag") == "quick":
+            continue
+        budget = next((r["budget"] for r in quality.get("runs", {}).values()
+                       if r.get("budget_key") == entry.get("budget_key")), None)
+        if budget:
+            slot = totals.setdefault((entry["model"], budget_short(budget)), [0, 0.0, 0.0])
+            slot[2] += entry.get("wall_seconds", 0.0) or 0.0
+    if not totals:
+        return []
+    lines = ["CPU time of the recorded runs (wall clock, one run at a time):\n",
+             "| Encoder | budget | runs | run hours (wall) | fusion hours (wall) |", "|---|---|---:|---:|---:|"]
+    for (model, budget), (count, run_s, fusion_s) in totals.items():
+        lines.append(f"| {encoder_name(model)} | {budget} | {count} | {run_s / 3600:.1f} | {fusion_s / 3600:.1f} |")
+    return lines + [""]
+
+
+def quality_tables(quality: dict, include_quick: bool = False, fusion: dict | None = None) -> list[str]:
+    sections = quality_sections(quality, include_quick)
+    if not sections:
+        return ["_No quality runs recorded yet._"]
+    lines = []
+    for model, key, budget, runs in sections:
+        summary = section_summary(runs, model, key)
+        lines.append(f"#### {encoder_name(model)}: {budget_short(budget)}\n")
         lines.append(f"**Budget:** {budget_text(budget)}. Test sets scored once per finished run, on the "
                      "checkpoint with the best STS-B dev cosine Spearman (dev is also scored at step 0, so an arm "
                      "that never beats the untrained encoder on dev keeps it). Mean ± sd over seeds where n > 1.\n")
-        for group in GROUP_TITLES:
-            arms = [a for a in ARMS if a in summary and ARMS[a]["group"] == group]
-            if not arms:
-                continue
-            rows = dict(summary)
-            reference = REFERENCE_ROWS.get(group)
-            if reference in summary and reference not in arms:
-                arms.insert(0, reference)
-                # compared on the seeds the group's arms ran, not on all of the reference's seeds
-                seeds = {seed for arm in arms[1:] for seed in summary[arm]["seeds"]}
-                same_seeds = {k: r for k, r in runs.items() if r["arm"] == reference and r["seed"] in seeds}
-                rows[reference] = summarize(same_seeds, key).get(reference, summary[reference])
-            lines.append(f"#### {GROUP_TITLES[group]}\n")
-            header = ["Arm", "n", *(SHORT.get(t, t) for t in TASKS), "Avg.", "STS-B dev", "best dev step",
-                      "last-step dev: cosine / head"]
-            lines.append("| " + " | ".join(header) + " |")
-            lines.append("|" + "|".join(["---", "---:"] + ["---:"] * (len(header) - 2)) + "|")
-            for arm in arms:
-                row = rows[arm]
-                n = len(row["seeds"])
-                # a "|" in a label would split the table cell
-                label = row["label"].replace("|", "\\|") + (" *" if ARMS[arm].get("star") else "")
-                cells = [_cell(row[t], row[f"{t} sd"], n) for t in TASKS]
-                avg = _cell(row["Avg."], row["Avg. sd"], n)
-                if base is not None and arm != "base":
-                    avg += f" ({row['Avg.'] - base:+.2f})"
-                dev = _cell(row["dev"], row["dev sd"], n) if "dev" in row else "-"
-                steps = ", ".join(row["best_steps"]) if arm != "base" else "-"
-                last = "-"
-                if "last dev cosine" in row:
-                    head = row["last dev head"]
-                    last = f"{row['last dev cosine']:.2f} / " + (f"{head:.2f}" if head is not None else "-")
-                lines.append(f"| {label} (`{arm}`) | {n} | " + " | ".join(cells)
-                             + f" | **{avg}** | {dev} | {steps} | {last} |")
-            lines.append("")
+        lines += group_tables(summary, runs, key, model)
+        lines += fusion_table(fusion or {}, summary, model, key)
         lines.append("(In brackets: difference of Avg. from the untrained base model. Best dev step is "
                      "`stage:step`; `1:0` means no checkpoint beat the untrained encoder on STS-B dev, so the "
-                     "arm's test row is the base model's. Last-step dev: STS-B dev Spearman at the end of training, of the "
-                     "cosine and of the head's prediction (mean over seeds; no head for sentence-transformers' arms), "
-                     "shown whatever was selected.)\n")
-    failed = quality.get("failed", {})
-    failed = {k: v for k, v in failed.items() if k not in runs and not k.endswith("/quick")}
+                     "arm's test row is the base model's. Last-step dev: STS-B dev Spearman at the end of training, "
+                     "of the cosine and of the head's prediction (mean over seeds; no head for "
+                     "sentence-transformers' arms), shown whatever was selected.)\n")
+    failed = {k: v for k, v in quality.get("failed", {}).items()
+              if k not in quality.get("runs", {}) and not k.endswith("quick")}
     if failed:
         lines.append("Failed runs: " + "; ".join(f"`{k}`: {v}" for k, v in failed.items()) + "\n")
+    return lines
+
+
+def headline_sections(quality: dict, include_quick: bool = False) -> dict[str, tuple]:
+    """Per encoder, the table the verdicts and the plot read: ``{model: (budget key, budget, runs)}``, the
+    paper's budget where it was run, else the budget with the most runs."""
+    chosen: dict[str, tuple] = {}
+    for model, key, budget, runs in quality_sections(quality, include_quick):
+        count = sum(1 for r in runs.values() if r.get("budget_key") == key)
+        paper = any(r.get("budget_tag") == "paper" for r in runs.values() if r.get("budget_key") == key)
+        if model not in chosen or (paper, count) > chosen[model][0]:
+            chosen[model] = ((paper, count), key, budget, runs)
+    return {model: rest for model, (_, *rest) in chosen.items()}
+
+
+def verdict_table(results: dict, include_quick: bool = False) -> list[str]:
+    """Per encoder, one line per claim and evidence pair at the paper's budget where it was run (else the
+    budget with the most runs), and each claim's overall verdict; all computed in bench.claims."""
+    from .claims import memory_verdict, quality_verdicts, target_verdict
+
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    chosen = headline_sections(results.get("quality", {}), include_quick) or {"minilm": (None, None, {})}
+    lines = []
+    for index, (model, (key, budget, runs)) in enumerate(chosen.items()):
+        summary = section_summary(runs, model, key) if key else {}
+        where = budget_short(budget)
+        lines += [f"**{encoder_name(model)}** ({where}):\n", "| Claim | test | evidence (7-task Avg.) | verdict |",
+                  "|---|---|---|---|"]
+        verdicts = [*quality_verdicts(summary), target_verdict(summary)]
+        if index == 0:
+            verdicts.append(memory_verdict(results.get("memory")))
+        for v in verdicts:
+            overall = v.test == "overall" or v.claim in ("T", "C6")
+            claim = f"**{v.claim}** {cell(v.text)}" if overall else v.claim
+            verdict = f"**{cell(v.verdict)}**" if overall else cell(v.verdict)
+            lines.append(f"| {claim} | {cell(v.test)} | {cell(v.evidence)} | {verdict} |")
+        lines.append("")
     return lines
 
 
@@ -159,6 +312,7 @@ def speed_tables(results: dict) -> list[str]:
     else:
         lines.append("| peak memory | not run | | | `python -m bench.memory` |")
     lines.append("")
+    lines += edge_table(speed)
     scaling = results.get("scaling", {}).get("cost")
     if scaling:
         lines.append("Cost growth (plot: `assets/bench-scaling.png`):\n")
@@ -180,6 +334,46 @@ def speed_tables(results: dict) -> list[str]:
     else:
         lines.append("Cost growth: not run (`python -m bench.scaling`).\n")
     return lines
+
+
+def _met(ok: bool) -> str:
+    return "yes" if ok else "**no**"
+
+
+def edge_table(speed: dict) -> list[str]:
+    """The edges of issue 11 (API latency, score view, CLI start-up, evaluation), each beside its reference
+    measured in the same run, and whether its target is met."""
+    rows = []  # (what, measured, reference in the same run, target, met)
+    lat, view, cli = speed.get("latency", {}), speed.get("view"), speed.get("cli")
+    ev, stsb = speed.get("eval7"), speed.get("stsb")
+    if "api_p50_ms" in lat and "echo_p50_ms" in lat:
+        rows.append((f"`/score` via gradio_client, p50 of {lat['calls']} (ms)", f"{lat['api_p50_ms']:.0f}",
+                     f"{lat['echo_p50_ms']:.0f} (bare Gradio echo app)", "within 40 ms of the echo app",
+                     _met(lat["api_p50_ms"] - lat["echo_p50_ms"] <= 40)))
+    if view:
+        rows.append((f"`score_view` in-process, p50 of {view['calls']} (ms)", f"{view['view_p50_ms']:.0f}",
+                     f"{view['score_pair_p50_ms']:.0f} (`score_pair`)", "<= 30 ms", _met(view["view_p50_ms"] <= 30)))
+    if cli:
+        rows.append((f"`python -m stsdemo --help`, median of {cli['repeats']} (s)", f"{cli['help_seconds']:.2f}", "",
+                     "<= 1 s", _met(cli["help_seconds"] <= 1)))
+    if cli and "score_seconds" in cli:
+        rows.append((f"cold `python -m stsdemo score A B`, median of {cli['repeats']} (s)",
+                     f"{cli['score_seconds']:.1f}", "", "<= 5 s", _met(cli["score_seconds"] <= 5)))
+    if ev:
+        rows.append((f"{len(ev['tasks'])}-task evaluation, {ev['pairs']:,} pairs, median of {ev['repeats']} (s)",
+                     f"{ev['ours_seconds']:.1f}", f"{ev['reference_seconds']:.1f} (sentence-transformers "
+                     "EmbeddingSimilarityEvaluator)", "<= 0.6x, same scores to 4 decimals",
+                     f"{ev['ratio']:.2f}x, max diff {ev['max_abs_diff']:.1e}: "
+                     + _met(ev["ratio"] <= 0.6 and ev["identical_4dp"])))
+    if stsb:
+        rows.append((f"`eval --tasks STSBenchmark`, median of {stsb['repeats']} (s)",
+                     f"{stsb['cli_seconds']:.1f} (command, start-up included)",
+                     f"{stsb['in_process_seconds']:.1f} (in-process)", "", ""))
+    if not rows:
+        return ["Edges (API, CLI start-up, 7-task evaluation): not run (`python -m bench.speed --parts "
+                "latency,view,cli,eval7,stsb`).\n"]
+    return ["| Edge | measured | reference in the same run | target | met |", "|---|---:|---:|---|---|",
+            *("| " + " | ".join(row) + " |" for row in rows), ""]
 
 
 # ---- plots ------------------------------------------------------------------------------------------
@@ -232,34 +426,42 @@ def plot_scaling(scaling: dict, path: Path | None = None) -> Path | None:
     return _save(plt, fig, path)
 
 
-def plot_quality(quality: dict, path: Path | None = None) -> Path | None:
-    from .quality import ARMS, summarize
+def plot_quality(quality: dict, path: Path | None = None, fusion: dict | None = None) -> Path | None:
+    """7-task Avg. per arm, one panel per encoder (its headline table), fused rows beside their arms."""
+    from .quality import ARMS
 
     plt = _pyplot()
-    runs = {k: v for k, v in quality.get("runs", {}).items() if not k.endswith("/quick")}
-    if plt is None or not runs:
+    chosen = headline_sections(quality)
+    if plt is None or not chosen:
         return None
-    keys = {}
-    for result in runs.values():
-        if result["arm"] != "base" or len(runs) == 1:  # base belongs to every budget
-            keys[result["budget_key"]] = keys.get(result["budget_key"], 0) + 1
-    key = max(keys, key=keys.get)  # the budget with the most runs
-    summary = summarize(runs, key)
-    arms = sorted(summary, key=lambda a: summary[a]["Avg."])
-    path = path or ASSETS / "bench-quality.png"
-    fig, ax = plt.subplots(figsize=(9, 0.35 * len(arms) + 1.5))
-    colors = ["#888888" if a == "base" else "#d62728" if ARMS[a]["kind"] == "st" else "#1f77b4" for a in arms]
-    ax.barh(range(len(arms)), [summary[a]["Avg."] for a in arms], xerr=[summary[a]["Avg. sd"] for a in arms],
-            color=colors)
-    ax.set_yticks(range(len(arms)), [f"{summary[a]['label']} (n={len(summary[a]['seeds'])})" for a in arms], fontsize=8)
-    low = min(summary[a]["Avg."] for a in arms)
-    ax.set_xlim(low - 2, max(summary[a]["Avg."] for a in arms) + 1)
-    if "base" in summary:
-        ax.axvline(summary["base"]["Avg."], color="#888888", linestyle=":", linewidth=1)
-    ax.set_xlabel("7-task SentEval Avg. (Spearman x100, cosine)")
-    budget = next(r["budget"] for r in runs.values() if r["budget_key"] == key)
-    ax.set_title(f"all-MiniLM-L6-v2 fine-tunes, {budget_text(budget).split(';')[0]}", fontsize=8)
-    return _save(plt, fig, path)
+    panels = []
+    for model, (key, budget, runs) in chosen.items():
+        summary = section_summary(runs, model, key)
+        bars = {arm: (row["label"], row["Avg."], row["Avg. sd"], len(row["seeds"]),
+                      "#888888" if arm == "base" else "#d62728" if row.get("kind") == "st" else "#1f77b4")
+                for arm, row in summary.items() if row["group"] == "main" or arm not in ARMS}
+        fused: dict[str, list] = {}
+        for entry in (fusion or {}).values():
+            if entry.get("model") == model and entry.get("budget_key") == key and entry["kind"] == "linear":
+                fused.setdefault(entry["arm"], []).append(entry["test"]["Avg."])
+        for arm, values in fused.items():
+            label = f"{summary.get(arm, {}).get('label', arm)} + fusion"
+            bars[f"{arm}+fusion"] = (label, *mean_sd(values), len(values), "#9ecae1")
+        panels.append((model, budget, summary, bars))
+    height = max(len(p[3]) for p in panels)
+    fig, axes = plt.subplots(1, len(panels), figsize=(10 * len(panels), 0.45 * height + 1.5), squeeze=False)
+    for ax, (model, budget, summary, bars) in zip(axes[0], panels):
+        order = sorted(bars, key=lambda a: bars[a][1])
+        ax.barh(range(len(order)), [bars[a][1] for a in order], xerr=[bars[a][2] for a in order],
+                color=[bars[a][4] for a in order])
+        ax.set_yticks(range(len(order)), [textwrap.fill(f"{bars[a][0]} (n={bars[a][3]})", 45) for a in order],
+                      fontsize=7)
+        ax.set_xlim(min(bars[a][1] for a in order) - 2, max(bars[a][1] for a in order) + 1)
+        if "base" in summary:
+            ax.axvline(summary["base"]["Avg."], color="#888888", linestyle=":", linewidth=1)
+        ax.set_xlabel("7-task SentEval Avg. (Spearman x100, cosine)")
+        ax.set_title(f"{encoder_name(model)} fine-tunes, {budget_short(budget)}", fontsize=8)
+    return _save(plt, fig, path or ASSETS / "bench-quality.png")
 
 
 def plot_speed(results: dict, path: Path | None = None) -> Path | None:
@@ -293,8 +495,12 @@ def plot_speed(results: dict, path: Path | None = None) -> Path | None:
 def render(results: dict | None = None, md_path: Path | None = None, include_quick: bool = False) -> str:
     """Write the AUTO part of ``md_path`` (default docs/results.md); ``include_quick`` keeps --quick runs."""
     results = results if results is not None else load_results()
-    parts = ["### Quality (7-task SentEval, Spearman x100 of cosine)\n",
-             *quality_tables(results.get("quality", {}), include_quick),
+    quality, fusion = results.get("quality", {}), results.get("fusion", {})
+    parts = ["### Verdicts on the paper's claims (computed from the tables below)\n",
+             *verdict_table(results, include_quick),
+             "### Quality (7-task SentEval, Spearman x100 of cosine)\n",
+             *quality_tables(quality, include_quick, fusion),
+             *cpu_time_table(quality, fusion),
              "### Speed and memory (measured side by side in one run)\n", *speed_tables(results)]
     machine = results.get("machine")
     if machine:
@@ -322,7 +528,7 @@ def main(argv=None) -> None:
     results = load_results()
     render(results)
     if not args.no_plots:
-        for made in (plot_quality(results.get("quality", {})), plot_speed(results),
+        for made in (plot_quality(results.get("quality", {}), fusion=results.get("fusion")), plot_speed(results),
                      plot_scaling(results["scaling"]["cost"]) if results.get("scaling", {}).get("cost") else None):
             if made:
                 log(f"wrote {made}")

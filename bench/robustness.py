@@ -71,9 +71,11 @@ class App:
         os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
         self.dev_pairs = dev_pairs
         from stsdemo import settings
-        from stsdemo.ui import build_demo, launch_kwargs
+        from stsdemo.app.state import AppState
+        from stsdemo.app.ui import build_demo, launch_kwargs
 
-        self.demo = build_demo()  # launched as app.py launches it: upload cap, output folder never served
+        self.state = AppState()
+        self.demo = build_demo(self.state)  # launched as app.py launches it: upload cap, output folder never served
         _, self.url, _ = self.demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True,
                                           max_file_size=settings.max_upload(), blocked_paths=[self.folder],
                                           **launch_kwargs())
@@ -156,8 +158,6 @@ def score_burst(clients: list, requests: int) -> dict:
 
 
 def concurrency(clients: int, requests: int, dev_pairs: int) -> dict:
-    from stsdemo import runs
-
     app = App(dev_pairs)
     try:
         pool = [app.client() for _ in range(clients)]
@@ -168,7 +168,7 @@ def concurrency(clients: int, requests: int, dev_pairs: int) -> dict:
         job = trainer.submit(**app.train_kwargs(trainer), api_name="/train")
         wait_for_step(job)
         during = score_burst(pool, requests)
-        still_training = runs.training_in_progress() and not job.done()
+        still_training = app.state.training_count() > 0 and not job.done()
         print(f"during: {during} (training still running: {still_training})", flush=True)
         trainer.predict(api_name="/stop")
         list(job)
@@ -211,7 +211,6 @@ def core_cycle(index: int, folder: Path, close: bool, dev_pairs: int) -> dict:
 
 
 def cycles(count: int, dev_pairs: int) -> dict:
-    from stsdemo import runs
     from stsdemo.model import SiameseRegressor
 
     folder = Path(tempfile.mkdtemp(prefix="stsdemo-cycles-")) / "run"
@@ -229,11 +228,12 @@ def cycles(count: int, dev_pairs: int) -> dict:
                 rss_start_mib=round(rss_start), rss_after_warmup_mib=round(rss_warm), rss_end_mib=round(rss_end),
                 rss_growth_vs_warmup=round(rss_end / rss_warm - 1, 3),
                 threads_start=threads_start, threads_after_warmup=threads_warm, threads_end=threads_end,
-                training_threads_left=runs.training_in_progress(), best_checkpoint_loads=loads)
+                training_threads_left=any(t.name.startswith("robustness-cycle-") for t in threading.enumerate()),
+                best_checkpoint_loads=loads)
 
 
 def app_cycles(count: int, dev_pairs: int) -> dict:
-    from stsdemo import runs
+    from stsdemo.app import store
 
     app = App(dev_pairs)
     try:
@@ -252,9 +252,9 @@ def app_cycles(count: int, dev_pairs: int) -> dict:
                 client.predict(api_name="/stop")
                 list(job)
             deadline = time.monotonic() + 300
-            while (runs.active_runs() or runs.training_in_progress()) and time.monotonic() < deadline:
+            while (app.state.active_runs() or app.state.training_count()) and time.monotonic() < deadline:
                 time.sleep(0.2)
-            info = runs.list_runs(client.session_hash)[-1]
+            info = store.list_runs(client.session_hash)[-1]
             outcomes.append(dict(status=info.status, checkpoint=info.has_checkpoint()))
             if index == 0:
                 rss_warm, threads_warm = rss_mib(), threading.active_count()
@@ -266,7 +266,7 @@ def app_cycles(count: int, dev_pairs: int) -> dict:
                     rss_after_warmup_mib=round(rss_warm), rss_end_mib=round(rss_end),
                     rss_growth_vs_warmup=round(rss_end / rss_warm - 1, 3), threads_start=threads_start,
                     threads_after_warmup=threads_warm, threads_end=threads_end,
-                    training_threads_left=runs.training_in_progress(), active_runs_left=runs.active_runs())
+                    training_threads_left=app.state.training_count() > 0, active_runs_left=app.state.active_runs())
     finally:
         app.close()
 

@@ -1,12 +1,12 @@
 """Rerun every benchmark, then rebuild docs/results.md and the plots: ``python -m bench.run_all``.
 
-Full size by default (the real protocol: one epoch per arm, 3 seeds for the starred arms, all arms; this
-takes many hours on a CPU). ``--max-steps N`` gives every quality arm the same reduced budget, as the
+Full size by default (the paper's budget: one epoch per arm, the ``minilm-main`` plan with 3 seeds for its
+seeded arms; many hours on a CPU). ``--max-steps N`` gives every quality arm the same reduced budget, as the
 published tables state; ``--quick`` runs everything at tiny sizes (a smoke test, results under ``*quick``
-keys). Parts: quality, speed, memory, scaling, report; ``--parts`` picks some.
+keys). Parts: quality, fusion, speed, memory, scaling, report; ``--parts`` picks some.
 
-    python -m bench.run_all
-    python -m bench.run_all --max-steps 250 --eval-every 125 --stage1-max-steps 100 --arms main
+    python -m bench.run_all --skip-done
+    python -m bench.run_all --model mpnet --arms mpnet-main --seeds 1 --parts quality,fusion,report --skip-done
     python -m bench.run_all --quick
 """
 
@@ -17,19 +17,20 @@ import sys
 
 from .common import log, setup_environment
 
-PARTS = ("quality", "speed", "memory", "scaling", "report")
+PARTS = ("quality", "fusion", "speed", "memory", "scaling", "report")
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.run_all", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--parts", default=",".join(PARTS))
-    parser.add_argument("--arms", default="all", help="quality arms/groups (default: all)")
+    parser.add_argument("--model", default="minilm", help="quality and fusion: minilm, mpnet or a model folder")
+    parser.add_argument("--arms", default="minilm-main", help="quality arms/groups (default: minilm-main)")
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--max-steps", type=int, default=None)
     parser.add_argument("--stage1-max-steps", type=int, default=None)
-    parser.add_argument("--eval-every", type=int, default=100)
-    parser.add_argument("--skip-done", action="store_true", help="quality: skip runs already recorded with this budget")
+    parser.add_argument("--eval-every", type=int, default=None)
+    parser.add_argument("--skip-done", action="store_true", help="quality and fusion: skip what is recorded")
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
     setup_environment()
@@ -38,15 +39,20 @@ def main(argv=None) -> None:
     if "quality" in parts:
         from . import quality
 
-        options = ["--arms", args.arms, "--seeds", str(args.seeds), "--eval-every", str(args.eval_every)]
-        if args.max_steps:
-            options += ["--max-steps", str(args.max_steps)]
-        if args.stage1_max_steps:
-            options += ["--stage1-max-steps", str(args.stage1_max_steps)]
+        options = ["--model", args.model, "--arms", args.arms, "--seeds", "1" if args.quick else str(args.seeds)]
+        for flag, value in (("--max-steps", args.max_steps), ("--stage1-max-steps", args.stage1_max_steps),
+                            ("--eval-every", args.eval_every)):
+            if value:
+                options += [flag, str(value)]
         if args.skip_done:
             options.append("--skip-done")
         log("== quality")
         quality.main(options + quick)
+    if "fusion" in parts and (args.quick or not (args.max_steps or args.stage1_max_steps or args.eval_every)):
+        from . import fusion
+
+        log("== fusion")  # the paper's budget (or the quick runs); other budgets: python -m bench.fusion --budget TAG
+        fusion.main(["--model", args.model] + (["--skip-done"] if args.skip_done else []) + quick)
     if "speed" in parts:
         from . import speed
 

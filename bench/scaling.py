@@ -20,26 +20,19 @@ import sys
 
 import numpy as np
 
-from .common import Timer, device_name, log, median, out_dir, setup_environment, small_dev, spaced_subset, update_results
+from .common import Timer, device_name, log, median, out_dir, setup_environment, spaced_subset, update_results
 
 
 def train_seconds(pairs, batch_size: int, max_length: int) -> float:
     """Seconds of training steps (stsdemo's own per-step clock; dev evaluation excluded) over ``pairs``."""
-    from stsdemo.train import DoneEvent, TrainConfig, train
+    from stsdemo.config import TrainConfig
+    from stsdemo.train import DoneEvent, train
 
     config = TrainConfig(loss="sk2", batch_size=batch_size, max_length=max_length, eval_every=10**6, log_every=10**6,
-                         max_pairs=len(pairs), output_dir=str(out_dir() / "runs" / "scaling"))
-    import stsdemo.train as train_module
-
-    original = train_module._load_pairs
-    train_module._load_pairs = lambda config, name: pairs  # exactly these pairs
-    try:
-        with small_dev(8):
-            for event in train(config):
-                if isinstance(event, DoneEvent):
-                    return event.steps * batch_size / event.pairs_per_s
-    finally:
-        train_module._load_pairs = original
+                         max_pairs=len(pairs), max_dev_pairs=8, output_dir=str(out_dir() / "runs" / "scaling"))
+    for event in train(config, train_sets=[pairs]):  # exactly these pairs
+        if isinstance(event, DoneEvent):
+            return event.steps * batch_size / event.pairs_per_s
     raise RuntimeError("training gave no DoneEvent")
 
 

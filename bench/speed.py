@@ -1,32 +1,49 @@
 """Speed, measured side by side in one process: arms alternate, each repeated, medians reported.
 
-* training throughput (pairs/s) of stsdemo's loop vs sentence-transformers' SentenceTransformerTrainer:
-  same model (all-MiniLM-L6-v2), same pairs, batch size, max length and device;
-* 7-task evaluation time of ``evaluate_senteval`` vs a naive evaluator that pads every batch to 256
-  tokens and encodes every pair's two sentences (the reference implementation's way), and whether the
-  numbers agree;
-* single-pair scoring latency (p50/p95): ``stsdemo.scoring.score_pair`` in-process, and the app's
-  ``/score`` endpoint through gradio_client with the app launched in this process.
+Parts (``--parts``, default all):
 
-    python -m bench.speed                      # all three parts, full sizes
+* ``train``: training throughput (pairs/s) of stsdemo's loop vs sentence-transformers'
+  SentenceTransformerTrainer: same model, pairs, batch size, max length and device;
+* ``eval``: evaluation time of ``evaluate_senteval`` vs a naive evaluator that pads every batch to 256 tokens
+  and encodes every pair's two sentences, and whether the numbers agree;
+* ``eval7``: the 7-task evaluation, ``evaluate_senteval`` vs the reference evaluator (sentence-transformers'
+  ``EmbeddingSimilarityEvaluator`` per task at its defaults, the library's own STS evaluation), timed
+  alternately; the scores must be identical to four decimals;
+* ``stsb``: ``python -m stsdemo eval --tasks STSBenchmark`` wall time (a subprocess, median of ``--cli-repeats``)
+  and the same evaluation in-process;
+* ``latency``: single-pair scoring, p50/p95: ``score_pair`` in-process, the app's ``/score`` endpoint through
+  gradio_client, and a bare Gradio echo app (two text boxes in, one out) launched in the same process,
+  calls alternating;
+* ``view``: ``score_view`` in-process (scoring plus the number-line figure), p50;
+* ``cli``: ``python -m stsdemo --help`` and a cold ``python -m stsdemo score A B``, each a fresh subprocess,
+  median of ``--cli-repeats``.
+
+    python -m bench.speed                      # all parts, full sizes
+    python -m bench.speed --parts latency,view,cli,eval7,stsb --threads 2
     python -m bench.speed --parts train --train-steps 40 --repeats 3
     python -m bench.speed --quick              # tiny sizes: a smoke test
 
-On a GPU the same code runs both trainers under bf16 autocast and reports CUDA timings.
+On a GPU the same code runs both trainers in the precision the core picks and reports CUDA timings.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import inspect
+import os
+import pkgutil
+import subprocess
 import sys
 import time
 
 import numpy as np
 
-from .common import (Timer, device_name, log, median, out_dir, percentile, setup_environment, small_dev,
-                     spaced_subset, update_results)
+from .common import (REPO, Timer, device_name, log, median, out_dir, percentile, setup_environment, spaced_subset,
+                     update_results)
 
-PARTS = ("train", "eval", "latency")
+PARTS = ("train", "eval", "eval7", "stsb", "latency", "view", "cli")
+PAIR = ("A man is playing a guitar.", "Someone is playing music.")
 
 
 # ---- training throughput ----------------------------------------------------------------------------
@@ -35,14 +52,15 @@ PARTS = ("train", "eval", "latency")
 def ours_throughput(steps: int, batch_size: int, max_length: int, pairs, seed: int = 42) -> dict:
     """stsdemo.train on ``pairs``: pairs/s over steps 2..N (step 1 warms up), from its own per-step clock
     (batch selection, tokenization, forward, backward, clip, optimizer step)."""
-    from stsdemo.train import StepEvent, TrainConfig, train
+    from stsdemo.config import TrainConfig
+    from stsdemo.train import StepEvent, train
 
     config = TrainConfig(loss="sk2", batch_size=batch_size, max_length=max_length, max_steps=steps,
-                         eval_every=10**6, log_every=1, max_pairs=len(pairs), seed=seed,
+                         eval_every=10**6, log_every=1, max_pairs=len(pairs), max_dev_pairs=8, seed=seed,
                          output_dir=str(out_dir() / "runs" / "speed-ours"))
     seconds = []
-    with small_dev(8), Timer() as wall:
-        for event in train(config):
+    with Timer() as wall:
+        for event in train(config, train_sets=[pairs]):
             if isinstance(event, StepEvent):
                 seconds.append(batch_size / event.pairs_per_s)
     timed = seconds[1:] or seconds
@@ -92,8 +110,8 @@ def bench_train(steps: int, batch_size: int, max_length: int, repeats: int) -> d
 
 
 def naive_evaluate(model, sets: dict, batch_size: int = 64, pad_to: int = 256) -> dict:
-    """The reference implementation's way: every batch padded to ``pad_to`` tokens, both sentences of
-    every pair encoded (no de-duplication, no length sorting), cosine, Spearman x100, averaged."""
+    """The naive way: every batch padded to ``pad_to`` tokens, both sentences of every pair encoded (no
+    de-duplication, no length sorting), cosine, Spearman x100, averaged."""
     import torch
 
     from stsdemo.evaluate import cosine_rows, spearman100
@@ -116,97 +134,263 @@ def naive_evaluate(model, sets: dict, batch_size: int = 64, pad_to: int = 256) -
     return results
 
 
-def bench_eval(tasks: list[str], repeats: int, test_pairs: int | None = None) -> dict:
+def reference_evaluate(st_model, sets: dict) -> dict:
+    """The reference evaluator: sentence-transformers' ``EmbeddingSimilarityEvaluator`` on each task at its
+    defaults (cosine, Spearman), x100; STS12-16 as one set of all their pairs, as in ``evaluate_senteval``."""
+    from .quality import _st
+
+    evaluator_class = _st("evaluation").EmbeddingSimilarityEvaluator
+    results = {}
+    for task, pairs in sets.items():
+        evaluator = evaluator_class(pairs.sentences1, pairs.sentences2, pairs.labels.tolist(), main_similarity="cosine",
+                                    name=task, write_csv=False)
+        metrics = evaluator(st_model)
+        results[task] = float(metrics[f"{task}_spearman_cosine"]) * 100.0
+    results["Avg."] = float(np.mean([results[t] for t in sets]))
+    return results
+
+
+def _eval_sets(tasks: list[str], test_pairs: int | None) -> dict:
     from stsdemo.data import senteval_test_sets
+
+    sets = {t: p for t, p in senteval_test_sets().items() if t in tasks}
+    if test_pairs:
+        sets = {t: spaced_subset(p, test_pairs) for t, p in sets.items()}
+    return sets
+
+
+def compare_evaluators(ours, reference, sets: dict, repeats: int, name: str) -> dict:
+    """Time ``ours(sets)`` and ``reference(sets)`` alternately; medians, ratio, and score agreement."""
+    ours_t, ref_t, ours_scores, ref_scores = [], [], None, None
+    for repeat in range(repeats):
+        with Timer() as timer:
+            ours_scores = ours(sets)
+        ours_t.append(timer.seconds)
+        with Timer() as timer:
+            ref_scores = reference(sets)
+        ref_t.append(timer.seconds)
+        log(f"{name} repeat {repeat + 1}: ours {ours_t[-1]:.1f}s, {name} {ref_t[-1]:.1f}s")
+    diff = max(abs(ours_scores[k] - ref_scores[k]) for k in ours_scores)
+    return dict(tasks=list(sets), pairs=sum(len(p) for p in sets.values()), ours_seconds=median(ours_t),
+                reference_seconds=median(ref_t), ratio=median(ours_t) / median(ref_t), ours_all=ours_t,
+                reference_all=ref_t, repeats=repeats, ours_scores=ours_scores, reference_scores=ref_scores,
+                max_abs_diff=diff, identical_4dp=all(round(ours_scores[k], 4) == round(ref_scores[k], 4)
+                                                     for k in ours_scores),
+                device=device_name())
+
+
+def bench_eval(tasks: list[str], repeats: int, test_pairs: int | None = None) -> dict:
+    """``evaluate_senteval`` vs the naive evaluator (pad to 256, every pair)."""
     from stsdemo.evaluate import evaluate_senteval
     from stsdemo.model import SiameseRegressor
 
     model = SiameseRegressor.from_encoder(None, max_length=256)
-    sets = {t: p for t, p in senteval_test_sets().items() if t in tasks}
-    if test_pairs:
-        sets = {t: spaced_subset(p, test_pairs) for t, p in sets.items()}
-    ours_t, naive_t, ours_scores, naive_scores = [], [], None, None
-    for repeat in range(repeats):
+    sets = _eval_sets(tasks, test_pairs)
+    result = compare_evaluators(lambda s: evaluate_senteval(model.encode, tasks=tuple(s), test_sets=s),
+                                lambda s: naive_evaluate(model, s), sets, repeats, "naive")
+    # the keys results.md has always read
+    result.update(naive_seconds=result["reference_seconds"], speedup=1.0 / result["ratio"],
+                  naive_scores=result["reference_scores"])
+    return result
+
+
+def bench_eval7(tasks: list[str], repeats: int, test_pairs: int | None = None) -> dict:
+    """``evaluate_senteval`` vs sentence-transformers' evaluator on the same model and pairs."""
+    from stsdemo import settings
+    from stsdemo.evaluate import evaluate_senteval
+    from stsdemo.model import SiameseRegressor
+
+    from sentence_transformers import SentenceTransformer
+
+    from .quality import _cuda
+
+    model = SiameseRegressor.from_encoder(None, max_length=256)
+    st_model = SentenceTransformer(str(settings.default_model_path()), device="cuda" if _cuda() else "cpu")
+    st_model.max_seq_length = 256
+    sets = _eval_sets(tasks, test_pairs)
+    result = compare_evaluators(lambda s: evaluate_senteval(model.encode, tasks=tuple(s), test_sets=s),
+                                lambda s: reference_evaluate(st_model, s), sets, repeats, "reference")
+    result["reference"] = "sentence-transformers EmbeddingSimilarityEvaluator (defaults), per task"
+    return result
+
+
+def bench_stsb(repeats: int) -> dict:
+    """``eval --tasks STSBenchmark`` as a person runs it (a subprocess, wall time) and in-process."""
+    from stsdemo.evaluate import evaluate_senteval
+    from stsdemo.model import SiameseRegressor
+
+    cli = [subprocess_seconds([sys.executable, "-m", "stsdemo", "eval", "--tasks", "STSBenchmark"])
+           for _ in range(repeats)]
+    model = SiameseRegressor.from_encoder(None, max_length=256)
+    inproc = []
+    for _ in range(repeats):
         with Timer() as timer:
-            ours_scores = evaluate_senteval(model.encode, tasks=tuple(sets), test_sets=sets)
-        ours_t.append(timer.seconds)
-        with Timer() as timer:
-            naive_scores = naive_evaluate(model, sets)
-        naive_t.append(timer.seconds)
-        log(f"eval repeat {repeat + 1}: ours {ours_t[-1]:.1f}s naive {naive_t[-1]:.1f}s")
-    diff = max(abs(ours_scores[k] - naive_scores[k]) for k in ours_scores)
-    return dict(tasks=list(sets), pairs=sum(len(p) for p in sets.values()), ours_seconds=median(ours_t),
-                naive_seconds=median(naive_t), speedup=median(naive_t) / median(ours_t), ours_all=ours_t,
-                naive_all=naive_t, repeats=repeats, ours_scores=ours_scores, naive_scores=naive_scores,
-                max_abs_diff=diff, device=device_name())
+            scores = evaluate_senteval(model.encode, tasks=("STSBenchmark",))
+        inproc.append(timer.seconds)
+    return dict(cli_seconds=median(cli), cli_all=cli, in_process_seconds=median(inproc), in_process_all=inproc,
+                score=scores["STSBenchmark"], repeats=repeats, device=device_name())
 
 
-# ---- latency ----------------------------------------------------------------------------------------
+# ---- the app: latency and the score view ------------------------------------------------------------
 
 
-def launch_app():
-    """The Gradio app in this process on a free port; returns (demo, url) or raises ImportError."""
-    import os
+def app_function(name: str, fallback: str):
+    """``name`` from the app package (``stsdemo.app``: the package or any of its modules), else from the
+    ``fallback`` module (where it lived before the app became a package)."""
+    try:
+        package = importlib.import_module("stsdemo.app")
+    except ImportError:
+        package = None
+    if package is not None:
+        if hasattr(package, name):
+            return getattr(package, name)
+        for info in pkgutil.iter_modules(getattr(package, "__path__", [])):
+            module = importlib.import_module(f"stsdemo.app.{info.name}")
+            if hasattr(module, name):
+                return getattr(module, name)
+    return getattr(importlib.import_module(fallback), name)
+
+
+def _serve(demo, **kwargs) -> str:
+    """Launch ``demo`` in this process on a free local port and wait until it answers; returns its URL."""
     import urllib.request
 
-    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-    from stsdemo.ui import build_demo, launch_kwargs
-
-    demo = build_demo()
-    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, show_error=True,
-                            **launch_kwargs())
+    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, show_error=True, **kwargs)
     deadline = time.monotonic() + 60
     while True:
         try:
             with urllib.request.urlopen(url.rstrip("/") + "/gradio_api/info", timeout=5):
-                break
+                return url
         except OSError:
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.3)
-    return demo, url
+
+
+def launch_app():
+    """The Gradio app (``build_demo()``) in this process on a free port; returns (demo, url)."""
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    demo = app_function("build_demo", "stsdemo.ui")()
+    try:
+        kwargs = app_function("launch_kwargs", "stsdemo.ui")()
+    except AttributeError:
+        kwargs = {}
+    return demo, _serve(demo, **kwargs)
+
+
+def launch_echo():
+    """A bare Gradio app: two text boxes in, the first echoed out, on the same queue settings as a click
+    event of the app; the floor any Gradio endpoint pays (HTTP, queue, SSE)."""
+    import gradio as gr
+
+    with gr.Blocks() as demo:
+        first, second, out = gr.Textbox(), gr.Textbox(), gr.Textbox()
+        button = gr.Button()
+        button.click(lambda a, b: a, [first, second], out, api_name="echo")
+    return demo, _serve(demo)
 
 
 def bench_latency(calls: int, warmup: int = 3) -> dict:
-    from stsdemo import runs
+    """p50/p95 of single-pair scoring: in-process, the app's /score, and a bare echo app, alternating."""
     from stsdemo.data import load_stsb
+    from stsdemo.model import SiameseRegressor
     from stsdemo.scoring import score_pair
 
     dev = load_stsb("dev")
     pairs = [(dev.sentences1[i], dev.sentences2[i]) for i in range(0, len(dev), max(1, len(dev) // calls))][:calls]
-    model = runs.get_model(runs.default_model_source())  # the model the app scores with by default
+    model = SiameseRegressor.load(None)
     result = dict(calls=len(pairs), device=device_name())
-    client = demo = None
+    paths = {"in_process": lambda a, b: score_pair(model, a, b)}
+    demos = []
     try:
         from gradio_client import Client
 
         demo, url = launch_app()
-        client = Client(url, verbose=False)
+        demos.append(demo)
+        app = Client(url, verbose=False)
+        paths["api"] = lambda a, b: app.predict("default", a, b, "STS 0–5", "", 1.0, None, api_name="/score")
     except Exception as error:  # the app is another engineer's part; report, don't crash
         result["api_error"] = f"{type(error).__name__}: {error}"
         log(f"app API not measured: {result['api_error']}")
+    try:
+        from gradio_client import Client
 
-    def api(a, b):
-        return client.predict("default", a, b, "STS 0–5", "", 1.0, None, api_name="/score")
+        echo_demo, echo_url = launch_echo()
+        demos.append(echo_demo)
+        echo = Client(echo_url, verbose=False)
+        paths["echo"] = lambda a, b: echo.predict(a, b, api_name="/echo")
+    except Exception as error:
+        result["echo_error"] = f"{type(error).__name__}: {error}"
+        log(f"echo app not measured: {result['echo_error']}")
+    times: dict[str, list] = {name: [] for name in paths}
+    try:
+        for a, b in pairs[:warmup]:
+            for fn in paths.values():
+                fn(a, b)
+        for a, b in pairs:  # alternate the paths pair by pair
+            for name, fn in paths.items():
+                with Timer() as timer:
+                    fn(a, b)
+                times[name].append(timer.seconds * 1000)
+    finally:
+        for demo in demos:
+            demo.close()
+    for name, values in times.items():
+        result[f"{name}_p50_ms"], result[f"{name}_p95_ms"] = percentile(values, 50), percentile(values, 95)
+    if "api" in times and "echo" in times:
+        result["api_minus_echo_p50_ms"] = result["api_p50_ms"] - result["echo_p50_ms"]
+    return result
 
-    for a, b in pairs[:warmup]:
-        score_pair(model, a, b)
-        if client:
-            api(a, b)
-    local, remote = [], []
-    for a, b in pairs:  # alternate the two paths pair by pair
+
+def bench_view(calls: int, warmup: int = 2) -> dict:
+    """``score_view`` in-process (scoring plus the number-line figure) beside ``score_pair`` alone."""
+    from stsdemo.model import SiameseRegressor
+    from stsdemo.scoring import score_pair
+
+    score_view = app_function("score_view", "stsdemo.runs")
+    model = SiameseRegressor.load(None)
+    args = ("bench", "default", *PAIR, "STS 0–5", "", 1.0, None)
+    if next(iter(inspect.signature(score_view).parameters), None) == "state":  # the app package's view-model
+        args = (app_function("AppState", "stsdemo.app.state")(), *args)
+
+    def view():
+        return score_view(*args)
+
+    times, plain = [], []
+    for _ in range(warmup):
+        view()
+    for _ in range(calls):
         with Timer() as timer:
-            score_pair(model, a, b)
-        local.append(timer.seconds * 1000)
-        if client:
-            with Timer() as timer:
-                api(a, b)
-            remote.append(timer.seconds * 1000)
-    result.update(in_process_p50_ms=percentile(local, 50), in_process_p95_ms=percentile(local, 95))
-    if remote:
-        result.update(api_p50_ms=percentile(remote, 50), api_p95_ms=percentile(remote, 95))
-    if demo is not None:
-        demo.close()
+            view()
+        times.append(timer.seconds * 1000)
+        with Timer() as timer:
+            score_pair(model, *PAIR)
+        plain.append(timer.seconds * 1000)
+    return dict(calls=calls, view_p50_ms=percentile(times, 50), view_p95_ms=percentile(times, 95),
+                score_pair_p50_ms=percentile(plain, 50), device=device_name())
+
+
+# ---- the command line -------------------------------------------------------------------------------
+
+
+def subprocess_seconds(command: list[str], expect: str = "") -> float:
+    """Wall seconds of one fresh ``command`` in the repository root (it must exit 0 and print ``expect``)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    with Timer() as timer:
+        done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, env=env)
+    if done.returncode or expect not in done.stdout:
+        raise RuntimeError(f"{' '.join(command[1:])} exited {done.returncode}: {(done.stderr or done.stdout)[-500:]}")
+    return timer.seconds
+
+
+def bench_cli(repeats: int, score: bool = True) -> dict:
+    """``python -m stsdemo --help`` and a cold ``python -m stsdemo score A B``: fresh processes, medians."""
+    result = dict(repeats=repeats, device=device_name())
+    helps = [subprocess_seconds([sys.executable, "-m", "stsdemo", "--help"], "usage:") for _ in range(repeats)]
+    result.update(help_seconds=median(helps), help_all=helps)
+    if score:
+        scores = [subprocess_seconds([sys.executable, "-m", "stsdemo", "score", *PAIR]) for _ in range(repeats)]
+        result.update(score_seconds=median(scores), score_all=scores)
     return result
 
 
@@ -223,31 +407,40 @@ def main(argv=None) -> dict:
     parser.add_argument("--eval-repeats", type=int, default=2)
     parser.add_argument("--eval-pairs", type=int, default=None,
                         help="time an evenly spread sample of this many pairs per task (default: all pairs)")
-    parser.add_argument("--latency-calls", type=int, default=50)
+    parser.add_argument("--eval7-repeats", type=int, default=1, help="alternating repeats of the 7-task comparison")
+    parser.add_argument("--latency-calls", type=int, default=20)
+    parser.add_argument("--view-calls", type=int, default=20)
+    parser.add_argument("--cli-repeats", type=int, default=3)
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke test")
     args = parser.parse_args(argv)
     setup_environment(args.threads)
     parts = [p.strip() for p in args.parts.split(",") if p.strip()]
+    unknown = [p for p in parts if p not in PARTS]
+    if unknown:
+        raise SystemExit(f"unknown parts {unknown}; choose from {', '.join(PARTS)}")
     suffix = "_quick" if args.quick else ""
+    tasks = [t.strip() for t in args.eval_tasks.split(",") if t.strip()]
+    q = args.quick
+    jobs = {
+        "train": lambda: bench_train(*((3, 4, 32, 1) if q else (args.train_steps, args.batch_size, args.max_length,
+                                                                  args.repeats))),
+        "eval": lambda: bench_eval(tasks[:2], 1, 16) if q else bench_eval(tasks, args.eval_repeats, args.eval_pairs),
+        "eval7": lambda: (bench_eval7(tasks[:2], 1, 16) if q
+                          else bench_eval7(tasks, args.eval7_repeats, args.eval_pairs)),
+        "stsb": lambda: bench_stsb(1 if q else args.cli_repeats),
+        "latency": lambda: bench_latency(4 if q else args.latency_calls, 1 if q else 3),
+        "view": lambda: bench_view(3 if q else args.view_calls, 1 if q else 2),
+        "cli": lambda: bench_cli(1 if q else args.cli_repeats, score=not q),
+    }
     results = {}
-    if "train" in parts:
-        steps, repeats, length = (3, 1, 32) if args.quick else (args.train_steps, args.repeats, args.max_length)
-        results["train" + suffix] = bench_train(steps, args.batch_size if not args.quick else 4, length, repeats)
-        update_results("speed", {"train" + suffix: results["train" + suffix]})
-        log(f"train: ours {results['train' + suffix]['ours_pairs_per_s']:.1f} vs ST "
-            f"{results['train' + suffix]['st_pairs_per_s']:.1f} pairs/s = {results['train' + suffix]['ratio']:.2f}x")
-    if "eval" in parts:
-        tasks = [t.strip() for t in args.eval_tasks.split(",") if t.strip()]
-        results["eval" + suffix] = (bench_eval(tasks[:2], 1, test_pairs=16) if args.quick
-                                    else bench_eval(tasks, args.eval_repeats, test_pairs=args.eval_pairs))
-        update_results("speed", {"eval" + suffix: results["eval" + suffix]})
-        log(f"eval: ours {results['eval' + suffix]['ours_seconds']:.1f}s vs naive "
-            f"{results['eval' + suffix]['naive_seconds']:.1f}s, max |diff| {results['eval' + suffix]['max_abs_diff']:.4f}")
-    if "latency" in parts:
-        results["latency" + suffix] = bench_latency(4 if args.quick else args.latency_calls, 1 if args.quick else 3)
-        update_results("speed", {"latency" + suffix: results["latency" + suffix]})
-        log(f"latency: {results['latency' + suffix]}")
+    for part in PARTS:
+        if part not in parts:
+            continue
+        results[part + suffix] = jobs[part]()
+        update_results("speed", {part + suffix: results[part + suffix]})
+        log(f"{part}: " + ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
+                                    for k, v in results[part + suffix].items() if not isinstance(v, (list, dict))))
     return results
 
 

@@ -15,7 +15,8 @@ import sys
 import threading
 import typing
 from contextlib import contextmanager
-from dataclasses import MISSING, fields
+from dataclasses import fields
+from pathlib import Path
 
 from .errors import InputError
 
@@ -31,27 +32,30 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def _add_config_options(parser: argparse.ArgumentParser) -> None:
-    """One option per TrainConfig field, so the CLI can never drift from the config."""
-    from .losses import LOSSES
-    from .train import PRESETS, TrainConfig
+    """One option per TrainConfig field, with its declared help, limits and paper value (stsdemo.config),
+    so the command line can never drift from the config."""
+    from .config import PRESET_LABELS, PRESETS, TrainConfig, describe, help_line
 
-    parser.add_argument("--preset", choices=sorted(PRESETS), help="start from a paper preset; options below override it")
+    presets = "; ".join(f"{name}: {PRESET_LABELS.get(name, '')}" for name in PRESETS)
+    parser.add_argument("--preset", choices=list(PRESETS), metavar="PRESET",
+                        help=f"start from a preset; the options below override it. {presets}".replace("%", "%%"))
     hints = typing.get_type_hints(TrainConfig)
-    choices = {"loss": sorted(LOSSES), "select_by": ["cosine", "head"]}
     for item in fields(TrainConfig):
+        spec = describe(item.name)
         flag = "--" + item.name.replace("_", "-")
         kind = hints[item.name]
         base = next((t for t in typing.get_args(kind) if t is not type(None)), kind)
-        default_text = "" if item.default is MISSING else f" (default: {item.default})"
         if base is bool:
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=default_text.strip())
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=help_line(item.name))
         else:
-            parser.add_argument(flag, type=base, default=None, choices=choices.get(item.name),
-                                metavar=item.name.upper(), help=default_text.strip())
+            # Losses take readable aliases too (smooth-k2, translated-relu), so validate() checks them.
+            choices = spec["choices"] if item.name != "loss" else None
+            parser.add_argument(flag, type=base, default=None, choices=choices, metavar=item.name.upper(),
+                                help=help_line(item.name))
 
 
 def _config_from_args(args):
-    from .train import TrainConfig
+    from .config import TrainConfig
 
     given = {f.name: getattr(args, f.name) for f in fields(TrainConfig) if getattr(args, f.name) is not None}
     return TrainConfig.from_preset(args.preset, **given) if args.preset else TrainConfig(**given)
@@ -82,11 +86,10 @@ def _graceful_stop(stop: threading.Event):
 
 
 def cmd_train(args) -> int:
-    from pathlib import Path
-
-    from .evaluate import evaluate_senteval, format_table
+    from .atomic import write_json_atomic
+    from .evaluate import format_table
     from .model import CONFIG_NAME, SiameseRegressor
-    from .train import DoneEvent, train, write_json_atomic
+    from .train import DoneEvent, train
 
     config = _config_from_args(args)
     done = None
@@ -105,16 +108,34 @@ def cmd_train(args) -> int:
         return EXIT_FAILED
     if args.no_final_eval or done.stopped or not kept:
         return 0
-    best = SiameseRegressor.load(done.checkpoint)
-    results = evaluate_senteval(best.encode)
-    write_json_atomic(__import__("pathlib").Path(done.checkpoint) / "senteval.json", results)
-    print(format_table({done.checkpoint: results}))
+    rows = _evaluate_rows(SiameseRegressor.load(done.checkpoint), done.checkpoint, head=True)
+    write_json_atomic(Path(done.checkpoint) / "senteval.json", rows)
+    print(format_table(rows))
     return 0
 
 
-def cmd_eval(args) -> int:
+def _evaluate_rows(model, label: str, tasks=None, head: bool = False) -> dict[str, dict[str, float]]:
+    """The 7-task rows of one model: cosine Spearman, and with ``head`` the prediction's Spearman and
+    rounded-category accuracy, all from one encoding of each distinct test sentence."""
     from .data import senteval_test_sets
-    from .evaluate import TASKS, dev_metrics, evaluate_senteval, format_table
+    from .evaluate import TASKS, EncodeCache, dev_metrics, evaluate_senteval
+
+    tasks = tuple(tasks or TASKS)
+    test_sets = senteval_test_sets()
+    encode = EncodeCache(model.encode)
+    rows = {label: evaluate_senteval(encode, tasks=tasks, test_sets=test_sets)}
+    if head:
+        scorer = encode.scorer(model)
+        metrics = {task: dev_metrics(scorer, test_sets[task]) for task in tasks}
+        rows[f"{label} (prediction)"] = {task: m["head_spearman"] for task, m in metrics.items()}
+        rows[f"{label} (on the right node %)"] = {task: 100 * m["accuracy"] for task, m in metrics.items()}
+    for row in rows.values():
+        row.setdefault("Avg.", sum(row[t] for t in tasks) / len(tasks))
+    return rows
+
+
+def cmd_eval(args) -> int:
+    from .evaluate import TASKS, format_table
     from .model import SiameseRegressor
 
     tasks = args.tasks.split(",") if args.tasks else TASKS
@@ -123,17 +144,15 @@ def cmd_eval(args) -> int:
         raise InputError(f"unknown task(s) {', '.join(unknown)}; choose from: {', '.join(TASKS)}")
     rows = {}
     for name in args.models:
-        model = SiameseRegressor.load(name)
-        label = name or "all-MiniLM-L6-v2"
-        rows[label] = evaluate_senteval(model.encode, tasks=tuple(tasks))
-        if args.head:  # the head's own float: Spearman and rounded-category accuracy per test set
-            test_sets = senteval_test_sets()
-            metrics = {task: dev_metrics(model, test_sets[task]) for task in tasks}
-            rows[f"{label} (head)"] = {task: m["head_spearman"] for task, m in metrics.items()}
-            rows[f"{label} (head accuracy %)"] = {task: 100 * m["accuracy"] for task, m in metrics.items()}
-    for row in rows.values():
-        row.setdefault("Avg.", sum(row[t] for t in tasks) / len(tasks))
+        rows.update(_evaluate_rows(SiameseRegressor.load(name), name or "all-MiniLM-L6-v2", tasks, args.head))
     print(json.dumps(rows, indent=2) if args.json else format_table(rows, tasks=tuple(tasks)))
+    return 0
+
+
+def cmd_export(args) -> int:
+    from .model import SiameseRegressor
+
+    print(SiameseRegressor.load(args.model).export(args.out, fp16=args.fp16))
     return 0
 
 
@@ -141,14 +160,14 @@ def cmd_score(args) -> int:
     from . import settings
     from .data import clean_text, load_csv
     from .labels import get_scheme
-    from .model import SiameseRegressor, saved_scheme
+    from .model import CONFIG_NAME, SiameseRegressor, saved_scheme
     from .scoring import MAX_CSV_ROWS, check_output_path, score_pair, score_pairs
 
     # Everything the user typed is checked first: a bad sentence, file or path fails in well under a second,
     # before the model is loaded.
-    if args.model is None:  # the shipped head, wherever the command is run from
-        shipped = settings.REPO_ROOT / "assets" / "default-head"
-        args.model = str(shipped) if (shipped / "stsdemo.json").is_file() else ""
+    if args.model is None:  # the shipped scorer, wherever the command is run from
+        shipped = settings.default_scorer_dir()
+        args.model = str(shipped) if (shipped / CONFIG_NAME).is_file() else ""
     scheme = get_scheme(args.scheme) if args.scheme else None
     line_scheme = scheme or saved_scheme(args.model)
     if args.csv:
@@ -194,17 +213,25 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--tasks", help="comma-separated subset of STS12,...,SICKRelatedness")
     evaluate.add_argument("--json", action="store_true", help="print JSON instead of a table")
     evaluate.add_argument("--head", action="store_true",
-                          help="also score the regression head: Spearman and rounded-category accuracy per task")
+                          help="also score the prediction (head or a*cos+b): Spearman and share on the right node")
     evaluate.set_defaults(run=cmd_eval)
 
     score = commands.add_parser("score", help="score a pair (float, category, cosine) or a CSV of pairs")
     score.add_argument("sentence1", nargs="?")
     score.add_argument("sentence2", nargs="?")
-    score.add_argument("--model", default=None, help="saved run or encoder (default: the shipped head)")
+    score.add_argument("--model", default=None, help="saved scorer, run or encoder (default: the shipped scorer, "
+                                                     "assets/default-scorer)")
     score.add_argument("--scheme", help="sts, nli or an ordered list 'a, b, c' (default: the model's)")
     score.add_argument("--csv", help="CSV/TSV with two sentence columns to score")
     score.add_argument("--out", help="where to write the scored CSV")
     score.set_defaults(run=cmd_score)
+
+    export = commands.add_parser("export", help="write a scorer with full encoder weights (a LoRA adapter merged), "
+                                                "so it loads as SentenceTransformer(folder)")
+    export.add_argument("model", help="saved scorer or run")
+    export.add_argument("out", help="folder to write")
+    export.add_argument("--fp16", action="store_true", help="store the encoder's weights in fp16 (half the size)")
+    export.set_defaults(run=cmd_export)
 
     filt = commands.add_parser("filter", help="Appendix A leakage filter: counts, and optionally the filtered pairs")
     filt.add_argument("--out", help="write the filtered STS-B + SICK-R train pairs as TSV")

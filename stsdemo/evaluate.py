@@ -39,6 +39,30 @@ def _pair_embeddings(lookup: dict[str, np.ndarray], pairs: PairSet) -> tuple[np.
     return np.stack([lookup[s] for s in pairs.sentences1]), np.stack([lookup[s] for s in pairs.sentences2])
 
 
+class EncodeCache:
+    """An ``encode`` that remembers: each distinct sentence is encoded once across all calls, so the
+    cosine table and the prediction metrics of one model share one encoding pass."""
+
+    def __init__(self, encode: Encode):
+        self.encode, self.embeddings = encode, {}
+
+    def __call__(self, sentences: list[str]) -> np.ndarray:
+        missing = [s for s in dict.fromkeys(sentences) if s not in self.embeddings]
+        if missing:
+            self.embeddings.update(zip(missing, np.asarray(self.encode(missing))))
+        return np.stack([self.embeddings[s] for s in sentences])
+
+    def scorer(self, model):
+        """``model`` with this cache as its ``encode`` (for :func:`dev_metrics`)."""
+        cache = self
+
+        class Cached:
+            encode = staticmethod(cache)
+            score_embeddings = staticmethod(model.score_embeddings)
+
+        return Cached()
+
+
 def cosine_rows(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     """Row-wise cosine similarity; an all-zero row gives 0 rather than NaN."""
     norms = np.linalg.norm(u, axis=1) * np.linalg.norm(v, axis=1)
@@ -75,8 +99,8 @@ def dev_metrics(model, dev: PairSet) -> dict:
 
     ``model.encode(list[str]) -> (n, dim)`` and ``model.score_embeddings(u, v) -> (n,)`` predictions
     on ``dev.scheme``'s line. Returns ``cosine_spearman`` (x100, embeddings alone), ``head_spearman``
-    (x100, the model's predictions) and ``accuracy``: the share (0..1) of pairs whose prediction
-    rounds to the same node as the gold label.
+    (x100, the model's predictions), ``accuracy``: the share (0..1) of pairs whose prediction rounds to
+    the same node as the gold label, and ``errors``: ``|prediction - label|`` per pair.
     """
     lookup = encode_unique(model.encode, dev.sentences1 + dev.sentences2)
     u, v = _pair_embeddings(lookup, dev)
@@ -88,7 +112,38 @@ def dev_metrics(model, dev: PairSet) -> dict:
         "cosine_spearman": spearman100(cosine_rows(u, v), dev.labels),
         "head_spearman": spearman100(predictions, dev.labels),
         "accuracy": float(np.mean(hits)),
+        "errors": np.abs(np.clip(predictions, dev.scheme.low, dev.scheme.high) - dev.labels),
     }
+
+
+def error_histogram(errors: np.ndarray, gap: float, top: float, bins_per_gap: int = 20) -> dict:
+    """Counts of ``|prediction - label|`` in bins of width ``gap / bins_per_gap`` from 0 to ``top``: fine
+    enough that the buffer zone ``x < x0`` (x0 = 0.25 on a gap of 1) is its own set of bins."""
+    width = gap / bins_per_gap
+    count = max(1, int(np.ceil(top / width)))
+    counts, _ = np.histogram(np.clip(errors, 0, top), bins=count, range=(0, count * width))
+    return {"width": width, "counts": counts.astype(int).tolist()}
+
+
+class DevEvaluator:
+    """Scores a model on a labelled dev set (default STS-B dev) and names the metric that picks the best
+    checkpoint: ``primary`` is ``"cosine"`` (Spearman of the embeddings' cosine, what the 7-task benchmark
+    reads) or ``"head"`` (Spearman of the prediction, what scoring shows)."""
+
+    METRICS = {"cosine": "cosine_spearman", "head": "head_spearman"}
+
+    def __init__(self, dev: PairSet, primary: str = "cosine"):
+        if primary not in self.METRICS:
+            raise InputError(f"unknown dev metric {primary!r}; choose one of: {', '.join(self.METRICS)}")
+        self.dev, self.primary = dev, primary
+
+    def __call__(self, model) -> dict:
+        """``dev_metrics`` plus ``score`` (the primary metric) and ``error_hist`` (see :func:`error_histogram`)."""
+        metrics = dev_metrics(model, self.dev)
+        scheme = self.dev.scheme
+        metrics["error_hist"] = error_histogram(metrics.pop("errors"), scheme.gap, scheme.high - scheme.low)
+        metrics["score"] = metrics[self.METRICS[self.primary]]
+        return metrics
 
 
 def format_table(rows: dict[str, dict[str, float]], tasks=TASKS) -> str:

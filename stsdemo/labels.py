@@ -47,6 +47,14 @@ class LabelScheme:
     def high(self) -> float:
         return (len(self.categories) - 1) * self.gap
 
+    def to_dict(self) -> dict:
+        return {"name": self.name, "categories": list(self.categories), "gap": self.gap}
+
+    @classmethod
+    def from_dict(cls, values: dict) -> "LabelScheme":
+        """The scheme a saved config describes (``to_dict``'s output); KeyError/TypeError/ValueError if malformed."""
+        return cls(values["name"], tuple(values["categories"]), float(values["gap"]))
+
     def node_of(self, category: str) -> float:
         """The node of a category name (case- and space-insensitive)."""
         wanted = str(category).strip().lower()

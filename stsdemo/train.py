@@ -7,8 +7,9 @@ One loop serves both stages of the paper's recipe for contrastive encoders: stag
 and fits the head on NLI; stage 2 trains everything on the leakage-filtered STS-B + SICK-R train data.
 After every ``eval_every`` steps the model is scored on STS-B dev and the best checkpoint is written, so
 a stop (``stop.set()`` from another thread, or closing the generator) always leaves the best one on disk.
-It runs under Accelerate: one process on CPU or GPU (bf16 autocast on CUDA), or several with ``torchrun``
-/ ``accelerate launch``, each taking its share of every batch.
+It runs under Accelerate: one process on CPU or GPU (bf16 autocast on GPUs that have it natively, fp16 with a
+gradient scaler on older ones), or several with ``torchrun`` / ``accelerate launch``, each taking its share of
+every batch. The settings are declared once, in :mod:`stsdemo.config`.
 """
 
 from __future__ import annotations
@@ -16,15 +17,14 @@ from __future__ import annotations
 import ctypes
 import gc
 import math
-import os
 import random
 import re
 import sys
 import threading
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 import torch
@@ -33,113 +33,27 @@ from transformers import get_linear_schedule_with_warmup
 
 from . import settings
 from .atomic import write_json_atomic
+from .config import PAPER_DEFAULTS, PRESETS, TrainConfig, encoder_family
 from .data import PairSet, load_stsb, load_training_data
-from .errors import InputError, check_range
-from .evaluate import dev_metrics
+from .errors import InputError
+from .evaluate import DevEvaluator
 from .labels import NLI, get_scheme
-from .losses import LOSSES, build_loss
-from .model import HEAD_FEATURES, SiameseRegressor, is_saved_run, max_positions
+from .losses import build_loss
+from .model import SiameseRegressor, cuda_bf16, is_saved_run
 
-# Settings of the paper (§4 and Table 2): k for BERT / RoBERTa encoders, x0 = 0.25, batch 16, one epoch,
-# warmup 0.2, AdamW with weight decay 0.01, layer-wise lr decay 0.95, max length 256.
-PRESETS = {
-    "paper-bert-trelu": dict(loss="trelu", k=2.5, x0=0.25, data="nli"),
-    "paper-bert-sk2": dict(loss="sk2", k=2.0, x0=0.25, data="nli"),
-    "paper-roberta-trelu": dict(loss="trelu", k=1.0, x0=0.25, data="nli"),
-    "paper-roberta-sk2": dict(loss="sk2", k=3.0, x0=0.25, data="nli"),
-    # The paper's recipe for contrastive encoders such as all-MiniLM-L6-v2: frozen encoder on NLI, then
-    # everything on STS-B + SICK-R train with test pairs removed.
-    "tune-sk2": dict(loss="sk2", k=2.0, x0=0.25, data="stsb+sick", two_stage=True),
-    "tune-trelu": dict(loss="trelu", k=2.5, x0=0.25, data="stsb+sick", two_stage=True),
-}
-PAPER_DEFAULTS = dict(batch_size=16, epochs=1.0, warmup=0.2, weight_decay=0.01, layer_decay=0.95, max_length=256)
+__all__ = ["TrainConfig", "PRESETS", "PAPER_DEFAULTS", "train", "mixed_precision", "Event",
+           "StartEvent", "StepEvent", "EvalEvent", "DoneEvent", "parameter_groups", "run_dir"]
 
 
-@dataclass
-class TrainConfig:
-    """Everything a run needs; defaults are the paper's where it gives one."""
-
-    model: str = ""                 # hub id, local folder or saved run; "" = embedded all-MiniLM-L6-v2
-    data: str = "stsb+sick"         # stsb, sick, stsb+sick (leakage-filtered), nli, or a CSV/TSV path
-    scheme: str = "sts"             # label scheme of a CSV: sts, nli or "a, b, c" (ordered)
-    loss: str = "sk2"               # see losses.LOSSES
-    k: float | None = None          # slope; None = the paper's BERT value for the loss
-    x0: float = 0.25                # buffer zone half-width, 0 <= x0 <= d/2
-    clamp: bool = True              # clamp predictions to the outermost nodes before the loss
-    snap_labels: bool = True        # round training labels to nodes, as the paper's tune data was
-    features: str = HEAD_FEATURES[0]
-    lr: float = 2e-5
-    head_lr: float = 1e-3           # the fresh head learns faster than the pretrained encoder (our choice)
-    batch_size: int = 16
-    epochs: float = 1.0
-    max_steps: int | None = None    # stop after this many steps (per stage); None = run the epochs
-    max_length: int = 256
-    warmup: float = 0.2
-    weight_decay: float = 0.01
-    layer_decay: float = 0.95
-    max_grad_norm: float = 1.0
-    eval_every: int = 100
-    log_every: int = 10
-    select_by: str = "cosine"       # dev metric for the best checkpoint: "cosine" or "head" Spearman
-    seed: int = 42
-    two_stage: bool = False
-    head_only: bool = False         # freeze the encoder, train and save only the head (a few KB)
-    stage1_data: str = "nli"
-    stage1_lr: float = 1e-3         # only the head learns in stage 1, so it takes a larger step
-    stage1_epochs: float = 1.0
-    stage1_max_steps: int | None = None
-    threshold: float = 4.0          # InfoNCE positives: pairs labelled at least this
-    max_pairs: int | None = None    # use only the first N training pairs (quick demos)
-    max_dev_pairs: int | None = None  # score N evenly spread STS-B dev pairs (quick demos and tests)
-    output_dir: str | None = None   # where the best checkpoint goes; None = <STSDEMO_OUTPUT_DIR>/<run name>
-    run_name: str | None = None
-
-    @classmethod
-    def from_preset(cls, preset: str, **overrides) -> "TrainConfig":
-        if preset not in PRESETS:
-            raise InputError(f"unknown preset {preset!r}; choose one of: {', '.join(PRESETS)}")
-        return cls(**{**PAPER_DEFAULTS, **PRESETS[preset], **overrides})
-
-    def validate(self) -> None:
-        """Raise InputError for any setting outside its sane range, before any work starts."""
-        if self.loss not in LOSSES:
-            raise InputError(f"unknown loss {self.loss!r}; choose one of: {', '.join(LOSSES)}")
-        if self.features not in HEAD_FEATURES:
-            raise InputError(f"unknown head features {self.features!r}; choose one of: {', '.join(HEAD_FEATURES)}")
-        if self.select_by not in ("cosine", "head"):
-            raise InputError(f"select_by must be 'cosine' or 'head', got {self.select_by!r}")
-        if self.head_only and (self.two_stage or self.loss == "infonce"):
-            raise InputError("head-only training is one stage and needs a loss on the head (not infonce)")
-        if self.two_stage and self.loss in ("ce", "infonce"):
-            raise InputError("two-stage training needs a regression loss (sk2, trelu, mse or l1)")
-        check_range("learning rate", self.lr, 0, 1.0, low_open=True)
-        check_range("head learning rate", self.head_lr, 0, 1.0, low_open=True)
-        check_range("stage-1 learning rate", self.stage1_lr, 0, 1.0, low_open=True)
-        check_range("batch size", self.batch_size, 1, 4096, integer=True)
-        check_range("epochs", self.epochs, 0, 100, low_open=True)
-        check_range("stage-1 epochs", self.stage1_epochs, 0, 100, low_open=True)
-        for name in ("max_steps", "stage1_max_steps", "max_pairs", "max_dev_pairs"):
-            if getattr(self, name) is not None:
-                check_range(name.replace("_", " "), getattr(self, name), 1, 10_000_000, integer=True)
-        check_range("max length", self.max_length, 8, 8192, integer=True)
-        check_range("warmup", self.warmup, 0, 1)
-        check_range("weight decay", self.weight_decay, 0, 1)
-        check_range("layer decay", self.layer_decay, 0, 1, low_open=True)
-        check_range("eval every", self.eval_every, 1, 10_000_000, integer=True)
-        check_range("log every", self.log_every, 1, 10_000_000, integer=True)
-        check_range("seed", self.seed, 0, 2**32 - 1, integer=True)
-        check_range("max grad norm", self.max_grad_norm, 0, 1e6)
-        check_range("InfoNCE threshold", self.threshold)
-        for name in ("model", "data", "scheme", "stage1_data"):
-            value = getattr(self, name)
-            if value is not None and not isinstance(value, (str, os.PathLike)):
-                raise InputError(f"{name} must be text (a name or a path), got {type(value).__name__}")
-        build_loss(self.loss, self.k, self.x0, get_scheme(self.scheme), self.clamp, self.threshold)
-        # The model's place (allowed folders) and its token limit, from its config alone: no weights loaded.
-        limit = max_positions(self.model)
-        if limit is not None and self.max_length > limit:
-            raise InputError(f"max length {self.max_length} is more than this model takes ({limit} tokens); "
-                             f"allowed: 8 to {limit}")
+def mixed_precision(setting: str = "auto") -> str:
+    """Accelerate's ``mixed_precision`` for a ``precision`` setting: ``auto`` takes bf16 where the GPU has
+    it natively (Ampere and newer), fp16 autocast with a gradient scaler on older GPUs (T4, V100), fp32 on
+    the CPU (where bf16 matmuls are slower than fp32)."""
+    if not torch.cuda.is_available() or setting == "fp32":
+        return "no"
+    if setting == "auto":
+        return "bf16" if cuda_bf16() else "fp16"
+    return setting
 
 
 # ---- events -----------------------------------------------------------------------------------------
@@ -187,6 +101,9 @@ class EvalEvent(Event):
     best_step: str               # "stage:step" of the best checkpoint so far
     is_best: bool
     elapsed: float
+    error_hist: dict = field(default_factory=dict)  # |prediction - label| on dev: {"width", "counts"}
+    x0: float = 0.0              # the buffer zone of this stage's loss (0 for losses without one)
+    gap: float = 1.0             # the gap d between nodes
 
 
 @dataclass
@@ -236,12 +153,14 @@ def _stages(config: TrainConfig) -> list[dict]:
                 lr=config.lr, head_lr=config.head_lr, epochs=config.epochs, max_steps=config.max_steps)
     if not config.two_stage:
         return [full]
-    head = dict(name="head on NLI (encoder frozen)", data=config.stage1_data, frozen=True, lr=config.stage1_lr,
-                head_lr=config.stage1_lr, epochs=config.stage1_epochs, max_steps=config.stage1_max_steps)
+    head = dict(name=f"head on {config.stage1_data} (encoder frozen)", data=config.stage1_data, frozen=True,
+                lr=config.stage1_lr, head_lr=config.stage1_lr, epochs=config.stage1_epochs,
+                max_steps=config.stage1_max_steps)
     return [head, full]
 
 
-def _load_pairs(config: TrainConfig, data_name: str) -> PairSet:
+def load_pairs(config: TrainConfig, data_name: str) -> PairSet:
+    """A stage's training pairs as the config names them (``max_pairs`` applied)."""
     scheme = NLI if data_name == "nli" else get_scheme(config.scheme)
     pairs = load_training_data(data_name, scheme=scheme)
     if config.max_pairs:
@@ -249,6 +168,30 @@ def _load_pairs(config: TrainConfig, data_name: str) -> PairSet:
     if len(pairs) == 0:
         raise InputError(f"training data {data_name!r} has no pairs")
     return pairs
+
+
+def load_dev(config: TrainConfig) -> PairSet:
+    """STS-B dev, or ``max_dev_pairs`` of it evenly spread (the file is ordered by genre, so its first
+    pairs are all image captions)."""
+    dev = load_stsb("dev")
+    if config.max_dev_pairs and config.max_dev_pairs < len(dev):
+        dev = dev.select(np.linspace(0, len(dev) - 1, config.max_dev_pairs).round().astype(int))
+    return dev
+
+
+def set_trainable(model: SiameseRegressor, encoder: bool) -> None:
+    """The head always learns; the encoder learns when ``encoder`` (through its adapter alone under LoRA)."""
+    for name, param in model.encoder.named_parameters():
+        param.requires_grad_(encoder and (not model.lora or "lora_" in name))
+    model.head.requires_grad_(True)
+
+
+def _load_model(config: TrainConfig, scheme) -> SiameseRegressor:
+    if is_saved_run(config.model):
+        return SiameseRegressor.load(config.model)  # a warm start: head or calibration included
+    return SiameseRegressor.from_encoder(config.model or None, features=config.features, target=config.target,
+                                         classification=config.loss == "ce", scheme=scheme,
+                                         max_length=config.max_length)
 
 
 def run_dir(config: TrainConfig) -> Path:
@@ -279,11 +222,17 @@ def release_memory() -> None:
 # ---- the loop ---------------------------------------------------------------------------------------
 
 
-def train(config: TrainConfig, stop: threading.Event | None = None) -> Iterator[Event]:
+LossChoice = torch.nn.Module | Callable[[int], torch.nn.Module] | None
+
+
+def train(config: TrainConfig, stop: threading.Event | None = None, *, train_sets: list[PairSet] | None = None,
+          dev: PairSet | DevEvaluator | None = None, loss: LossChoice = None) -> Iterator[Event]:
     """Train as configured, yielding events; the best checkpoint by STS-B dev is kept in ``run_dir``.
 
     ``stop``: set it from any thread to end the run after the current step. Closing the generator
-    (a front end that goes away) ends it the same way.
+    (a front end that goes away) ends it the same way. What the run would otherwise build can be given:
+    ``train_sets`` (one PairSet per stage), ``dev`` (a PairSet, or a :class:`DevEvaluator` that names its
+    selection metric) and ``loss`` (a module, or ``stage -> module``).
     """
     config.validate()
     stop = stop or threading.Event()
@@ -291,58 +240,61 @@ def train(config: TrainConfig, stop: threading.Event | None = None) -> Iterator[
     # cpu=True lets several CPU processes (torchrun) form a gloo group; on CUDA each takes its own GPU.
     # Encoders may hold parts the mean pooling never uses (BERT's pooler), which DDP must be told about.
     unused = DistributedDataParallelKwargs(find_unused_parameters=True)
-    accelerator = Accelerator(cpu=not cuda, mixed_precision="bf16" if cuda else "no", kwargs_handlers=[unused])
+    accelerator = Accelerator(cpu=not cuda, mixed_precision=mixed_precision(config.precision),
+                              kwargs_handlers=[unused])
     seed_everything(config.seed)
     stages = _stages(config)
-    train_sets = [_load_pairs(config, stage["data"]) for stage in stages]
-    dev = load_stsb("dev")
-    if config.max_dev_pairs and config.max_dev_pairs < len(dev):
-        # An even spread: the dev file is ordered by genre, so its first pairs are all image captions.
-        dev = dev.select(np.linspace(0, len(dev) - 1, config.max_dev_pairs).round().astype(int))
+    if train_sets is None:
+        train_sets = [load_pairs(config, stage["data"]) for stage in stages]
+    if len(train_sets) != len(stages):
+        raise InputError(f"this run has {len(stages)} stage(s) but {len(train_sets)} training sets were given")
+    evaluator = dev if isinstance(dev, DevEvaluator) else DevEvaluator(dev or load_dev(config), config.select_by)
     scheme = train_sets[-1].scheme
     try:
-        if is_saved_run(config.model):
-            model = SiameseRegressor.load(config.model)  # go on training a saved run, head included
-            if model.classification != (config.loss == "ce") or model.scheme.categories != scheme.categories:
-                raise InputError(f"saved run {config.model!r} has a different head or label scheme than this run needs")
-        else:
-            model = SiameseRegressor.from_encoder(config.model or None, features=config.features,
-                                                  classification=config.loss == "ce", scheme=scheme,
-                                                  max_length=config.max_length)
+        model = _load_model(config, scheme)
         if config.max_length > model.max_positions:
             raise InputError(f"max length {config.max_length} is more than this model takes ({model.max_positions} "
                              f"tokens); allowed: 8 to {model.max_positions}")
         model.max_length = config.max_length
+        if config.lora_rank:
+            model.add_lora(config.lora_rank)
         model.to(accelerator.device)
     except (torch.OutOfMemoryError, MemoryError) as error:
         raise InputError(f"out of memory loading the model onto {accelerator.device} ({type(error).__name__}); "
                          "free memory or pick a smaller model") from None
+    family = encoder_family(getattr(model.encoder.config, "model_type", None))
     out_dir = run_dir(config)
     main = accelerator.is_main_process
     started = time.perf_counter()
-    best = dict(score=-math.inf, step="0:0")
+    best = dict(key=(-math.inf, -math.inf), score=-math.inf, step="0:0")
     steps_done, pairs_seen, train_seconds = 0, 0, 0.0
     reason = "finished"
 
-    def evaluate(stage_index: int, step: int, total: int) -> EvalEvent:
-        metrics = dev_metrics(model, dev)
-        score = metrics["cosine_spearman" if config.select_by == "cosine" else "head_spearman"]
-        is_best = score > best["score"]
+    def evaluate(stage_index: int, step: int, total: int, loss_fn) -> EvalEvent:
+        metrics = evaluator(model)
+        # Ties on the primary metric go to the better node accuracy: a cosine target's a, b never change
+        # its ranking, only where its predictions fall.
+        key = (metrics["score"], metrics["accuracy"])
+        is_best = key > best["key"]
         if is_best:
-            best.update(score=score, step=f"{stage_index}:{step}")
+            best.update(key=key, score=metrics["score"], step=f"{stage_index}:{step}")
             model.save(out_dir, head_only=config.head_only)
-            write_json_atomic(out_dir / "run.json", {"config": asdict(config), "best_dev": score,
+            write_json_atomic(out_dir / "run.json", {"config": config.to_dict(), "best_dev": metrics["score"],
                                                      "best_step": best["step"], "dev_metrics": metrics})
         return EvalEvent(stage_index, step, total, metrics["cosine_spearman"], metrics["head_spearman"],
-                         metrics["accuracy"], best["score"], best["step"], is_best,
-                         time.perf_counter() - started)
+                         metrics["accuracy"], best["score"], best["step"], is_best, time.perf_counter() - started,
+                         metrics["error_hist"], getattr(loss_fn, "x0", 0.0), evaluator.dev.scheme.gap)
 
     try:
         for stage_index, (stage, pairs) in enumerate(zip(stages, train_sets), start=1):
             scheme = pairs.scheme
-            loss_fn = build_loss(config.loss, config.k, config.x0, scheme, config.clamp, config.threshold)
+            if loss is None:
+                loss_fn = build_loss(config.loss, config.k, config.x0, scheme, config.clamp, config.threshold, family)
+            else:
+                loss_fn = loss if isinstance(loss, torch.nn.Module) else loss(stage_index)
+            regression = getattr(loss_fn, "regression", False)
             labels = scheme.snap(pairs.labels) if config.snap_labels else pairs.labels
-            model.encoder.requires_grad_(not stage["frozen"])
+            set_trainable(model, not stage["frozen"])
             # The fused kernel updates all parameters at once; the default loops over ~100 tensors.
             optimizer = torch.optim.AdamW(parameter_groups(model, stage["lr"], stage["head_lr"],
                                                            config.layer_decay, config.weight_decay),
@@ -355,11 +307,14 @@ def train(config: TrainConfig, stop: threading.Event | None = None) -> Iterator[
             wrapped, optimizer = accelerator.prepare(model, optimizer)
             if main:
                 yield StartEvent(stage_index, stage["name"], len(pairs), total, str(accelerator.device),
-                                 accelerator.num_processes, str(out_dir), asdict(config))
-                if stage_index == 1:
-                    yield evaluate(stage_index, 0, total)
+                                 accelerator.num_processes, str(out_dir), config.to_dict())
+                if stage_index == 1:  # the starting point counts: a run never ends below it on dev
+                    yield evaluate(stage_index, 0, total, loss_fn)
             generator = torch.Generator().manual_seed(config.seed + stage_index)
-            window = dict(loss=0.0, batches=0, inside=0, pairs=0, seconds=0.0)
+            # Running sums stay on the device; they are read (one sync) only when a step is logged.
+            window_loss = torch.zeros((), device=accelerator.device)
+            window_inside = torch.zeros((), device=accelerator.device, dtype=torch.long)
+            window = dict(batches=0, pairs=0, seconds=0.0)
             step = 0
             while step < total and not stop.is_set():
                 order = torch.randperm(len(pairs), generator=generator).tolist()
@@ -376,8 +331,8 @@ def train(config: TrainConfig, stop: threading.Event | None = None) -> Iterator[
                     target = torch.as_tensor(labels[shard], dtype=torch.float32, device=accelerator.device)
                     output = wrapped(model.tokenize([pairs.sentences1[i] for i in shard]),
                                      model.tokenize([pairs.sentences2[i] for i in shard]))
-                    loss = loss_fn(output, target)
-                    accelerator.backward(loss)
+                    loss_value = loss_fn(output, target)
+                    accelerator.backward(loss_value)
                     if config.max_grad_norm:
                         accelerator.clip_grad_norm_(model.parameters(), config.max_grad_norm)
                     optimizer.step()
@@ -385,25 +340,27 @@ def train(config: TrainConfig, stop: threading.Event | None = None) -> Iterator[
                     optimizer.zero_grad(set_to_none=True)
                     step += 1
                     steps_done += 1
+                    window_loss += loss_value.detach()
+                    if regression:
+                        window_inside += loss_fn.inside_buffer(output, target).sum()
                     seconds = time.perf_counter() - tick
                     train_seconds += seconds
                     pairs_seen += len(batch)
-                    window["loss"] += loss.item()
                     window["batches"] += 1
                     window["pairs"] += len(shard)
                     window["seconds"] += seconds
-                    if getattr(loss_fn, "regression", False):
-                        window["inside"] += int(loss_fn.inside_buffer(output, target).sum())
                     if main and (step % config.log_every == 0 or step == total):
-                        share = window["inside"] / window["pairs"] if getattr(loss_fn, "regression", False) else None
-                        yield StepEvent(stage_index, step, total, window["loss"] / window["batches"],
+                        share = int(window_inside) / window["pairs"] if regression else None
+                        yield StepEvent(stage_index, step, total, float(window_loss) / window["batches"],
                                         scheduler.get_last_lr()[-1], share,
                                         window["pairs"] * accelerator.num_processes / window["seconds"],
                                         time.perf_counter() - started)
-                        window = dict(loss=0.0, batches=0, inside=0, pairs=0, seconds=0.0)
+                        window_loss.zero_()
+                        window_inside.zero_()
+                        window = dict(batches=0, pairs=0, seconds=0.0)
                     if step == total or (step % config.eval_every == 0 and not stop.is_set()):
                         if main:
-                            yield evaluate(stage_index, step, total)
+                            yield evaluate(stage_index, step, total, loss_fn)
                         accelerator.wait_for_everyone()
             model = accelerator.unwrap_model(wrapped)
             if stop.is_set():
@@ -424,7 +381,7 @@ def train(config: TrainConfig, stop: threading.Event | None = None) -> Iterator[
     finally:
         # Drop this run's tensors (activations, gradients, optimiser state) before reporting, so a stopped
         # or failed run gives its memory back to the process at once.
-        output = loss = target = optimizer = scheduler = wrapped = model = None  # noqa: F841
+        output = loss_value = target = optimizer = scheduler = wrapped = model = None  # noqa: F841
         accelerator.free_memory()
         release_memory()
         if torch.cuda.is_available():
@@ -432,7 +389,3 @@ def train(config: TrainConfig, stop: threading.Event | None = None) -> Iterator[
     if main:
         yield DoneEvent(reason != "finished", reason, best["score"], best["step"], str(out_dir), steps_done,
                         pairs_seen / train_seconds if train_seconds else 0.0, time.perf_counter() - started)
-
-
-def config_fields() -> list[str]:
-    return [f.name for f in fields(TrainConfig)]

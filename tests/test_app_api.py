@@ -7,10 +7,11 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from app_fixtures import app_url, client, train_args  # noqa: F401  (pytest fixtures)
+from app_fixtures import app_state, app_url, client, train_args  # noqa: F401  (pytest fixtures)
 from gradio_client.exceptions import AppError
 
-from stsdemo import runs, settings
+from stsdemo import settings
+from stsdemo.app import store
 from stsdemo.labels import get_scheme
 from stsdemo.model import SiameseRegressor
 
@@ -78,13 +79,13 @@ def _wait_for_new_points(job, timeout=120.0):
 
 
 def _session_runs(client) -> list:
-    return runs.list_runs(client.session_hash)
+    return store.list_runs(client.session_hash)
 
 
-def _wait_until_idle(timeout=90.0):
+def _wait_until_idle(state, timeout=90.0):
     deadline = time.monotonic() + timeout
-    while runs.active_runs() or runs.training_in_progress():
-        assert time.monotonic() < deadline, f"training still running: {runs.active_runs()}"
+    while state.active_runs() or state.training_count():
+        assert time.monotonic() < deadline, f"training still running: {state.active_runs()}"
         time.sleep(0.2)
 
 
@@ -99,7 +100,7 @@ def test_short_fine_tune_streams_curves_and_yields_a_usable_run(client, tmp_path
     info = _session_runs(client)[-1]
     assert info.status == "finished" and info.has_checkpoint()
     assert [e["step"] for e in info.events if e["event"] == "eval"] == [0, 2, 4]
-    value = runs.RUN_PREFIX + info.run_id
+    value = store.RUN_PREFIX + info.run_id
     assert value in [choice[1] for choice in final[6]["choices"]]  # now in the scoring model list
 
     prediction, category, *_ = _score(client, model=value)
@@ -116,7 +117,7 @@ def test_short_fine_tune_streams_curves_and_yields_a_usable_run(client, tmp_path
     assert SiameseRegressor.load(str(info.checkpoint)).predict([PAIR[0]], [PAIR[1]]).shape == (1,)
 
 
-def test_stop_ends_the_run_after_the_current_step_and_shows_the_final_event(client):
+def test_stop_ends_the_run_after_the_current_step_and_shows_the_final_event(client, app_state):
     job = client.submit(*train_args(max_steps=200, eval_every=2), api_name="/train")
     _wait_for_new_points(job)
     client.predict(api_name="/stop")
@@ -126,18 +127,42 @@ def test_stop_ends_the_run_after_the_current_step_and_shows_the_final_event(clie
     info = _session_runs(client)[-1]
     assert info.status == "stopped" and info.has_checkpoint()
     assert info.events[-1]["event"] == "done" and info.events[-1]["steps"] < 200
-    _wait_until_idle()
+    _wait_until_idle(app_state)
 
 
-def test_cancelled_run_ends_without_threads_and_keeps_a_loadable_checkpoint(client):
+def test_cancelled_run_ends_without_threads_and_keeps_a_loadable_checkpoint(client, app_state):
     before = len(_session_runs(client))
     job = client.submit(*train_args(max_steps=200, eval_every=2), api_name="/train")
     _wait_for_new_points(job)
     job.cancel()
-    _wait_until_idle()
+    _wait_until_idle(app_state)
     info = _session_runs(client)[before]
     assert info.status == "cancelled", info
     assert info.has_checkpoint()
     model = SiameseRegressor.load(str(info.checkpoint))
     assert model.predict([PAIR[0]], [PAIR[1]]).shape == (1,)
     assert Path(info.checkpoint).is_relative_to(settings.output_dir() / "sessions" / client.session_hash)
+
+
+def test_train_with_no_arguments_starts_the_default_run(client, app_state):
+    """Every input of every endpoint that has a sensible default has one: a bare /train starts the app's default
+    fine-tune (warm start from the shipped scorer when there is one, Smooth K2 on the cosine target)."""
+    from stsdemo.app import form, models
+
+    endpoints = client.view_api(return_format="dict", print_info=False)["named_endpoints"]
+    assert all(p["parameter_has_default"] for p in endpoints["/train"]["parameters"])
+    assert all(p["parameter_has_default"] for p in endpoints["/loss_chart"]["parameters"])
+    before = len(_session_runs(client))
+    job = client.submit(api_name="/train")
+    deadline = time.monotonic() + 120
+    while len(_session_runs(client)) == before or not _session_runs(client)[-1].events:
+        assert time.monotonic() < deadline and not job.done(), job.outputs()[-1:]
+        time.sleep(0.2)
+    client.predict(api_name="/stop")
+    list(job)
+    _wait_until_idle(app_state)
+    info = _session_runs(client)[-1]
+    config, defaults = info.config, form.form_defaults()
+    assert (config["loss"], config["target"], config["model"]) == ("sk2", "cosine", models.scorer_source())
+    assert config["max_steps"] == form.from_form("max_steps", defaults["max_steps"])
+    assert info.status == "stopped" and info.events[0]["event"] == "start"

@@ -27,12 +27,14 @@ from pathlib import Path
 
 import psutil
 import pytest
-from app_fixtures import CHROMIUM, app_url, page, train_args  # noqa: F401  (pytest fixtures)
+from app_fixtures import CHROMIUM, app_state, app_url, page, train_args  # noqa: F401  (pytest fixtures)
 from fault_helpers import PAIRS
 from gradio_client import Client, handle_file
 from gradio_client.exceptions import AppError
 
-from stsdemo import runs, settings
+from stsdemo import settings
+from stsdemo.app import store
+from stsdemo.app.ui import upload_note
 from stsdemo.model import SiameseRegressor
 
 STS_CHOICE = "STS 0–5"
@@ -48,10 +50,10 @@ def _app_settings(embedded_model):
     os.environ["STSDEMO_MAX_UPLOAD"], os.environ["STSDEMO_MAX_WAITING"] = UPLOAD_CAP, str(MAX_WAITING)
     real = SiameseRegressor.__dict__["from_encoder"]
 
-    def from_encoder(cls, name_or_path=None, **options):
+    def from_encoder(cls, name_or_path=None, allowed_roots=None, **options):
         if str(name_or_path or "") in ("", "default", "all-MiniLM-L6-v2"):
             return cls(copy.deepcopy(embedded_model.encoder), embedded_model.tokenizer, base_model="", **options)
-        return real.__func__(cls, name_or_path, **options)
+        return real.__func__(cls, name_or_path, allowed_roots, **options)
 
     SiameseRegressor.from_encoder = classmethod(from_encoder)
     try:
@@ -73,10 +75,10 @@ def score(client, model="default", pair=PAIRS[0]):
     return client.predict(model, pair[0], pair[1], STS_CHOICE, "", 1.0, None, api_name="/score")
 
 
-def wait_until_idle(timeout=180.0) -> None:
+def wait_until_idle(state, timeout=180.0) -> None:
     deadline = time.monotonic() + timeout
-    while runs.active_runs() or runs.training_in_progress():
-        assert time.monotonic() < deadline, f"training still running: {runs.active_runs()}"
+    while state.active_runs() or state.training_count():
+        assert time.monotonic() < deadline, f"training still running: {state.active_runs()}"
         time.sleep(0.2)
 
 
@@ -104,7 +106,7 @@ def rss_mib() -> float:
 # ---- many users and long jobs ------------------------------------------------------------------------------
 
 
-def test_scoring_answers_20_clients_while_runs_train_and_wait_in_line(app_url):  # noqa: F811
+def test_scoring_answers_20_clients_while_runs_train_and_wait_in_line(app_url, app_state):  # noqa: F811
     first, second, third = new_client(app_url), new_client(app_url), new_client(app_url)
     job = first.submit(*train_args(**LONG), api_name="/train")
     wait_for_text(job, "· step")
@@ -114,7 +116,7 @@ def test_scoring_answers_20_clients_while_runs_train_and_wait_in_line(app_url): 
     assert "in line" in shown and "1 run" in shown, shown
     with pytest.raises(AppError, match=r"queue is full.*1 run training and 1 waiting.*try again"):
         third.predict(*train_args(**LONG), api_name="/train")
-    assert not runs.list_runs(third.session_hash), "a refused run must leave no record"
+    assert not store.list_runs(third.session_hash), "a refused run must leave no record"
 
     clients = [new_client(app_url) for _ in range(20)]
     answers, errors, latencies = [], [], []
@@ -135,7 +137,7 @@ def test_scoring_answers_20_clients_while_runs_train_and_wait_in_line(app_url): 
     for thread in threads:
         thread.join(600)
     assert not errors and len(answers) == 20, errors[:3]
-    assert runs.training_in_progress() and not job.done(), "the run should still be training"
+    assert app_state.training_count() and not job.done(), "the run should still be training"
     print(f"20 concurrent /score during training: p50 {sorted(latencies)[9]:.2f} s, max {max(latencies):.2f} s")
 
     first.predict(api_name="/stop")
@@ -143,13 +145,13 @@ def test_scoring_answers_20_clients_while_runs_train_and_wait_in_line(app_url): 
     wait_for_text(waiting, "· step")  # the waiting run starts once the first one has ended
     second.predict(api_name="/stop")
     list(waiting)
-    wait_until_idle()
+    wait_until_idle(app_state)
     for client in (first, second):
-        (info,) = runs.list_runs(client.session_hash)
+        (info,) = store.list_runs(client.session_hash)
         assert info.status == "stopped" and info.has_checkpoint(), info
 
 
-def test_stop_and_cancel_cycles_leave_no_thread_and_keep_memory(app_url):  # noqa: F811
+def test_stop_and_cancel_cycles_leave_no_thread_and_keep_memory(app_url, app_state):  # noqa: F811
     """Light version of ``python -m bench.robustness --part app-cycles`` (10 cycles)."""
     client = new_client(app_url)
     threads = rss = None
@@ -161,8 +163,8 @@ def test_stop_and_cancel_cycles_leave_no_thread_and_keep_memory(app_url):  # noq
         else:
             client.predict(api_name="/stop")
             list(job)
-        wait_until_idle()
-        info = runs.list_runs(client.session_hash)[-1]
+        wait_until_idle(app_state)
+        info = store.list_runs(client.session_hash)[-1]
         assert info.status == ("cancelled" if cycle % 2 else "stopped") and info.has_checkpoint(), info
         assert SiameseRegressor.load(str(info.checkpoint)).predict(*PAIRS).shape == (2,)
         if cycle == 0:
@@ -198,7 +200,7 @@ def test_out_of_memory_in_a_run_ends_it_with_a_message_and_the_app_keeps_serving
     outputs = list(client.submit(*train_args(**LONG), api_name="/train"))
     status = outputs[-1][1]
     assert "out of memory" in status and "best checkpoint is kept" in status, status
-    (info,) = runs.list_runs(client.session_hash)
+    (info,) = store.list_runs(client.session_hash)
     assert info.status == "failed" and info.has_checkpoint() and "out of memory" in info.message
     monkeypatch.undo()
     prediction, category, *_ = score(client)
@@ -213,26 +215,26 @@ def owner_run(app_url):  # noqa: F811
     """A finished one-step run of one visitor."""
     owner = new_client(app_url)
     list(owner.submit(*train_args(max_steps=1, eval_every=1000, max_dev_pairs=16), api_name="/train"))
-    (info,) = runs.list_runs(owner.session_hash)
+    (info,) = store.list_runs(owner.session_hash)
     assert info.status == "finished" and info.has_checkpoint(), info
-    return owner, info.run_id, runs.run_dir(owner.session_hash, info.run_id)
+    return owner, info.run_id, store.run_dir(owner.session_hash, info.run_id)
 
 
 def test_one_visitor_cannot_use_download_or_delete_another_visitors_run(app_url, owner_run):  # noqa: F811
     owner, run_id, folder = owner_run
     intruder = new_client(app_url)
     before = sorted(p.name for p in folder.rglob("*"))
-    for call in (lambda: score(intruder, model=runs.RUN_PREFIX + run_id),
-                 lambda: intruder.predict(runs.RUN_PREFIX + run_id, api_name="/zip_run"),
-                 lambda: intruder.predict(runs.RUN_PREFIX + run_id, api_name="/delete_run")):
+    for call in (lambda: score(intruder, model=store.RUN_PREFIX + run_id),
+                 lambda: intruder.predict(store.RUN_PREFIX + run_id, api_name="/zip_run"),
+                 lambda: intruder.predict(store.RUN_PREFIX + run_id, api_name="/delete_run")):
         with pytest.raises(AppError, match=f"no run '{run_id}' in this session|run:{run_id} is not in the list"):
             call()
     with pytest.raises(AppError, match="belongs to another session"):
         score(intruder, model=str(folder / "checkpoint"))
     with pytest.raises(AppError, match="unknown run|no run|is not in the list of choices"):
-        intruder.predict(runs.RUN_PREFIX + f"../{owner.session_hash}/{run_id}", api_name="/zip_run")
+        intruder.predict(store.RUN_PREFIX + f"../{owner.session_hash}/{run_id}", api_name="/zip_run")
     assert sorted(p.name for p in folder.rglob("*")) == before
-    prediction, category, *_ = score(owner, model=runs.RUN_PREFIX + run_id)  # the owner still can
+    prediction, category, *_ = score(owner, model=store.RUN_PREFIX + run_id)  # the owner still can
     assert category
 
 
@@ -248,11 +250,11 @@ def _get(url: str) -> int:
 def test_files_are_served_only_when_the_app_hands_them_out(app_url, owner_run):  # noqa: F811
     owner, run_id, folder = owner_run
     base = app_url.rstrip("/") + "/gradio_api/file="
-    private = [folder / runs.HISTORY_NAME, folder / "checkpoint" / "head.safetensors",
+    private = [folder / store.HISTORY_NAME, folder / "checkpoint" / "head.safetensors",
                settings.REPO_ROOT / "app.py", Path("/etc/passwd")]
     for path in private:
         assert _get(base + urllib.parse.quote(str(path))) == 403, path
-    archive = owner.predict(runs.RUN_PREFIX + run_id, api_name="/zip_run")  # the owner downloads the zip
+    archive = owner.predict(store.RUN_PREFIX + run_id, api_name="/zip_run")  # the owner downloads the zip
     assert Path(archive).stat().st_size > 0
 
 
@@ -263,15 +265,13 @@ def test_uploads_over_the_stated_cap_are_refused(app_url, tmp_path):  # noqa: F8
     client = new_client(app_url)
     with pytest.raises(Exception, match=r"(?i)(file size|too large|exceeds|maximum allowed size)"):
         client.predict("default", handle_file(str(big)), STS_CHOICE, "", 1.0, api_name="/score_file")
-    from stsdemo import ui
-
-    assert "1 MB" in ui.upload_note() or "1mb" in ui.upload_note().lower()  # the cap is stated up front
+    assert "1 MB" in upload_note() or "1mb" in upload_note().lower()  # the cap is stated up front
 
 
 # ---- what a visitor sees ------------------------------------------------------------------------------------
 
 @pytest.mark.skipif(not Path(CHROMIUM).is_file(), reason="chromium is not installed")
-def test_bad_input_in_the_browser_is_an_error_toast(page):  # noqa: F811
+def test_bad_input_in_the_browser_is_an_error_toast(page, app_state):  # noqa: F811
     from playwright.sync_api import expect
 
     page.get_by_role("tab", name="Score a pair").click()
@@ -281,7 +281,7 @@ def test_bad_input_in_the_browser_is_an_error_toast(page):  # noqa: F811
     expect(page.get_by_test_id("toast-body").last).to_contain_text(
         "sentence 1 is empty; type a sentence with at least one visible")
     page.get_by_role("tab", name="Fine-tune").click()
-    page.get_by_label("x0", exact=True).fill("0.7")
+    page.get_by_label("Buffer x0", exact=True).fill("0.7")
     page.get_by_role("button", name="Start training").click()
     expect(page.get_by_test_id("toast-body").last).to_contain_text("0 <= x0 <= d/2 = 0.5")
-    assert not runs.active_runs()
+    assert not app_state.active_runs()

@@ -1,14 +1,16 @@
 """The app in a real browser (headless Debian Chromium through Playwright): every tab, scoring a pair,
-dragging a slider, and a tiny fine-tune up to its first curve points.
+dragging a slider, and a tiny fine-tune up to its first curve points; and every tab on a phone-sized screen,
+which must not overflow to the right.
 
-Screenshots go to tmp_path; with STSDEMO_SCREENSHOTS=1 they go to assets/screenshot-<tab>.png instead.
+Screenshots go to tmp_path; with STSDEMO_SCREENSHOTS=1 they go to assets/screenshot-<tab>.png instead (the
+phone ones to assets/screenshot-phone-<tab>.png).
 """
 
 import os
 from pathlib import Path
 
 import pytest
-from app_fixtures import CHROMIUM, app_url, page  # noqa: F401  (pytest fixtures)
+from app_fixtures import CHROMIUM, app_state, app_url, page, phone_page  # noqa: F401  (pytest fixtures)
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 
@@ -45,11 +47,11 @@ def _walk_through(page, tmp_path):
     # 1. Score a pair: the page scores its default pair on load; then pick an example and score it.
     page.get_by_role("tab", name="Score a pair").click()
     expect(page.get_by_label("Category", exact=True)).not_to_have_value("", timeout=120_000)
-    first = _value(page, "Prediction (head)")
+    first = _value(page, "Prediction (on the label line)")
     page.get_by_role("button", name="5 · A woman plays the flute.").click()
     expect(page.get_by_label("Sentence 1", exact=True)).to_have_value("A woman plays the flute.")
     page.get_by_role("button", name="Score the pair").click()
-    expect(page.get_by_label("Prediction (head)", exact=True)).not_to_have_value(first, timeout=60_000)
+    expect(page.get_by_label("Prediction (on the label line)", exact=True)).not_to_have_value(first, timeout=60_000)
     expect(page.locator("#number-line").get_by_test_id("plotly")).to_be_visible()
     expect(page.locator("#number-line")).to_contain_text("Prediction")
     cosine = float(_value(page, "Cosine similarity"))
@@ -93,3 +95,38 @@ def _walk_through(page, tmp_path):
     expect(page.get_by_text("Evaluate on 7 tasks")).to_be_visible()
     expect(page.locator(".js-plotly-plot").last).to_contain_text("MTEB")
     _shot(page, "benchmark", tmp_path)
+
+
+TABS = {"score": "Score a pair", "loss": "Loss explorer", "finetune": "Fine-tune", "benchmark": "Benchmark"}
+
+
+def test_a_phone_sized_window_shows_every_tab_without_horizontal_overflow(phone_page, tmp_path):  # noqa: F811
+    """At 390 x 844 the layout wraps to one column: nothing (title, intro, inputs, charts) sticks out."""
+    from playwright.sync_api import expect
+
+    expect(phone_page.get_by_label("Category", exact=True)).not_to_have_value("", timeout=120_000)
+    wide = []
+    for key, name in TABS.items():
+        phone_page.get_by_role("tab", name=name).click()
+        _shot(phone_page, f"phone-{key}", tmp_path)
+        width, scroll = phone_page.evaluate("[window.innerWidth, document.scrollingElement.scrollWidth]")
+        if scroll > width:
+            wide.append(f"{name}: page {scroll}px wide in a {width}px window; "
+                        f"widest: {_overflowing(phone_page, width)}")
+    assert not wide, wide
+
+
+def _overflowing(window, width: int) -> list:
+    """The outermost elements reaching past the window's right edge (for the failure message)."""
+    return window.evaluate("""(width) => {
+        const out = [];
+        for (const el of document.querySelectorAll('body *')) {
+            const box = el.getBoundingClientRect();
+            if (box.right > width + 1 && box.width > 0 && !(el.parentElement
+                    && el.parentElement.getBoundingClientRect().right > width + 1)) {
+                out.push(`${el.tagName.toLowerCase()}.${[...el.classList].slice(0, 2).join('.')}#${el.id} `
+                         + `right=${Math.round(box.right)}`);
+            }
+        }
+        return out.slice(0, 8);
+    }""", width)

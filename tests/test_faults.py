@@ -281,7 +281,7 @@ def test_one_model_serves_many_threads_at_once(embedded_model):
 
 
 def test_job_line_admits_in_order_and_refuses_when_full():
-    from stsdemo.slots import JobLine
+    from stsdemo.app.slots import JobLine
 
     line = JobLine(slots=1, waiting=2)
     first, second, third = line.join("a"), line.join("b"), line.join("c")

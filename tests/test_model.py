@@ -110,13 +110,92 @@ def test_local_encoder_directory_loads_like_a_hub_model(embedded_model, tmp_path
     assert np.allclose(fresh.encode(PAIRS[0]), embedded_model.encode(PAIRS[0]), atol=1e-5)
 
 
-@pytest.mark.parametrize("name, message", [("../../etc", "outside the allowed folders"),
-                                           ("/etc", "outside the allowed folders"),
-                                           ("no-such-org/no-such-model-xyz", "could not load model")])
-def test_bad_model_names(name, message, monkeypatch):
+@pytest.mark.parametrize("name, roots, message", [
+    ("../../etc", "app", "outside the allowed folders"), ("/etc", "app", "outside the allowed folders"),
+    ("/etc", None, "is not a model: it has no config.json"),  # a local user owns every path
+    ("/no/such/folder", None, "does not exist"),
+    ("no-such-org/no-such-model-xyz", None, "could not load model")])
+def test_bad_model_names(name, roots, message, monkeypatch):
+    from stsdemo import settings
+
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(InputError, match=message):
-        SiameseRegressor.from_encoder(name)
+        SiameseRegressor.from_encoder(name, allowed_roots=settings.model_roots() if roots == "app" else None)
+
+
+def test_cosine_target_starts_spanning_the_nodes_and_trains_a_b_and_encoder(embedded_model):
+    model = SiameseRegressor(embedded_model.encoder, embedded_model.tokenizer, target="cosine", scheme=NLI)
+    assert (model.head.scale.item(), model.head.bias.item()) == (2.0, 0.0)  # cos 0..1 -> nodes 0..2
+    model.train()
+    output = model(*[model.tokenize(s) for s in PAIRS])
+    cosine = torch.nn.functional.cosine_similarity(output.u, output.v, dim=-1)
+    assert torch.allclose(output.prediction, 2.0 * cosine, atol=1e-5)
+    from stsdemo.losses import SmoothK2Loss
+
+    SmoothK2Loss(x0=0.0, scheme=NLI)(output, torch.tensor([0.0, 2.0])).backward()
+    assert model.head.scale.grad.abs() > 0 and model.head.bias.grad.abs() > 0
+    assert any(p.grad is not None and p.grad.abs().sum() > 0 for p in model.encoder.parameters())
+    model.zero_grad(set_to_none=True)
+
+
+def test_cosine_target_is_clamped_and_counts_in_the_buffer(embedded_model):
+    from stsdemo.losses import SmoothK2Loss
+    from stsdemo.model import SiameseOutput
+
+    model = SiameseRegressor(embedded_model.encoder, embedded_model.tokenizer, target="cosine")
+    u = torch.tensor([[1.0, 0.0], [1.0, 0.0], [1.0, 0.0]])
+    v = torch.tensor([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])  # cos 1, 0.707, 0
+    with torch.no_grad():
+        model.head.scale.fill_(6.0)                         # 6, 4.24, 0: the first lies past node 5
+        prediction = model.head(u, v)
+    loss = SmoothK2Loss(k=2.0, x0=0.25)
+    output = SiameseOutput(prediction, u, v)
+    labels = torch.tensor([5.0, 4.0, 1.0])
+    assert loss.inside_buffer(output, labels).tolist() == [True, True, False]  # 6 clamps to 5; |4.24-4| < .25
+    assert loss(output, labels).item() == pytest.approx(2.0 * 0.75 ** 2 / 3, rel=1e-4)
+
+
+@pytest.mark.parametrize("target", ["head", "cosine"])
+def test_save_load_round_trip_of_each_target(embedded_model, tmp_path, target):
+    from sentence_transformers import SentenceTransformer
+
+    model = SiameseRegressor(embedded_model.encoder, embedded_model.tokenizer, target=target)
+    with torch.no_grad():
+        for param in model.head.parameters():
+            param.add_(0.37)
+    expected = model.predict(*PAIRS)
+    folder = model.save(tmp_path / target)
+    loaded = SiameseRegressor.load(str(folder))
+    assert loaded.target == target and np.allclose(loaded.predict(*PAIRS), expected, atol=1e-5)
+    assert not list(folder.glob("*.bin")) and not list(folder.glob("*.pt"))  # no pickle
+    assert SentenceTransformer(str(folder), device="cpu").encode(["a dog"]).shape == (1, 384)
+
+
+def test_fp16_and_lora_saves_load_back_and_export_for_sentence_transformers(embedded_model, tmp_path):
+    from sentence_transformers import SentenceTransformer
+
+    fresh = SiameseRegressor.from_encoder(None, target="cosine")
+    half = SiameseRegressor.load(str(fresh.save(tmp_path / "half", fp16=True)))
+    assert next(half.encoder.parameters()).dtype == torch.float32
+    assert np.allclose(half.predict(*PAIRS), fresh.predict(*PAIRS), atol=2e-3)
+    fresh.add_lora(4)
+    with torch.no_grad():
+        for name, param in fresh.encoder.named_parameters():
+            if "lora_B" in name:
+                param.normal_(0, 0.05)  # a trained adapter: B is no longer zero
+    expected = fresh.predict(*PAIRS)
+    adapter = fresh.save(tmp_path / "lora")
+    assert (adapter / "adapter_config.json").is_file() and not (adapter / "model.safetensors").exists()
+    assert np.allclose(SiameseRegressor.load(str(adapter)).predict(*PAIRS), expected, atol=1e-4)
+    exported = fresh.export(tmp_path / "export")
+    st = SentenceTransformer(str(exported), device="cpu").encode(PAIRS[0] + PAIRS[1])
+    ours = SiameseRegressor.load(str(exported)).encode(PAIRS[0] + PAIRS[1])
+    assert np.allclose(st, ours, atol=1e-4)
+
+
+def test_classification_needs_the_head_target(embedded_model):
+    with pytest.raises(InputError, match="needs target 'head'"):
+        SiameseRegressor(embedded_model.encoder, embedded_model.tokenizer, classification=True, target="cosine")
 
 
 def test_remote_code_only_for_allow_listed_models(monkeypatch):

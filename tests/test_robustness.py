@@ -215,11 +215,12 @@ def setting(name, field, value, expect, api=True, api_expect=None):
                 (lambda c: _train_api(**{field: value})) if api else None, api_expect=api_expect)
 
 
-def model(name, where, expect, api=True):
+def model(name, where, expect, api=True, api_expect=None):
     """A model to load: SiameseRegressor.load, ``stsdemo score --model``, the /score endpoint's model box."""
     return Case(name, expect, lambda c: SiameseRegressor.load(where(c)),
                 lambda c: ["score", "A man plays.", "A man is playing.", "--model", where(c)],
-                (lambda c: _score_args(where(c), "A man plays.", "A man is playing.")) if api else None)
+                (lambda c: _score_args(where(c), "A man plays.", "A man is playing.")) if api else None,
+                api_expect=api_expect)
 
 
 def scheme(name, text, expect):
@@ -322,8 +323,11 @@ CASES = [
     # -- models and checkpoints -------------------------------------------------------------------------------
     model("hub id that does not exist (offline)", lambda c: "no-such-org/no-such-model",
           r"could not load model 'no-such-org/no-such-model': .*Allowed: the default model"),
-    model("path outside the allowed folders", lambda c: "../../etc", r"model path '../../etc' is outside the allowed folders"),
-    model("absolute path outside", lambda c: "/etc", r"model path '/etc' is outside the allowed folders"),
+    # The allowed-folders rule guards the public app; locally (Python, CLI) every path is the user's own.
+    model("path outside the allowed folders", lambda c: "../../etc", r"folder '/etc' is not a model: it has no config.json",
+          api_expect=r"model path '../../etc' is outside the allowed folders"),
+    model("absolute path outside", lambda c: "/etc", r"folder '/etc' is not a model: it has no config.json",
+          api_expect=r"model path '/etc' is outside the allowed folders"),
     model("folder that is not a model", lambda c: c.folder("not-a-model"), r"is not a model: it has no config.json"),
     model("checkpoint folder that does not exist", lambda c: c.missing(), r"model folder .* does not exist"),
     model("pickled checkpoint (.bin)", lambda c: c.checkpoint("pickle-bin"), r"has no .safetensors weights; only safetensors are loaded"),
@@ -436,14 +440,14 @@ def test_cli(case, inputs, capsys, cached_default_model):
 
 # ---- column 3: the app's API (gradio_client) -----------------------------------------------------------------
 
-from app_fixtures import app_url, client  # noqa: E402,F401  (pytest fixtures: the app in this process)
+from app_fixtures import app_state, app_url, client  # noqa: E402,F401  (pytest fixtures: the app in this process)
 
 
 @pytest.mark.parametrize("case", API_CASES, ids=_ids(API_CASES))
 def test_api(case, inputs, client):  # noqa: F811
     from gradio_client.exceptions import AppError
 
-    from stsdemo import runs
+    from stsdemo.app import store as runs
 
     api_name, args = case.api(inputs)
     watched = (settings.output_dir() / "sessions", inputs.root)

@@ -76,3 +76,45 @@ def test_presets():
         "sk2", 3.0, 0.25, 16, 0.2, 0.95)
     with pytest.raises(InputError, match="unknown preset"):
         TrainConfig.from_preset("nope")
+
+
+def test_warm_start_begins_at_its_starting_point_and_never_ends_below_it(tmp_path):
+    from stsdemo.evaluate import dev_metrics
+    from stsdemo.train import load_dev
+
+    quick = dict(QUICK, max_dev_pairs=120, target="cosine", head_lr=0.05)
+    first = list(train(TrainConfig(head_only=True, max_steps=6, eval_every=6, output_dir=str(tmp_path / "a"),
+                                   **quick)))
+    start = SiameseRegressor.load(first[-1].checkpoint)
+    expected = dev_metrics(start, load_dev(TrainConfig(**quick)))
+    events = list(train(TrainConfig(model=first[-1].checkpoint, max_steps=3, eval_every=3, lr=1e-3,
+                                    output_dir=str(tmp_path / "b"), **quick)))
+    evals = [e for e in events if isinstance(e, EvalEvent)]
+    assert evals[0].step == 0 and evals[0].dev_cosine == pytest.approx(expected["cosine_spearman"], abs=1e-6)
+    assert evals[0].dev_accuracy == pytest.approx(expected["accuracy"])
+    assert events[-1].best >= evals[0].best  # the start counts in the best-dev selection
+    assert sum(evals[0].error_hist["counts"]) == 120 and evals[0].x0 == 0.25 and evals[0].gap == 1.0
+
+
+@pytest.mark.parametrize("options, message", [
+    (dict(target="head"), "cannot warm-start from .*its target is 'cosine', this run's is 'head'"),
+    (dict(target="cosine", data="nli"), "its labels are 0, 1, 2, 3, 4, 5; this run's data has contradiction"),
+])
+def test_a_warm_start_that_does_not_fit_fails_before_any_work(embedded_model, tmp_path, options, message):
+    saved = SiameseRegressor(embedded_model.encoder, embedded_model.tokenizer, target="cosine",
+                             base_model="all-MiniLM-L6-v2").save(tmp_path / "start", head_only=True)
+    with pytest.raises(InputError, match=message):
+        next(train(TrainConfig(model=str(saved), output_dir=str(tmp_path / "never"), **options)))
+    assert not (tmp_path / "never").exists()
+
+
+def test_precision_follows_the_gpu(monkeypatch):
+    from stsdemo import train as train_module
+
+    monkeypatch.setattr(train_module.torch.cuda, "is_available", lambda: False)
+    assert train_module.mixed_precision("auto") == "no" and train_module.mixed_precision("bf16") == "no"
+    monkeypatch.setattr(train_module.torch.cuda, "is_available", lambda: True)
+    for native, expected in ((True, "bf16"), (False, "fp16")):  # Ampere+ vs T4 / V100
+        monkeypatch.setattr(train_module.torch.cuda, "is_bf16_supported", lambda including_emulation=True, n=native: n)
+        assert train_module.mixed_precision("auto") == expected
+    assert train_module.mixed_precision("fp32") == "no" and train_module.mixed_precision("fp16") == "fp16"

@@ -7,19 +7,21 @@ so what the explorer draws is exactly what a run optimises.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import plotly.io as pio
 import torch
 from plotly.subplots import make_subplots
 
-from .errors import InputError, check_range
-from .evaluate import TABLE_NAMES, TASKS
-from .labels import LabelScheme
-from .losses import check_buffer, smooth_k2, translated_relu
+from ..errors import InputError, check_range
+from ..evaluate import TABLE_NAMES, TASKS
+from ..labels import LabelScheme
+from ..losses import check_buffer, smooth_k2, translated_relu
 
 # One palette for the whole app (colour-blind friendly, after Okabe & Ito).
 COLORS = {
@@ -53,61 +55,105 @@ def _layout(fig: go.Figure, height: int, **extra) -> go.Figure:
     return fig
 
 
+@functools.lru_cache(maxsize=1)
+def _template() -> dict:
+    return pio.templates["plotly_white"].to_plotly_json()
+
+
+def _quick_figure(data: list[dict], height: int, **layout) -> go.Figure:
+    """A figure from plain dicts, not validated by plotly (which takes ~100 ms for a figure with dozens of
+    shapes): for the figures redrawn on every request. The layout is the one :func:`_layout` gives."""
+    layout.setdefault("margin", dict(l=50, r=20, t=50, b=45))
+    layout = dict(template=_template(), height=height, font=FONT, hoverlabel=dict(font=dict(size=12)), **layout)
+    return go.Figure(dict(data=data, layout=layout), _validate=False)
+
+
+def _band(x0: float, x1: float, color: str) -> dict:
+    """A full-height shaded band between x0 and x1 (what ``fig.add_vrect`` draws)."""
+    return dict(type="rect", xref="x", yref="y domain", x0=x0, x1=x1, y0=0, y1=1, fillcolor=color, layer="below",
+                line=dict(width=0))
+
+
+def _vline(x: float, **line) -> dict:
+    """A full-height vertical line at x (what ``fig.add_vline`` draws)."""
+    return dict(type="line", xref="x", yref="y domain", x0=x, x1=x, y0=0, y1=1, line=line)
+
+
+def _swatch(name: str, color: str, outline: dict | None = None) -> dict:
+    """A legend entry without points: a coloured square naming a shaded band."""
+    marker = dict(symbol="square", size=13, color=color, **(dict(line=outline) if outline else {}))
+    return dict(type="scatter", x=[None], y=[None], mode="markers", name=name, marker=marker)
+
+
 # ---- tab 1: where a prediction falls on the label line ------------------------------------------
+
+
+@functools.lru_cache(maxsize=64)
+def _number_line_parts(categories: tuple, gap: float, x0: float) -> tuple[tuple, tuple, dict]:
+    """What a scheme's line looks like before a prediction falls on it: per node its margin band (the values
+    that round to it) and buffer band, the boundaries, the node markers and legend swatches, the x axis."""
+    nodes = [i * gap for i in range(len(categories))]
+    bands = []
+    for node in nodes:
+        bands.append(_band(node - gap / 2, node + gap / 2, COLORS["margin"]))
+        if x0 > 0:
+            bands.append(_band(node - x0, node + x0, COLORS["buffer"]))
+    bands += [_vline((i - 0.5) * gap, color="rgba(31,41,55,0.25)", width=1, dash="dot") for i in range(len(nodes) + 1)]
+    traces = (
+        dict(type="scatter", x=nodes, y=[0.0] * len(nodes), mode="markers", name="nodes", customdata=list(categories),
+             marker=dict(size=14, color=COLORS["node"], symbol="diamond-tall"),
+             hovertemplate="%{customdata}<br>node %{x:g}<extra></extra>", showlegend=False),
+        _swatch(f"buffer zone |x−node| < x0 = {x0:g}", COLORS["buffer"]),
+        _swatch(f"rounds to the node (±d/2 = ±{gap / 2:g})", COLORS["margin"],
+                dict(color="rgba(31,41,55,0.3)", width=1)),
+    )
+    numeric = all(c == f"{n:g}" for c, n in zip(categories, nodes))
+    ticks = [f"{n:g}" if numeric else f"<b>{c}</b><br>{n:g}" for c, n in zip(categories, nodes)]
+    axis = dict(tickvals=nodes, ticktext=ticks, showgrid=False, zeroline=False,
+                title=dict(text=f"the label line (gap d = {gap:g})"))
+    return tuple(bands), traces, axis
 
 
 def number_line(scheme: LabelScheme, prediction: float | None = None, x0: float = 0.25,
                 gold: float | None = None, title: str | None = None) -> go.Figure:
     """The scheme's nodes on a line: each node's buffer zone ``±x0`` (no gradient in training), its
     margin up to ``±d/2`` (the values that round to it), and where ``prediction`` (and a gold label) fell.
+
+    Built from plain dicts (drawn on every scoring request; see :func:`_quick_figure`); the static part of
+    each scheme's line is made once.
     """
     d = scheme.gap
     x0 = min(max(float(x0), 0.0), d / 2)
+    bands, traces, axis = _number_line_parts(tuple(scheme.categories), float(d), x0)
     nodes = scheme.nodes
-    chosen = None if prediction is None else int(scheme.nearest_index([prediction])[0])
     low, high = nodes[0] - 0.75 * d, nodes[-1] + 0.75 * d
     for value in (prediction, gold):
         if value is not None and math.isfinite(value):
             low, high = min(low, value - 0.3 * d), max(high, value + 0.3 * d)
-    fig = go.Figure()
-    for i, node in enumerate(nodes):
-        fig.add_vrect(x0=node - d / 2, x1=node + d / 2, fillcolor=COLORS["chosen"] if i == chosen else COLORS["margin"],
-                      line_width=0, layer="below")
-        if x0 > 0:
-            fig.add_vrect(x0=node - x0, x1=node + x0, fillcolor=COLORS["buffer"], line_width=0, layer="below")
-    for boundary in np.arange(len(nodes) + 1) * d - d / 2:
-        fig.add_vline(x=boundary, line=dict(color="rgba(31,41,55,0.25)", width=1, dash="dot"))
-    numeric = all(c == f"{n:g}" for c, n in zip(scheme.categories, nodes))
-    fig.add_trace(go.Scatter(
-        x=nodes, y=np.zeros_like(nodes), mode="markers", name="nodes", customdata=list(scheme.categories),
-        marker=dict(size=14, color=COLORS["node"], symbol="diamond-tall"),
-        hovertemplate="%{customdata}<br>node %{x:g}<extra></extra>", showlegend=False))
-
-    fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=f"buffer zone |x−node| < x0 = {x0:g}",
-                             marker=dict(symbol="square", size=13, color=COLORS["buffer"])))
-    fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=f"rounds to the node (±d/2 = ±{d / 2:g})",
-                             marker=dict(symbol="square", size=13, color=COLORS["margin"],
-                                         line=dict(color="rgba(31,41,55,0.3)", width=1))))
+    shapes = list(bands)
+    data = list(traces)
+    if prediction is not None:
+        chosen = int(scheme.nearest_index([prediction])[0])
+        step = 2 if x0 > 0 else 1     # each node's margin band, then (with a buffer) its buffer band
+        shapes[chosen * step] = {**shapes[chosen * step], "fillcolor": COLORS["chosen"]}
     if gold is not None and math.isfinite(gold):
-        fig.add_trace(go.Scatter(x=[gold], y=[0.55], mode="markers", name=f"gold label {gold:g}",
-                                 marker=dict(symbol="diamond", size=13, color=COLORS["gold"]),
-                                 hovertemplate="gold %{x:.3f}<extra></extra>"))
+        data.append(dict(type="scatter", x=[gold], y=[0.55], mode="markers", name=f"gold label {gold:g}",
+                         marker=dict(symbol="diamond", size=13, color=COLORS["gold"]),
+                         hovertemplate="gold %{x:.3f}<extra></extra>"))
     if prediction is not None and math.isfinite(prediction):
-        fig.add_trace(go.Scatter(
-            x=[prediction, prediction], y=[0, 0.9], mode="lines", showlegend=False, hoverinfo="skip",
-            line=dict(color=COLORS["prediction"], width=2)))
-        fig.add_trace(go.Scatter(
-            x=[prediction], y=[0.9], mode="markers+text", name=f"prediction {prediction:.3f}",
-            text=[f"  {prediction:.2f} → {scheme.categories[chosen]}  "],
-            textposition="middle left" if prediction > (low + high) / 2 else "middle right",
-            marker=dict(symbol="triangle-down", size=15, color=COLORS["prediction"]),
-            hovertemplate="prediction %{x:.3f}<extra></extra>"))
-    ticks = [f"{n:g}" if numeric else f"<b>{c}</b><br>{n:g}" for c, n in zip(scheme.categories, nodes)]
-    fig.update_xaxes(range=[low, high], tickvals=nodes, ticktext=ticks, showgrid=False,
-                     zeroline=False, title=f"the label line (gap d = {d:g})")
-    fig.update_yaxes(visible=False, range=[-0.25, 1.35])
-    return _layout(fig, 330, title=dict(text=title or "Where the prediction falls", x=0.01),
-                   legend=dict(orientation="h", yanchor="top", y=-0.38, x=0), margin=dict(l=30, r=20, t=50, b=20))
+        data.append(dict(type="scatter", x=[prediction, prediction], y=[0, 0.9], mode="lines", showlegend=False,
+                         hoverinfo="skip", line=dict(color=COLORS["prediction"], width=2)))
+        data.append(dict(type="scatter", x=[prediction], y=[0.9], mode="markers+text",
+                         name=f"prediction {prediction:.3f}",
+                         text=[f"  {prediction:.2f} → {scheme.categories[chosen]}  "],
+                         textposition="middle left" if prediction > (low + high) / 2 else "middle right",
+                         marker=dict(symbol="triangle-down", size=15, color=COLORS["prediction"]),
+                         hovertemplate="prediction %{x:.3f}<extra></extra>"))
+    return _quick_figure(data, 330, shapes=shapes, xaxis=dict(axis, range=[low, high]),
+                         yaxis=dict(visible=False, range=[-0.25, 1.35]),
+                         title=dict(text=title or "Where the prediction falls", x=0.01),
+                         legend=dict(orientation="h", yanchor="top", y=-0.38, x=0),
+                         margin=dict(l=30, r=20, t=50, b=20))
 
 
 # ---- tab 2: the losses and their gradients ----------------------------------------------------------
@@ -150,7 +196,7 @@ def loss_figure(k: float, x0: float, d: float, references: Iterable[str] = REFER
     x = torch.linspace(0, x_max, 501, dtype=torch.float64)
     wanted = {"trelu", "sk2"} | {r.lower() for r in references if r.lower() in ("l1", "mse")}
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.09,
-                        subplot_titles=("loss f(x)", "gradient df/dx (what a sample is pulled with)"))
+                        subplot_titles=("loss f(x)", "gradient df/dx (the pull)"))
     for name in ("trelu", "sk2", "l1", "mse"):
         if name not in wanted:
             continue
@@ -317,6 +363,63 @@ def _typed(records: list[dict], columns: list[str]) -> pd.DataFrame:
     quantitative from the first draw, not categorical)."""
     frame = pd.DataFrame(records, columns=columns)
     return frame.astype({columns[0]: "int64", columns[1]: "float64", columns[2]: "object"})
+
+
+def _share_below(counts: list[int], width: float, limit: float) -> float:
+    """Share of the histogram's pairs in bins that end at or below ``limit``."""
+    total = sum(counts) or 1
+    return sum(c for i, c in enumerate(counts) if (i + 1) * width <= limit + 1e-9) / total
+
+
+def error_histogram(evals: Sequence[dict], title: str = "") -> go.Figure:
+    """|prediction − label| on the dev pairs at each evaluation of a run (``evals``: eval event dicts with
+    ``error_hist = {"width", "counts"}``, ``x0``, ``gap`` and ``step``): the latest as bars, coloured by zone
+    (inside the buffer x < x0: no gradient; up to d/2: rounds to the right node; beyond: a wrong node), the
+    start as a dashed outline and the evaluations between as outlines to switch on in the legend, so pairs
+    can be seen moving into the buffer zone."""
+    evals = [e for e in evals if (e.get("error_hist") or {}).get("counts")]
+    if not evals:
+        return _quick_figure([], 300, title=dict(text=title or "Dev errors |prediction − label|", x=0.01),
+                             xaxis=dict(visible=False), yaxis=dict(visible=False),
+                             annotations=[dict(text="appears at the first dev evaluation", x=0.5, y=0.5,
+                                               xref="paper", yref="paper", showarrow=False,
+                                               font=dict(size=14, color="#6b7280"))])
+    last = evals[-1]
+    width, gap, x0 = float(last["error_hist"]["width"]), float(last.get("gap") or 1.0), float(last.get("x0") or 0.0)
+    counts = list(last["error_hist"]["counts"])
+    used = max([i + 1 for e in evals for i, c in enumerate(e["error_hist"]["counts"]) if c] or [1])
+    data = [_outline(event, width, start=index == 0) for index, event in enumerate(evals[:-1])]
+    centers = [(i + 0.5) * width for i in range(len(counts))]
+    zone = [COLORS["trelu"] if c < x0 else "#56B4E9" if c < gap / 2 else COLORS["sk2"] for c in centers]
+    data.append(dict(type="bar", x=centers, y=counts, width=width * 0.95, marker=dict(color=zone),
+                     name=f"step {last['step']} (latest)", hovertemplate="x=%{x:.3f}: %{y} pairs<extra></extra>"))
+    shapes = [_vline(gap / 2, color="#374151", width=1.2, dash="dash")]
+    notes = [dict(x=gap / 2, y=1.0, yref="y domain", yanchor="bottom", text="d/2", showarrow=False,
+                  xanchor="left", font=dict(size=12, color="#374151"))]
+    if x0 > 0:
+        shapes += [_band(0, x0, COLORS["buffer"]), _vline(x0, color="#0b4f80", width=1.5)]
+        notes.append(dict(x=x0, y=1.0, yref="y domain", yanchor="bottom", text="x0", showarrow=False,
+                          xanchor="right", font=dict(size=12, color="#0b4f80")))
+    heading = (f"Dev errors · {title + ' · ' if title else ''}step {last['step']}<br><sup>"
+               f"{_share_below(counts, width, x0):.0%} in the buffer (x < x0) · "
+               f"{_share_below(counts, width, gap / 2):.0%} on the right node (x < d/2)</sup>")
+    return _quick_figure(data, 300, shapes=shapes, annotations=notes, bargap=0,
+                         title=dict(text=heading, x=0.01, font=dict(size=13)),
+                         xaxis=dict(range=[0, max(gap, used * width)], title=dict(text="x = |prediction − label|")),
+                         yaxis=dict(title=dict(text="dev pairs"), rangemode="tozero"),
+                         legend=dict(orientation="h", y=-0.3, x=0), margin=dict(l=50, r=20, t=60, b=40))
+
+
+def _outline(event: dict, width: float, start: bool) -> dict:
+    """An earlier evaluation's histogram as a step outline: the start dashed and shown, the others listed in
+    the legend (click to show)."""
+    counts = event["error_hist"]["counts"]
+    return dict(type="scatter", x=[i * width for i in range(len(counts) + 1)], y=[*counts, counts[-1]],
+                mode="lines", line_shape="hv", name=f"{'start, ' if start else ''}step {event['step']}",
+                visible=True if start else "legendonly",
+                line=dict(color="#374151" if start else "#6b7280", width=1.5 if start else 1,
+                          dash="dash" if start else "solid"),
+                hovertemplate=f"step {event['step']}<br>x=%{{x:.2f}}: %{{y}} pairs<extra></extra>")
 
 
 def progress_html(fraction: float, text: str, state: str = "running") -> str:

@@ -15,8 +15,8 @@ from __future__ import annotations
 import threading
 from typing import Callable
 
-from . import settings
-from .errors import InputError
+from .. import settings
+from ..errors import InputError
 
 
 def _plural(count: int, word: str) -> str:

@@ -1,0 +1,87 @@
+"""Training throughput by arithmetic precision on a GPU (fp32, bf16, fp16), and the share of the GPU's peak.
+
+    python -m bench.precision                       # the embedded all-MiniLM-L6-v2, batch 16, max length 256
+    python -m bench.precision --model PATH --batch-size 64 --steps 120
+
+Each precision runs the real training loop (``stsdemo.train.train``) on the leakage-filtered STS-B + SICK-R
+pairs; pairs/s is the loop's own figure over the steps after the first logging window (warm-up: kernel
+selection, allocator growth). The share of peak counts the model's matrix work, 6 x parameters x tokens per
+pair (forward and backward, both sentences, padded per batch as the loop pads them), against the GPU's dense
+peak for that precision (``--peak-tflops``; the H100 SXM's by default). ``auto`` picks what ``precision=auto``
+would: bf16 on this GPU if it has it natively, else fp16 with a gradient scaler.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+
+import numpy as np
+import torch
+
+from stsdemo.config import TrainConfig
+from stsdemo.train import StepEvent, load_pairs, mixed_precision, train
+
+# Dense peak TFLOP/s of an H100 SXM (NVIDIA's datasheet, without sparsity): tf32 for fp32 training.
+H100_PEAK = {"fp32": 494.7, "bf16": 989.4, "fp16": 989.4}
+
+
+def tokens_per_pair(config: TrainConfig, tokenizer, samples: int = 200) -> float:
+    """Mean padded tokens per pair (both sentences) over random batches, padded per batch like the loop."""
+    pairs = load_pairs(config, config.data)
+    rng = np.random.default_rng(0)
+    counts = []
+    for _ in range(samples):
+        index = rng.choice(len(pairs), config.batch_size, replace=False)
+        for side in (pairs.sentences1, pairs.sentences2):
+            ids = tokenizer([side[i] for i in index], padding=True, truncation=True,
+                            max_length=config.max_length)["input_ids"]
+            counts.append(len(ids[0]))
+    return 2 * float(np.mean(counts))
+
+
+def measure(precision: str, args) -> dict:
+    with tempfile.TemporaryDirectory() as folder:
+        config = TrainConfig(model=args.model, precision=precision, batch_size=args.batch_size,
+                             max_length=args.max_length, max_steps=args.steps, log_every=args.log_every,
+                             eval_every=10**6, max_dev_pairs=16, output_dir=folder)
+        events = [e for e in train(config) if isinstance(e, StepEvent)]
+    rates = [e.pairs_per_s for e in events[1:]]  # the first window holds the warm-up
+    return dict(precision=precision, chosen=mixed_precision(precision), pairs_per_s=statistics.median(rates),
+                windows=len(rates))
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", default="")
+    parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument("--max-length", type=int, default=256)
+    parser.add_argument("--steps", type=int, default=120)
+    parser.add_argument("--log-every", type=int, default=20)
+    parser.add_argument("--precisions", default="fp32,bf16,fp16,auto")
+    parser.add_argument("--peak-tflops", type=json.loads, default=H100_PEAK,
+                        help='dense peak per precision, JSON, e.g. \'{"fp32": 494.7, "bf16": 989.4, "fp16": 989.4}\'')
+    args = parser.parse_args(argv)
+    if not torch.cuda.is_available():
+        raise SystemExit("bench.precision: needs a CUDA GPU (on the CPU every precision is fp32)")
+    from stsdemo.model import SiameseRegressor
+
+    probe = SiameseRegressor.from_encoder(args.model or None)
+    parameters = sum(p.numel() for p in probe.encoder.parameters())
+    tokens = tokens_per_pair(TrainConfig(batch_size=args.batch_size, max_length=args.max_length), probe.tokenizer)
+    flops_per_pair = 6 * parameters * tokens
+    print(json.dumps(dict(gpu=torch.cuda.get_device_name(), bf16_native=torch.cuda.is_bf16_supported(False),
+                          parameters=parameters, tokens_per_pair=round(tokens, 1),
+                          batch_size=args.batch_size, max_length=args.max_length)), flush=True)
+    for precision in args.precisions.split(","):
+        row = measure(precision, args)
+        achieved = row["pairs_per_s"] * flops_per_pair / 1e12
+        peak = args.peak_tflops.get({"no": "fp32"}.get(row["chosen"], row["chosen"]))
+        row.update(model_tflops=round(achieved, 2), share_of_peak=round(achieved / peak, 4) if peak else None)
+        print(json.dumps(row), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,185 @@
+"""The *Fine-tune* form, drawn from the one declaration of every training setting (:mod:`stsdemo.config`).
+
+Each setting in :data:`MAIN_ROWS` / :data:`MORE_ROWS` becomes a field from :func:`stsdemo.config.describe`
+(label, help, lower bound, choices, the paper's value): :func:`field_spec` says how, the UI draws it, and
+the handler gets the values keyed by field name. :func:`build_config` turns them into
+``TrainConfig(**values)`` and validates it; the app re-checks no range itself. A new setting in the form is
+one more name in a row here. The start model, the data (with an upload) and the final evaluation are the
+app's own inputs.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from ..config import LOSSES, PRESETS, TrainConfig, describe
+from ..data import load_csv
+from ..errors import InputError
+from ..labels import get_scheme
+from ..model import saved_config
+from . import models, store
+
+ON_GPU = torch.cuda.is_available() or bool(os.environ.get("SPACES_ZERO_GPU"))
+DEFAULT_STEPS = 60                # the CPU default run: about a minute of training on 2 cores
+
+# Where each TrainConfig setting sits in the form: rows of the main block, then rows under "More settings".
+MAIN_ROWS = (("loss", "target"), ("k", "x0", "lr"), ("batch_size", "max_steps", "epochs"),
+             ("eval_every", "max_length"), ("two_stage",))
+MORE_ROWS = (("log_every", "max_pairs", "seed"), ("max_dev_pairs", "head_lr"), ("select_by", "head_only"))
+FORM_FIELDS = tuple(name for rows in (MAIN_ROWS, MORE_ROWS) for row in rows for name in row)
+BUDGET = ("max_steps", "eval_every", "log_every", "max_pairs", "max_dev_pairs", "seed")  # presets keep these
+
+# The app's default fine-tune: warm start from the shipped scorer (the embedded encoder when none is shipped),
+# Smooth K2 on a·cos + b; short on a CPU, the paper's one epoch with the 7-task evaluation on a GPU. The
+# paper's recipe is one preset away.
+DEFAULT_FORM = dict(
+    model=models.SCORER_CHOICE, target="cosine", loss="sk2", k=2.0, x0=0.25,
+    **(dict(max_steps=0, eval_every=250, log_every=10, max_length=256, max_pairs=0, max_dev_pairs=0,
+            final_eval=True) if ON_GPU else
+       dict(max_steps=DEFAULT_STEPS, eval_every=20, log_every=5, max_length=128, max_pairs=0, max_dev_pairs=500,
+            final_eval=False)))
+
+TRAINING_DATA_CHOICES = {
+    "STS-B train": "stsb",
+    "SICK-R train": "sick",
+    "STS-B + SICK-R (filtered)": "stsb+sick",
+    "NLI (SNLI)": "nli",
+    "Upload CSV / TSV": "upload",
+}
+# How a choice reads in the form (a setting's value -> its text); values not listed read as themselves.
+CHOICE_TEXT = {
+    "loss": {name: f"{spec.label} [{name}]" for name, spec in LOSSES.items()},
+    "select_by": {"head": "head Spearman (what Score a pair uses)",
+                  "cosine": "cosine Spearman (what the 7-task benchmark scores)"},
+    "target": {"head": "head: Linear on [u, v, |u−v|] (the paper's)",
+               "cosine": "cosine: a·cos(u, v) + b, a and b learned"},
+}
+# Gradio's bounds are inclusive: where a declaration's lower end is open, the form offers this minimum.
+OPEN_MINIMUM = {"epochs": 0.01, "k": 0.01}
+
+
+# ---- the form ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class FieldSpec:
+    """How one setting appears in the form (the UI turns it into a component)."""
+
+    name: str
+    kind: str                     # "number", "checkbox" or "choice"
+    label: str
+    info: str
+    value: object
+    minimum: float | None = None
+    integer: bool = False
+    choices: tuple = ()           # the texts of a choice
+
+
+def _empty_as_zero(meta: dict) -> bool:
+    """Optional whole numbers that start at 1 take 0 for "empty" in the form (and through the API)."""
+    return bool(meta["optional"] and meta["integer"] and meta["low"] is not None and meta["low"] >= 1)
+
+
+def field_spec(name: str) -> FieldSpec:
+    """A setting's form field, from its declaration in :mod:`stsdemo.config` and :data:`DEFAULT_FORM`."""
+    meta = describe(name)
+    label = meta["title"][:1].upper() + meta["title"][1:]
+    # A choice's options say what each value does; its help up to the first colon says what it chooses.
+    text = meta["help"].split(": ", 1)[0] if meta["choices"] else meta["help"]
+    info = text + (f" · paper: {meta['paper']}" if meta["paper"] not in (None, "") else "")
+    value = DEFAULT_FORM.get(name, meta["default"])
+    if isinstance(meta["default"], bool):
+        return FieldSpec(name, "checkbox", label, info, bool(value))
+    if meta["choices"]:
+        return FieldSpec(name, "choice", label, info, field_text(name, value),
+                         choices=tuple(field_text(name, c) for c in meta["choices"]))
+    minimum = meta["low"]
+    if _empty_as_zero(meta):
+        minimum, value, info = 0, value or 0, info + " (0 = empty)"
+    elif meta["low_open"]:
+        minimum = OPEN_MINIMUM.get(name, minimum)
+    return FieldSpec(name, "number", label, info, value, minimum, bool(meta["integer"]))
+
+
+def field_text(name: str, value):
+    """How a setting's value reads in the form (a choice's text; other values as they are)."""
+    return CHOICE_TEXT.get(name, {}).get(value, value)
+
+
+def from_form(name: str, value):
+    """A form field's value as the setting takes it: a choice's text -> its value, 0 -> None where 0 means
+    empty, an empty field -> the declared default (or None where the setting is optional)."""
+    meta = describe(name)
+    if value is None or value == "":
+        return None if meta["optional"] else meta["default"]
+    if meta["choices"]:
+        return {text: key for key, text in CHOICE_TEXT.get(name, {}).items()}.get(value, value)
+    if _empty_as_zero(meta) and value == 0:
+        return None
+    if meta["integer"] and isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def form_defaults() -> dict:
+    """Every input of the form at its default: the training settings plus model, data, upload, scheme and
+    final_eval (what ``/train`` runs when called with no arguments)."""
+    start = DEFAULT_FORM["model"] if models.scorer_available() else models.DEFAULT_CHOICE
+    return dict({name: field_spec(name).value for name in FORM_FIELDS}, model=start,
+                data=next(iter(TRAINING_DATA_CHOICES)), upload=None, scheme="sts",
+                final_eval=DEFAULT_FORM["final_eval"])
+
+
+def preset_values(preset: str) -> dict:
+    """The form values a preset sets: its whole recipe (from the embedded encoder with a fresh head; the
+    paper's settings where the preset does not say), leaving the run's length and seed as they are."""
+    if preset not in PRESETS:
+        raise InputError(f"unknown preset {preset!r}; choose one of: {', '.join(PRESETS)}")
+    recipe = TrainConfig.from_preset(preset)
+    data = next((text for text, key in TRAINING_DATA_CHOICES.items() if key == recipe.data), recipe.data)
+    values = {name: field_text(name, getattr(recipe, name)) for name in FORM_FIELDS if name not in BUDGET}
+    return dict(values, model=models.DEFAULT_CHOICE, data=data)
+
+
+def start_target(session: str, choice: str | None) -> str | None:
+    """The target of the saved scorer a run would start from (None for an encoder, or a choice that does
+    not resolve: the form says why when the run starts)."""
+    try:
+        source = models.resolve_choice(session, choice, encoder_default=True)
+        config = saved_config(source, models.allowed_roots()) if source else None
+    except InputError:
+        return None
+    return None if config is None else config.get("target", "head")
+
+
+def _training_data(session: str, run_id: str, data: str, upload: str | None, scheme: str) -> str:
+    """The ``data`` of a run: a built-in set's name, or where an uploaded file (checked here) will be copied."""
+    key = TRAINING_DATA_CHOICES.get(data, data)
+    if key != "upload":
+        return key
+    if not upload:
+        raise InputError("choose a CSV/TSV file to train on (columns sentence1, sentence2, label)")
+    suffix = Path(upload).suffix.lower()
+    if suffix not in (".csv", ".tsv", ".tab", ".txt"):
+        raise InputError(f"training file must be .csv or .tsv, got {suffix or 'no extension'}")
+    load_csv(upload, get_scheme(scheme))  # bad files fail here, before a run starts
+    return str(store.run_dir(session, run_id) / f"train-data{suffix}")
+
+
+def build_config(session: str, run_id: str, values: dict) -> TrainConfig:
+    """A validated TrainConfig from the form's ``values`` (keyed by field name; a missing one takes its form
+    default); the best checkpoint goes to the run's folder."""
+    scheme = str(values.get("scheme") or "sts").strip() or "sts"
+    data = _training_data(session, run_id, values.get("data") or "stsb", values.get("upload"), scheme)
+    settings = {name: from_form(name, values.get(name, field_spec(name).value)) for name in FORM_FIELDS}
+    model = models.resolve_choice(session, values.get("model"), encoder_default=True)
+    config = TrainConfig(**settings, model=model, data=data,
+                         scheme="sts" if data in TRAINING_DATA_CHOICES.values() else scheme,
+                         stage1_max_steps=settings["max_steps"], run_name=run_id,
+                         output_dir=str(store.run_dir(session, run_id) / "checkpoint"))
+    config.validate()
+    return config

@@ -1,0 +1,41 @@
+"""The *Loss explorer* tab as plain Python: the two losses and their gradients for one setting of k, x0, d."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ..errors import InputError
+from . import plots
+
+START = dict(k=2.0, x0=0.25, d=1.0)      # the paper's Smooth K2 on a gap of 1
+SAMPLE = (3.6, 3.0)                       # a prediction and its label, marked on the charts
+
+# The sliders' ranges (name -> (low, high, step)); the API endpoint checks its numbers against the same.
+SLIDERS = {"k": (0.1, 5.0, 0.05), "x0": (0.0, 1.5, 0.01), "d": (0.2, 2.0, 0.05)}
+
+
+@dataclass
+class LossView:
+    figure: object
+    formulas: str                 # Markdown with LaTeX
+    table: pd.DataFrame | None    # loss and pull of the one sample
+
+
+def loss_view(k: float, x0: float, d: float, references=(), prediction: float | None = None,
+              label: float | None = None, strict: bool = False) -> LossView:
+    """The charts, formulas and sample table. ``strict``: x0 > d/2 raises InputError instead of being drawn
+    as the invalid state (a red band where predictions round to a wrong node but get no gradient)."""
+    sample = None if prediction is None or label is None else (prediction, label)
+    figure = plots.loss_figure(k, x0, d, references or [], sample, strict=strict)
+    table = plots.sample_losses(prediction, label, k, x0) if sample else None
+    return LossView(figure, plots.loss_formulas(k, x0, d), table)
+
+
+def live_view(*args) -> LossView | str:
+    """For a slider being dragged: the view, or the message of an invalid setting (never raises)."""
+    try:
+        return loss_view(*args)
+    except InputError as error:
+        return f"✗ **Invalid setting** — {error}."

@@ -1,0 +1,163 @@
+"""Models in the app: the cache of loaded scorers, the model dropdowns' choices, and what a choice names.
+
+A dropdown value is ``default`` (what that tab starts from), ``scorer`` (the shipped scorer), ``run:<id>``
+(a finished run of *this* session) or text a visitor typed: a hub id or a local folder, which must lie in
+the allowed folders (:func:`allowed_roots`) and not in another session's folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+import torch
+
+from .. import settings
+from ..errors import InputError
+from ..model import CONFIG_NAME, SiameseRegressor, default_device, resolve_model
+from . import store
+
+DEFAULT_CHOICE = "default"
+SCORER_CHOICE = "scorer"
+ENCODER_NAME = "all-MiniLM-L6-v2"
+MODEL_CACHE_SIZE = 3
+
+
+def allowed_roots() -> list[Path]:
+    """Folders a visitor-named local model may be loaded from: ``settings.model_roots()`` and the shipped
+    scorer (package data, wherever the package is installed)."""
+    return [*settings.model_roots(), settings.default_scorer_dir().resolve()]
+
+
+def scorer_available() -> bool:
+    return (settings.default_scorer_dir() / CONFIG_NAME).is_file()
+
+
+def scorer_source() -> str:
+    """The shipped scorer when present, else "" (the embedded encoder with an untrained head)."""
+    return str(settings.default_scorer_dir()) if scorer_available() else ""
+
+
+def _scorer_choice() -> list[tuple[str, str]]:
+    return [(f"{ENCODER_NAME} + shipped scorer (warm start)", SCORER_CHOICE)] if scorer_available() else []
+
+
+def model_choices(session: str) -> list[tuple[str, str]]:
+    """Choices for scoring: the shipped scorer (the default), then this session's finished runs."""
+    label = (f"{ENCODER_NAME} + shipped scorer (default)" if scorer_available()
+             else f"{ENCODER_NAME} + untrained head (no scorer shipped yet)")
+    return [(label, DEFAULT_CHOICE), *store.run_choices(session)]
+
+
+def bench_choices(session: str) -> list[tuple[str, str]]:
+    """Choices for the benchmark: only the encoder counts there, so the default needs no head."""
+    return [(f"{ENCODER_NAME} (embedded)", DEFAULT_CHOICE), *store.run_choices(session)]
+
+
+def base_model_choices(session: str) -> list[tuple[str, str]]:
+    """Choices for where a run starts: the embedded encoder (fresh head), the shipped scorer and this
+    session's finished runs (warm starts: training continues from their head or calibration)."""
+    return [(f"{ENCODER_NAME} (embedded, fresh head)", DEFAULT_CHOICE), *_scorer_choice(),
+            *store.run_choices(session)]
+
+
+def resolve_choice(session: str, choice: str | None, encoder_default: bool = False) -> str:
+    """A dropdown value -> a name ``SiameseRegressor.load`` understands.
+
+    ``default`` is the shipped scorer, or with ``encoder_default`` (training, the benchmark) the embedded
+    encoder; ``scorer`` the shipped
+    scorer; ``run:<id>`` a run of *this* session; anything else a hub id or a local path, checked by the
+    core's :func:`~stsdemo.model.resolve_model` against :func:`allowed_roots` and refused when it points into
+    another session's folder.
+    """
+    text = str(choice or "").strip()
+    if text in ("", DEFAULT_CHOICE):
+        return "" if encoder_default else scorer_source()
+    if text == SCORER_CHOICE:
+        if not scorer_available():
+            raise InputError("no scorer is shipped with this app; start from the embedded encoder")
+        return scorer_source()
+    if text.startswith(store.RUN_PREFIX):
+        info = store.load_run(session, text[len(store.RUN_PREFIX):])
+        if not info.has_checkpoint():
+            raise InputError(f"run {info.label!r} has no checkpoint yet")
+        return str(info.checkpoint)
+    source, _ = resolve_model(text, allowed_roots())
+    path = Path(source)
+    if path.is_absolute():
+        root = store.sessions_root().resolve()
+        own = store.session_dir(session).resolve()
+        if (root == path or root in path.parents) and not (own == path or own in path.parents):
+            raise InputError("that folder belongs to another session")
+    return text
+
+
+def display_name(session: str, choice: str) -> str:
+    text = str(choice or "").strip()
+    if text in ("", DEFAULT_CHOICE):
+        return ENCODER_NAME
+    if text == SCORER_CHOICE:
+        return f"{ENCODER_NAME} + shipped scorer"
+    if text.startswith(store.RUN_PREFIX):
+        return store.load_run(session, text[len(store.RUN_PREFIX):]).label
+    return text
+
+
+def files_stamp(source: str) -> float:
+    """When a model folder's weights or config last changed (0 for a hub id)."""
+    path = Path(source)
+    if not path.is_dir():
+        return 0.0
+    files = [path / CONFIG_NAME, path / "head.safetensors", path / "model.safetensors"]
+    return max((f.stat().st_mtime for f in files if f.is_file()), default=0.0)
+
+
+def training_x0(source: str) -> float:
+    """The buffer x0 a checkpoint was trained with (its run.json), else the paper's 0.25."""
+    path = Path(source) / "run.json" if source else None
+    try:
+        if path and path.is_file():
+            return float(json.loads(path.read_text(encoding="utf-8"))["config"]["x0"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return 0.25
+
+
+class ModelCache:
+    """Loaded scorers, least recently used dropped beyond ``size``; a model is reloaded when its files change."""
+
+    def __init__(self, size: int = MODEL_CACHE_SIZE):
+        self.size = size
+        self._models: OrderedDict[tuple, SiameseRegressor] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, name: str) -> SiameseRegressor:
+        source, _ = resolve_model(name, allowed_roots())
+        key = (source, files_stamp(source))
+        with self._lock:
+            if key in self._models:
+                self._models.move_to_end(key)
+                return self._models[key]
+            model = SiameseRegressor.load(name or None, allowed_roots=allowed_roots())
+            if torch.cuda.is_available() and not os.environ.get("SPACES_ZERO_GPU"):
+                model.to(default_device())
+            model.eval()
+            self._models[key] = model
+            while len(self._models) > self.size:
+                self._models.popitem(last=False)
+            return model
+
+    def forget(self, source: str) -> None:
+        with self._lock:
+            for key in [k for k in self._models if k[0] == source]:
+                del self._models[key]
+
+    def warm_up(self) -> None:
+        """Load the default scoring model ahead of the first visitor (errors are left to the first call)."""
+        try:
+            self.get(scorer_source())
+        except Exception:  # noqa: BLE001 - a warm-up must never take the app down
+            pass

@@ -1,0 +1,120 @@
+"""What the app keeps in memory, in one object: :class:`AppState`.
+
+``app.py`` makes one and hands it to :func:`stsdemo.app.ui.build_demo`; tests make their own, so each app
+in a process has its own models, runs and line. Everything on disk (sessions, runs) is in
+:mod:`stsdemo.app.store`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+from ..data import senteval_test_sets
+from ..errors import InputError
+from .models import ModelCache
+from .slots import JobLine, Ticket
+
+MAX_BENCH_SESSIONS = 500          # sessions whose benchmark rows are remembered
+
+
+class StopSignal(threading.Event):
+    """The stop event handed to :func:`stsdemo.train.train`: set in this process, or by a flag file.
+
+    Pickled (into a ZeroGPU worker process) it becomes a fresh signal watching the same flag file, which
+    :meth:`AppState.request_stop` writes, so a stop reaches the worker too."""
+
+    def __init__(self, flag: Path):
+        super().__init__()
+        self.flag = flag
+
+    def is_set(self) -> bool:
+        return super().is_set() or self.flag.exists()
+
+    def __reduce__(self):
+        return (StopSignal, (self.flag,))
+
+
+class AppState:
+    """The app's memory: loaded models, the training line and the runs in it, benchmark rows per session.
+
+    Each part has its own lock; none is held while a model loads for another part."""
+
+    def __init__(self, line: JobLine | None = None, models: ModelCache | None = None):
+        self.models = models or ModelCache()
+        self.line = line or JobLine()
+        self._active: dict[str, tuple[str, StopSignal]] = {}   # session -> (run id, stop signal)
+        self._active_lock = threading.Lock()
+        self._bench_rows: OrderedDict[str, dict] = OrderedDict()
+        self._bench_lock = threading.Lock()
+        self._test_sets = None
+        self._test_sets_lock = threading.Lock()
+
+    # ---- runs in progress (training or waiting in line) ------------------------------------------------
+
+    def begin_run(self, session: str, run_id: str, signal: StopSignal) -> Ticket:
+        """Register a session's run and give it a place in the line; one run per session at a time."""
+        with self._active_lock:
+            if session in self._active:
+                raise InputError("a run of this session is already training or waiting; stop it or wait for it "
+                                 "to end")
+            ticket = self.line.join(run_id)    # InputError when the line is full: nothing registered
+            self._active[session] = (run_id, signal)
+            return ticket
+
+    def end_run(self, session: str, run_id: str, ticket: Ticket) -> None:
+        ticket.leave()
+        with self._active_lock:
+            if self._active.get(session, ("",))[0] == run_id:
+                del self._active[session]
+
+    def active_run(self, session: str) -> str | None:
+        with self._active_lock:
+            entry = self._active.get(session)
+        return entry[0] if entry else None
+
+    def active_runs(self) -> dict[str, str]:
+        """Session -> run id of every run training or waiting in line."""
+        with self._active_lock:
+            return {session: run for session, (run, _) in self._active.items()}
+
+    def training_count(self) -> int:
+        """Runs admitted by the line and not yet ended: their training loop runs (or is about to)."""
+        return self.line.counts()[0]
+
+    def request_stop(self, session: str) -> str:
+        """Ask this session's run to stop after its current step (its best checkpoint is kept); a run still
+        waiting in line leaves the line."""
+        with self._active_lock:
+            entry = self._active.get(session)
+        if entry is None:
+            return "No run of this session is training."
+        run_id, signal = entry
+        signal.set()
+        if signal.flag.parent.is_dir():  # the flag reaches a ZeroGPU worker; a waiting run has no folder yet
+            signal.flag.touch()
+        return f"Stopping {run_id} after the current step…"
+
+    # ---- benchmark rows and the test sets ----------------------------------------------------------------
+
+    def bench_rows(self, session: str) -> dict:
+        """A copy of the 7-task rows this session has computed."""
+        with self._bench_lock:
+            return dict(self._bench_rows.get(session, {}))
+
+    def add_bench_row(self, session: str, name: str, results: dict) -> dict:
+        with self._bench_lock:
+            rows = self._bench_rows.setdefault(session, {})
+            rows[name] = results
+            self._bench_rows.move_to_end(session)
+            while len(self._bench_rows) > MAX_BENCH_SESSIONS:
+                self._bench_rows.popitem(last=False)
+            return dict(rows)
+
+    def test_sets(self):
+        """SentEval's seven STS test sets, loaded once."""
+        with self._test_sets_lock:
+            if self._test_sets is None:
+                self._test_sets = senteval_test_sets()
+            return self._test_sets

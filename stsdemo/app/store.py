@@ -1,0 +1,214 @@
+"""Sessions and their runs on disk.
+
+Each visitor (a Gradio session hash) owns ``<STSDEMO_OUTPUT_DIR>/sessions/<session>/``; a run lives in
+``<session>/<run id>/`` with ``checkpoint/`` (the best model, written by :func:`stsdemo.train.train`),
+``history.json`` (settings, every event, final results) and, on request, a zip for download. A session can
+list, load, zip and delete only runs inside its own folder.
+
+Files handed to a visitor (a run's zip, a scored CSV) are staged in ``<system temp>/stsdemo-downloads/
+<session>/``, from where Gradio copies them into its cache. The output folder itself is never served:
+putting it in ``allowed_paths`` would let anyone fetch any session's files by URL.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import shutil
+import tempfile
+import time
+import uuid
+import zipfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from .. import settings
+from ..atomic import write_json_atomic
+from ..errors import InputError
+from ..model import CONFIG_NAME, SiameseRegressor
+
+RUN_PREFIX = "run:"
+HISTORY_NAME = "history.json"
+SESSION_MAX_AGE_S = 24 * 3600     # session folders older than this are removed when a new run starts
+SESSION_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+RUN_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,80}$")
+
+
+def session_key(session_hash: str | None) -> str:
+    """The folder name of a session; a request without one (plain REST) gets a fresh private id."""
+    if not session_hash:
+        return "api-" + uuid.uuid4().hex[:16]
+    if not SESSION_RE.match(session_hash):
+        raise InputError("bad session id")
+    return session_hash
+
+
+def sessions_root() -> Path:
+    return settings.output_dir() / "sessions"
+
+
+def session_dir(session: str) -> Path:
+    if not SESSION_RE.match(str(session or "")):
+        raise InputError("bad session id")
+    return sessions_root() / session
+
+
+def downloads_root() -> Path:
+    return Path(tempfile.gettempdir()) / "stsdemo-downloads"
+
+
+def downloads_dir(session: str) -> Path:
+    """Where files handed to this session are staged (Gradio may return files from the temp dir)."""
+    session_dir(session)  # validates the id
+    folder = downloads_root() / session
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def run_dir(session: str, run_id: str) -> Path:
+    if not RUN_RE.match(str(run_id or "")):
+        raise InputError(f"unknown run {run_id!r}")
+    return session_dir(session) / run_id
+
+
+def new_run_id() -> str:
+    return time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:4]
+
+
+@dataclass
+class RunInfo:
+    """What the app knows of one run; saved as ``history.json`` beside the checkpoint."""
+
+    run_id: str
+    label: str
+    status: str = "running"          # running, finished, stopped, cancelled, failed
+    message: str = ""
+    created: float = field(default_factory=time.time)
+    config: dict = field(default_factory=dict)
+    final_eval: bool = False
+    events: list = field(default_factory=list)
+    results: dict | None = None      # 7-task results of the best checkpoint
+    base_results: dict | None = None
+    base_name: str = ""
+    best: float | None = None
+    best_step: str = ""
+
+    @property
+    def checkpoint(self) -> Path:
+        return Path(self.config.get("output_dir") or "")
+
+    def has_checkpoint(self) -> bool:
+        return bool(self.config.get("output_dir")) and (self.checkpoint / CONFIG_NAME).is_file()
+
+    def title(self) -> str:
+        best = f", dev {self.best:.2f}" if self.best is not None and math.isfinite(self.best) else ""
+        return f"{self.label} ({self.status}{best})"
+
+
+def save_run(session: str, info: RunInfo) -> None:
+    write_json_atomic(run_dir(session, info.run_id) / HISTORY_NAME, asdict(info))
+
+
+def load_run(session: str, run_id: str) -> RunInfo:
+    """A run of this session; another session's run id is simply not found."""
+    path = run_dir(session, run_id) / HISTORY_NAME
+    if not path.is_file():
+        raise InputError(f"no run {run_id!r} in this session")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return RunInfo(**{k: v for k, v in data.items() if k in RunInfo.__dataclass_fields__})
+    except (OSError, ValueError, TypeError) as error:
+        raise InputError(f"run {run_id!r} has an unreadable history: {error}") from None
+
+
+def choice_run_id(choice: str | None) -> str:
+    """The run id a dropdown value ``run:<id>`` (or a bare run id) names."""
+    if not choice:
+        raise InputError("pick a run of this session first")
+    return str(choice).removeprefix(RUN_PREFIX)
+
+
+def list_runs(session: str) -> list[RunInfo]:
+    """This session's runs, oldest first ([] for no session)."""
+    if not SESSION_RE.match(str(session or "")):
+        return []
+    folder = session_dir(session)
+    if not folder.is_dir():
+        return []
+    runs = []
+    for path in folder.glob(f"*/{HISTORY_NAME}"):
+        try:
+            runs.append(load_run(session, path.parent.name))
+        except InputError:
+            continue
+    return sorted(runs, key=lambda r: r.created)
+
+
+def run_choices(session: str, finished_only: bool = True) -> list[tuple[str, str]]:
+    """(label, value) pairs of this session's runs that have a checkpoint, newest first."""
+    return [(r.title(), RUN_PREFIX + r.run_id) for r in reversed(list_runs(session))
+            if r.has_checkpoint() and (r.status != "running" or not finished_only)]
+
+
+def delete_run(state, session: str, run_id: str) -> str:
+    """Remove a run of this session (not while it trains) and forget its loaded model."""
+    info = load_run(session, run_id)
+    if state.active_run(session) == run_id:
+        raise InputError(f"run {info.label!r} is still training; stop it first")
+    shutil.rmtree(run_dir(session, run_id), ignore_errors=True)
+    (downloads_root() / session / f"stsdemo-{run_id}.zip").unlink(missing_ok=True)
+    state.models.forget(str(info.checkpoint))
+    return f"Deleted {info.label}."
+
+
+def prune_sessions(busy: set[str], max_age_s: float = SESSION_MAX_AGE_S) -> int:
+    """Remove session folders (and staged downloads) untouched for ``max_age_s`` seconds, except those of
+    the ``busy`` sessions (a run in progress)."""
+    removed = 0
+    now = time.time()
+    for root in (sessions_root(), downloads_root()):
+        if not root.is_dir():
+            continue
+        for folder in root.iterdir():
+            try:
+                if folder.is_dir() and folder.name not in busy and now - folder.stat().st_mtime > max_age_s:
+                    shutil.rmtree(folder, ignore_errors=True)
+                    removed += 1
+            except OSError:
+                continue
+    return removed
+
+
+def zip_run(state, session: str, run_id: str) -> Path:
+    """A zip of the run's best checkpoint whose unzipped folder loads with
+    ``sentence_transformers.SentenceTransformer(folder)`` (and with ``SiameseRegressor.load``)."""
+    info = load_run(session, run_id)
+    if state.active_run(session) == run_id:
+        raise InputError("this run is still training; wait for it to end (or stop it) before downloading")
+    if not info.has_checkpoint():
+        raise InputError(f"run {info.label!r} has no checkpoint yet")
+    target = downloads_dir(session) / f"stsdemo-{run_id}.zip"
+    stamp = max(p.stat().st_mtime for p in info.checkpoint.rglob("*") if p.is_file())
+    if target.is_file() and target.stat().st_mtime >= stamp:
+        return target
+    source = info.checkpoint
+    staging_dir = None
+    if not (source / "model.safetensors").is_file():
+        # A head-only or LoRA checkpoint holds no full encoder; export the merged model so the zip stands alone.
+        staging_dir = Path(tempfile.mkdtemp(prefix=".export-", dir=run_dir(session, run_id)))
+        model = SiameseRegressor.load(str(source), allowed_roots=settings.model_roots())
+        source = model.export(staging_dir / "model")
+    partial = target.with_name(f".{target.name}.tmp")
+    try:
+        with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=5) as archive:
+            for path in sorted(source.rglob("*")):
+                if path.is_file():
+                    archive.write(path, path.relative_to(source).as_posix())
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
+        if staging_dir is not None:
+            shutil.rmtree(staging_dir, ignore_errors=True)
+    return target

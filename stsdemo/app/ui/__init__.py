@@ -1,0 +1,93 @@
+"""The Gradio app: layout and wiring only, one builder per tab. Every computation is a call into a tab's
+view-model (``stsdemo.app.score``, ``loss``, ``finetune``, ``benchmark``) or the core.
+
+Bad input anywhere becomes a ``gr.Error`` toast with the core's message (see :func:`common.user_errors`).
+"""
+
+from __future__ import annotations
+
+import os
+
+import gradio as gr
+
+from ...evaluate import TASKS
+from ..state import AppState
+from . import benchmark_tab, finetune_tab, loss_tab, score_tab
+from .common import LATEX, ChoiceLists, name_input_errors, session_of, upload_note
+
+__all__ = ["build_demo", "launch_kwargs", "upload_note"]
+
+PAPER = "https://arxiv.org/abs/2406.05326"
+TITLE = "STS as regression: Translated ReLU & Smooth K2"
+
+# Narrow windows (phones): the page's own flex containers may shrink below their content (min-width 0), the
+# tab bar wraps (``overflow_behavior="wrap"``), and under 720 px every row marked ``sts-wrap`` becomes one
+# column. (Gradio scopes the rules inside a media query to elements under ``.contain``; the container chain
+# itself is set outside it.)
+CSS = """
+.gradio-container {max-width: min(1320px, 100%) !important; margin: auto;}
+.gradio-container, .gradio-container .main, .gradio-container .wrap, .gradio-container .contain,
+.gradio-container .column, .gradio-container .tabs, .gradio-container .tab-wrapper {min-width: 0 !important;}
+#sts-header h1 {margin-bottom: 0.1em;}
+#sts-header p {color: var(--body-text-color-subdued); margin-top: 0;}
+.sts-note {font-size: 0.92em; color: var(--body-text-color-subdued);}
+.sts-result input, .sts-result textarea {font-weight: 600; font-size: 1.08em;}
+.sts-wrap {flex-wrap: wrap !important;}
+footer {visibility: hidden;}
+@media (max-width: 720px) {
+  .sts-wrap {flex-direction: column !important;}
+  .sts-wrap > * {min-width: 0 !important; width: 100% !important; flex: 1 1 auto !important;}
+  #sts-header h1 {font-size: 1.45em;}
+  .prose, .sts-note {overflow-wrap: anywhere;}
+  .table-wrap {max-width: 100%; overflow-x: auto;}
+  .prose math[display="block"], .prose .katex-display {max-width: 100%; overflow-x: auto; overflow-y: hidden;}
+}
+"""
+
+
+def launch_kwargs() -> dict:
+    """Theme, CSS and (with ``STSDEMO_MCP=1``) the MCP server: launch() arguments in Gradio 6, shared by
+    app.py and the tests."""
+    theme = gr.themes.Soft(primary_hue="blue", secondary_hue="orange", neutral_hue="slate",
+                           font=["ui-sans-serif", "system-ui", "Segoe UI", "Roboto", "sans-serif"],
+                           font_mono=["ui-monospace", "SFMono-Regular", "Menlo", "monospace"])
+    extra = {"mcp_server": True} if os.environ.get("STSDEMO_MCP") == "1" else {}
+    return dict(theme=theme, css=CSS, **extra)
+
+
+def header() -> None:
+    gr.Markdown(
+        f"# {TITLE}\n"
+        "Ordered labels sit on evenly spaced nodes (STS 0…5, or contradiction · neutral · entailment). A Siamese "
+        "encoder predicts a point on that line (a head on $[u, v, |u-v|]$, or a calibrated cosine "
+        "$a\\cdot\\cos(u, v) + b$); the category is the nearest node. Training uses losses with a zero-gradient "
+        f"**buffer zone** around each label. After Zhang & Li (2024), [arXiv 2406.05326]({PAPER}).",
+        elem_id="sts-header", latex_delimiters=LATEX)
+
+
+def build_demo(state: AppState | None = None) -> gr.Blocks:
+    """The app: four tabs over one :class:`AppState` (a new one unless given)."""
+    state = state or AppState()
+    with gr.Blocks(title="stsdemo · STS regression with Translated ReLU and Smooth K2") as demo:
+        header()
+        with gr.Tabs(overflow_behavior="wrap"):
+            score = score_tab.build()
+            loss = loss_tab.build()
+            tune = finetune_tab.build()
+            bench = benchmark_tab.build()
+        gr.Markdown(f"Tasks: {', '.join(TASKS)}. Code: the `stsdemo` package (CLI `python -m stsdemo`). Runs and "
+                    "uploads are kept per browser session and removed after a day.", elem_classes="sts-note")
+        lists = ChoiceLists(score.model, tune.base_model, bench.model, tune.run_pick)
+        score_tab.wire(score, state, demo)
+        loss_tab.wire(loss)
+        finetune_tab.wire(tune, state, lists)
+        benchmark_tab.wire(bench, state, demo)
+        lists.refresh_on_select(score.tab, tune.tab, bench.tab)
+
+        def leave(request: gr.Request):  # a closed tab stops its session's run
+            state.request_stop(session_of(request))
+
+        demo.unload(leave)
+        demo.queue(max_size=32, default_concurrency_limit=1)
+    name_input_errors(demo)
+    return demo

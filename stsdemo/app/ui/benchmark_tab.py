@@ -1,0 +1,44 @@
+"""Tab 4, *Benchmark*: the 7-task SentEval table and bars for any model or run, beside reference rows."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import gradio as gr
+
+from .. import benchmark, models, plots
+from ..reference import REFERENCE_NOTE
+from .common import session_of, skip, user_errors
+
+
+def build() -> SimpleNamespace:
+    with gr.Tab("Benchmark", id="bench") as tab:
+        gr.Markdown("SentEval's seven STS test sets (STS12–16 in the *all* setting, STS-B test, SICK-R test): "
+                    "Spearman ×100 of the cosine similarity of the two sentence embeddings, as SimCSE and the paper "
+                    "report. A run's head does not enter this score; only its encoder does.", elem_classes="sts-note")
+        with gr.Row(elem_classes="sts-wrap"):
+            model = gr.Dropdown(models.bench_choices(""), value=models.DEFAULT_CHOICE, label="Model",
+                                allow_custom_value=True, scale=4, min_width=220,
+                                info="Default, one of your runs, or a hub id / local folder")
+            button = gr.Button("Evaluate on 7 tasks", variant="primary", scale=1, min_width=160)
+        progress = gr.HTML(plots.progress_html(0, "Results are cached per encoder; a first evaluation takes a few "
+                                                  "minutes on a CPU.", "idle"))
+        table = gr.Dataframe(benchmark.benchmark_table({}), interactive=False, label="Results")
+        chart = gr.Plot(benchmark.benchmark_chart({}), show_label=False)
+        gr.Markdown(REFERENCE_NOTE, elem_classes="sts-note")
+    return SimpleNamespace(**locals())
+
+
+def wire(tab: SimpleNamespace, state, demo: gr.Blocks) -> None:
+    @user_errors
+    def evaluate(choice, request: gr.Request):
+        for bar, table, figure in benchmark.benchmark_stream(state, session_of(request), choice):
+            yield bar, skip(table), skip(figure)
+
+    def initial(request: gr.Request):
+        rows = state.bench_rows(session_of(request))
+        return benchmark.benchmark_table(rows), benchmark.benchmark_chart(rows)
+
+    tab.button.click(evaluate, tab.model, [tab.progress, tab.table, tab.chart], api_name="benchmark",
+                     concurrency_id="eval", concurrency_limit=1, show_progress="minimal")
+    demo.load(initial, None, [tab.table, tab.chart], api_visibility="private", queue=False)

@@ -1,0 +1,176 @@
+"""Tab 3, *Fine-tune*: the form (its settings drawn from their declarations), live curves and the dev error
+histogram of a run, and the session's runs."""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+
+import gradio as gr
+
+from ...config import PRESET_LABELS
+from .. import finetune, form, models, plots, store
+from .common import CurveSender, session_of, skip, upload_note, user_errors
+
+IDLE = ("Not started. The defaults continue the shipped scorer for about a minute on a CPU; one run trains at a "
+        "time (others wait in the queue).")
+
+
+def field(spec: form.FieldSpec):
+    """The component of one setting of the form."""
+    common = dict(label=spec.label, info=spec.info, value=spec.value, elem_id=f"train-{spec.name}")
+    if spec.kind == "checkbox":
+        return gr.Checkbox(**common)
+    if spec.kind == "choice":
+        kind = gr.Radio if len(spec.choices) <= 3 else gr.Dropdown
+        return kind(list(spec.choices), **common)
+    return gr.Number(**common, minimum=spec.minimum, precision=0 if spec.integer else None, min_width=110)
+
+
+def fields(rows) -> dict:
+    """The components of the settings named in ``rows``, a row of the form per tuple."""
+    built = {}
+    for row in rows:
+        with gr.Row(elem_classes="sts-wrap"):
+            for name in row:
+                built[name] = field(form.field_spec(name))
+    return built
+
+
+def build() -> SimpleNamespace:
+    defaults = form.form_defaults()
+    empty = finetune.curves_for("")
+    with gr.Tab("Fine-tune", id="train") as tab:
+        with gr.Row(equal_height=False, elem_classes="sts-wrap"):
+            with gr.Column(scale=5, min_width=280):
+                preset = gr.Dropdown([(text, key) for key, text in PRESET_LABELS.items()], value=None,
+                                     label="Presets", info="A whole recipe in one click (the paper's, or beyond it); "
+                                                          "the run's length stays as set below")
+                base_model = gr.Dropdown(models.base_model_choices(""), value=defaults["model"], label="Start from",
+                                         allow_custom_value=True,
+                                         info="The embedded encoder with a fresh head, the shipped scorer or one of "
+                                              "your runs (training continues from its head or calibration), or a "
+                                              "hub id")
+                data = gr.Radio(list(form.TRAINING_DATA_CHOICES), value=defaults["data"], label="Training data",
+                                info="Filtered = the paper's tune data: STS-B + SICK-R train without any pair of the 7 "
+                                     "test sets. NLI: contradiction 0, neutral 1, entailment 2.")
+                with gr.Row(elem_classes="sts-wrap"):
+                    upload = gr.File(label=f"Training CSV / TSV (sentence1, sentence2, label). {upload_note()}",
+                                     file_types=[".csv", ".tsv", ".txt"], visible=False, min_width=200)
+                    scheme = gr.Textbox(label="Label scheme of the file", value=defaults["scheme"], visible=False,
+                                        info="sts, nli, or your ordered list 'bad, fair, good'", min_width=200)
+                settings = fields(form.MAIN_ROWS)
+                final_eval = gr.Checkbox(label="Final 7-task evaluation vs. the base model (~26k sentences: under a "
+                                               "minute on a GPU, several minutes on a CPU)",
+                                         value=defaults["final_eval"])
+                with gr.Accordion("More settings", open=False):
+                    settings.update(fields(form.MORE_ROWS))
+            with gr.Column(scale=7, min_width=280):
+                with gr.Row():
+                    start = gr.Button("Start training", variant="primary", scale=3, min_width=120)
+                    stop = gr.Button("Stop", variant="stop", scale=1, min_width=80)
+                progress = gr.HTML(plots.progress_html(0, IDLE, "idle"), elem_id="train-progress")
+                status = gr.Markdown("", elem_id="train-status")
+                with gr.Row(elem_classes="sts-wrap"):
+                    dev_plot = gr.LinePlot(empty.dev, x="step", y="spearman", color="run", height=300,
+                                           title="STS-B dev Spearman ×100", x_title="step (0: the start)",
+                                           y_title="Spearman", elem_id="dev-plot", min_width=280)
+                    histogram = gr.Plot(plots.error_histogram([]), show_label=False, elem_id="error-histogram",
+                                        min_width=280)
+                with gr.Row(elem_classes="sts-wrap"):
+                    loss_curve = gr.LinePlot(empty.loss, x="step", y="loss", color="run", height=230,
+                                             title="Training loss", x_title="step", min_width=280)
+                    buffer_curve = gr.LinePlot(empty.buffer, x="step", y="share", color="run", height=230,
+                                               title="Share of pairs in the buffer zone", x_title="step",
+                                               y_lim=[0, 1], min_width=280)
+                results = gr.Dataframe(label="7 STS tasks: best checkpoint vs. base model (Spearman ×100)",
+                                       visible=False, interactive=False)
+        with gr.Accordion("Runs of this session", open=False):
+            gr.Markdown("Runs live only in your session. Pick one to see its summary and dev error histogram, "
+                        "download it as a zip (loads with `SentenceTransformer(folder)` and "
+                        "`SiameseRegressor.load(folder)`), or delete it.", elem_classes="sts-note")
+            with gr.Row(elem_classes="sts-wrap"):
+                run_pick = gr.Dropdown([], label="Run", scale=3, min_width=200)
+                zip_button = gr.Button("Prepare zip", scale=1, min_width=120)
+                delete_button = gr.Button("Delete run", variant="stop", scale=1, min_width=120)
+            run_info = gr.Markdown()
+            run_zip = gr.File(label="Download (zip of the best checkpoint)", interactive=False)
+    return SimpleNamespace(**locals())
+
+
+def wire(tab: SimpleNamespace, state, lists) -> None:
+    curves = [tab.dev_plot, tab.loss_curve, tab.buffer_curve]
+    inputs = {"model": tab.base_model, "data": tab.data, "upload": tab.upload, "scheme": tab.scheme, **tab.settings,
+            "final_eval": tab.final_eval}
+
+    @user_errors
+    def train(request: gr.Request, upload: str | None = None, **values):
+        """Fine-tune a scorer with the given settings (any left out take the form's defaults) and stream its
+        progress, curves and final results."""
+        session = session_of(request)
+        sender, view = CurveSender(), None
+        for number, view in enumerate(finetune.stream_training(state, session, {**values, "upload": upload})):
+            if view.table is not None:
+                table = gr.update(value=view.table, visible=True)
+            else:  # the first update hides an earlier run's table
+                table = gr.update(visible=False) if number == 0 else gr.skip()
+            choices = lists.updates(session) if view.finished else (gr.skip(),) * 4
+            yield (view.progress, view.status, *sender.updates(view.curves), table, *choices, skip(view.histogram))
+        if view is not None and not sender.settled():
+            yield (gr.skip(), gr.skip(), *sender.updates(view.curves), *(gr.skip(),) * 6)
+
+    def stop(request: gr.Request):
+        gr.Info(state.request_stop(session_of(request)))
+
+    @user_errors
+    def apply_preset(preset):
+        values = form.preset_values(preset)
+        return [values.get(name, gr.skip()) for name in inputs]
+
+    @user_errors
+    def follow_start(choice, request: gr.Request):
+        """Starting from a saved scorer, the target is the scorer's."""
+        target = form.start_target(session_of(request), choice)
+        return gr.skip() if target is None else form.field_text("target", target)
+
+    def data_visibility(data):
+        upload = form.TRAINING_DATA_CHOICES.get(data) == "upload"
+        return gr.update(visible=upload), gr.update(visible=upload)
+
+    @user_errors
+    def zip_run(choice, request: gr.Request):
+        return str(store.zip_run(state, session_of(request), store.choice_run_id(choice)))
+
+    @user_errors
+    def delete_run(choice, request: gr.Request):
+        session = session_of(request)
+        gr.Info(store.delete_run(state, session, store.choice_run_id(choice)))
+        sender, now = CurveSender(), finetune.curves_for(session)
+        yield (*lists.updates(session), None, *sender.updates(now))
+        time.sleep(0.3)
+        yield (*(gr.skip(),) * 5, *sender.updates(now))
+
+    @user_errors
+    def show_run(choice, request: gr.Request):
+        if not choice:
+            return gr.skip(), gr.skip(), gr.skip()
+        info = store.load_run(session_of(request), store.choice_run_id(choice))
+        table = finetune.result_table(info)
+        return (finetune.run_summary(info), gr.update(value=table, visible=True) if table is not None else gr.skip(),
+                finetune.histogram_for(info))
+
+    # The state's line admits one run at a time (STSDEMO_MAX_TRAINING); others wait in it and show their place,
+    # and a full line refuses at once, so Gradio's own limit must not hold them back. Closing the tab cancels
+    # the generator (the run ends after its current step); Stop lets the final update through.
+    tab.start.click(train, [], [tab.progress, tab.status, *curves, tab.results, *lists.components, tab.histogram],
+                    inputs_kwargs=inputs, api_name="train", concurrency_id="train", concurrency_limit=None,
+                    show_progress="minimal")
+    tab.stop.click(stop, None, None, api_name="stop", concurrency_id="stop", concurrency_limit=None)
+    tab.preset.input(apply_preset, tab.preset, list(inputs.values()), api_visibility="private")
+    tab.base_model.input(follow_start, tab.base_model, tab.settings["target"], api_visibility="private")
+    tab.data.change(data_visibility, tab.data, [tab.upload, tab.scheme], api_visibility="private", queue=False)
+    tab.run_pick.change(show_run, tab.run_pick, [tab.run_info, tab.results, tab.histogram], api_visibility="private")
+    tab.zip_button.click(zip_run, tab.run_pick, tab.run_zip, api_name="zip_run", concurrency_id="zip",
+                         concurrency_limit=2)
+    tab.delete_button.click(delete_run, tab.run_pick, [*lists.components, tab.run_zip, *curves], api_name="delete_run",
+                            concurrency_id="zip", concurrency_limit=2)

@@ -1,0 +1,95 @@
+"""The app's view-models and figures without a server: the form drawn from the settings' declarations, the
+presets, the figures (valid Plotly), the stop signal a ZeroGPU worker gets, and the layering rule."""
+
+from __future__ import annotations
+
+import pickle
+import re
+from pathlib import Path
+
+import plotly.graph_objects as go
+import pytest
+
+from stsdemo.config import PRESETS, TrainConfig, describe
+from stsdemo.errors import InputError
+from stsdemo.labels import get_scheme
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_core_never_imports_the_app():
+    for path in (ROOT / "stsdemo").rglob("*.py"):
+        if "app" in path.relative_to(ROOT / "stsdemo").parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"^\s*(from|import)\s+(stsdemo\.app|\.app\b|\.\.app\b)", text, re.M), path
+
+
+def test_every_form_field_comes_from_its_declaration_and_the_defaults_make_a_valid_config():
+    from stsdemo.app import form
+
+    values = {}
+    for name in form.FORM_FIELDS:
+        spec, meta = form.field_spec(name), describe(name)
+        assert spec.label.lower() == meta["title"].lower() and spec.label[0].isupper()
+        assert spec.info.startswith(meta["help"].split(":")[0])
+        if spec.kind == "choice":
+            assert len(spec.choices) == len(meta["choices"]) and spec.value in spec.choices
+        values[name] = form.from_form(name, spec.value)
+    config = TrainConfig(**values, data="stsb")
+    config.validate()
+    assert (config.target, config.loss) == ("cosine", "sk2")  # the app's default fine-tune
+    assert form.from_form("max_steps", 0) is None and form.from_form("k", None) is None
+    assert form.from_form("loss", "Smooth K2 (ours) [sk2]") == "sk2"
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_a_preset_fills_the_form_with_its_recipe(preset):
+    from stsdemo.app import form
+
+    values = form.preset_values(preset)
+    config = TrainConfig.from_preset(preset)
+    for name, text in values.items():
+        if name in form.FORM_FIELDS:
+            assert form.from_form(name, text) == getattr(config, name), name
+    assert values["model"] == "default" and not set(form.BUDGET) & set(values)
+    with pytest.raises(InputError, match="unknown preset"):
+        form.preset_values("no-such-preset")
+
+
+def test_number_line_is_a_valid_figure_with_the_chosen_node_highlighted():
+    from stsdemo.app import plots
+
+    scheme = get_scheme("sts")
+    figure = plots.number_line(scheme, 3.4, 0.25, 3.5, title="t")
+    checked = go.Figure(figure.to_dict())  # plotly validates every key and value here
+    shapes = checked.layout.shapes
+    assert len(shapes) == 2 * 6 + 7  # per node a margin and a buffer band, then the 7 boundaries
+    assert shapes[2 * 3].fillcolor == plots.COLORS["chosen"] and shapes[0].fillcolor == plots.COLORS["margin"]
+    assert [t.name for t in checked.data][-1] == "prediction 3.400"
+    assert plots.number_line(get_scheme("nli"), None, 0.0).layout.xaxis.ticktext[0] == "<b>contradiction</b><br>0"
+
+
+def test_error_histogram_marks_x0_and_half_the_gap_and_shows_the_start():
+    from stsdemo.app import plots
+
+    def evaluation(step, counts):
+        return {"event": "eval", "step": step, "x0": 0.25, "gap": 1.0, "error_hist": {"width": 0.05, "counts": counts}}
+
+    figure = go.Figure(plots.error_histogram([evaluation(0, [0, 2, 4, 4, 2, 8]), evaluation(10, [5, 5, 5, 5, 0, 0])],
+                                             "#1").to_dict())
+    lines = sorted(shape.x0 for shape in figure.layout.shapes if shape.type == "line")
+    assert lines == [0.25, 0.5]
+    assert [trace.name for trace in figure.data] == ["start, step 0", "step 10 (latest)"]
+    assert "100% in the buffer" in figure.layout.title.text
+    assert plots.error_histogram([]).layout.annotations[0].text.startswith("appears")
+
+
+def test_a_pickled_stop_signal_still_sees_the_flag_file(tmp_path):
+    from stsdemo.app.state import StopSignal
+
+    signal = StopSignal(tmp_path / "STOP")
+    copy = pickle.loads(pickle.dumps(signal))
+    assert not copy.is_set()
+    (tmp_path / "STOP").touch()
+    assert copy.is_set() and signal.is_set()
