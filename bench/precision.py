@@ -16,6 +16,8 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import subprocess
+import sys
 import tempfile
 
 import numpy as np
@@ -66,21 +68,26 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     if not torch.cuda.is_available():
         raise SystemExit("bench.precision: needs a CUDA GPU (on the CPU every precision is fp32)")
+    precisions = args.precisions.split(",")
+    if len(precisions) > 1:
+        # Accelerate fixes the mixed precision once per process: each precision gets its own.
+        argv = sys.argv[1:] if argv is None else list(argv)
+        for precision in precisions:
+            subprocess.run([sys.executable, "-m", "bench.precision", *argv, "--precisions", precision], check=True)
+        return
     from stsdemo.model import SiameseRegressor
 
     probe = SiameseRegressor.from_encoder(args.model or None)
     parameters = sum(p.numel() for p in probe.encoder.parameters())
     tokens = tokens_per_pair(TrainConfig(batch_size=args.batch_size, max_length=args.max_length), probe.tokenizer)
     flops_per_pair = 6 * parameters * tokens
-    print(json.dumps(dict(gpu=torch.cuda.get_device_name(), bf16_native=torch.cuda.is_bf16_supported(False),
-                          parameters=parameters, tokens_per_pair=round(tokens, 1),
-                          batch_size=args.batch_size, max_length=args.max_length)), flush=True)
-    for precision in args.precisions.split(","):
-        row = measure(precision, args)
-        achieved = row["pairs_per_s"] * flops_per_pair / 1e12
-        peak = args.peak_tflops.get({"no": "fp32"}.get(row["chosen"], row["chosen"]))
-        row.update(model_tflops=round(achieved, 2), share_of_peak=round(achieved / peak, 4) if peak else None)
-        print(json.dumps(row), flush=True)
+    row = measure(precisions[0], args)
+    achieved = row["pairs_per_s"] * flops_per_pair / 1e12
+    peak = args.peak_tflops.get({"no": "fp32"}.get(row["chosen"], row["chosen"]))
+    row.update(gpu=torch.cuda.get_device_name(), bf16_native=torch.cuda.is_bf16_supported(False),
+               parameters=parameters, tokens_per_pair=round(tokens, 1), model_tflops=round(achieved, 2),
+               share_of_peak=round(achieved / peak, 4) if peak else None)
+    print(json.dumps(row), flush=True)
 
 
 if __name__ == "__main__":

@@ -316,12 +316,14 @@ def stack_batches(first: dict[str, torch.Tensor], second: dict[str, torch.Tensor
     return {name: torch.cat([padded(name, first[name]), padded(name, second[name])]) for name in first}
 
 
-def _merge_adapter(encoder: nn.Module, folder: Path) -> nn.Module:
-    """The encoder with the LoRA adapter saved in ``folder`` merged into its weights (peft)."""
+def _attach_adapter(encoder: nn.Module, folder: Path, merge: bool) -> nn.Module:
+    """The encoder with the LoRA adapter saved in ``folder``: merged into its weights, or kept beside them
+    (peft)."""
     from peft import PeftModel
 
     try:
-        return PeftModel.from_pretrained(encoder, str(folder)).merge_and_unload()
+        wrapped = PeftModel.from_pretrained(encoder, str(folder))
+        return wrapped.merge_and_unload() if merge else wrapped
     except (OSError, ValueError, KeyError, RuntimeError, SafetensorError) as error:
         raise InputError(f"LoRA adapter in {str(folder)!r} is missing or damaged ({str(error)[:200]})") from None
 
@@ -367,6 +369,9 @@ class SiameseRegressor(nn.Module):
         self.features, self.classification, self.scheme = features, classification, scheme
         self.max_length, self.base_model, self.trust_remote_code = max_length, base_model, trust_remote_code
         self.target, self.lora = target, False
+        # Whether the encoder's own weights are base_model's: only then may a save leave them out (head only)
+        # or write an adapter alone. A warm start from fine-tuned or merged weights saves them in full.
+        self.base_weights = True
         self.max_positions = position_limit(encoder, tokenizer)
         if target == "cosine":
             self.head = CosineHead(scheme)
@@ -389,11 +394,13 @@ class SiameseRegressor(nn.Module):
         return cls(encoder, tokenizer, base_model=base, trust_remote_code=trust, **options)
 
     @classmethod
-    def load(cls, name_or_path: str | None = None, allowed_roots: list[Path] | None = None) -> "SiameseRegressor":
+    def load(cls, name_or_path: str | None = None, allowed_roots: list[Path] | None = None,
+             keep_adapter: bool = False) -> "SiameseRegressor":
         """A saved scorer, or any encoder with a fresh head when the folder has no ``stsdemo.json``.
 
         A scorer saved with ``encoder_weights="none"`` (the head or calibration only) or ``"lora"`` (a peft
-        adapter) takes its encoder from ``base_model``; the adapter is merged into it on load.
+        adapter) takes its encoder from ``base_model``; the adapter is merged into it on load, or with
+        ``keep_adapter`` kept as a (frozen) adapter, so that the scorer saves as an adapter again.
         """
         source, trust = resolve_model(name_or_path, allowed_roots)
         config_file = Path(source) / CONFIG_NAME
@@ -416,8 +423,10 @@ class SiameseRegressor(nn.Module):
             encoder_source = source
         tokenizer, encoder = _load_encoder(encoder_source, trust)
         if weights == "lora":
-            encoder = _merge_adapter(encoder, Path(source))
+            encoder = _attach_adapter(encoder, Path(source), merge=not keep_adapter)
         model = cls(encoder, tokenizer, trust_remote_code=trust, **options)
+        model.lora = weights == "lora" and keep_adapter
+        model.base_weights = weights == "none" or model.lora
         try:
             state = load_file(str(Path(source) / HEAD_NAME))
             model.head.load_state_dict(state)
@@ -449,14 +458,21 @@ class SiameseRegressor(nn.Module):
         as its adapter (a few MB; :meth:`export` writes it merged). ``fp16`` halves the encoder's weights on
         disk (they are computed in fp32 again on load).
         """
-        weights = "none" if head_only else "lora" if self.lora else "fp16" if fp16 else "full"
+        if self.lora and not self.base_weights:  # an adapter over changed weights: only merged is complete
+            return self.export(folder, fp16=fp16)
+        weights = ("lora" if self.lora else "none" if head_only and self.base_weights
+                   else "fp16" if fp16 else "full")
         folder = Path(folder).resolve()
         folder.parent.mkdir(parents=True, exist_ok=True)
         remove_stale_staging(folder)
         staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
         try:
             if weights == "lora":
+                # The adapter names the base by this scorer's portable name, not the machine's path to it;
+                # peft's template model card (all placeholders) is not written.
+                self.encoder.peft_config["default"].base_model_name_or_path = self.base_model
                 self.encoder.save_pretrained(staging, safe_serialization=True)
+                (staging / "README.md").unlink(missing_ok=True)
             elif weights != "none":
                 encoder = self.encoder
                 state = {k: v.half() for k, v in encoder.state_dict().items()} if fp16 else None
@@ -478,7 +494,7 @@ class SiameseRegressor(nn.Module):
         if not self.lora:
             return self.save(folder, fp16=fp16)
         merged = copy.deepcopy(self)
-        merged.encoder, merged.lora = merged.encoder.merge_and_unload(), False
+        merged.encoder, merged.lora, merged.base_weights = merged.encoder.merge_and_unload(), False, False
         return merged.save(folder, fp16=fp16)
 
     def _write_sentence_transformers_files(self, folder: Path) -> None:

@@ -148,15 +148,21 @@ def seed_everything(seed: int) -> None:
 
 
 def _stages(config: TrainConfig) -> list[dict]:
-    """The (one or two) stages of a run: what data, which parameters learn, lr and length."""
+    """The stages of a run: what data, which parameters learn, lr and length, and whether the stage starts
+    from the best checkpoint so far (the calibration stage does)."""
+    def head_stage(name: str, data: str, from_best: bool = False) -> dict:
+        return dict(name=f"{name} on {data} (encoder frozen)", data=data, frozen=True, lr=config.stage1_lr,
+                    head_lr=config.stage1_lr, epochs=config.stage1_epochs, max_steps=config.stage1_max_steps,
+                    from_best=from_best)
+
     full = dict(name="head only" if config.head_only else "full", data=config.data, frozen=config.head_only,
-                lr=config.lr, head_lr=config.head_lr, epochs=config.epochs, max_steps=config.max_steps)
-    if not config.two_stage:
-        return [full]
-    head = dict(name=f"head on {config.stage1_data} (encoder frozen)", data=config.stage1_data, frozen=True,
-                lr=config.stage1_lr, head_lr=config.stage1_lr, epochs=config.stage1_epochs,
-                max_steps=config.stage1_max_steps)
-    return [head, full]
+                lr=config.lr, head_lr=config.head_lr, epochs=config.epochs, max_steps=config.max_steps,
+                from_best=False)
+    stages = [head_stage("head", config.stage1_data)] if config.two_stage else []
+    stages.append(full)
+    if config.calibrate_data:
+        stages.append(head_stage("calibration", config.calibrate_data, from_best=True))
+    return stages
 
 
 def load_pairs(config: TrainConfig, data_name: str) -> PairSet:
@@ -188,7 +194,9 @@ def set_trainable(model: SiameseRegressor, encoder: bool) -> None:
 
 def _load_model(config: TrainConfig, scheme) -> SiameseRegressor:
     if is_saved_run(config.model):
-        return SiameseRegressor.load(config.model)  # a warm start: head or calibration included
+        # A warm start, head or calibration included; a head-only run keeps a LoRA scorer's adapter as it is,
+        # so it saves compactly again.
+        return SiameseRegressor.load(config.model, keep_adapter=config.head_only)
     return SiameseRegressor.from_encoder(config.model or None, features=config.features, target=config.target,
                                          classification=config.loss == "ce", scheme=scheme,
                                          max_length=config.max_length)
@@ -288,6 +296,8 @@ def train(config: TrainConfig, stop: threading.Event | None = None, *, train_set
     try:
         for stage_index, (stage, pairs) in enumerate(zip(stages, train_sets), start=1):
             scheme = pairs.scheme
+            if stage["from_best"]:
+                model = SiameseRegressor.load(str(out_dir), keep_adapter=True).to(accelerator.device)
             if loss is None:
                 loss_fn = build_loss(config.loss, config.k, config.x0, scheme, config.clamp, config.threshold, family)
             else:

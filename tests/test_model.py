@@ -186,11 +186,42 @@ def test_fp16_and_lora_saves_load_back_and_export_for_sentence_transformers(embe
     expected = fresh.predict(*PAIRS)
     adapter = fresh.save(tmp_path / "lora")
     assert (adapter / "adapter_config.json").is_file() and not (adapter / "model.safetensors").exists()
+    assert not (adapter / "README.md").exists()  # no placeholder model card, no machine path in the config
+    assert json.loads((adapter / "adapter_config.json").read_text())["base_model_name_or_path"] == fresh.base_model
     assert np.allclose(SiameseRegressor.load(str(adapter)).predict(*PAIRS), expected, atol=1e-4)
     exported = fresh.export(tmp_path / "export")
     st = SentenceTransformer(str(exported), device="cpu").encode(PAIRS[0] + PAIRS[1])
     ours = SiameseRegressor.load(str(exported)).encode(PAIRS[0] + PAIRS[1])
     assert np.allclose(st, ours, atol=1e-4)
+
+
+def test_compact_saves_only_over_the_base_weights(tmp_path):
+    """Head-only or adapter-only saves leave the encoder out; they must not after a warm start from
+    fine-tuned (full or merged) weights, which would load back as the base encoder."""
+    tuned = SiameseRegressor.from_encoder(None, target="cosine")
+    with torch.no_grad():
+        next(tuned.encoder.parameters()).add_(0.01)
+    expected = tuned.predict(*PAIRS)
+    full = SiameseRegressor.load(str(tuned.save(tmp_path / "full")))
+    again = full.save(tmp_path / "head-only-after-full", head_only=True)
+    assert json.loads((again / "stsdemo.json").read_text())["encoder_weights"] == "full"
+    assert np.allclose(SiameseRegressor.load(str(again)).predict(*PAIRS), expected, atol=1e-5)
+    full.add_lora(4)  # an adapter over changed weights saves merged
+    merged = full.save(tmp_path / "lora-after-full")
+    assert json.loads((merged / "stsdemo.json").read_text())["encoder_weights"] == "full"
+
+    adapted = SiameseRegressor.from_encoder(None, target="cosine")
+    adapted.add_lora(4)
+    with torch.no_grad():
+        for name, param in adapted.encoder.named_parameters():
+            if "lora_B" in name:
+                param.normal_(0, 0.05)
+    folder = adapted.save(tmp_path / "lora")
+    kept = SiameseRegressor.load(str(folder), keep_adapter=True)
+    assert kept.lora and not SiameseRegressor.load(str(folder)).lora
+    resaved = kept.save(tmp_path / "lora-again", head_only=True)
+    assert json.loads((resaved / "stsdemo.json").read_text())["encoder_weights"] == "lora"
+    assert np.allclose(SiameseRegressor.load(str(resaved)).predict(*PAIRS), adapted.predict(*PAIRS), atol=1e-4)
 
 
 def test_classification_needs_the_head_target(embedded_model):

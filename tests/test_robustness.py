@@ -41,6 +41,7 @@ from stsdemo.train import TrainConfig
 STS_CHOICE = "STS 0–5"
 CUSTOM_CHOICE = "Custom ordered list"
 HEADER = "sentence1,sentence2,label\n"
+ETC_RELATIVE = os.path.relpath("/etc")  # "../../etc" here; deeper in a CI clone
 
 # ---- the inputs the cases refer to (built lazily, once per test session) --------------------------------
 
@@ -324,8 +325,9 @@ CASES = [
     model("hub id that does not exist (offline)", lambda c: "no-such-org/no-such-model",
           r"could not load model 'no-such-org/no-such-model': .*Allowed: the default model"),
     # The allowed-folders rule guards the public app; locally (Python, CLI) every path is the user's own.
-    model("path outside the allowed folders", lambda c: "../../etc", r"folder '/etc' is not a model: it has no config.json",
-          api_expect=r"model path '../../etc' is outside the allowed folders"),
+    # A relative path that climbs to /etc from wherever the suite runs (CI clones sit at other depths).
+    model("path outside the allowed folders", lambda c: ETC_RELATIVE, r"folder '/etc' is not a model: it has no config.json",
+          api_expect=rf"model path '{re.escape(ETC_RELATIVE)}' is outside the allowed folders"),
     model("absolute path outside", lambda c: "/etc", r"folder '/etc' is not a model: it has no config.json",
           api_expect=r"model path '/etc' is outside the allowed folders"),
     model("folder that is not a model", lambda c: c.folder("not-a-model"), r"is not a model: it has no config.json"),

@@ -64,6 +64,8 @@ def test_layer_wise_decay(embedded_model):
     (dict(max_length=100000), "max length"), (dict(x0=0.6), "0 <= x0 <= d/2"), (dict(k=-1), "slope k"),
     (dict(loss="ce", two_stage=True), "two-stage"), (dict(max_steps=0), "max steps"),
     (dict(epochs=float("nan")), "finite"), (dict(loss="nope"), "unknown loss"),
+    (dict(loss="infonce", calibrate_data="stsb"), "calibration stage needs a regression loss"),
+    (dict(head_only=True, calibrate_data="stsb"), "no calibration stage"),
 ])
 def test_bad_settings_fail_before_any_work(options, message):
     with pytest.raises(InputError, match=message):
@@ -94,6 +96,24 @@ def test_warm_start_begins_at_its_starting_point_and_never_ends_below_it(tmp_pat
     assert evals[0].dev_accuracy == pytest.approx(expected["accuracy"])
     assert events[-1].best >= evals[0].best  # the start counts in the best-dev selection
     assert sum(evals[0].error_hist["counts"]) == 120 and evals[0].x0 == 0.25 and evals[0].gap == 1.0
+
+
+def test_the_calibration_stage_starts_from_the_best_checkpoint_and_moves_only_a_and_b(tmp_path):
+    from stsdemo.evaluate import dev_metrics
+    from stsdemo.train import load_dev
+
+    quick = dict(QUICK, max_dev_pairs=120, target="cosine", lora_rank=4, lr=5e-4, max_steps=4, eval_every=2,
+                 calibrate_data="sick", stage1_lr=0.05, stage1_max_steps=4, max_pairs=64)
+    events = list(train(TrainConfig(output_dir=str(tmp_path / "run"), **quick)))
+    starts = [e for e in events if isinstance(e, StartEvent)]
+    assert [e.stage_name for e in starts] == ["full", "calibration on sick (encoder frozen)"]
+    evals = [e for e in events if isinstance(e, EvalEvent)]
+    best_full = max((e for e in evals if e.stage == 1), key=lambda e: (e.dev_head, e.dev_accuracy))
+    # From the best checkpoint with the encoder frozen: the cosine ranking is that checkpoint's throughout.
+    assert all(e.dev_cosine == pytest.approx(best_full.dev_cosine, abs=1e-4) for e in evals if e.stage == 2)
+    saved = SiameseRegressor.load(events[-1].checkpoint)
+    assert dev_metrics(saved, load_dev(TrainConfig(**quick)))["head_spearman"] == pytest.approx(events[-1].best)
+    assert (tmp_path / "run" / "adapter_config.json").is_file()  # still saved as the adapter alone
 
 
 @pytest.mark.parametrize("options, message", [
