@@ -7,8 +7,6 @@ long run writing after every arm) never lose each other's numbers.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import json
 import os
 import platform
@@ -17,6 +15,10 @@ import statistics
 import sys
 import time
 from pathlib import Path
+
+from filelock import FileLock
+
+from stsdemo.atomic import write_json_atomic
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS_JSON = REPO / "docs" / "results.json"
@@ -35,16 +37,9 @@ def out_dir() -> Path:
     return path
 
 
-@contextlib.contextmanager
-def _locked(path: Path):
-    path.parent.mkdir(parents=True, exist_ok=True)
+def _locked(path: Path) -> FileLock:
     # the lock file lives in the (git-ignored) output folder, not beside the published results
-    with open(out_dir() / f"{path.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    return FileLock(out_dir() / f"{path.name}.lock")
 
 
 def load_results(path: Path | None = None) -> dict:
@@ -64,9 +59,7 @@ def update_results(section: str, entries: dict, path: Path | None = None) -> dic
         data = load_results(path)
         data.setdefault(section, {}).update(json.loads(json.dumps(entries, default=_jsonable)))
         data.setdefault("machine", machine())
-        staging = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        staging.write_text(json.dumps(data, indent=2, sort_keys=False), encoding="utf-8")
-        os.replace(staging, path)
+        write_json_atomic(path, data)
     return data
 
 

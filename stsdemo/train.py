@@ -150,18 +150,18 @@ def seed_everything(seed: int) -> None:
 def _stages(config: TrainConfig) -> list[dict]:
     """The stages of a run: what data, which parameters learn, lr and length, and whether the stage starts
     from the best checkpoint so far (the calibration stage does)."""
-    def head_stage(name: str, data: str, from_best: bool = False) -> dict:
+    def head_stage(name: str, data: str, from_best: bool = False, loss: str = "") -> dict:
         return dict(name=f"{name} on {data} (encoder frozen)", data=data, frozen=True, lr=config.stage1_lr,
                     head_lr=config.stage1_lr, epochs=config.stage1_epochs, max_steps=config.stage1_max_steps,
-                    from_best=from_best)
+                    from_best=from_best, loss=loss or config.loss)
 
     full = dict(name="head only" if config.head_only else "full", data=config.data, frozen=config.head_only,
                 lr=config.lr, head_lr=config.head_lr, epochs=config.epochs, max_steps=config.max_steps,
-                from_best=False)
+                from_best=False, loss=config.loss)
     stages = [head_stage("head", config.stage1_data)] if config.two_stage else []
     stages.append(full)
     if config.calibrate_data:
-        stages.append(head_stage("calibration", config.calibrate_data, from_best=True))
+        stages.append(head_stage("calibration", config.calibrate_data, from_best=True, loss=config.calibrate_loss))
     return stages
 
 
@@ -299,7 +299,9 @@ def train(config: TrainConfig, stop: threading.Event | None = None, *, train_set
             if stage["from_best"]:
                 model = SiameseRegressor.load(str(out_dir), keep_adapter=True).to(accelerator.device)
             if loss is None:
-                loss_fn = build_loss(config.loss, config.k, config.x0, scheme, config.clamp, config.threshold, family)
+                # A stage with another loss than the run's takes that loss's own paper k.
+                k = config.k if stage["loss"] == config.loss else None
+                loss_fn = build_loss(stage["loss"], k, config.x0, scheme, config.clamp, config.threshold, family)
             else:
                 loss_fn = loss if isinstance(loss, torch.nn.Module) else loss(stage_index)
             regression = getattr(loss_fn, "regression", False)

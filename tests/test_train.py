@@ -66,6 +66,8 @@ def test_layer_wise_decay(embedded_model):
     (dict(epochs=float("nan")), "finite"), (dict(loss="nope"), "unknown loss"),
     (dict(loss="infonce", calibrate_data="stsb"), "calibration stage needs a regression loss"),
     (dict(head_only=True, calibrate_data="stsb"), "no calibration stage"),
+    (dict(calibrate_loss="trelu"), "calibration loss needs calibration data"),
+    (dict(calibrate_data="stsb", calibrate_loss="ce"), "calibration loss must be a regression loss"),
 ])
 def test_bad_settings_fail_before_any_work(options, message):
     with pytest.raises(InputError, match=message):
@@ -103,8 +105,11 @@ def test_the_calibration_stage_starts_from_the_best_checkpoint_and_moves_only_a_
     from stsdemo.train import load_dev
 
     quick = dict(QUICK, max_dev_pairs=120, target="cosine", lora_rank=4, lr=5e-4, max_steps=4, eval_every=2,
-                 calibrate_data="sick", stage1_lr=0.05, stage1_max_steps=4, max_pairs=64)
-    events = list(train(TrainConfig(output_dir=str(tmp_path / "run"), **quick)))
+                 calibrate_data="sick", calibrate_loss="translated-relu", stage1_lr=0.05, stage1_max_steps=4,
+                 max_pairs=64)
+    config = TrainConfig(output_dir=str(tmp_path / "run"), **quick)
+    events = list(train(config))
+    assert config.calibrate_loss == "trelu"  # the alias, made canonical by validation
     starts = [e for e in events if isinstance(e, StartEvent)]
     assert [e.stage_name for e in starts] == ["full", "calibration on sick (encoder frozen)"]
     evals = [e for e in events if isinstance(e, EvalEvent)]

@@ -403,11 +403,13 @@ def error_histogram(evals: Sequence[dict], title: str = "") -> go.Figure:
     heading = (f"Dev errors · {title + ' · ' if title else ''}step {last['step']}<br><sup>"
                f"{_share_below(counts, width, x0):.0%} in the buffer (x < x0) · "
                f"{_share_below(counts, width, gap / 2):.0%} on the right node (x < d/2)</sup>")
-    return _quick_figure(data, 300, shapes=shapes, annotations=notes, bargap=0,
+    # The legend sits well below the axis title: in a narrow column its entries wrap onto two rows.
+    return _quick_figure(data, 360, shapes=shapes, annotations=notes, bargap=0,
                          title=dict(text=heading, x=0.01, font=dict(size=13)),
                          xaxis=dict(range=[0, max(gap, used * width)], title=dict(text="x = |prediction − label|")),
                          yaxis=dict(title=dict(text="dev pairs"), rangemode="tozero"),
-                         legend=dict(orientation="h", y=-0.3, x=0), margin=dict(l=50, r=20, t=60, b=40))
+                         legend=dict(orientation="h", yanchor="top", y=-0.24, x=0, font=dict(size=11)),
+                         margin=dict(l=50, r=20, t=60, b=105))
 
 
 def _outline(event: dict, width: float, start: bool) -> dict:
