@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
-from scipy.stats import spearmanr
 
 from .data import PairSet, senteval_test_sets
 from .errors import InputError
@@ -23,6 +22,8 @@ Encode = Callable[[list[str]], np.ndarray]
 
 def spearman100(a, b) -> float:
     """Spearman's rank correlation of ``a`` and ``b``, times 100 (NaN when either is constant)."""
+    from scipy.stats import spearmanr  # here, not at the top: scoring one pair should not pay scipy's import
+
     return float(spearmanr(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)).statistic * 100.0)
 
 
