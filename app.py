@@ -1,9 +1,11 @@
-"""Launch the stsdemo Gradio app: ``python app.py`` (locally, on a Hugging Face Space, or behind $PORT).
+"""Launch the stsdemo Gradio app: ``python app.py`` (locally, on a Hugging Face Space, or behind $PORT);
+``python app.py --mcp`` also serves it as an MCP server (tools: ``score_pair``, ``loss_at``) at
+http://127.0.0.1:7860/gradio_api/mcp/ (streamable HTTP; SSE at /gradio_api/mcp/sse).
 
 Environment: GRADIO_SERVER_NAME (default 127.0.0.1 locally, 0.0.0.0 on a Space), PORT or GRADIO_SERVER_PORT
 (default 7860), STSDEMO_OUTPUT_DIR (runs, default ./runs), STSDEMO_MAX_UPLOAD (default 20mb),
-STSDEMO_MAX_TRAINING / STSDEMO_MAX_WAITING (fine-tunes at once / waiting, default 1 / 4), STSDEMO_MCP=1 (also
-serve the endpoints as MCP tools, e.g. scoring a pair described by its docstring, at /gradio_api/mcp/; needs
+STSDEMO_MAX_TRAINING / STSDEMO_MAX_WAITING (fine-tunes at once / waiting, default 1 / 4), STSDEMO_MCP=1 (as
+``--mcp``: scoring a pair and the losses at a point as MCP tools, each described by its docstring; needs
 ``pip install "gradio[mcp]"``).
 
 No ``allowed_paths`` (and the output folder is blocked): Gradio serves every file under an allowed path to
@@ -14,18 +16,28 @@ anyone who asks for it by URL, and the output folder holds every visitor's runs.
 
 import spaces  # noqa: F401  (first: ZeroGPU must patch CUDA before torch initialises it)
 
+import importlib.util
 import os
+import sys
 import threading
+
+from transformers.utils import logging as hf_logging
 
 from stsdemo import settings
 from stsdemo.app.state import AppState
-from stsdemo.app.ui import build_demo, launch_kwargs
+from stsdemo.app.ui import build_demo, launch_kwargs, mcp_wanted
 
 state = AppState()
 demo = build_demo(state)
 
 
 def main() -> None:
+    mcp = mcp_wanted(sys.argv[1:])
+    if mcp and importlib.util.find_spec("mcp") is None:
+        print('stsdemo: error: --mcp (or STSDEMO_MCP=1) needs the MCP extra: pip install "gradio[mcp]==6.31.0"',
+              file=sys.stderr)
+        sys.exit(2)
+    hf_logging.disable_progress_bar()  # every model load and save would draw bars in the server log
     on_space = bool(os.environ.get("SPACE_ID"))
     host = os.environ.get("GRADIO_SERVER_NAME") or ("0.0.0.0" if on_space else "127.0.0.1")
     port = int(os.environ.get("PORT") or os.environ.get("GRADIO_SERVER_PORT") or 7860)
@@ -33,7 +45,7 @@ def main() -> None:
     output.mkdir(parents=True, exist_ok=True)
     threading.Thread(target=state.models.warm_up, name="stsdemo-warm-up", daemon=True).start()
     demo.launch(server_name=host, server_port=port, show_error=True, max_file_size=settings.max_upload(),
-                blocked_paths=[str(output)], **launch_kwargs())
+                blocked_paths=[str(output)], **launch_kwargs(mcp=mcp, demo=demo))
 
 
 if __name__ == "__main__":

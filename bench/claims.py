@@ -1,149 +1,201 @@
-"""The paper's claims as checks on the recorded numbers: each claim names the rows that are its evidence,
-and its verdict is computed from them (never written by hand); a missing row gives "not measured".
+"""The paper's claims as checks on the recorded runs, decided by paired seeds.
 
-Used by ``bench.report`` for the verdict table of docs/results.md.
+Each claim names the comparisons that are its evidence; a comparison pairs the runs of two arms that share a
+seed (the same seed means the same data order and the same initialisation) and looks at the differences
+``a - b``, one per seed. With ``n`` differences, their mean ``m`` and standard error ``se = sd / sqrt(n)``:
 
-A comparison of two arms holds when the first one's 7-task Avg. (mean over its seeds) is higher. Where
-either arm has several seeds, the difference is also set against its standard error
-``sqrt(sd_a^2 / n_a + sd_b^2 / n_b)``: a difference within two standard errors is "inconclusive". With one
-seed on both sides there is no spread to compare with, and the verdict says so.
+* **holds** when ``m > 2 se``;
+* **reversed** when ``m < -2 se``;
+* **no measurable difference at n = N** otherwise.
+
+One seed gives no spread, so no verdict ("one seed: n = 1"). The untrained encoder (``base``) is the same for
+every seed, so its one score pairs with each seed of the other arm. STS comparisons read the 7-task average
+(Spearman x100 of cosine) at the paper's budget; NLI comparisons read SNLI test accuracy (%). A claim with
+several comparisons holds where all measured ones hold; nothing here is written by hand.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import statistics
+from dataclasses import dataclass, field
 
-# (claim id, what the paper says, [(arm a, arm b, what the pair tests)], how the verdict combines the pairs)
+from .schema import nli_runs, quality_runs, record_model
+
+# where a comparison reads its numbers: (section of docs/results.json, budget tag, metric, unit)
+SOURCES = {
+    "sts": ("quality", "paper", "7-task Avg."),
+    "nli": ("nli", "epoch", "SNLI test accuracy"),
+    "nli-500": ("nli", "epoch-500pairs", "SNLI test accuracy, 500 training pairs"),
+}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    test: str      # what the pair tests, in words
+    source: str    # a key of SOURCES
+    a: str         # the arm the claim expects higher
+    b: str
+
+
 CLAIMS = [
-    ("C1", "regression beats classification",
-     [("sk2-2stage", "ce", "STS tune data: Smooth K2 regression (paper recipe) vs cross-entropy classification"),
-      ("nli-sk2", "nli-ce", "NLI data (Table 1's setting): Smooth K2 regression vs cross-entropy")]),
-    ("C2", "the buffer zone helps",
-     [("trelu-2stage", "l1-2stage", "paper head: Translated ReLU vs L1"),
-      ("sk2-2stage", "mse-2stage", "paper head: Smooth K2 vs MSE"),
-      ("trelu-cosine", "l1-cosine", "cosine target: Translated ReLU vs L1"),
-      ("sk2-cosine", "mse-cosine", "cosine target: Smooth K2 vs MSE")]),
-    ("C3", "Smooth K2 beats Translated ReLU on clean data",
-     [("sk2-2stage", "trelu-2stage", "paper head"),
-      ("sk2-cosine", "trelu-cosine", "cosine target")]),
-    ("C4", "the recipe improves a contrastive encoder beyond the base and beyond +Contrast",
-     [("sk2-2stage", "base", "paper recipe vs the untrained encoder"),
-      ("sk2-2stage", "infonce", "paper recipe vs +Contrast (InfoNCE on pairs >= 4.0)")]),
-    ("C5", "[u, v, |u-v|] beats [u, v] and [|u-v|]",
-     [("sk2-2stage", "head-uv", "[u, v, |u-v|] vs [u, v]"),
-      ("sk2-2stage", "head-absdiff", "[u, v, |u-v|] vs [|u-v|]")]),
+    ("C1", "regression beats classification", [
+        Comparison("STS, paper head: Smooth K2 (paper recipe) vs cross-entropy", "sts", "sk2-2stage", "ce"),
+        Comparison("NLI: Smooth K2 regression vs cross-entropy", "nli", "nli-sk2", "nli-ce"),
+        Comparison("NLI: Translated ReLU regression vs cross-entropy", "nli", "nli-trelu", "nli-ce")]),
+    ("C2", "the buffer zone helps", [
+        Comparison("STS, cosine target: Smooth K2 vs MSE", "sts", "sk2-cosine", "mse-cosine"),
+        Comparison("STS, cosine target: Translated ReLU vs L1", "sts", "trelu-cosine", "l1-cosine"),
+        Comparison("STS, paper head: Smooth K2 vs MSE", "sts", "sk2-2stage", "mse-2stage"),
+        Comparison("STS, paper head: Translated ReLU vs L1", "sts", "trelu-2stage", "l1-2stage"),
+        Comparison("NLI: Smooth K2 vs MSE", "nli", "nli-sk2", "nli-mse"),
+        Comparison("NLI: Translated ReLU vs L1", "nli", "nli-trelu", "nli-l1"),
+        Comparison("NLI, 500 training pairs: Smooth K2 vs MSE", "nli-500", "nli-sk2", "nli-mse"),
+        Comparison("NLI, 500 training pairs: Translated ReLU vs L1", "nli-500", "nli-trelu", "nli-l1")]),
+    ("C3", "Smooth K2 beats Translated ReLU", [
+        Comparison("STS, paper head", "sts", "sk2-2stage", "trelu-2stage"),
+        Comparison("STS, cosine target", "sts", "sk2-cosine", "trelu-cosine"),
+        Comparison("NLI", "nli", "nli-sk2", "nli-trelu")]),
+    ("C4", "the recipe improves a contrastive encoder beyond the base and beyond +Contrast", [
+        Comparison("paper recipe vs the untrained encoder", "sts", "sk2-2stage", "base"),
+        Comparison("paper recipe vs +Contrast (InfoNCE on pairs >= 4.0)", "sts", "sk2-2stage", "infonce")]),
+    ("C5", "[u, v, |u-v|] beats [u, v] and [|u-v|]", [
+        Comparison("[u, v, |u-v|] vs [u, v]", "sts", "sk2-2stage", "head-uv"),
+        Comparison("[u, v, |u-v|] vs [|u-v|]", "sts", "sk2-2stage", "head-absdiff")]),
 ]
-HALF_LOW, HALF_HIGH = 0.35, 0.65   # "about half": a ratio in this band
+HALF_LOW, HALF_HIGH = 0.35, 0.65   # C6, "about half": a ratio in this band
 
 
 @dataclass
-class Verdict:
+class Paired:
+    """The paired differences of one comparison and the verdict the rule gives them."""
+
+    diffs: list[float]
+    seeds: list[int]
+
+    @property
+    def n(self) -> int:
+        return len(self.diffs)
+
+    @property
+    def mean(self) -> float:
+        return statistics.fmean(self.diffs) if self.diffs else math.nan
+
+    @property
+    def se(self) -> float:
+        return statistics.stdev(self.diffs) / math.sqrt(self.n) if self.n > 1 else math.nan
+
+    @property
+    def verdict(self) -> str:
+        if self.n == 0:
+            return "not measured"
+        if self.n == 1:
+            return "one seed: n = 1"
+        if self.mean > 2 * self.se:
+            return "holds"
+        if self.mean < -2 * self.se:
+            return "reversed"
+        return f"no measurable difference at n = {self.n}"
+
+    def numbers(self) -> str:
+        if self.n == 0:
+            return ""
+        spread = f" ± {self.se:.2f} (se)" if self.n > 1 else ""
+        return f"{self.mean:+.2f}{spread}, n = {self.n}"
+
+
+def paired(a: dict[int, float], b: dict[int, float]) -> Paired:
+    """Differences ``a[seed] - b[seed]`` over the seeds both have; a single-valued ``b`` of a deterministic
+    arm (the untrained encoder, stored as ``{None: value}``) pairs with every seed of ``a``."""
+    if set(b) == {None}:
+        b = {seed: b[None] for seed in a}
+    seeds = sorted(set(a) & set(b))
+    return Paired([a[s] - b[s] for s in seeds], seeds)
+
+
+def arm_values(results: dict, source: str, arm: str, model: str = "minilm") -> dict:
+    """``{seed: metric}`` of ``arm``'s recorded runs for a comparison source (``{None: value}`` for base)."""
+    section, tag, _ = SOURCES[source]
+    values = {}
+    runs = quality_runs(results) if section == "quality" else nli_runs(results)
+    for run in runs.values():
+        if run.get("arm") != arm or record_model(run) != model:
+            continue
+        if arm == "base" and section == "quality":
+            values[None] = run["test"]["Avg."]
+        elif run.get("budget_tag") == tag:
+            values[run["seed"]] = run["test"]["Avg."] if section == "quality" else run["test_accuracy"]
+    return values
+
+
+@dataclass
+class Line:
     claim: str
     text: str
-    test: str          # what this line compares
-    evidence: str      # the rows and their numbers
-    verdict: str
+    comparison: Comparison
+    result: Paired
+
+    @property
+    def verdict(self) -> str:
+        return self.result.verdict
 
 
-def arm_cell(summary: dict, arm: str) -> str:
-    row = summary[arm]
-    n = len(row["seeds"])
-    spread = f" ± {row['Avg. sd']:.2f}" if n > 1 else ""
-    return f"`{arm}` {row['Avg.']:.2f}{spread} (n={n})"
+@dataclass
+class ClaimVerdict:
+    claim: str
+    text: str
+    lines: list[Line] = field(default_factory=list)
 
+    @property
+    def verdict(self) -> str:
+        return combine([line.verdict for line in self.lines])
 
-def compare(summary: dict, a: str, b: str) -> tuple[str, str]:
-    """(evidence, verdict) for "a beats b" on the 7-task Avg."""
-    missing = [arm for arm in (a, b) if arm not in summary]
-    if missing:
-        return ("row " + " and ".join(f"`{m}`" for m in missing) + " missing",
-                "not measured (`python -m bench.quality --arms " + ",".join(missing) + "`)")
-    ra, rb = summary[a], summary[b]
-    diff = ra["Avg."] - rb["Avg."]
-    na, nb = len(ra["seeds"]), len(rb["seeds"])
-    se = math.sqrt((ra["Avg. sd"] ** 2 / na if na > 1 else 0.0) + (rb["Avg. sd"] ** 2 / nb if nb > 1 else 0.0))
-    evidence = f"{arm_cell(summary, a)} vs {arm_cell(summary, b)}: {diff:+.2f}"
-    if se > 0 and abs(diff) < 2 * se:
-        return evidence, f"inconclusive ({diff:+.2f} is within 2 standard errors, {2 * se:.2f})"
-    word = "holds" if diff > 0 else "does not hold"
-    if se == 0:
-        word += " (one seed each: no spread to compare with)"
-    return evidence, word
+    @property
+    def n(self) -> str:
+        counts = sorted({line.result.n for line in self.lines if line.result.n})
+        return "/".join(map(str, counts)) or "0"
 
 
 def combine(verdicts: list[str]) -> str:
-    """One word for a claim from its lines: holds only if every measured line holds."""
-    measured = [v for v in verdicts if not v.startswith("not measured")]
-    if not measured:
-        return "not measured"
-    if all(v.startswith("holds") for v in measured):
-        return "holds" + ("" if len(measured) == len(verdicts) else " where measured")
-    if all(v.startswith("does not hold") for v in measured):
-        return "does not hold"
-    return "mixed"
+    """One verdict for a claim from its comparisons."""
+    decided = [v for v in verdicts if v in ("holds", "reversed") or v.startswith("no measurable")]
+    if not decided:
+        return "one seed only" if any(v.startswith("one seed") for v in verdicts) else "not measured"
+    kinds = {"holds" if v == "holds" else "reversed" if v == "reversed" else "no measurable difference"
+             for v in decided}
+    where = "" if len(decided) == len(verdicts) else " (comparisons with 2+ seeds)"
+    if len(kinds) == 1:
+        return kinds.pop() + where
+    counts = {kind: sum(1 for v in decided if v == kind or (kind.startswith("no") and v.startswith("no")))
+              for kind in ("holds", "reversed", "no measurable difference")}
+    return "mixed: " + ", ".join(f"{count} {kind}" for kind, count in counts.items() if count)
 
 
-def quality_verdicts(summary: dict) -> list[Verdict]:
-    """C1-C5 from one (encoder, budget) summary (``bench.quality.summarize``)."""
-    lines = []
-    for claim, text, pairs in CLAIMS:
-        found = []
-        for a, b, test in pairs:
-            evidence, verdict = compare(summary, a, b)
-            found.append(verdict)
-            lines.append(Verdict(claim, text, test, evidence, verdict))
-        lines.append(Verdict(claim, text, "overall", "", combine(found)))
-    return lines
+def claim_verdicts(results: dict, model: str = "minilm") -> list[ClaimVerdict]:
+    """C1-C5 from the recorded runs of ``model`` (paired by seed)."""
+    verdicts = []
+    for claim, text, comparisons in CLAIMS:
+        found = ClaimVerdict(claim, text)
+        for comparison in comparisons:
+            a = arm_values(results, comparison.source, comparison.a, model)
+            b = arm_values(results, comparison.source, comparison.b, model)
+            found.lines.append(Line(claim, text, comparison, paired(a, b)))
+        verdicts.append(found)
+    return verdicts
 
 
-def memory_verdict(memory: dict | None) -> Verdict:
-    """C6: peak memory of our fine-tune about half that of contrastive training (the paper's Table 4)."""
-    text = "memory about half of contrastive training"
+def memory_verdict(memory: dict | None) -> tuple[str, str]:
+    """C6, peak memory of our fine-tune about half that of contrastive training (the paper's Table 4):
+    ``(evidence, verdict)``."""
     peak = (memory or {}).get("peak")
     if not peak:
-        return Verdict("C6", text, "peak memory", "row missing", "not measured (`python -m bench.memory`)")
+        return "row missing", "not measured (`python -m bench.memory`)"
     ratio, kind = (peak["ratio_cuda"], "CUDA max_memory_allocated") if "ratio_cuda" in peak else \
         (peak["ratio_rss"], "peak RSS")
     evidence = (f"{kind}: ours (batch {peak['batches']['ours']}) / InfoNCE (batch {peak['batches']['infonce']}) = "
                 f"{ratio:.2f}x at max length {peak['max_length']}, {peak['device']}")
     if HALF_LOW <= ratio <= HALF_HIGH:
-        verdict = f"holds ({ratio:.2f}x, about half)"
-    elif ratio < HALF_LOW:
-        verdict = f"holds in direction, not in size: {ratio:.2f}x, far below half"
-    else:
-        verdict = f"does not hold ({ratio:.2f}x)"
-    return Verdict("C6", text, "ours vs InfoNCE", evidence, verdict)
-
-
-def ours_candidates(summary: dict) -> list[str]:
-    """The arms that are "ours" in the main table: our buffer-zone losses (Smooth K2, Translated ReLU) on
-    either target, the official preset included."""
-    from .quality import ARMS
-
-    ours = []
-    for arm in summary:
-        spec = ARMS.get(arm)
-        if not spec or spec["kind"] != "ours" or spec["group"] != "main":
-            continue
-        loss = spec.get("config", {}).get("loss") or ("sk2" if spec.get("preset") else None)
-        if loss in ("sk2", "trelu"):
-            ours.append(arm)
-    return ours
-
-
-def target_verdict(summary: dict) -> Verdict:
-    """The issue's target: ours (the arm dev picks among ours) ahead of every other main arm on the 7-task Avg."""
-    from .quality import ARMS
-
-    text = "ours ahead of every other arm (dev-selected, means over seeds)"
-    ours = [a for a in ours_candidates(summary) if "dev" in summary[a]]
-    others = [a for a in summary if a not in ours_candidates(summary) and a != "base"
-              and ARMS.get(a, {}).get("group") == "main"]
-    if not ours or not others:
-        return Verdict("T", text, "best of ours vs best other", "rows missing", "not measured")
-    pick = max(ours, key=lambda a: summary[a]["dev"])
-    rival = max(others, key=lambda a: summary[a]["Avg."])
-    evidence, verdict = compare(summary, pick, rival)
-    evidence = f"ours by dev: {evidence}; best other arm by test Avg.: `{rival}`"
-    return Verdict("T", text, f"`{pick}` (highest STS-B dev of ours) vs the best other arm", evidence, verdict)
+        return evidence, f"holds ({ratio:.2f}x, about half)"
+    if ratio < HALF_LOW:
+        return evidence, f"holds in direction, not in size ({ratio:.2f}x, far below half)"
+    return evidence, f"does not hold ({ratio:.2f}x)"

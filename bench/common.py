@@ -1,8 +1,8 @@
 """Helpers the benchmark parts share: timing, peak memory, machine description and the results file.
 
-``docs/results.json`` is one JSON object of sections (``quality``, ``speed``, ``memory``, ``scaling``);
-each part merges its own entries into its section under a file lock, so parts running side by side (or a
-long run writing after every arm) never lose each other's numbers.
+``docs/results.json`` is one JSON object of sections (their layout: :mod:`bench.schema`); each part merges
+its own entries into its section under a file lock, so parts running side by side (or a long run writing
+after every arm) never lose each other's numbers.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from pathlib import Path
 from filelock import FileLock
 
 from stsdemo.atomic import write_json_atomic
+
+from .schema import SECTIONS
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS_JSON = REPO / "docs" / "results.json"
@@ -37,8 +39,9 @@ def out_dir() -> Path:
     return path
 
 
-def _locked(path: Path) -> FileLock:
-    # the lock file lives in the (git-ignored) output folder, not beside the published results
+def results_lock(path: Path) -> FileLock:
+    """The lock of the file ``path`` (a results file or its claims); it lives in the (git-ignored) output
+    folder, not beside the published results."""
     return FileLock(out_dir() / f"{path.name}.lock")
 
 
@@ -54,8 +57,10 @@ def load_results(path: Path | None = None) -> dict:
 
 def update_results(section: str, entries: dict, path: Path | None = None) -> dict:
     """Merge ``entries`` into ``section`` (one level deep: a key's dict value replaces the old one)."""
+    if section not in SECTIONS:
+        raise ValueError(f"unknown results section {section!r}; sections: {', '.join(SECTIONS)}")
     path = path or results_path()
-    with _locked(path):
+    with results_lock(path):
         data = load_results(path)
         data.setdefault(section, {}).update(json.loads(json.dumps(entries, default=_jsonable)))
         data.setdefault("machine", machine())
@@ -92,6 +97,22 @@ def device_name() -> str:
     import torch
 
     return torch.cuda.get_device_name(0) if torch.cuda.is_available() else f"CPU ({os.cpu_count()} cores)"
+
+
+def cuda_available() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+def st_module(name: str):
+    """A sentence-transformers submodule (``evaluation``, ``losses``) by its 6.x path, falling back to the 5.x one."""
+    import importlib
+
+    try:
+        return importlib.import_module(f"sentence_transformers.sentence_transformer.{name}")
+    except ImportError:
+        return importlib.import_module(f"sentence_transformers.{name}")
 
 
 # ---- timing -----------------------------------------------------------------------------------------

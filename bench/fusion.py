@@ -32,7 +32,8 @@ from pathlib import Path
 import numpy as np
 
 from .common import Timer, load_results, log, setup_environment, update_results
-from .quality import Budget, base_scores, expand, quick_budget, record_model
+from .quality import Budget, base_scores, expand, quick_budget
+from .schema import check_record, fusion_entries, quality_runs, record_model
 
 
 def parse_alphas(text: str) -> list[float]:
@@ -228,6 +229,15 @@ def fusable(runs: dict, model: str, tag: str, arms: list[str] | None) -> dict:
     return chosen
 
 
+def best_arm(runs: dict) -> dict:
+    """The runs of the arm with the highest mean STS-B dev (dev only: test never picks)."""
+    devs: dict[str, list[float]] = {}
+    for run in runs.values():
+        devs.setdefault(run["arm"], []).append(run["dev_best"])
+    arm = max(devs, key=lambda a: np.mean(devs[a]))
+    return {key: run for key, run in runs.items() if run["arm"] == arm}
+
+
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m bench.fusion", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -235,6 +245,8 @@ def main(argv=None) -> dict:
     parser.add_argument("--budget", default="paper", help="budget tag of the runs to fuse (paper, quick, b1234abcd)")
     parser.add_argument("--arms", default=None, help="arms or groups to fuse (default: every fine-tuned run)")
     parser.add_argument("--alphas", default="0:1:0.1", help="alphas tried on dev: start:stop:step or a list")
+    parser.add_argument("--best", action="store_true", help="fuse only the best arm by mean STS-B dev: its best-dev "
+                        "seed (linear) and its seeds (delta-guided)")
     parser.add_argument("--no-delta", action="store_true", help="skip the delta-guided fusion of seeds")
     parser.add_argument("--skip-done", action="store_true", help="skip fusions already recorded for the same runs")
     parser.add_argument("--threads", type=int, default=None)
@@ -246,20 +258,23 @@ def main(argv=None) -> dict:
     model, model_path = model_tag(args.model), resolve_model(args.model)
     tag = "quick" if args.quick else args.budget
     alphas = parse_alphas("0,0.5,1" if args.quick else args.alphas)
-    runs = load_results().get("quality", {}).get("runs", {})
+    runs = quality_runs(load_results())
     chosen = fusable(runs, model, tag, expand(args.arms) if args.arms else None)
     if not chosen:
         log(f"fusion: no fusable runs of {model} at budget {tag}")
         return {}
+    if args.best:
+        chosen = best_arm(chosen)
     # what to fuse: (result key, runs, their keys); linear per run, delta-guided per arm with 2+ seeds
-    jobs = [(f"{key}/linear", [run], [key]) for key, run in chosen.items()]
+    linear = [max(chosen, key=lambda k: chosen[k]["dev_best"])] if args.best else list(chosen)
+    jobs = [(f"{key}/linear", [chosen[key]], [key]) for key in linear]
     by_arm: dict[str, list] = {}
     for key, run in sorted(chosen.items(), key=lambda kv: kv[1]["seed"]):
         by_arm.setdefault(run["arm"], []).append((key, run))
     if not args.no_delta:
         jobs += [(f"{model}/{arm}/seeds{'+'.join(str(r['seed']) for _, r in items)}/{tag}/delta",
                   [r for _, r in items], [k for k, _ in items]) for arm, items in by_arm.items() if len(items) > 1]
-    done = load_results().get("fusion", {})
+    done = fusion_entries(load_results())
     if args.skip_done:  # done = recorded for the very same runs (a rerun of a run makes its fusion due again)
         for out_key, items, _ in jobs:
             if done.get(out_key, {}).get("run_finished") == [r.get("finished") for r in items]:
@@ -279,6 +294,7 @@ def main(argv=None) -> dict:
                 result = fuse_run(fuser, keys[0], items[0], alphas, base_test)
             else:
                 result = fuse_seeds(fuser, keys, items, alphas, base_test)
+        check_record("fusion", result)
         finished[out_key] = result
         update_results("fusion", {out_key: result})
         log(f"fusion {out_key}: alpha {result['alpha']:g}, dev {result['dev']:.2f} (run {result['run_dev']:.2f}), "

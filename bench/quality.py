@@ -33,7 +33,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .common import Timer, load_results, log, mean_sd, out_dir, setup_environment, spaced_subset, update_results
+from .common import (Timer, cuda_available, device_name, load_results, log, mean_sd, out_dir, results_lock,
+                     results_path, setup_environment, spaced_subset, st_module, update_results)
+from .schema import check_record, quality_failed, quality_runs, record_model, run_key
 
 SEEDS = (42, 43, 44)
 STEPS_PER_EPOCH = 380       # 6,080 filtered pairs / batch 16
@@ -191,15 +193,6 @@ def quick_budget() -> Budget:
                   dev_pairs=24, test_pairs=12)
 
 
-def run_key(model: str, arm: str, seed: int, tag: str) -> str:
-    return f"{model}/{arm}/seed{seed}/{tag}"
-
-
-def record_model(result: dict) -> str:
-    """The encoder a recorded run used (records from before --model existed are all-MiniLM-L6-v2)."""
-    return result.get("model", "minilm")
-
-
 def arm_label(name: str, model: str) -> str:
     return ARMS[name]["label"].format(encoder=MODELS.get(model, model))
 
@@ -230,7 +223,7 @@ def base_scores(budget: Budget, model: str) -> dict | None:
     """
     if budget.test_pairs:
         return None
-    for key, result in load_results().get("quality", {}).get("runs", {}).items():
+    for key, result in quality_runs(load_results()).items():
         if (result["arm"] == "base" and record_model(result) == model and not key.endswith("quick")
                 and result["budget"]["max_length"] == budget.max_length):
             return result["test"]
@@ -245,12 +238,36 @@ def evaluate_encoder(encode, sets) -> tuple[dict, float]:
     return scores, timer.seconds
 
 
+def stsb_node_accuracy(model, sets, own_prediction: bool, dev_pairs: int | None = None) -> dict:
+    """STS-B test node accuracy (%): the share of pairs whose prediction rounds to the gold label's node.
+
+    The prediction is the model's own (its head or a*cos + b) where the run trained one (``own_prediction``);
+    an encoder without one (no training, sentence-transformers' losses, Pcc-tuning, InfoNCE) gets
+    ``a*cos + b`` fitted by least squares on STS-B dev, never on test.
+    """
+    from stsdemo.config import TrainConfig
+    from stsdemo.evaluate import EncodeCache, cosine_rows, dev_metrics
+    from stsdemo.train import load_dev
+
+    test, cache = sets["STSBenchmark"], EncodeCache(model.encode)
+    if own_prediction:
+        return dict(stsb_node_accuracy=dev_metrics(cache.scorer(model), test)["accuracy"] * 100,
+                    node_accuracy_from="the run's prediction")
+    dev = load_dev(TrainConfig(max_dev_pairs=dev_pairs))
+    scale, bias = np.polyfit(cosine_rows(cache(dev.sentences1), cache(dev.sentences2)), dev.labels, 1)
+    predictions = scale * cosine_rows(cache(test.sentences1), cache(test.sentences2)) + bias
+    hits = test.scheme.nearest_index(predictions) == test.scheme.nearest_index(test.labels)
+    return dict(stsb_node_accuracy=float(np.mean(hits)) * 100,
+                node_accuracy_from=f"a*cos + b fitted on STS-B dev (a={scale:.3f}, b={bias:.3f})")
+
+
 def run_base(budget: Budget, sets, model_path: str | None) -> dict:
     from stsdemo.model import SiameseRegressor
 
     model = SiameseRegressor.from_encoder(model_path, max_length=budget.max_length)
     scores, seconds = evaluate_encoder(model.encode, sets)
-    return dict(test=scores, eval_seconds=seconds, steps=0, pairs_seen=0)
+    return dict(test=scores, eval_seconds=seconds, steps=0, pairs_seen=0,
+                **stsb_node_accuracy(model, sets, False, budget.dev_pairs))
 
 
 def ours_config(spec: dict, seed: int, budget: Budget, model_path: str | None, workdir: Path):
@@ -287,29 +304,23 @@ def run_ours(spec: dict, seed: int, budget: Budget, sets, workdir: Path, model_p
                 done = event
     if done is None or done.reason != "finished":
         raise RuntimeError(f"training did not finish: {done and done.reason}")
-    reuse = base_scores(budget, model) if done.best_step == "1:0" else None
+    reuse = base_scores(budget, model) if done.best_step == (1, 0) else None
+    best = SiameseRegressor.load(done.checkpoint)
     if reuse is not None:
         scores, seconds = dict(reuse), 0.0
     else:
-        scores, seconds = evaluate_encoder(SiameseRegressor.load(done.checkpoint).encode, sets)
+        scores, seconds = evaluate_encoder(best.encode, sets)
+    # the ce head classifies on the STS line; pcc and infonce leave their head untrained
+    own = config.loss not in ("pcc", "infonce")
+    node = stsb_node_accuracy(best, sets, own, budget.dev_pairs)
     final = starts[-1]
     settings = {k: getattr(config, k) for k in ("loss", "target", "k", "x0", "lr", "epochs", "batch_size",
                                                  "eval_every", "two_stage", "stage1_max_steps", "snap_labels")}
     return dict(test=scores, eval_seconds=seconds, test_from="base" if reuse is not None else "checkpoint",
-                dev_best=done.best, best_step=done.best_step, dev_curve=evals, stages=starts, settings=settings,
+                dev_best=done.best, best_step=str(done.best_step), dev_curve=evals, stages=starts, settings=settings,
                 steps=final["total_steps"], pairs_seen=final["total_steps"] * config.batch_size,
                 train_pairs=final["train_pairs"], train_seconds=timer.seconds, pairs_per_s=done.pairs_per_s,
-                checkpoint=str(done.checkpoint))
-
-
-def _st(name: str):
-    """A sentence-transformers submodule by its 6.x path, falling back to the 5.x one."""
-    import importlib
-
-    try:
-        return importlib.import_module(f"sentence_transformers.sentence_transformer.{name}")
-    except ImportError:
-        return importlib.import_module(f"sentence_transformers.{name}")
+                checkpoint=str(done.checkpoint), **node)
 
 
 def st_trainer(loss_name: str, seed: int, budget: Budget, workdir, dev=None, train_pairs=None, evaluate=True,
@@ -334,7 +345,7 @@ def st_trainer(loss_name: str, seed: int, budget: Budget, workdir, dev=None, tra
     if budget.max_pairs:
         pairs = pairs.select(range(min(budget.max_pairs, len(pairs))))
     model = SentenceTransformer(str(model_path or stsdemo_settings.default_model_path()),
-                                device="cuda" if _cuda() else "cpu")
+                                device="cuda" if cuda_available() else "cpu")
     model.max_seq_length = budget.max_length
     data = Dataset.from_dict({"sentence1": pairs.sentences1, "sentence2": pairs.sentences2,
                               "score": (pairs.labels / 5.0).tolist()})
@@ -344,7 +355,7 @@ def st_trainer(loss_name: str, seed: int, budget: Budget, workdir, dev=None, tra
         total = min(total, budget.max_steps)
     evaluator = None
     if evaluate and dev is not None:
-        evaluator = _st("evaluation").EmbeddingSimilarityEvaluator(
+        evaluator = st_module("evaluation").EmbeddingSimilarityEvaluator(
             dev.sentences1, dev.sentences2, (dev.labels / 5.0).tolist(), main_similarity="cosine", name="stsb-dev",
             batch_size=64, write_csv=False)
     args = SentenceTransformerTrainingArguments(
@@ -352,19 +363,15 @@ def st_trainer(loss_name: str, seed: int, budget: Budget, workdir, dev=None, tra
         learning_rate=recipe["lr"], warmup_steps=int(recipe["warmup"] * total), weight_decay=recipe["weight_decay"],
         lr_scheduler_type="linear", max_grad_norm=1.0, seed=seed, data_seed=seed,
         eval_strategy="steps" if evaluator else "no", eval_steps=budget.eval_every_for(batch_size),
-        save_strategy="no", logging_steps=50, report_to=[], disable_tqdm=True, bf16=_cuda(), dataloader_num_workers=0)
-    loss = getattr(_st("losses"), loss_name)(model)
+        save_strategy="no", logging_steps=50, report_to=[], disable_tqdm=True, bf16=cuda_available(),
+        # pinned memory only helps a GPU; on a CPU torch warns it is unused
+        dataloader_num_workers=0, dataloader_pin_memory=cuda_available())
+    loss = getattr(st_module("losses"), loss_name)(model)
     trainer = SentenceTransformerTrainer(model=model, args=args, train_dataset=data, loss=loss, evaluator=evaluator)
     info = dict(loss=loss_name, settings=settings, lr=recipe["lr"], warmup=recipe["warmup"],
                 weight_decay=recipe["weight_decay"], epochs=epochs, batch_size=batch_size,
                 eval_every=budget.eval_every_for(batch_size), scale=getattr(loss, "scale", None))
     return trainer, model, evaluator, total, len(pairs), info
-
-
-def _cuda() -> bool:
-    import torch
-
-    return torch.cuda.is_available()
 
 
 def run_st(spec: dict, seed: int, budget: Budget, sets, workdir: Path, model_path: str | None, model_tag: str) -> dict:
@@ -406,14 +413,16 @@ def run_st(spec: dict, seed: int, budget: Budget, sets, workdir: Path, model_pat
     model.load_state_dict(best["state"])
     model.save(str(workdir))  # a sentence-transformers folder; SiameseRegressor.load reads its encoder
     reuse = base_scores(budget, model_tag) if best["step"] == 0 else None
+    tuned = SiameseRegressor.load(str(workdir))
     if reuse is not None:
         scores, seconds = dict(reuse), 0.0
     else:
-        scores, seconds = evaluate_encoder(SiameseRegressor.load(str(workdir)).encode, sets)
+        scores, seconds = evaluate_encoder(tuned.encode, sets)
     return dict(test=scores, eval_seconds=seconds, test_from="base" if reuse is not None else "checkpoint",
                 dev_best=best["score"] * 100, best_step=f"1:{best['step']}", dev_curve=curve, settings=info,
                 steps=total, pairs_seen=total * info["batch_size"], train_pairs=n_pairs, train_seconds=timer.seconds,
-                train_runtime=output.metrics.get("train_runtime"), checkpoint=str(workdir))
+                train_runtime=output.metrics.get("train_runtime"), checkpoint=str(workdir),
+                **stsb_node_accuracy(tuned, sets, False, budget.dev_pairs))
 
 
 def run_one(name: str, seed: int, budget: Budget, sets, model: str = "minilm", model_path: str | None = None) -> dict:
@@ -437,7 +446,8 @@ def run_one(name: str, seed: int, budget: Budget, sets, model: str = "minilm", m
     result.update(model=model, model_path=model_path or MODELS["minilm"], arm=name, seed=seed,
                   label=arm_label(name, model), group=spec["group"], kind=spec["kind"], family=spec.get("family"),
                   notes=spec.get("notes", ""), budget=asdict(budget), budget_key=budget.key(), budget_tag=budget.tag(),
-                  wall_seconds=time.perf_counter() - started, finished=time.strftime("%Y-%m-%d %H:%M:%S"))
+                  wall_seconds=time.perf_counter() - started, finished=time.strftime("%Y-%m-%d %H:%M:%S"),
+                  machine=device_name())
     return result
 
 
@@ -471,6 +481,9 @@ def summarize(runs: dict, budget_key: str | None = None, model: str | None = Non
         devs = [r["dev_best"] for r in results if r.get("dev_best") is not None]
         if devs:
             row["dev"], row["dev sd"] = mean_sd(devs)
+        nodes = [r["stsb_node_accuracy"] for r in results if "stsb_node_accuracy" in r]
+        if nodes:
+            (row["node"], row["node sd"]), row["node n"] = mean_sd(nodes), len(nodes)
         # where training ended up on dev, whatever was selected: cosine, and the head's own Spearman
         last = [r["dev_curve"][-1] for r in results if r.get("dev_curve")]
         if last:
@@ -524,7 +537,7 @@ def resolve(entry: str, model: str, tag: str, runs: dict | None = None) -> tuple
     Returns ``(arm, {candidate: dev})``."""
     if not entry.startswith("best:"):
         return entry, {}
-    runs = runs if runs is not None else load_results().get("quality", {}).get("runs", {})
+    runs = runs if runs is not None else quality_runs(load_results())
     devs = {}
     for candidate in entry.removeprefix("best:").split("|"):
         result = runs.get(run_key(model, candidate, SEEDS[0], tag))
@@ -533,13 +546,17 @@ def resolve(entry: str, model: str, tag: str, runs: dict | None = None) -> tuple
     return (max(devs, key=devs.get) if devs else None), devs
 
 
+def complete(result: dict | None, budget: Budget) -> bool:
+    """A recorded run counts as done for ``--skip-done`` when it ran at ``budget`` and has every figure a
+    run records now (runs from before the STS-B node accuracy existed are run again)."""
+    return bool(result) and result.get("budget_key") == budget.key() and "stsb_node_accuracy" in result
+
+
 def claim(key: str, budget_key: str) -> bool:
     """Mark ``key`` as taken by this process, unless a live process has taken it: lets several jobs
     (``--skip-done``) work through one plan side by side without running a run twice."""
-    from .common import _locked, results_path
-
     path = results_path()
-    with _locked(path.with_name(path.name + ".claims")):
+    with results_lock(path.with_name(path.name + ".claims")):
         claims_file = out_dir() / f"{path.name}.claims.json"
         claims = json.loads(claims_file.read_text()) if claims_file.is_file() else {}
         holder = claims.get(f"{key}|{budget_key}")
@@ -616,7 +633,7 @@ def main(argv=None) -> dict:
     log(f"quality: {len(plan)} runs planned on {model} ({model_path or MODELS['minilm']}), "
         f"budget {tag}: {budget.key()}")
     for entry, seed in plan:
-        runs = load_results().get("quality", {}).get("runs", {})
+        runs = quality_runs(load_results())
         name, devs = resolve(entry, model, tag, runs)
         if name is None:
             log(f"skip {entry}@{seed}: no first-seed run of its candidates to choose by dev")
@@ -625,7 +642,7 @@ def main(argv=None) -> dict:
             scores = ", ".join(f"{k} {v:.2f}" for k, v in devs.items())
             log(f"{entry}: {name} (STS-B dev on seed {SEEDS[0]}: {scores})")
         key = run_key(model, name, seed, tag)
-        if key in finished or (args.skip_done and key in runs and runs[key].get("budget_key") == budget.key()):
+        if key in finished or (args.skip_done and complete(runs.get(key), budget)):
             log(f"skip {key} (done)")
             continue
         if args.skip_done and not claim(key, budget.key()):
@@ -636,15 +653,16 @@ def main(argv=None) -> dict:
             result = run_one(name, seed, budget, sets, model, model_path)
         except Exception as error:  # one broken arm must not lose the others
             log(f"FAILED {key}: {type(error).__name__}: {error}")
-            failed = {**load_results().get("quality", {}).get("failed", {}), key: f"{type(error).__name__}: {error}"}
+            failed = {**quality_failed(load_results()), key: f"{type(error).__name__}: {error}"}
             update_results("quality", {"failed": failed})
             if args.quick:
                 raise
             continue
         if devs:
             result["chosen_by_dev"] = dict(entry=entry, first_seed_dev=devs)
+        check_record("quality", result)
         finished[key] = result
-        runs = {**load_results().get("quality", {}).get("runs", {}), key: result}
+        runs = {**quality_runs(load_results()), key: result}
         update_results("quality", {"runs": runs})
         log(f"done {key}: Avg. {result['test']['Avg.']:.2f} dev {result.get('dev_best', float('nan')):.2f} "
             f"in {result['wall_seconds']:.0f}s")

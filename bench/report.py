@@ -15,6 +15,7 @@ import textwrap
 from pathlib import Path
 
 from .common import ASSETS, REPO, load_results, log, mean_sd
+from .schema import fusion_entries, nli_runs, quality_failed, quality_runs, record_model, section
 
 RESULTS_MD = REPO / "docs" / "results.md"
 BEGIN, END = "<!-- BEGIN AUTO -->", "<!-- END AUTO -->"
@@ -25,14 +26,14 @@ GROUP_TITLES = {
     "stages": "One-stage versions",
     "variant": "Variants (cosine target; in tables before the paper's budget: the loss on 5·cos(u, v))",
     "head": "Head ablation (paper Table 6), Smooth K2 two-stage",
-    "nli": "Paper Table 1's question on NLI data (SNLI dev+test), one stage",
+    "nli": "Before bench.nli: NLI data (SNLI dev+test) scored on the 7 STS tasks, one stage",
     "sweep": "k / x0 sweep (paper Table 5), Smooth K2 two-stage",
 }
 # the row each group is read against, repeated at its top: the untrained encoder, or the default setting
 # (head [u,v,|u-v|], k = 2, x0 = 0.25) that the head ablation and the sweep vary
 REFERENCE_ROWS = {"main": "base", "head": "sk2-2stage", "sweep": "sk2-2stage"}
-HEADER = ["Arm", "n", *(SHORT.get(t, t) for t in TASKS), "Avg.", "STS-B dev", "best dev step",
-          "last-step dev: cosine / head"]
+HEADER = ["Arm", "n", *(SHORT.get(t, t) for t in TASKS), "Avg.", "STS-B dev", "STS-B test on node (%)",
+          "best dev step", "last-step dev: cosine / head"]
 
 
 def _cell(mean: float, sd: float, n: int) -> str:
@@ -63,12 +64,12 @@ def encoder_name(model: str) -> str:
     return MODELS.get(model, model)
 
 
-def quality_sections(quality: dict, include_quick: bool = False) -> list[tuple[str, str, dict, dict]]:
+def quality_sections(results: dict, include_quick: bool = False) -> list[tuple[str, str, dict, dict]]:
     """(model, budget key, budget, runs of that model) per table, models in order (MiniLM, mpnet, others),
     each model's budgets with the paper's budget first, then the most recent."""
-    from .quality import MODELS, record_model
+    from .quality import MODELS
 
-    runs = {k: v for k, v in quality.get("runs", {}).items() if include_quick or not k.endswith("quick")}
+    runs = {k: v for k, v in quality_runs(results).items() if include_quick or not k.endswith("quick")}
     by_model: dict[str, dict] = {}
     for key, result in runs.items():
         by_model.setdefault(record_model(result), {})[key] = result
@@ -108,12 +109,13 @@ def arm_row(arm: str, row: dict, base: float | None) -> str:
     if base is not None and arm != "base":
         avg += f" ({row['Avg.'] - base:+.2f})"
     dev = _cell(row["dev"], row["dev sd"], n) if "dev" in row else "-"
-    steps = ", ".join(row["best_steps"]) if arm != "base" else "-"
+    node = _cell(row["node"], row["node sd"], row["node n"]) if "node" in row else "-"
+    steps = ", ".join(map(str, row["best_steps"])) if arm != "base" else "-"
     last = "-"
     if "last dev cosine" in row:
         head = row["last dev head"]
         last = f"{row['last dev cosine']:.2f} / " + (f"{head:.2f}" if head is not None else "-")
-    return f"| {label} (`{arm}`) | {n} | " + " | ".join(cells) + f" | **{avg}** | {dev} | {steps} | {last} |"
+    return f"| {label} (`{arm}`) | {n} | " + " | ".join(cells) + f" | **{avg}** | {dev} | {node} | {steps} | {last} |"
 
 
 def group_tables(summary: dict, runs: dict, key: str, model: str) -> list[str]:
@@ -178,20 +180,19 @@ def fusion_table(fusion: dict, summary: dict, model: str, key: str) -> list[str]
     return lines
 
 
-def cpu_time_table(quality: dict, fusion: dict) -> list[str]:
-    from .quality import record_model
-
+def cpu_time_table(results: dict) -> list[str]:
+    runs = quality_runs(results)
     totals: dict[tuple, list] = {}
-    for key, result in quality.get("runs", {}).items():
+    for key, result in runs.items():
         if key.endswith("quick"):
             continue
         slot = totals.setdefault((record_model(result), budget_short(result["budget"])), [0, 0.0, 0.0])
         slot[0] += 1
         slot[1] += result.get("wall_seconds", 0.0) or 0.0
-    for entry in fusion.values():
+    for entry in fusion_entries(results).values():
         if entry.get("budget_tag") == "quick":
             continue
-        budget = next((r["budget"] for r in quality.get("runs", {}).values()
+        budget = next((r["budget"] for r in runs.values()
                        if r.get("budget_key") == entry.get("budget_key")), None)
         if budget:
             slot = totals.setdefault((entry["model"], budget_short(budget)), [0, 0.0, 0.0])
@@ -205,8 +206,8 @@ def cpu_time_table(quality: dict, fusion: dict) -> list[str]:
     return lines + [""]
 
 
-def quality_tables(quality: dict, include_quick: bool = False, fusion: dict | None = None) -> list[str]:
-    sections = quality_sections(quality, include_quick)
+def quality_tables(results: dict, include_quick: bool = False) -> list[str]:
+    sections = quality_sections(results, include_quick)
     if not sections:
         return ["_No quality runs recorded yet._"]
     lines = []
@@ -217,24 +218,24 @@ def quality_tables(quality: dict, include_quick: bool = False, fusion: dict | No
                      "checkpoint with the best STS-B dev cosine Spearman (dev is also scored at step 0, so an arm "
                      "that never beats the untrained encoder on dev keeps it). Mean ± sd over seeds where n > 1.\n")
         lines += group_tables(summary, runs, key, model)
-        lines += fusion_table(fusion or {}, summary, model, key)
+        lines += fusion_table(fusion_entries(results), summary, model, key)
         lines.append("(In brackets: difference of Avg. from the untrained base model. Best dev step is "
                      "`stage:step`; `1:0` means no checkpoint beat the untrained encoder on STS-B dev, so the "
                      "arm's test row is the base model's. Last-step dev: STS-B dev Spearman at the end of training, "
                      "of the cosine and of the head's prediction (mean over seeds; no head for "
                      "sentence-transformers' arms), shown whatever was selected.)\n")
-    failed = {k: v for k, v in quality.get("failed", {}).items()
-              if k not in quality.get("runs", {}) and not k.endswith("quick")}
+    failed = {k: v for k, v in quality_failed(results).items()
+              if k not in quality_runs(results) and not k.endswith("quick")}
     if failed:
         lines.append("Failed runs: " + "; ".join(f"`{k}`: {v}" for k, v in failed.items()) + "\n")
     return lines
 
 
-def headline_sections(quality: dict, include_quick: bool = False) -> dict[str, tuple]:
+def headline_sections(results: dict, include_quick: bool = False) -> dict[str, tuple]:
     """Per encoder, the table the verdicts and the plot read: ``{model: (budget key, budget, runs)}``, the
     paper's budget where it was run, else the budget with the most runs."""
     chosen: dict[str, tuple] = {}
-    for model, key, budget, runs in quality_sections(quality, include_quick):
+    for model, key, budget, runs in quality_sections(results, include_quick):
         count = sum(1 for r in runs.values() if r.get("budget_key") == key)
         paper = any(r.get("budget_tag") == "paper" for r in runs.values() if r.get("budget_key") == key)
         if model not in chosen or (paper, count) > chosen[model][0]:
@@ -242,35 +243,56 @@ def headline_sections(quality: dict, include_quick: bool = False) -> dict[str, t
     return {model: rest for model, (_, *rest) in chosen.items()}
 
 
-def verdict_table(results: dict, include_quick: bool = False) -> list[str]:
-    """Per encoder, one line per claim and evidence pair at the paper's budget where it was run (else the
-    budget with the most runs), and each claim's overall verdict; all computed in bench.claims."""
-    from .claims import memory_verdict, quality_verdicts, target_verdict
+def verdict_table(results: dict) -> list[str]:
+    """One line per claim and comparison, the paired differences beside each verdict (bench.claims)."""
+    from .claims import claim_verdicts, memory_verdict
 
     def cell(text: str) -> str:
         return text.replace("|", "\\|")
 
-    chosen = headline_sections(results.get("quality", {}), include_quick) or {"minilm": (None, None, {})}
-    lines = []
-    for index, (model, (key, budget, runs)) in enumerate(chosen.items()):
-        summary = section_summary(runs, model, key) if key else {}
-        where = budget_short(budget)
-        lines += [f"**{encoder_name(model)}** ({where}):\n", "| Claim | test | evidence (7-task Avg.) | verdict |",
-                  "|---|---|---|---|"]
-        verdicts = [*quality_verdicts(summary), target_verdict(summary)]
-        if index == 0:
-            verdicts.append(memory_verdict(results.get("memory")))
-        for v in verdicts:
-            overall = v.test == "overall" or v.claim in ("T", "C6")
-            claim = f"**{v.claim}** {cell(v.text)}" if overall else v.claim
-            verdict = f"**{cell(v.verdict)}**" if overall else cell(v.verdict)
-            lines.append(f"| {claim} | {cell(v.test)} | {cell(v.evidence)} | {verdict} |")
-        lines.append("")
+    lines = ["Paired by seed (the same seed: the same data order and initialisation); a comparison **holds** when "
+             "the mean difference is more than 2 standard errors above zero, is **reversed** when more than 2 below, "
+             "else shows no measurable difference. STS: 7-task Avg. of all-MiniLM-L6-v2 at the paper's budget; NLI: "
+             "SNLI test accuracy (%).\n",
+             "| Claim | comparison (a vs b) | per-seed a - b | mean ± se, n | verdict |", "|---|---|---|---|---|"]
+    for claim in claim_verdicts(results):
+        lines.append(f"| **{claim.claim}** {cell(claim.text)} | | | n = {claim.n} | **{cell(claim.verdict)}** |")
+        for line in claim.lines:
+            diffs = ", ".join(f"{d:+.2f}" for d in line.result.diffs) or "-"
+            lines.append(f"| {claim.claim} | {cell(line.comparison.test)} (`{line.comparison.a}` vs "
+                         f"`{line.comparison.b}`) | {diffs} | {line.result.numbers() or '-'} | {cell(line.verdict)} |")
+    evidence, verdict = memory_verdict(section(results, "memory"))
+    lines += [f"| **C6** memory about half of contrastive training | {cell(evidence)} | | | **{cell(verdict)}** |", ""]
     return lines
 
 
+def nli_table(results: dict) -> list[str]:
+    """SNLI test accuracy and macro-F1 per arm and training-set size, mean ± sd over seeds."""
+    from .nli import ARMS
+
+    groups: dict[tuple, list] = {}
+    for run in nli_runs(results).values():
+        if run["budget_tag"] != "quick":
+            groups.setdefault((run["train_pairs"], run["arm"]), []).append(run)
+    if not groups:
+        return ["_No NLI runs recorded yet (`python -m bench.nli --seeds 3 --skip-done`)._\n"]
+    lines = ["Trained one epoch at batch 16 on SNLI dev less 1,000 held-out pairs (or a fixed sample of it), "
+             "checkpoint chosen by held-out accuracy, scored once on SNLI test (9,824 pairs). The class of a "
+             "regression is the node nearest its prediction (contradiction 0, neutral 1, entailment 2).\n",
+             "| training pairs | arm | n | accuracy (%) | macro-F1 (%) | held-out accuracy (%) | minutes per run |",
+             "|---:|---|---:|---:|---:|---:|---:|"]
+    order = list(ARMS)
+    for (pairs, arm), runs in sorted(groups.items(), key=lambda kv: (-kv[0][0], order.index(kv[0][1]))):
+        n = len(runs)
+        acc, f1, held = (mean_sd([r[k] for r in runs]) for k in ("test_accuracy", "test_macro_f1", "held_out_best"))
+        minutes = sum(r["wall_seconds"] for r in runs) / n / 60
+        lines.append(f"| {pairs:,} | {ARMS[arm]['label']} (`{arm}`) | {n} | **{_cell(*acc, n)}** | {_cell(*f1, n)} | "
+                     f"{_cell(*held, n)} | {minutes:.1f} |")
+    return lines + [""]
+
+
 def speed_tables(results: dict) -> list[str]:
-    speed, memory, lines = results.get("speed", {}), results.get("memory", {}), []
+    speed, memory, lines = section(results, "speed"), section(results, "memory"), []
     train = speed.get("train")
     lines.append("| Measurement | ours | reference | ratio | setting |")
     lines.append("|---|---:|---:|---:|---|")
@@ -313,7 +335,7 @@ def speed_tables(results: dict) -> list[str]:
         lines.append("| peak memory | not run | | | `python -m bench.memory` |")
     lines.append("")
     lines += edge_table(speed)
-    scaling = results.get("scaling", {}).get("cost")
+    scaling = section(results, "scaling").get("cost")
     if scaling:
         lines.append("Cost growth (plot: `assets/bench-scaling.png`):\n")
         lines.append("| training pairs | " + " | ".join(str(r["pairs"]) for r in scaling["train"]) + " |")
@@ -426,12 +448,12 @@ def plot_scaling(scaling: dict, path: Path | None = None) -> Path | None:
     return _save(plt, fig, path)
 
 
-def plot_quality(quality: dict, path: Path | None = None, fusion: dict | None = None) -> Path | None:
+def plot_quality(results: dict, path: Path | None = None) -> Path | None:
     """7-task Avg. per arm, one panel per encoder (its headline table), fused rows beside their arms."""
     from .quality import ARMS
 
     plt = _pyplot()
-    chosen = headline_sections(quality)
+    chosen = headline_sections(results)
     if plt is None or not chosen:
         return None
     panels = []
@@ -441,7 +463,7 @@ def plot_quality(quality: dict, path: Path | None = None, fusion: dict | None = 
                       "#888888" if arm == "base" else "#d62728" if row.get("kind") == "st" else "#1f77b4")
                 for arm, row in summary.items() if row["group"] == "main" or arm not in ARMS}
         fused: dict[str, list] = {}
-        for entry in (fusion or {}).values():
+        for entry in fusion_entries(results).values():
             if entry.get("model") == model and entry.get("budget_key") == key and entry["kind"] == "linear":
                 fused.setdefault(entry["arm"], []).append(entry["test"]["Avg."])
         for arm, values in fused.items():
@@ -465,7 +487,7 @@ def plot_quality(quality: dict, path: Path | None = None, fusion: dict | None = 
 
 
 def plot_speed(results: dict, path: Path | None = None) -> Path | None:
-    speed, memory = results.get("speed", {}), results.get("memory", {})
+    speed, memory = section(results, "speed"), section(results, "memory")
     panels = [p for p in (("train", speed.get("train")), ("eval", speed.get("eval")), ("memory", memory.get("peak")))
               if p[1]]
     plt = _pyplot()
@@ -492,17 +514,81 @@ def plot_speed(results: dict, path: Path | None = None) -> Path | None:
     return _save(plt, fig, path)
 
 
+def machine_text(run: dict, results: dict) -> str:
+    """The machine a run names (older records: the results file's machine)."""
+    if run.get("machine"):
+        return run["machine"]
+    machine = section(results, "machine")
+    return machine.get("gpu") or f"CPU ({machine.get('cpus', '?')} cores)"
+
+
+def evidence(results: dict):
+    """The app's evidence (:mod:`stsdemo.app.evidence`): every arm at the paper's budget with its seeds, and
+    the claims' verdicts with the numbers behind them, all from ``results``."""
+    import time
+
+    from stsdemo.app.evidence import STS, NLI, Claim, ClaimLine, Evidence, EvidenceRow
+
+    from .claims import SOURCES, claim_verdicts, memory_verdict
+    from .nli import ARMS as NLI_ARMS
+    from .quality import ARMS, MODELS
+
+    rows = []
+    for model, (key, budget, runs) in headline_sections(results).items():
+        for arm, row in section_summary(runs, model, key).items():
+            if arm in ARMS and ARMS[arm]["group"] != "main":
+                continue
+            same = [r for r in runs.values() if r["arm"] == arm and (arm == "base" or r.get("budget_key") == key)]
+            config = ARMS.get(arm, {}).get("config", {})
+            rows.append(EvidenceRow(arm, row["label"], MODELS.get(model, model), STS, row["seeds"], row["Avg."],
+                                    row["Avg. sd"], row.get("node"), row.get("node sd"), dev=row.get("dev"),
+                                    dev_sd=row.get("dev sd"), loss=config.get("loss", ""),
+                                    target=row.get("family") or "", setting=budget_short(budget),
+                                    machine=machine_text(same[-1], results)))
+    groups: dict[tuple, list] = {}
+    for run in nli_runs(results).values():
+        if run["budget_tag"] != "quick":
+            groups.setdefault((run["train_pairs"], run["arm"]), []).append(run)
+    for (pairs, arm), runs in sorted(groups.items(), key=lambda kv: (-kv[0][0], list(NLI_ARMS).index(kv[0][1]))):
+        (acc, acc_sd), (f1, _), (held, held_sd) = (mean_sd([r[k] for r in runs]) for k in
+                                                   ("test_accuracy", "test_macro_f1", "held_out_best"))
+        small = pairs < 5000
+        rows.append(EvidenceRow(arm, NLI_ARMS[arm]["label"] + (f" · {pairs:,} training pairs" if small else ""),
+                                "all-MiniLM-L6-v2", NLI, sorted(r["seed"] for r in runs), nli=acc, nli_sd=acc_sd,
+                                nli_f1=f1, dev=held, dev_sd=held_sd, loss=runs[0]["loss"], target="head",
+                                setting=f"1 epoch, batch 16, {pairs:,} SNLI pairs", machine=machine_text(runs[-1], results)))
+    claims = []
+    for found in claim_verdicts(results):
+        lines = [ClaimLine(line.comparison.test, line.comparison.a, line.comparison.b, line.result.diffs,
+                           line.result.mean if line.result.n else None, line.result.se if line.result.n > 1 else None,
+                           line.result.n, line.verdict, SOURCES[line.comparison.source][2]) for line in found.lines]
+        claims.append(Claim(found.claim, found.text, found.verdict, found.n, lines))
+    memory, verdict = memory_verdict(section(results, "memory"))
+    claims.append(Claim("C6", f"memory about half of contrastive training ({memory})", verdict, "1"))
+    return Evidence(rows, claims, time.strftime("%Y-%m-%d"))
+
+
+def write_evidence(results: dict, path: Path | None = None) -> Path:
+    """Write the app's ``evidence.json`` (default: the one that ships with the app)."""
+    from stsdemo.app.evidence import EVIDENCE_FILE
+    from stsdemo.atomic import write_json_atomic
+
+    path = path or EVIDENCE_FILE
+    write_json_atomic(path, evidence(results).to_dict())
+    return path
+
+
 def render(results: dict | None = None, md_path: Path | None = None, include_quick: bool = False) -> str:
     """Write the AUTO part of ``md_path`` (default docs/results.md); ``include_quick`` keeps --quick runs."""
     results = results if results is not None else load_results()
-    quality, fusion = results.get("quality", {}), results.get("fusion", {})
     parts = ["### Verdicts on the paper's claims (computed from the tables below)\n",
-             *verdict_table(results, include_quick),
+             *verdict_table(results),
+             "### NLI accuracy (SNLI test)\n", *nli_table(results),
              "### Quality (7-task SentEval, Spearman x100 of cosine)\n",
-             *quality_tables(quality, include_quick, fusion),
-             *cpu_time_table(quality, fusion),
+             *quality_tables(results, include_quick),
+             *cpu_time_table(results),
              "### Speed and memory (measured side by side in one run)\n", *speed_tables(results)]
-    machine = results.get("machine")
+    machine = section(results, "machine")
     if machine:
         parts.append(f"Machine: {machine.get('cpus')} CPU cores, torch {machine.get('torch')} "
                      f"({machine.get('torch_threads')} threads), CUDA: {machine.get('cuda')}.\n")
@@ -527,9 +613,10 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     results = load_results()
     render(results)
+    log(f"wrote {write_evidence(results)}")
     if not args.no_plots:
-        for made in (plot_quality(results.get("quality", {}), fusion=results.get("fusion")), plot_speed(results),
-                     plot_scaling(results["scaling"]["cost"]) if results.get("scaling", {}).get("cost") else None):
+        cost = section(results, "scaling").get("cost")
+        for made in (plot_quality(results), plot_speed(results), plot_scaling(cost) if cost else None):
             if made:
                 log(f"wrote {made}")
     log(f"wrote {RESULTS_MD}")

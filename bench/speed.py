@@ -39,8 +39,8 @@ import time
 
 import numpy as np
 
-from .common import (REPO, Timer, device_name, log, median, out_dir, percentile, setup_environment, spaced_subset,
-                     update_results)
+from .common import (REPO, Timer, cuda_available, device_name, log, median, out_dir, percentile, setup_environment,
+                     spaced_subset, st_module, update_results)
 
 PARTS = ("train", "eval", "eval7", "stsb", "latency", "view", "cli")
 PAIR = ("A man is playing a guitar.", "Someone is playing music.")
@@ -137,9 +137,7 @@ def naive_evaluate(model, sets: dict, batch_size: int = 64, pad_to: int = 256) -
 def reference_evaluate(st_model, sets: dict) -> dict:
     """The reference evaluator: sentence-transformers' ``EmbeddingSimilarityEvaluator`` on each task at its
     defaults (cosine, Spearman), x100; STS12-16 as one set of all their pairs, as in ``evaluate_senteval``."""
-    from .quality import _st
-
-    evaluator_class = _st("evaluation").EmbeddingSimilarityEvaluator
+    evaluator_class = st_module("evaluation").EmbeddingSimilarityEvaluator
     results = {}
     for task, pairs in sets.items():
         evaluator = evaluator_class(pairs.sentences1, pairs.sentences2, pairs.labels.tolist(), main_similarity="cosine",
@@ -202,10 +200,8 @@ def bench_eval7(tasks: list[str], repeats: int, test_pairs: int | None = None) -
 
     from sentence_transformers import SentenceTransformer
 
-    from .quality import _cuda
-
     model = SiameseRegressor.from_encoder(None, max_length=256)
-    st_model = SentenceTransformer(str(settings.default_model_path()), device="cuda" if _cuda() else "cpu")
+    st_model = SentenceTransformer(str(settings.default_model_path()), device="cuda" if cuda_available() else "cpu")
     st_model.max_seq_length = 256
     sets = _eval_sets(tasks, test_pairs)
     result = compare_evaluators(lambda s: evaluate_senteval(model.encode, tasks=tuple(s), test_sets=s),

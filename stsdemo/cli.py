@@ -34,9 +34,9 @@ class OneLineParser(argparse.ArgumentParser):
 def _add_config_options(parser: argparse.ArgumentParser) -> None:
     """One option per TrainConfig field, with its declared help, limits and paper value (stsdemo.config),
     so the command line can never drift from the config."""
-    from .config import PRESET_LABELS, PRESETS, TrainConfig, describe, help_line
+    from .config import PRESETS, TrainConfig, describe, help_line, preset_label
 
-    presets = "; ".join(f"{name}: {PRESET_LABELS.get(name, '')}" for name in PRESETS)
+    presets = "; ".join(f"{name}: {preset_label(name)}" for name in PRESETS)
     parser.add_argument("--preset", choices=list(PRESETS), metavar="PRESET",
                         help=f"start from a preset; the options below override it. {presets}".replace("%", "%%"))
     hints = typing.get_type_hints(TrainConfig)
@@ -48,7 +48,7 @@ def _add_config_options(parser: argparse.ArgumentParser) -> None:
         if base is bool:
             parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=help_line(item.name))
         else:
-            # Losses take readable aliases too (smooth-k2, translated-relu), so validate() checks them.
+            # Losses take readable aliases too (smooth-k2, translated-relu), so preflight() checks them.
             choices = spec["choices"] if item.name != "loss" else None
             parser.add_argument(flag, type=base, default=None, choices=choices, metavar=item.name.upper(),
                                 help=help_line(item.name))
@@ -88,10 +88,12 @@ def _graceful_stop(stop: threading.Event):
 def cmd_train(args) -> int:
     from .atomic import write_json_atomic
     from .evaluate import format_table
-    from .model import CONFIG_NAME, SiameseRegressor
+    from .model import SiameseRegressor
+    from .preflight import preflight
+    from .save_format import is_scorer
     from .train import DoneEvent, train
 
-    config = _config_from_args(args)
+    config = preflight(_config_from_args(args))
     done = None
     stop = threading.Event()
     with _graceful_stop(stop):
@@ -101,7 +103,7 @@ def cmd_train(args) -> int:
                 done = event
     if done is None:
         return 0
-    kept = (Path(done.checkpoint) / CONFIG_NAME).is_file()
+    kept = is_scorer(done.checkpoint)
     if done.stopped and done.reason != "stopped":
         where = f"best checkpoint kept at {done.checkpoint}" if kept else "no checkpoint was written"
         print(f"stsdemo: error: the run ended early: {done.reason} ({where})", file=sys.stderr)
@@ -160,14 +162,16 @@ def cmd_score(args) -> int:
     from . import settings
     from .data import clean_text, load_csv
     from .labels import get_scheme
-    from .model import CONFIG_NAME, SiameseRegressor, saved_scheme
+    from .model import SiameseRegressor
+    from .model_source import saved_scheme
+    from .save_format import is_scorer
     from .scoring import MAX_CSV_ROWS, check_output_path, score_pair, score_pairs
 
     # Everything the user typed is checked first: a bad sentence, file or path fails in well under a second,
     # before the model is loaded.
-    if args.model is None:  # the shipped scorer, wherever the command is run from
-        shipped = settings.default_scorer_dir()
-        args.model = str(shipped) if (shipped / CONFIG_NAME).is_file() else ""
+    if args.model is None:  # the shipped scorer of the scheme's line, wherever the command is run from
+        shipped = settings.shipped_scorer_dir(args.scheme)
+        args.model = str(shipped) if is_scorer(shipped) else ""
     scheme = get_scheme(args.scheme) if args.scheme else None
     line_scheme = scheme or saved_scheme(args.model)
     if args.csv:
@@ -199,6 +203,8 @@ def cmd_filter(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from . import settings
+
     parser = OneLineParser(prog="stsdemo", description="STS as regression with Translated ReLU and Smooth K2 "
                                                         "(Zhang & Li 2024, arXiv 2406.05326).")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
@@ -220,7 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("sentence1", nargs="?")
     score.add_argument("sentence2", nargs="?")
     score.add_argument("--model", default=None, help="saved scorer, run or encoder (default: the shipped scorer, "
-                                                     "assets/default-scorer)")
+                                                     f"{settings.default_scorer_dir()})")
     score.add_argument("--scheme", help="sts, nli or an ordered list 'a, b, c' (default: the model's)")
     score.add_argument("--csv", help="CSV/TSV with two sentence columns to score")
     score.add_argument("--out", help="where to write the scored CSV")
@@ -245,6 +251,9 @@ def _one_line(error: Exception) -> str:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # loading and saving would draw bars between the JSON lines and errors
     try:
         return args.run(args)
     except InputError as error:

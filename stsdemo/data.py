@@ -22,10 +22,13 @@ import numpy as np
 
 from . import settings
 from .atomic import atomic_write
+from .config import DEV_DATA
 from .errors import InputError
 from .labels import NLI, STS, LabelScheme, sick_to_sts
 
-TRAINING_DATA = ("stsb", "sick", "stsb+sick", "nli")
+TRAINING_DATA = ("stsb", "sick", "stsb+sick", "nli", "snli-train")
+SNLI_HELD_OUT = 1000                  # SNLI dev pairs held out of "snli-train" to select its checkpoint
+SNLI_SPLIT_SEED = 0                   # the held-out pairs are the same for every run
 SOURCES = ("auto", "local", "hub")
 STS_YEARS = (12, 13, 14, 15, 16)
 STSB_SPLITS = ("train", "dev", "test")
@@ -593,20 +596,48 @@ def leakage_report(source="auto") -> dict:
     }
 
 
+def snli_dev_split(held_out: int = SNLI_HELD_OUT, train_pairs: int | None = None,
+                   source="auto") -> tuple[PairSet, PairSet]:
+    """SNLI dev as (training pairs, held-out selection pairs), split by a fixed permutation so the held-out
+    pairs are spread over the file and the same for every run; ``train_pairs`` keeps a fixed random sample of
+    N training pairs. Each part keeps the file's order. SNLI test stays unseen: it is the test set."""
+    dev = load_nli("dev", source)
+    order = np.random.default_rng(SNLI_SPLIT_SEED).permutation(len(dev))
+    train = order[held_out:] if train_pairs is None else order[held_out:held_out + train_pairs]
+    return dev.select(np.sort(train)), dev.select(np.sort(order[:held_out]))
+
+
+def builtin_scheme(name: str) -> LabelScheme | None:
+    """The label scheme of a named training or dev set (None for a user's file)."""
+    key = str(name).strip().lower()
+    if key in ("nli", "snli-train", "snli-heldout"):
+        return NLI
+    return STS if key in TRAINING_DATA or key in DEV_DATA else None
+
+
+def load_dev_data(name: str, source="auto") -> PairSet:
+    """A checkpoint-selection set by name (``DEV_DATA``): STS-B dev, or the SNLI dev pairs held out of
+    ``snli-train``."""
+    key = str(name).strip().lower()
+    _check_choice("dev data", key, DEV_DATA)
+    return load_stsb("dev", source) if key == "stsb" else snli_dev_split(source=source)[1]
+
+
 def load_training_data(name: str, scheme=None, source="auto") -> PairSet:
     """Training pairs by name (see ``TRAINING_DATA``) or from a user's .csv/.tsv file.
 
+    ``"snli-train"`` is SNLI dev less the 1,000 pairs held out to select its checkpoint (``snli-heldout``).
     ``"stsb+sick"`` is the paper's tune data: STS-B train + SICK train with every pair that appears
     in one of the seven test sets removed; its name carries the removed count. A user file needs
     ``scheme``; for the named sets ``scheme`` may be omitted and, if given, must match theirs.
     """
     key = str(name).strip().lower()
     if key in TRAINING_DATA:
-        builtin_scheme = NLI if key == "nli" else STS
-        if scheme is not None and (scheme.categories, scheme.gap) != (builtin_scheme.categories, builtin_scheme.gap):
+        own = builtin_scheme(key)
+        if scheme is not None and (scheme.categories, scheme.gap) != (own.categories, own.gap):
             raise InputError(
-                f"training data {key!r} uses the {builtin_scheme.name} label scheme "
-                f"({', '.join(builtin_scheme.categories)}), not {scheme.name}"
+                f"training data {key!r} uses the {own.name} label scheme ({', '.join(own.categories)}), not "
+                f"{scheme.name}"
             )
         if key == "stsb":
             return load_stsb("train", source)
@@ -614,6 +645,8 @@ def load_training_data(name: str, scheme=None, source="auto") -> PairSet:
             return load_sick("train", source)
         if key == "nli":
             return load_nli(source=source)
+        if key == "snli-train":
+            return snli_dev_split(source=source)[0]
         parts = _filtered_tune_parts(source)
         removed = sum(count for _, count in parts.values())
         return PairSet.concat([kept for kept, _ in parts.values()], f"stsb+sick (filtered, -{removed})")

@@ -61,6 +61,8 @@ class EncodeCache:
             encode = staticmethod(cache)
             score_embeddings = staticmethod(model.score_embeddings)
 
+        if hasattr(model, "classify_embeddings"):
+            Cached.classify_embeddings = staticmethod(model.classify_embeddings)
         return Cached()
 
 
@@ -95,24 +97,44 @@ def evaluate_senteval(encode: Encode, tasks=TASKS, test_sets=None, source="auto"
     return results
 
 
+def classification_metrics(predicted, gold, categories: int) -> dict:
+    """``accuracy`` (0..1) and ``macro_f1`` (0..1, the unweighted mean of the per-category F1) of predicted
+    category indices against gold ones; a category neither predicted nor present scores F1 0."""
+    from sklearn.metrics import accuracy_score, f1_score  # here: only classification metrics need it
+
+    return {"accuracy": float(accuracy_score(gold, predicted)),
+            "macro_f1": float(f1_score(gold, predicted, labels=list(range(categories)), average="macro",
+                                       zero_division=0))}
+
+
+def classified(model, scheme):
+    """``model.classify_embeddings``, or for a model without one, the node of ``scheme`` nearest its prediction."""
+    if hasattr(model, "classify_embeddings"):
+        return model.classify_embeddings
+    return lambda u, v: scheme.nearest_index(model.score_embeddings(u, v))
+
+
 def dev_metrics(model, dev: PairSet) -> dict:
     """How a regressor does on a labelled dev set.
 
-    ``model.encode(list[str]) -> (n, dim)`` and ``model.score_embeddings(u, v) -> (n,)`` predictions
-    on ``dev.scheme``'s line. Returns ``cosine_spearman`` (x100, embeddings alone), ``head_spearman``
-    (x100, the model's predictions), ``accuracy``: the share (0..1) of pairs whose prediction rounds to
-    the same node as the gold label, and ``errors``: ``|prediction - label|`` per pair.
+    ``model.encode(list[str]) -> (n, dim)``, ``model.score_embeddings(u, v) -> (n,)`` predictions on
+    ``dev.scheme``'s line and, optionally, ``model.classify_embeddings(u, v) -> (n,)`` category indices
+    (without it, the node nearest each prediction). Returns
+    ``cosine_spearman`` (x100, embeddings alone), ``head_spearman`` (x100, the model's predictions),
+    ``accuracy``: the share (0..1) of pairs put in the gold label's category (the node nearest a regression's
+    prediction, a classifier's arg-max), ``macro_f1`` (0..1) of those categories, and ``errors``:
+    ``|prediction - label|`` per pair.
     """
     lookup = encode_unique(model.encode, dev.sentences1 + dev.sentences2)
     u, v = _pair_embeddings(lookup, dev)
     predictions = np.asarray(model.score_embeddings(u, v), dtype=np.float64).reshape(-1)
     if predictions.shape[0] != len(dev):
         raise ValueError(f"score_embeddings returned {predictions.shape[0]} predictions for {len(dev)} pairs")
-    hits = dev.scheme.nearest_index(predictions) == dev.scheme.nearest_index(dev.labels)
+    gold = dev.scheme.nearest_index(dev.labels)
     return {
         "cosine_spearman": spearman100(cosine_rows(u, v), dev.labels),
         "head_spearman": spearman100(predictions, dev.labels),
-        "accuracy": float(np.mean(hits)),
+        **classification_metrics(classified(model, dev.scheme)(u, v), gold, len(dev.scheme.categories)),
         "errors": np.abs(np.clip(predictions, dev.scheme.low, dev.scheme.high) - dev.labels),
     }
 
@@ -129,9 +151,10 @@ def error_histogram(errors: np.ndarray, gap: float, top: float, bins_per_gap: in
 class DevEvaluator:
     """Scores a model on a labelled dev set (default STS-B dev) and names the metric that picks the best
     checkpoint: ``primary`` is ``"cosine"`` (Spearman of the embeddings' cosine, what the 7-task benchmark
-    reads) or ``"head"`` (Spearman of the prediction, what scoring shows)."""
+    reads), ``"head"`` (Spearman of the prediction, what scoring shows) or ``"accuracy"`` (the share of pairs
+    in their gold category: classification data such as NLI)."""
 
-    METRICS = {"cosine": "cosine_spearman", "head": "head_spearman"}
+    METRICS = {"cosine": "cosine_spearman", "head": "head_spearman", "accuracy": "accuracy"}
 
     def __init__(self, dev: PairSet, primary: str = "cosine"):
         if primary not in self.METRICS:

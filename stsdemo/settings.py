@@ -54,6 +54,18 @@ def default_scorer_dir() -> Path:
     return Path(__file__).resolve().parent / "default_scorer"  # package data: `pip install .` carries it
 
 
+def nli_scorer_dir() -> Path:
+    """The shipped NLI scorer (contradiction 0, neutral 1, entailment 2; see its README): what scoring with the
+    NLI scheme uses when no model is named."""
+    return Path(__file__).resolve().parent / "nli_scorer"
+
+
+def shipped_scorer_dir(scheme: str | None) -> Path:
+    """The shipped scorer that predicts on a built-in scheme's line: the NLI scorer for ``"nli"``, else the
+    default (STS) scorer."""
+    return nli_scorer_dir() if str(scheme or "").strip().lower() == "nli" else default_scorer_dir()
+
+
 def model_roots() -> list[Path]:
     """Folders the app lets a visitor load a local model or checkpoint from (the working directory included)."""
     roots = [Path.cwd(), output_dir(), default_model_path().parent, REPO_ROOT / "assets"]

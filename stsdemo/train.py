@@ -22,9 +22,9 @@ import re
 import sys
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Generator, Iterator
 
 import numpy as np
 import torch
@@ -34,15 +34,20 @@ from transformers import get_linear_schedule_with_warmup
 from . import settings
 from .atomic import write_json_atomic
 from .config import PAPER_DEFAULTS, PRESETS, TrainConfig, encoder_family
-from .data import PairSet, load_stsb, load_training_data
+from .data import PairSet, builtin_scheme, load_dev_data, load_training_data
 from .errors import InputError
 from .evaluate import DevEvaluator
-from .labels import NLI, get_scheme
-from .losses import build_loss
-from .model import SiameseRegressor, cuda_bf16, is_saved_run
+from .events import DoneEvent, EvalEvent, Event, StageStep, StartEvent, StepEvent
+from .labels import LabelScheme, get_scheme
+from .losses.registry import build_loss
+from .model import SiameseRegressor, cuda_bf16
+from .model_source import check_max_length, is_saved_run
+from .preflight import preflight
+from .save_format import RUN_RECORD
 
-__all__ = ["TrainConfig", "PRESETS", "PAPER_DEFAULTS", "train", "mixed_precision", "Event",
-           "StartEvent", "StepEvent", "EvalEvent", "DoneEvent", "parameter_groups", "run_dir"]
+__all__ = ["TrainConfig", "PRESETS", "PAPER_DEFAULTS", "train", "mixed_precision", "Event", "StartEvent",
+           "StepEvent", "EvalEvent", "DoneEvent", "Stage", "plan_stages", "Checkpointer", "parameter_groups",
+           "run_dir"]
 
 
 def mixed_precision(setting: str = "auto") -> str:
@@ -56,66 +61,42 @@ def mixed_precision(setting: str = "auto") -> str:
     return setting
 
 
-# ---- events -----------------------------------------------------------------------------------------
+# ---- stages -----------------------------------------------------------------------------------------
 
 
-@dataclass
-class Event:
-    def to_dict(self) -> dict:
-        return {"event": type(self).__name__.removesuffix("Event").lower(), **asdict(self)}
+@dataclass(frozen=True)
+class Stage:
+    """One stage of a run: its data, which parameters learn, its learning rates, length and loss, and whether
+    it starts from the best checkpoint so far (the calibration stage does)."""
 
-
-@dataclass
-class StartEvent(Event):
-    stage: int
-    stage_name: str
-    train_pairs: int
-    total_steps: int
-    device: str
-    processes: int
-    output_dir: str
-    config: dict = field(default_factory=dict)
-
-
-@dataclass
-class StepEvent(Event):
-    stage: int
-    step: int
-    total_steps: int
-    loss: float
+    name: str
+    data: str
+    frozen: bool                  # the encoder is frozen: only the head (or the cosine's a, b) learns
     lr: float
-    buffer_share: float | None   # share of this window's pairs inside the zero-gradient zone
-    pairs_per_s: float
-    elapsed: float
+    head_lr: float
+    epochs: float
+    max_steps: int | None
+    loss: str
+    from_best: bool = False
+
+    def total_steps(self, pairs: int, batch_size: int) -> int:
+        total = max(1, math.ceil(math.ceil(pairs / batch_size) * self.epochs))
+        return min(total, self.max_steps) if self.max_steps else total
 
 
-@dataclass
-class EvalEvent(Event):
-    stage: int
-    step: int
-    total_steps: int
-    dev_cosine: float
-    dev_head: float
-    dev_accuracy: float
-    best: float
-    best_step: str               # "stage:step" of the best checkpoint so far
-    is_best: bool
-    elapsed: float
-    error_hist: dict = field(default_factory=dict)  # |prediction - label| on dev: {"width", "counts"}
-    x0: float = 0.0              # the buffer zone of this stage's loss (0 for losses without one)
-    gap: float = 1.0             # the gap d between nodes
+def plan_stages(config: TrainConfig) -> list[Stage]:
+    """The stages of a run: the head on NLI first (two-stage recipe), the main stage, then calibration."""
+    def head_stage(name: str, data: str, from_best: bool = False, loss: str = "") -> Stage:
+        return Stage(f"{name} on {data} (encoder frozen)", data, True, config.stage1_lr, config.stage1_lr,
+                     config.stage1_epochs, config.stage1_max_steps, loss or config.loss, from_best)
 
-
-@dataclass
-class DoneEvent(Event):
-    stopped: bool
-    reason: str
-    best: float
-    best_step: str
-    checkpoint: str
-    steps: int
-    pairs_per_s: float
-    elapsed: float
+    main = Stage("head only" if config.head_only else "full", config.data, config.head_only, config.lr,
+                 config.head_lr, config.epochs, config.max_steps, config.loss)
+    stages = [head_stage("head", config.stage1_data)] if config.two_stage else []
+    stages.append(main)
+    if config.calibrate_data:
+        stages.append(head_stage("calibration", config.calibrate_data, from_best=True, loss=config.calibrate_loss))
+    return stages
 
 
 # ---- building blocks --------------------------------------------------------------------------------
@@ -147,28 +128,9 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def _stages(config: TrainConfig) -> list[dict]:
-    """The stages of a run: what data, which parameters learn, lr and length, and whether the stage starts
-    from the best checkpoint so far (the calibration stage does)."""
-    def head_stage(name: str, data: str, from_best: bool = False, loss: str = "") -> dict:
-        return dict(name=f"{name} on {data} (encoder frozen)", data=data, frozen=True, lr=config.stage1_lr,
-                    head_lr=config.stage1_lr, epochs=config.stage1_epochs, max_steps=config.stage1_max_steps,
-                    from_best=from_best, loss=loss or config.loss)
-
-    full = dict(name="head only" if config.head_only else "full", data=config.data, frozen=config.head_only,
-                lr=config.lr, head_lr=config.head_lr, epochs=config.epochs, max_steps=config.max_steps,
-                from_best=False, loss=config.loss)
-    stages = [head_stage("head", config.stage1_data)] if config.two_stage else []
-    stages.append(full)
-    if config.calibrate_data:
-        stages.append(head_stage("calibration", config.calibrate_data, from_best=True, loss=config.calibrate_loss))
-    return stages
-
-
 def load_pairs(config: TrainConfig, data_name: str) -> PairSet:
     """A stage's training pairs as the config names them (``max_pairs`` applied)."""
-    scheme = NLI if data_name == "nli" else get_scheme(config.scheme)
-    pairs = load_training_data(data_name, scheme=scheme)
+    pairs = load_training_data(data_name, scheme=builtin_scheme(data_name) or get_scheme(config.scheme))
     if config.max_pairs:
         pairs = pairs.select(range(min(config.max_pairs, len(pairs))))
     if len(pairs) == 0:
@@ -177,9 +139,9 @@ def load_pairs(config: TrainConfig, data_name: str) -> PairSet:
 
 
 def load_dev(config: TrainConfig) -> PairSet:
-    """STS-B dev, or ``max_dev_pairs`` of it evenly spread (the file is ordered by genre, so its first
-    pairs are all image captions)."""
-    dev = load_stsb("dev")
+    """The config's dev set (STS-B dev by default), or ``max_dev_pairs`` of it evenly spread (STS-B dev is
+    ordered by genre, so its first pairs are all image captions)."""
+    dev = load_dev_data(config.dev_data)
     if config.max_dev_pairs and config.max_dev_pairs < len(dev):
         dev = dev.select(np.linspace(0, len(dev) - 1, config.max_dev_pairs).round().astype(int))
     return dev
@@ -192,7 +154,7 @@ def set_trainable(model: SiameseRegressor, encoder: bool) -> None:
     model.head.requires_grad_(True)
 
 
-def _load_model(config: TrainConfig, scheme) -> SiameseRegressor:
+def _load_model(config: TrainConfig, scheme: LabelScheme) -> SiameseRegressor:
     if is_saved_run(config.model):
         # A warm start, head or calibration included; a head-only run keeps a LoRA scorer's adapter as it is,
         # so it saves compactly again.
@@ -202,11 +164,57 @@ def _load_model(config: TrainConfig, scheme) -> SiameseRegressor:
                                          max_length=config.max_length)
 
 
+def prepare_model(config: TrainConfig, model: SiameseRegressor | None, scheme: LabelScheme,
+                  device: torch.device) -> SiameseRegressor:
+    """The model a run starts from (``model``, else what ``config.model`` names) at the run's max length,
+    with its LoRA adapter when asked, on ``device``."""
+    try:
+        if model is None:
+            model = _load_model(config, scheme)
+        check_max_length(config.max_length, model.max_positions)
+        model.max_length = config.max_length
+        if config.lora_rank:
+            model.add_lora(config.lora_rank)
+        return model.to(device)
+    except (torch.OutOfMemoryError, MemoryError) as error:
+        raise InputError(f"out of memory loading the model onto {device} ({type(error).__name__}); "
+                         "free memory or pick a smaller model") from None
+
+
+LossChoice = torch.nn.Module | Callable[[int], torch.nn.Module] | None
+
+
+def stage_loss(config: TrainConfig, stage: Stage, index: int, scheme: LabelScheme, family: str,
+               given: LossChoice) -> torch.nn.Module:
+    """The loss of stage ``index``: ``given`` (a module, or ``stage -> module``), else the stage's own."""
+    if given is not None:
+        return given if isinstance(given, torch.nn.Module) else given(index)
+    # A stage with another loss than the run's takes that loss's own paper k.
+    k = config.k if stage.loss == config.loss else None
+    return build_loss(stage.loss, k, config.x0, scheme, config.clamp, config.threshold, family)
+
+
 def run_dir(config: TrainConfig) -> Path:
     if config.output_dir:
         return Path(config.output_dir).expanduser().resolve()
     name = config.run_name or time.strftime("%Y%m%d-%H%M%S") + f"-{config.loss}"
     return settings.output_dir() / name
+
+
+def make_accelerator(config: TrainConfig) -> Accelerator:
+    # cpu=True lets several CPU processes (torchrun) form a gloo group; on CUDA each takes its own GPU.
+    # Encoders may hold parts the mean pooling never uses (BERT's pooler), which DDP must be told about.
+    unused = DistributedDataParallelKwargs(find_unused_parameters=True)
+    return Accelerator(cpu=not torch.cuda.is_available(), mixed_precision=mixed_precision(config.precision),
+                       kwargs_handlers=[unused])
+
+
+def out_of_memory(error: BaseException) -> bool:
+    """Whether ``error`` says the machine ran out of memory. PyTorch's CPU allocator raises no typed error
+    (a plain RuntimeError from ``alloc_cpu.cpp``), so for it alone the message is the only sign."""
+    if isinstance(error, (torch.OutOfMemoryError, MemoryError)):
+        return True
+    return isinstance(error, RuntimeError) and "DefaultCPUAllocator" in str(error)
 
 
 def _steps(count: int) -> str:
@@ -230,174 +238,188 @@ def release_memory() -> None:
 # ---- the loop ---------------------------------------------------------------------------------------
 
 
-LossChoice = torch.nn.Module | Callable[[int], torch.nn.Module] | None
+class Checkpointer:
+    """Scores the model on dev and keeps the best checkpoint so far (with its ``run.json``) in ``folder``."""
+
+    def __init__(self, evaluator: DevEvaluator, folder: Path, config: TrainConfig, started: float):
+        self.evaluator, self.folder, self.config, self.started = evaluator, folder, config, started
+        self.key = (-math.inf, -math.inf)
+        self.best = -math.inf
+        self.best_step = StageStep(0, 0)
+
+    def evaluate(self, model: SiameseRegressor, stage: int, step: int, total: int, loss_fn) -> EvalEvent:
+        metrics = self.evaluator(model)
+        # Ties on the primary metric go to the better node accuracy: a cosine target's a, b never change
+        # its ranking, only where its predictions fall.
+        key = (metrics["score"], metrics["accuracy"])
+        is_best = key > self.key
+        if is_best:
+            self.key, self.best, self.best_step = key, metrics["score"], StageStep(stage, step)
+            model.save(self.folder, head_only=self.config.head_only)
+            write_json_atomic(self.folder / RUN_RECORD, {"config": self.config.to_dict(), "best_dev": self.best,
+                                                         "best_step": self.best_step, "dev_metrics": metrics})
+        return EvalEvent(stage, step, total, metrics["cosine_spearman"], metrics["head_spearman"],
+                         metrics["accuracy"], self.best, self.best_step, is_best, time.perf_counter() - self.started,
+                         metrics["error_hist"], getattr(loss_fn, "x0", 0.0), self.evaluator.dev.scheme.gap)
+
+
+@dataclass
+class Run:
+    """What the stages of one run share, and its totals across them."""
+
+    config: TrainConfig
+    accelerator: Accelerator
+    stop: threading.Event
+    checkpointer: Checkpointer
+    steps: int = 0
+    pairs: int = 0
+    train_seconds: float = 0.0    # in training steps only (evaluations not counted)
+
+    def count(self, pairs: int, seconds: float) -> None:
+        self.steps, self.pairs, self.train_seconds = self.steps + 1, self.pairs + pairs, self.train_seconds + seconds
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.checkpointer.started
+
+
+@dataclass
+class Window:
+    """The steps since the last logged one. The sums stay on the device: read (one sync) only when logged."""
+
+    device: torch.device
+    loss: torch.Tensor = field(init=False)
+    inside: torch.Tensor = field(init=False)
+    batches: int = 0
+    pairs: int = 0
+    seconds: float = 0.0
+
+    def __post_init__(self):
+        self.loss = torch.zeros((), device=self.device)
+        self.inside = torch.zeros((), device=self.device, dtype=torch.long)
+
+    def count(self, pairs: int, seconds: float) -> None:
+        self.batches, self.pairs, self.seconds = self.batches + 1, self.pairs + pairs, self.seconds + seconds
+
+
+def shuffled_batches(count: int, batch_size: int, generator: torch.Generator) -> Iterator[list[int]]:
+    """Batches of indices into ``count`` pairs, epoch after epoch, each epoch in a fresh random order."""
+    while True:
+        order = torch.randperm(count, generator=generator).tolist()
+        for start in range(0, count, batch_size):
+            yield order[start:start + batch_size]
+
+
+def run_stage(index: int, stage: Stage, pairs: PairSet, model: SiameseRegressor, loss_fn: torch.nn.Module,
+              run: Run) -> Generator[Event, None, SiameseRegressor]:
+    """Train stage ``index``, yielding its events; returns the trained model for the next stage.
+
+    It evaluates (keeping the best checkpoint) every ``eval_every`` steps and at its end; the first stage
+    also scores the starting point, so a run never ends below it on dev."""
+    config, accelerator, main = run.config, run.accelerator, run.accelerator.is_main_process
+    device, processes = accelerator.device, accelerator.num_processes
+    regression = getattr(loss_fn, "regression", False)
+    labels = pairs.scheme.snap(pairs.labels) if config.snap_labels else pairs.labels
+    set_trainable(model, not stage.frozen)
+    # The fused kernel updates all parameters at once; the default loops over ~100 tensors.
+    optimizer = torch.optim.AdamW(parameter_groups(model, stage.lr, stage.head_lr, config.layer_decay,
+                                                   config.weight_decay), fused=device.type in ("cpu", "cuda"))
+    total = stage.total_steps(len(pairs), config.batch_size)
+    scheduler = get_linear_schedule_with_warmup(optimizer, int(config.warmup * total), total)
+    wrapped, optimizer = accelerator.prepare(model, optimizer)
+    if main:
+        yield StartEvent(index, stage.name, len(pairs), total, str(device), processes,
+                         str(run.checkpointer.folder), config.to_dict())
+        if index == 1:
+            yield run.checkpointer.evaluate(model, index, 0, total, loss_fn)
+    batches = shuffled_batches(len(pairs), config.batch_size, torch.Generator().manual_seed(config.seed + index))
+    window = Window(device)
+    for step in range(1, total + 1):
+        if run.stop.is_set():
+            break
+        tick = time.perf_counter()
+        model.train()
+        if stage.frozen:
+            model.encoder.eval()  # frozen features: no dropout noise
+        batch = next(batches)
+        # Each process takes its share of the batch; the gradients are averaged across them.
+        shard = batch[accelerator.process_index::processes] or batch[:1]
+        target = torch.as_tensor(labels[shard], dtype=torch.float32, device=device)
+        output = wrapped(model.tokenize([pairs.sentences1[i] for i in shard]),
+                         model.tokenize([pairs.sentences2[i] for i in shard]))
+        loss = loss_fn(output, target)
+        accelerator.backward(loss)
+        if config.max_grad_norm:
+            accelerator.clip_grad_norm_(model.parameters(), config.max_grad_norm)
+        optimizer.step()
+        scheduler.step()
+        optimizer.zero_grad(set_to_none=True)
+        window.loss += loss.detach()
+        if regression:
+            window.inside += loss_fn.inside_buffer(output, target).sum()
+        seconds = time.perf_counter() - tick
+        run.count(len(batch), seconds)
+        window.count(len(shard), seconds)
+        if main and (step % config.log_every == 0 or step == total):
+            share = int(window.inside) / window.pairs if regression else None
+            yield StepEvent(index, step, total, float(window.loss) / window.batches, scheduler.get_last_lr()[-1],
+                            share, window.pairs * processes / window.seconds, run.elapsed())
+            window = Window(device)
+        if step == total or (step % config.eval_every == 0 and not run.stop.is_set()):
+            if main:
+                yield run.checkpointer.evaluate(model, index, step, total, loss_fn)
+            accelerator.wait_for_everyone()
+    return accelerator.unwrap_model(wrapped)
 
 
 def train(config: TrainConfig, stop: threading.Event | None = None, *, train_sets: list[PairSet] | None = None,
-          dev: PairSet | DevEvaluator | None = None, loss: LossChoice = None) -> Iterator[Event]:
+          dev: PairSet | DevEvaluator | None = None, loss: LossChoice = None,
+          model: SiameseRegressor | None = None) -> Iterator[Event]:
     """Train as configured, yielding events; the best checkpoint by STS-B dev is kept in ``run_dir``.
 
     ``stop``: set it from any thread to end the run after the current step. Closing the generator
     (a front end that goes away) ends it the same way. What the run would otherwise build can be given:
     ``train_sets`` (one PairSet per stage), ``dev`` (a PairSet, or a :class:`DevEvaluator` that names its
-    selection metric) and ``loss`` (a module, or ``stage -> module``).
+    selection metric), ``loss`` (a module, or ``stage -> module``) and ``model`` (the model to start from,
+    instead of the one ``config.model`` names).
     """
-    config.validate()
+    config = preflight(config)
     stop = stop or threading.Event()
-    cuda = torch.cuda.is_available()
-    # cpu=True lets several CPU processes (torchrun) form a gloo group; on CUDA each takes its own GPU.
-    # Encoders may hold parts the mean pooling never uses (BERT's pooler), which DDP must be told about.
-    unused = DistributedDataParallelKwargs(find_unused_parameters=True)
-    accelerator = Accelerator(cpu=not cuda, mixed_precision=mixed_precision(config.precision),
-                              kwargs_handlers=[unused])
+    accelerator = make_accelerator(config)
     seed_everything(config.seed)
-    stages = _stages(config)
+    stages = plan_stages(config)
     if train_sets is None:
-        train_sets = [load_pairs(config, stage["data"]) for stage in stages]
+        train_sets = [load_pairs(config, stage.data) for stage in stages]
     if len(train_sets) != len(stages):
         raise InputError(f"this run has {len(stages)} stage(s) but {len(train_sets)} training sets were given")
     evaluator = dev if isinstance(dev, DevEvaluator) else DevEvaluator(dev or load_dev(config), config.select_by)
-    scheme = train_sets[-1].scheme
-    try:
-        model = _load_model(config, scheme)
-        if config.max_length > model.max_positions:
-            raise InputError(f"max length {config.max_length} is more than this model takes ({model.max_positions} "
-                             f"tokens); allowed: 8 to {model.max_positions}")
-        model.max_length = config.max_length
-        if config.lora_rank:
-            model.add_lora(config.lora_rank)
-        model.to(accelerator.device)
-    except (torch.OutOfMemoryError, MemoryError) as error:
-        raise InputError(f"out of memory loading the model onto {accelerator.device} ({type(error).__name__}); "
-                         "free memory or pick a smaller model") from None
+    model = prepare_model(config, model, train_sets[-1].scheme, accelerator.device)
     family = encoder_family(getattr(model.encoder.config, "model_type", None))
     out_dir = run_dir(config)
-    main = accelerator.is_main_process
-    started = time.perf_counter()
-    best = dict(key=(-math.inf, -math.inf), score=-math.inf, step="0:0")
-    steps_done, pairs_seen, train_seconds = 0, 0, 0.0
+    run = Run(config, accelerator, stop, Checkpointer(evaluator, out_dir, config, time.perf_counter()))
     reason = "finished"
-
-    def evaluate(stage_index: int, step: int, total: int, loss_fn) -> EvalEvent:
-        metrics = evaluator(model)
-        # Ties on the primary metric go to the better node accuracy: a cosine target's a, b never change
-        # its ranking, only where its predictions fall.
-        key = (metrics["score"], metrics["accuracy"])
-        is_best = key > best["key"]
-        if is_best:
-            best.update(key=key, score=metrics["score"], step=f"{stage_index}:{step}")
-            model.save(out_dir, head_only=config.head_only)
-            write_json_atomic(out_dir / "run.json", {"config": config.to_dict(), "best_dev": metrics["score"],
-                                                     "best_step": best["step"], "dev_metrics": metrics})
-        return EvalEvent(stage_index, step, total, metrics["cosine_spearman"], metrics["head_spearman"],
-                         metrics["accuracy"], best["score"], best["step"], is_best, time.perf_counter() - started,
-                         metrics["error_hist"], getattr(loss_fn, "x0", 0.0), evaluator.dev.scheme.gap)
-
     try:
-        for stage_index, (stage, pairs) in enumerate(zip(stages, train_sets), start=1):
-            scheme = pairs.scheme
-            if stage["from_best"]:
+        for index, (stage, pairs) in enumerate(zip(stages, train_sets), start=1):
+            if stage.from_best:
                 model = SiameseRegressor.load(str(out_dir), keep_adapter=True).to(accelerator.device)
-            if loss is None:
-                # A stage with another loss than the run's takes that loss's own paper k.
-                k = config.k if stage["loss"] == config.loss else None
-                loss_fn = build_loss(stage["loss"], k, config.x0, scheme, config.clamp, config.threshold, family)
-            else:
-                loss_fn = loss if isinstance(loss, torch.nn.Module) else loss(stage_index)
-            regression = getattr(loss_fn, "regression", False)
-            labels = scheme.snap(pairs.labels) if config.snap_labels else pairs.labels
-            set_trainable(model, not stage["frozen"])
-            # The fused kernel updates all parameters at once; the default loops over ~100 tensors.
-            optimizer = torch.optim.AdamW(parameter_groups(model, stage["lr"], stage["head_lr"],
-                                                           config.layer_decay, config.weight_decay),
-                                          fused=accelerator.device.type in ("cpu", "cuda"))
-            steps_per_epoch = math.ceil(len(pairs) / config.batch_size)
-            total = max(1, math.ceil(steps_per_epoch * stage["epochs"]))
-            if stage["max_steps"]:
-                total = min(total, stage["max_steps"])
-            scheduler = get_linear_schedule_with_warmup(optimizer, int(config.warmup * total), total)
-            wrapped, optimizer = accelerator.prepare(model, optimizer)
-            if main:
-                yield StartEvent(stage_index, stage["name"], len(pairs), total, str(accelerator.device),
-                                 accelerator.num_processes, str(out_dir), config.to_dict())
-                if stage_index == 1:  # the starting point counts: a run never ends below it on dev
-                    yield evaluate(stage_index, 0, total, loss_fn)
-            generator = torch.Generator().manual_seed(config.seed + stage_index)
-            # Running sums stay on the device; they are read (one sync) only when a step is logged.
-            window_loss = torch.zeros((), device=accelerator.device)
-            window_inside = torch.zeros((), device=accelerator.device, dtype=torch.long)
-            window = dict(batches=0, pairs=0, seconds=0.0)
-            step = 0
-            while step < total and not stop.is_set():
-                order = torch.randperm(len(pairs), generator=generator).tolist()
-                for start in range(0, len(order), config.batch_size):
-                    if step >= total or stop.is_set():
-                        break
-                    tick = time.perf_counter()
-                    model.train()
-                    if stage["frozen"]:
-                        model.encoder.eval()  # frozen features: no dropout noise
-                    batch = order[start:start + config.batch_size]
-                    # Each process takes its share of the batch; the gradients are averaged across them.
-                    shard = batch[accelerator.process_index::accelerator.num_processes] or batch[:1]
-                    target = torch.as_tensor(labels[shard], dtype=torch.float32, device=accelerator.device)
-                    output = wrapped(model.tokenize([pairs.sentences1[i] for i in shard]),
-                                     model.tokenize([pairs.sentences2[i] for i in shard]))
-                    loss_value = loss_fn(output, target)
-                    accelerator.backward(loss_value)
-                    if config.max_grad_norm:
-                        accelerator.clip_grad_norm_(model.parameters(), config.max_grad_norm)
-                    optimizer.step()
-                    scheduler.step()
-                    optimizer.zero_grad(set_to_none=True)
-                    step += 1
-                    steps_done += 1
-                    window_loss += loss_value.detach()
-                    if regression:
-                        window_inside += loss_fn.inside_buffer(output, target).sum()
-                    seconds = time.perf_counter() - tick
-                    train_seconds += seconds
-                    pairs_seen += len(batch)
-                    window["batches"] += 1
-                    window["pairs"] += len(shard)
-                    window["seconds"] += seconds
-                    if main and (step % config.log_every == 0 or step == total):
-                        share = int(window_inside) / window["pairs"] if regression else None
-                        yield StepEvent(stage_index, step, total, float(window_loss) / window["batches"],
-                                        scheduler.get_last_lr()[-1], share,
-                                        window["pairs"] * accelerator.num_processes / window["seconds"],
-                                        time.perf_counter() - started)
-                        window_loss.zero_()
-                        window_inside.zero_()
-                        window = dict(batches=0, pairs=0, seconds=0.0)
-                    if step == total or (step % config.eval_every == 0 and not stop.is_set()):
-                        if main:
-                            yield evaluate(stage_index, step, total, loss_fn)
-                        accelerator.wait_for_everyone()
-            model = accelerator.unwrap_model(wrapped)
+            loss_fn = stage_loss(config, stage, index, pairs.scheme, family, loss)
+            model = yield from run_stage(index, stage, pairs, model, loss_fn, run)
             if stop.is_set():
                 reason = "stopped"
                 break
-    except (torch.OutOfMemoryError, MemoryError) as error:
-        reason = (f"out of memory ({type(error).__name__}) after {_steps(steps_done)}: try a smaller batch size "
-                  "or max length; the best checkpoint so far is kept")
-    except RuntimeError as error:
-        text = str(error)
-        if "allocate" not in text and "out of memory" not in text:  # CPU allocation failures: RuntimeError
+    except (RuntimeError, MemoryError) as error:  # torch.OutOfMemoryError is a RuntimeError
+        if not out_of_memory(error):
             raise
-        reason = (f"out of memory (RuntimeError) after {_steps(steps_done)}: try a smaller batch size or max "
-                  "length; the best checkpoint so far is kept")
-    except GeneratorExit:
-        reason = "stopped"
-        raise
+        reason = (f"out of memory ({type(error).__name__}) after {_steps(run.steps)}: try a smaller batch size "
+                  "or max length; the best checkpoint so far is kept")
     finally:
         # Drop this run's tensors (activations, gradients, optimiser state) before reporting, so a stopped
         # or failed run gives its memory back to the process at once.
-        output = loss_value = target = optimizer = scheduler = wrapped = model = None  # noqa: F841
+        model = loss_fn = None  # noqa: F841
         accelerator.free_memory()
         release_memory()
         if torch.cuda.is_available():
             torch.cuda.empty_cache()
-    if main:
-        yield DoneEvent(reason != "finished", reason, best["score"], best["step"], str(out_dir), steps_done,
-                        pairs_seen / train_seconds if train_seconds else 0.0, time.perf_counter() - started)
+    if accelerator.is_main_process:
+        best = run.checkpointer
+        yield DoneEvent(reason != "finished", reason, best.best, best.best_step, str(out_dir), run.steps,
+                        run.pairs / run.train_seconds if run.train_seconds else 0.0, run.elapsed())

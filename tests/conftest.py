@@ -8,6 +8,14 @@ import torch
 torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
 
 
+def pytest_configure(config):
+    """pytest resets the warning filters around each test: give it the package's exact library filters."""
+    from stsdemo import library_warnings
+
+    for line in library_warnings.pytest_filters():
+        config.addinivalue_line("filterwarnings", line)
+
+
 @pytest.fixture(autouse=True)
 def _isolated_output_dir(tmp_path_factory, monkeypatch):
     base = tmp_path_factory.getbasetemp()

@@ -64,9 +64,9 @@ def main(scenario: str, folder: str) -> None:
         return
     model = tiny_model(seed=2)
     if scenario == "head":
-        import stsdemo.model
+        import stsdemo.save_format
 
-        stsdemo.model.save_file = half_writer
+        stsdemo.save_format.save_file = half_writer
     elif scenario == "encoder":
         import transformers.modeling_utils
 

@@ -12,6 +12,7 @@ from gradio_client.exceptions import AppError
 
 from stsdemo import settings
 from stsdemo.app import store
+from stsdemo.events import DoneEvent, EvalEvent, StartEvent
 from stsdemo.labels import get_scheme
 from stsdemo.model import SiameseRegressor
 
@@ -23,6 +24,7 @@ def _score(client, scheme=STS, custom="", gap=1.0, model="default", pair=PAIR):
     return client.predict(model, *pair, scheme, custom, gap, None, api_name="/score")
 
 
+# NLI does not fit the shipped STS scorer: the shipped NLI scorer scores it (see the test below).
 @pytest.mark.parametrize("choice, custom, gap, name", [(STS, "", 1.0, "sts"), (NLI, "", 1.0, "nli"),
                                                       ("Custom ordered list", "low, mid, high", 2.0, "low, mid, high")])
 def test_score_pair_rounds_the_prediction_to_the_nearest_node(client, choice, custom, gap, name):
@@ -33,6 +35,26 @@ def test_score_pair_rounds_the_prediction_to_the_nearest_node(client, choice, cu
     assert -1.0 <= cosine <= 1.0 and cosine > 0.5  # a paraphrase
     assert figure["type"] == "plotly" and json.loads(figure["plot"])["data"]
     assert isinstance(notice, str)
+
+
+def test_a_scheme_that_does_not_fit_the_model_is_never_paired_silently(client, tmp_path, monkeypatch):
+    """NLI with the STS scorer: the tab switches to the shipped NLI scorer and says why; without one, the pair is
+    read on the STS line with a notice saying why and which model fits, and a file scored that way is refused
+    with the same reason."""
+    from gradio_client import handle_file
+
+    from stsdemo.app import models
+
+    prediction, category, node, cosine, figure, notice = _score(client, NLI)
+    assert category == get_scheme("nli").category(prediction) and "Switched to" in notice
+    monkeypatch.setattr(models, "nli_scorer_available", lambda: False)
+    prediction, category, node, cosine, figure, notice = _score(client, NLI)
+    assert category == get_scheme("sts").category(prediction)
+    assert "does not fit" in notice and "NLI" in notice and "Model that fits" in notice
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text("sentence1,sentence2\nA man plays.,Someone plays.\n", encoding="utf-8")
+    with pytest.raises(AppError, match="does not fit"):
+        client.predict("default", handle_file(str(pairs)), NLI, "", 1.0, api_name="/score_file")
 
 
 def test_score_reports_truncation_and_rejects_empty_input(client):
@@ -99,7 +121,7 @@ def test_short_fine_tune_streams_curves_and_yields_a_usable_run(client, tmp_path
     assert "finished" in final[1]
     info = _session_runs(client)[-1]
     assert info.status == "finished" and info.has_checkpoint()
-    assert [e["step"] for e in info.events if e["event"] == "eval"] == [0, 2, 4]
+    assert [e.step for e in info.events if isinstance(e, EvalEvent)] == [0, 2, 4]
     value = store.RUN_PREFIX + info.run_id
     assert value in [choice[1] for choice in final[6]["choices"]]  # now in the scoring model list
 
@@ -126,7 +148,7 @@ def test_stop_ends_the_run_after_the_current_step_and_shows_the_final_event(clie
     assert "stopped" in outputs[-1][1] and "best checkpoint is kept" in outputs[-1][1]
     info = _session_runs(client)[-1]
     assert info.status == "stopped" and info.has_checkpoint()
-    assert info.events[-1]["event"] == "done" and info.events[-1]["steps"] < 200
+    assert isinstance(info.events[-1], DoneEvent) and info.events[-1].steps < 200
     _wait_until_idle(app_state)
 
 
@@ -165,4 +187,46 @@ def test_train_with_no_arguments_starts_the_default_run(client, app_state):
     config, defaults = info.config, form.form_defaults()
     assert (config["loss"], config["target"], config["model"]) == ("sk2", "cosine", models.scorer_source())
     assert config["max_steps"] == form.from_form("max_steps", defaults["max_steps"])
-    assert info.status == "stopped" and info.events[0]["event"] == "start"
+    assert info.status == "stopped" and isinstance(info.events[0], StartEvent)
+
+
+def test_compare_runs_the_pair_with_and_without_the_buffer_as_one_job(client, app_state):
+    before = len(_session_runs(client))
+    job = client.submit(*train_args(), api_name="/compare_buffer")
+    outputs = list(job)
+    assert job.status().success, job.status()
+    first, second = _session_runs(client)[before:]
+    assert (first.config["x0"], second.config["x0"]) == (0.25, 0.0)
+    same = ("seed", "loss", "k", "max_steps", "max_pairs", "model", "data", "target", "lr")
+    assert all(first.config[name] == second.config[name] for name in same)
+    assert first.status == second.status == "finished"
+    final = outputs[-1]
+    assert "With vs without the buffer" in final[1] and "difference" in final[1]
+    from stsdemo.app import finetune
+
+    on_dev_chart = set(finetune.curves_for(client.session_hash).dev["run"])
+    assert all(any(name.startswith(run.label) for name in on_dev_chart) for run in (first, second)), on_dev_chart
+    histogram = json.loads(final[-1]["plot"])
+    assert [trace["name"].split(" · ")[0] for trace in histogram["data"]] == [first.label, second.label]
+    _wait_until_idle(app_state)
+
+
+@pytest.mark.parametrize("overrides, message", [(dict(x0=0.0), "x0 is already 0"),
+                                                (dict(loss="MSE [mse]"), "has no buffer zone")])
+def test_compare_refuses_what_it_cannot_compare_and_starts_nothing(client, overrides, message):
+    before = len(_session_runs(client))
+    with pytest.raises(AppError, match=message):
+        client.predict(*train_args(**overrides), api_name="/compare_buffer")
+    assert len(_session_runs(client)) == before
+
+
+def test_compare_while_a_run_of_the_session_goes_is_refused(client, app_state):
+    job = client.submit(*train_args(max_steps=200, eval_every=2), api_name="/train")
+    _wait_for_new_points(job)
+    try:
+        with pytest.raises(AppError, match="already training or waiting"):
+            client.predict(*train_args(), api_name="/compare_buffer")
+    finally:
+        client.predict(api_name="/stop")
+        list(job)
+        _wait_until_idle(app_state)

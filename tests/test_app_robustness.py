@@ -175,27 +175,32 @@ def test_stop_and_cancel_cycles_leave_no_thread_and_keep_memory(app_url, app_sta
 
 
 def test_out_of_memory_in_a_run_ends_it_with_a_message_and_the_app_keeps_serving(app_url, monkeypatch):  # noqa: F811
-    import stsdemo.train as train_module
+    import torch
 
-    real_build = train_module.build_loss
+    from stsdemo.app import finetune
+    from stsdemo.losses.registry import build_loss
+    from stsdemo.train import train
 
-    class OutOfMemory(type(real_build("sk2"))):
-        calls = 0
+    class OutOfMemory(torch.nn.Module):
+        """The run's loss, but its second call (a training step) finds the GPU full."""
+
+        def __init__(self, inner):
+            super().__init__()
+            self.inner, self.calls, self.regression = inner, 0, inner.regression
 
         def forward(self, output, labels):
-            OutOfMemory.calls += 1
-            if OutOfMemory.calls == 2:
-                import torch
-
+            self.calls += 1
+            if self.calls == 2:
                 raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
-            return super().forward(output, labels)
+            return self.inner(output, labels)
 
-    def build_loss(name, *args, **kwargs):
-        loss = real_build(name, *args, **kwargs)
-        loss.__class__ = OutOfMemory
-        return loss
+        def inside_buffer(self, output, labels):
+            return self.inner.inside_buffer(output, labels)
 
-    monkeypatch.setattr(train_module, "build_loss", build_loss)
+    def train_running_out_of_memory(config, stop):
+        return train(config, stop, loss=OutOfMemory(build_loss(config.loss)))
+
+    monkeypatch.setattr(finetune, "train", train_running_out_of_memory)
     client = new_client(app_url)
     outputs = list(client.submit(*train_args(**LONG), api_name="/train"))
     status = outputs[-1][1]

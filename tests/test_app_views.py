@@ -12,6 +12,7 @@ import pytest
 
 from stsdemo.config import PRESETS, TrainConfig, describe
 from stsdemo.errors import InputError
+from stsdemo.events import EvalEvent, StageStep
 from stsdemo.labels import get_scheme
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,7 +75,8 @@ def test_error_histogram_marks_x0_and_half_the_gap_and_shows_the_start():
     from stsdemo.app import plots
 
     def evaluation(step, counts):
-        return {"event": "eval", "step": step, "x0": 0.25, "gap": 1.0, "error_hist": {"width": 0.05, "counts": counts}}
+        return EvalEvent(1, step, 10, 0.0, 0.0, 0.0, 0.0, StageStep(1, 0), False, 0.0,
+                         error_hist={"width": 0.05, "counts": counts}, x0=0.25, gap=1.0)
 
     figure = go.Figure(plots.error_histogram([evaluation(0, [0, 2, 4, 4, 2, 8]), evaluation(10, [5, 5, 5, 5, 0, 0])],
                                              "#1").to_dict())
@@ -93,3 +95,55 @@ def test_a_pickled_stop_signal_still_sees_the_flag_file(tmp_path):
     assert not copy.is_set()
     (tmp_path / "STOP").touch()
     assert copy.is_set() and signal.is_set()
+
+
+def test_training_curves_format_their_ticks_even_for_one_point():
+    """One evaluation (step 0) must not get raw ticks such as "89.709692" and "0.000000": the charts carry
+    d3 tick formats, and the dev chart a y range of whole points at least one point wide."""
+    import gradio as gr
+    import pandas as pd
+
+    from stsdemo.app import plots
+
+    one = pd.DataFrame({"step": [0], "spearman": [89.709692], "run": ["#1 sk2 · cosine"]})
+    assert plots.dev_y_range(one) == [89.0, 90.0]
+    two = pd.DataFrame({"step": [0, 20], "spearman": [89.71, 90.13], "run": ["a", "a"]})
+    assert plots.dev_y_range(two) == [89.0, 91.0]
+    assert plots.dev_y_range(one.iloc[:0]) is None
+    for name, y in (("dev", "spearman"), ("loss", "loss"), ("buffer", "share")):
+        config = gr.LinePlot(one.rename(columns={"spearman": y}), x="step", y=y, color="run",
+                             **plots.CURVE_AXES[name]).get_config()
+        assert config["x_axis_format"] == "d" and config["y_axis_format"]
+    assert f"{89.709692:{plots.CURVE_AXES['dev']['y_axis_format']}}" == "89.7"
+
+
+def test_a_built_in_scheme_that_does_not_fit_the_model_says_why_and_which_model_fits():
+    from stsdemo.app import score
+
+    sts, nli = get_scheme("sts"), get_scheme("nli")
+    own, sts_choice, nli_choice, custom = score.SCHEME_CHOICES
+    assert score.scheme_mismatch(sts_choice, sts) == score.scheme_mismatch(nli_choice, nli) == ""
+    assert score.scheme_mismatch(own, sts) == score.scheme_mismatch(custom, sts) == ""  # a reading, noted apart
+    text = score.scheme_mismatch(nli_choice, sts)
+    assert "does not fit" in text and "contradiction" in text and "shipped NLI scorer" in text  # why, what fits
+    assert "shipped scorer" in score.scheme_mismatch(sts_choice, nli)
+
+
+def test_the_mcp_server_is_asked_for_by_flag_or_environment(monkeypatch):
+    from stsdemo.app.ui import launch_kwargs, mcp_wanted
+
+    monkeypatch.delenv("STSDEMO_MCP", raising=False)
+    assert not mcp_wanted([]) and mcp_wanted(["--mcp"]) and "mcp_server" not in launch_kwargs()
+    assert launch_kwargs(mcp=True)["mcp_server"] is True
+    monkeypatch.setenv("STSDEMO_MCP", "1")
+    assert mcp_wanted([]) and launch_kwargs()["mcp_server"] is True
+
+
+def test_the_form_defaults_follow_the_machine_the_form_is_built_on(monkeypatch):
+    from stsdemo.app import form
+
+    monkeypatch.delenv("SPACES_ZERO_GPU", raising=False)
+    monkeypatch.setattr(form.torch.cuda, "is_available", lambda: False)
+    assert form.form_defaults()["final_eval"] is False and form.field_spec("max_steps").value == form.DEFAULT_STEPS
+    monkeypatch.setattr(form.torch.cuda, "is_available", lambda: True)
+    assert form.form_defaults()["final_eval"] is True and form.field_spec("max_steps").value == 0

@@ -53,6 +53,7 @@ def test_quality_fusion_and_report_quick(bench_files):
 
 def test_plan_groups_and_dev_choice():
     from bench import quality
+    from bench.schema import run_key
 
     plan = quality.build_plan("minilm-main", 3)
     first = [arm for arm, seed in plan if seed == 42]
@@ -60,8 +61,8 @@ def test_plan_groups_and_dev_choice():
     later = [arm for arm, seed in plan if seed == 44]
     assert quality.BEST_HEAD in later and "pcc" in later and "base" not in later
     assert all(seed == 42 for _, seed in quality.build_plan("mpnet-main", 1))
-    runs = {quality.run_key("minilm", "sk2-2stage", 42, "paper"): {"dev_best": 86.9},
-            quality.run_key("minilm", "trelu-2stage", 42, "paper"): {"dev_best": 87.1}}
+    runs = {run_key("minilm", "sk2-2stage", 42, "paper"): {"dev_best": 86.9},
+            run_key("minilm", "trelu-2stage", 42, "paper"): {"dev_best": 87.1}}
     assert quality.resolve(quality.BEST_HEAD, "minilm", "paper", runs) == (
         "trelu-2stage", {"sk2-2stage": 86.9, "trelu-2stage": 87.1})
     assert quality.resolve(quality.BEST_HEAD, "mpnet", "paper", runs)[0] is None
@@ -95,27 +96,30 @@ def test_fusion_arithmetic():
         fusion.parse_alphas("0,1.5")
 
 
-def test_claims_are_computed_from_the_rows():
+def test_memory_verdict():
     from bench import claims
 
-    def row(avg, sd=0.0, seeds=(42,), dev=None):
-        out = {"Avg.": avg, "Avg. sd": sd, "seeds": list(seeds)}
-        if dev is not None:
-            out["dev"] = dev
-        return out
-
-    summary = {"base": row(78.0), "sk2-2stage": row(79.0, 0.1, (42, 43, 44), dev=87.0), "ce": row(77.0),
-               "infonce": row(78.5), "trelu-2stage": row(78.9, dev=86.0), "st-cossim": row(80.0, 0.2, (42, 43, 44))}
-    lines = {(v.claim, v.test): v for v in claims.quality_verdicts(summary)}
-    assert lines[("C1", "overall")].verdict == "holds where measured"
-    assert lines[("C2", "overall")].verdict == "not measured"
-    assert lines[("C4", "overall")].verdict == "holds"
-    assert claims.compare(summary, "sk2-2stage", "trelu-2stage")[1].startswith("inconclusive")
-    target = claims.target_verdict(summary)
-    assert "`sk2-2stage`" in target.test and target.verdict.startswith("does not hold")
-    assert claims.memory_verdict({}).verdict.startswith("not measured")
+    assert claims.memory_verdict({})[1].startswith("not measured")
     peak = {"peak": {"ratio_rss": 0.5, "batches": {"ours": 16, "infonce": 512}, "max_length": 256, "device": "CPU"}}
-    assert claims.memory_verdict(peak).verdict.startswith("holds (0.50x")
+    assert claims.memory_verdict(peak)[1].startswith("holds (0.50x")
+
+
+def test_nli_quick_records_accuracy_and_macro_f1(bench_files):
+    from bench import nli, report
+    from bench.common import load_results
+
+    finished = nli.main(["--quick", "--arms", "nli-ce,nli-sk2", "--seeds", "1"])
+    assert set(finished) == {"minilm/nli-ce/seed42/quick", "minilm/nli-sk2/seed42/quick"}
+    train, held_out = nli.split_dev(nli.quick_budget())
+    assert not {(a, b) for a, b in zip(train.sentences1, train.sentences2)} & \
+        {(a, b) for a, b in zip(held_out.sentences1, held_out.sentences2)}
+    for result in finished.values():
+        assert 0 <= result["test_accuracy"] <= 100 and 0 <= result["test_macro_f1"] <= 100
+        assert sum(map(sum, result["confusion"])) == result["test_pairs"] == 30
+        assert abs(sum(result["confusion"][i][i] for i in range(3)) / 30 * 100 - result["test_accuracy"]) < 1e-9
+        assert result["machine"] and result["held_out_curve"][0]["step"] == 0
+    assert "No NLI runs" in "".join(report.nli_table(load_results()))  # quick runs stay out of the tables
+
 
 
 def test_speed_and_memory_quick(bench_files):

@@ -1,5 +1,6 @@
 """The app in a real browser (headless Debian Chromium through Playwright): every tab, scoring a pair,
-dragging a slider, and a tiny fine-tune up to its first curve points; and every tab on a phone-sized screen,
+dragging a slider, a tiny fine-tune up to its first curve points, the with/without-buffer comparison and the
+recorded evidence; and every tab on a phone-sized screen,
 which must not overflow to the right.
 
 Screenshots go to tmp_path; with STSDEMO_SCREENSHOTS=1 they go to assets/screenshot-<tab>.png instead (the
@@ -90,8 +91,22 @@ def _walk_through(page, tmp_path):
     expect(page.locator("#train-status")).to_contain_text("finished", timeout=180_000)
     _shot(page, "finetune", tmp_path)
 
-    # 4. Benchmark: the reference bars are drawn, and the finished run is offered.
+    # 4. Compare with and without the buffer: the same tiny run twice (x0 = 0.25, then 0); the two last dev
+    #    error histograms are overlaid and the dev difference is stated.
+    page.locator("#train-compare").click()
+    expect(page.locator("#train-status")).to_contain_text("With vs without the buffer", timeout=360_000)
+    histogram = page.locator("#error-histogram")
+    expect(histogram).to_contain_text("with vs without the buffer")
+    expect(histogram).to_contain_text("x0=0")  # the second run's legend entry
+    expect(page.locator("#dev-plot")).to_contain_text("x0=0")
+    _shot(page, "compare", tmp_path)
+
+    # 5. Benchmark: the recorded evidence (table, verdicts, bars with error bars) opens the tab; the reference
+    #    bars are drawn, and the finished run is offered.
     page.get_by_role("tab", name="Benchmark").click()
+    expect(page.locator("#evidence-verdicts")).to_contain_text("C2")
+    expect(page.locator("#evidence-table")).to_contain_text("sk2-cosine")
+    expect(page.locator("#evidence-chart")).to_contain_text("SNLI test accuracy")
     expect(page.get_by_text("Evaluate on 7 tasks")).to_be_visible()
     expect(page.locator(".js-plotly-plot").last).to_contain_text("MTEB")
     _shot(page, "benchmark", tmp_path)
@@ -130,3 +145,39 @@ def _overflowing(window, width: int) -> list:
         }
         return out.slice(0, 8);
     }""", width)
+
+
+def test_a_link_reopens_the_loss_explorer_and_copy_link_writes_one(app_url, tmp_path):  # noqa: F811
+    """?tab=loss&k=3&x0=0.1&d=1 selects the Loss explorer with those settings (and redraws the chart); a bad
+    value falls back with a notice; Copy link on the Score tab shows a link that reopens the same pair."""
+    from app_fixtures import open_page
+    from playwright.sync_api import expect
+
+    for page in open_page(app_url.rstrip("/") + "/?tab=loss&k=3&x0=0.1&d=1&prediction=4&label=3&junk=1",
+                          viewport={"width": 1400, "height": 1000}):
+        expect(page.get_by_label("number input for slope k")).to_have_value("3", timeout=60_000)
+        expect(page.get_by_label("number input for buffer x0")).to_have_value("0.1")
+        expect(page.get_by_label("number input for node gap d")).to_have_value("1")
+        expect(page.get_by_label("Prediction", exact=True)).to_have_value("4")
+        expect(page.locator("#loss-plot")).to_contain_text("x0 = 0.1", timeout=20_000)
+        expect(page.locator("#loss-link-notice")).to_have_text("")
+
+    for page in open_page(app_url.rstrip("/") + "/?tab=loss&k=-1&x0=0.8&d=1", viewport={"width": 1400, "height": 1000}):
+        expect(page.locator("#loss-link-notice")).to_contain_text("slope k", timeout=60_000)
+        expect(page.locator("#loss-link-notice")).to_contain_text("d/2")
+        expect(page.get_by_label("number input for slope k")).to_have_value("2")
+        expect(page.get_by_label("number input for buffer x0")).to_have_value("0.25")
+        expect(page.get_by_test_id("toast-body").first).to_be_visible()
+
+    pair = "?tab=score&s1=A%20cat%20sleeps.&s2=A%20kitten%20is%20sleeping.&scheme=sts"
+    for page in open_page(app_url.rstrip("/") + "/" + pair, viewport={"width": 1400, "height": 1000}):
+        expect(page.get_by_label("Sentence 1", exact=True)).to_have_value("A cat sleeps.", timeout=60_000)
+        expect(page.get_by_label("Category", exact=True)).not_to_have_value("", timeout=120_000)
+        page.get_by_label("Sentence 2", exact=True).fill("A kitten naps.")
+        page.locator("#score-copy-link").click()
+        link = page.locator("#score-link textarea, #score-link input").first
+        expect(link).to_have_value(app_url.rstrip("/") + "/?tab=score&s1=A%20cat%20sleeps.&s2=A%20kitten%20naps."
+                                   "&scheme=sts", timeout=20_000)
+        page.goto(link.input_value())
+        expect(page.get_by_label("Sentence 2", exact=True)).to_have_value("A kitten naps.", timeout=60_000)
+        _shot(page, "link", tmp_path)

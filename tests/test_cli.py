@@ -40,10 +40,10 @@ def test_every_train_option_has_a_help_line_with_the_paper_value():
 def test_loss_aliases(alias):
     from stsdemo.config import TrainConfig
 
-    config = TrainConfig(loss=alias, max_steps=1)
+    config = TrainConfig(loss=alias, max_steps=1).normalized()
     config.validate()
     assert config.loss == "sk2"
-    assert TrainConfig(loss="translated-relu").loss == "translated-relu"  # canonical only once validated
+    assert TrainConfig(loss="translated-relu").loss == "translated-relu"  # canonical only once normalized
 
 
 @pytest.mark.parametrize("args, message", [

@@ -149,3 +149,36 @@ def test_minilm_matches_published_scores(minilm_results):
         assert minilm_results[task] == pytest.approx(expected, abs=0.05), task
     assert minilm_results["SICKRelatedness"] == pytest.approx(MEASURED_SICK_R, abs=0.05)
     assert minilm_results["Avg."] == pytest.approx(np.mean([minilm_results[t] for t in TASKS]))
+
+
+def test_classification_metrics_on_a_small_nli_fixture():
+    from stsdemo.evaluate import classification_metrics
+
+    # gold: 2 contradiction, 2 neutral, 2 entailment; the model never says neutral
+    gold, predicted = [0, 0, 1, 1, 2, 2], [0, 0, 0, 2, 2, 2]
+    metrics = classification_metrics(predicted, gold, 3)
+    assert metrics["accuracy"] == pytest.approx(4 / 6)
+    # F1 per class: contradiction 2*(2/3*1)/(2/3+1) = 0.8, neutral 0, entailment 0.8 -> macro 1.6 / 3
+    assert metrics["macro_f1"] == pytest.approx(1.6 / 3)
+
+
+class FakeClassifier(FakeRegressor):
+    """A classifier whose arg-max differs from the node nearest its expected value."""
+
+    def __init__(self, vectors, predictions, classes):
+        super().__init__(vectors, predictions)
+        self.classes = np.asarray(classes)
+
+    def classify_embeddings(self, u, v):
+        return self.classes
+
+
+def test_dev_metrics_take_a_classifiers_arg_max_and_a_regressions_nearest_node():
+    from stsdemo.labels import NLI
+
+    dev = PairSet("nli", ["ref", "ref", "s1"], ["s1", "s2", "s4"], [0.0, 1.0, 2.0], NLI)
+    vectors = _angle_vectors(["s1", "s2", "s3", "s4"])
+    regression = dev_metrics(FakeRegressor(vectors, [0.2, 1.6, 1.9]), dev)       # nodes 0, 2, 2
+    assert regression["accuracy"] == pytest.approx(2 / 3)
+    classifier = dev_metrics(FakeClassifier(vectors, [0.2, 1.6, 1.9], [0, 1, 2]), dev)
+    assert classifier["accuracy"] == 1.0 and classifier["macro_f1"] == 1.0

@@ -8,14 +8,16 @@
 * Ten start/stop cycles of ``train()`` (half stopped with the stop event, half by closing the generator, as a
   closed browser tab does) leave no training thread behind and give the memory back.
 
-The runs here build their model in memory instead of loading it from disk (loading is tested elsewhere): a
-1-layer, 32-wide BERT where only the fault handling matters, a copy of the embedded MiniLM where memory does.
+The runs here start from a model built in memory and handed to ``train(model=...)`` instead of one loaded
+from disk (loading is tested elsewhere): a 1-layer, 32-wide BERT where only the fault handling matters, a copy
+of the embedded MiniLM where memory does.
 They train on 64 pairs of at most 16 tokens and score a 16-pair dev set.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 import gc
 import hashlib
 import os
@@ -35,6 +37,7 @@ from fault_helpers import PAIRS, tiny_model
 import stsdemo.train as train_module
 from stsdemo.atomic import write_json_atomic
 from stsdemo.errors import InputError
+from stsdemo.losses.registry import build_loss
 from stsdemo.model import SiameseRegressor
 from stsdemo.train import DoneEvent, EvalEvent, StepEvent, TrainConfig, train
 
@@ -42,13 +45,10 @@ HELPERS = Path(__file__).with_name("fault_helpers.py")
 TINY = dict(data="stsb", max_pairs=64, max_length=16, batch_size=4, log_every=1, eval_every=1000, max_dev_pairs=16)
 
 
-def _encoder_from(monkeypatch, source: SiameseRegressor) -> None:
-    """``train()`` gets a fresh head on a copy of ``source``'s encoder, not a model loaded from disk."""
-
-    def from_encoder(cls, name_or_path=None, **options):
-        return cls(copy.deepcopy(source.encoder), source.tokenizer, base_model=source.base_model, **options)
-
-    monkeypatch.setattr(SiameseRegressor, "from_encoder", classmethod(from_encoder))
+def fresh_head_on(source: SiameseRegressor) -> SiameseRegressor:
+    """A fresh head on a copy of ``source``'s encoder: the model a run here starts from."""
+    return SiameseRegressor(copy.deepcopy(source.encoder), source.tokenizer, base_model=source.base_model,
+                            max_length=TINY["max_length"])
 
 
 @pytest.fixture(scope="module")
@@ -57,13 +57,8 @@ def old_model():
 
 
 @pytest.fixture
-def tiny_encoder(monkeypatch, old_model):
-    _encoder_from(monkeypatch, old_model)
-
-
-@pytest.fixture
-def copied_encoder(monkeypatch, embedded_model):
-    _encoder_from(monkeypatch, embedded_model)
+def tiny_start(old_model):
+    return fresh_head_on(old_model)
 
 
 def _digest(folder: Path) -> dict:
@@ -99,14 +94,11 @@ class FailingLoss(torch.nn.Module):
 
 
 @pytest.mark.parametrize("kind", list(OOM_ERRORS))
-def test_out_of_memory_mid_run_ends_with_a_message_and_keeps_the_best_checkpoint(kind, tmp_path, monkeypatch,
-                                                                                 tiny_encoder):
-    real_build = train_module.build_loss
-    monkeypatch.setattr(train_module, "build_loss",
-                        lambda *a, **k: FailingLoss(real_build(*a, **k), OOM_ERRORS[kind], fail_at=3))
+def test_out_of_memory_mid_run_ends_with_a_message_and_keeps_the_best_checkpoint(kind, tmp_path, tiny_start):
     folder = tmp_path / "run"
     events, saved = [], None
-    for event in train(TrainConfig(max_steps=10, output_dir=str(folder), **TINY)):
+    loss = FailingLoss(build_loss("sk2"), OOM_ERRORS[kind], fail_at=3)
+    for event in train(TrainConfig(max_steps=10, output_dir=str(folder), **TINY), model=tiny_start, loss=loss):
         events.append(event)
         if isinstance(event, EvalEvent):
             saved = _digest(folder)  # the step-0 checkpoint, as written
@@ -120,12 +112,11 @@ def test_out_of_memory_mid_run_ends_with_a_message_and_keeps_the_best_checkpoint
     assert best.predict(*PAIRS).shape == (2,)  # the process goes on serving
 
 
-def test_other_runtime_errors_are_not_mistaken_for_out_of_memory(tmp_path, monkeypatch, tiny_encoder):
-    real_build = train_module.build_loss
+def test_other_runtime_errors_are_not_mistaken_for_out_of_memory(tmp_path, tiny_start):
     bug = lambda: RuntimeError("mat1 and mat2 shapes cannot be multiplied (16x384 and 1152x1)")  # noqa: E731
-    monkeypatch.setattr(train_module, "build_loss", lambda *a, **k: FailingLoss(real_build(*a, **k), bug, fail_at=1))
+    loss = FailingLoss(build_loss("sk2"), bug, fail_at=1)
     with pytest.raises(RuntimeError, match="shapes cannot be multiplied"):
-        list(train(TrainConfig(max_steps=3, output_dir=str(tmp_path / "run"), **TINY)))
+        list(train(TrainConfig(max_steps=3, output_dir=str(tmp_path / "run"), **TINY), model=tiny_start, loss=loss))
 
 
 # ---- a kill in the middle of a save -----------------------------------------------------------------------
@@ -213,10 +204,11 @@ def _training_threads() -> list[str]:
     return [t.name for t in threading.enumerate() if t.name.startswith("train-cycle")]
 
 
-def start_stop_cycle(index: int, folder: Path, close: bool) -> DoneEvent | None:
-    """Start a run in its own thread, stop it at its first step (stop event, or closing the generator)."""
+def start_stop_cycle(index: int, folder: Path, close: bool, model: SiameseRegressor) -> DoneEvent | None:
+    """Start a run from ``model`` in its own thread, stop it at its first step (stop event, or closing the
+    generator)."""
     stop, first_step, result = threading.Event(), threading.Event(), {}
-    run = train(TrainConfig(max_steps=1000, output_dir=str(folder), **TINY), stop)
+    run = train(TrainConfig(max_steps=1000, output_dir=str(folder), **TINY), stop, model=model)
 
     def consume():
         for event in run:
@@ -237,13 +229,13 @@ def start_stop_cycle(index: int, folder: Path, close: bool) -> DoneEvent | None:
     return result.get("last")
 
 
-def test_start_stop_cycles_leave_no_thread_and_keep_memory_and_checkpoint(tmp_path, copied_encoder):
+def test_start_stop_cycles_leave_no_thread_and_keep_memory_and_checkpoint(tmp_path, embedded_model):
     """The light version (3 cycles) of ``bench/robustness.py --cycles 10``."""
     folder = tmp_path / "run"
-    start_stop_cycle(0, folder, close=False)  # warm-up: first-use allocations are not a leak
+    start_stop_cycle(0, folder, close=False, model=fresh_head_on(embedded_model))  # warm-up: first-use allocations
     threads, rss = threading.active_count(), _rss_mib()
     for index in range(1, 4):
-        done = start_stop_cycle(index, folder, close=index % 2 == 0)
+        done = start_stop_cycle(index, folder, close=index % 2 == 0, model=fresh_head_on(embedded_model))
         if index % 2:
             assert isinstance(done, DoneEvent) and done.stopped and done.reason == "stopped" and done.steps < 1000
         assert not _training_threads() and threading.active_count() == threads
@@ -301,12 +293,11 @@ def test_job_line_admits_in_order_and_refuses_when_full():
     assert line.counts() == (0, 0)
 
 
-def test_cli_run_that_runs_out_of_memory_says_so_in_one_line_and_exits_1(tmp_path, monkeypatch, capsys, tiny_encoder):
+def test_cli_run_that_runs_out_of_memory_says_so_in_one_line_and_exits_1(tmp_path, monkeypatch, capsys, tiny_start):
     from stsdemo.cli import main
 
-    real_build = train_module.build_loss
-    monkeypatch.setattr(train_module, "build_loss",
-                        lambda *a, **k: FailingLoss(real_build(*a, **k), OOM_ERRORS["cpu"], fail_at=2))
+    loss = FailingLoss(build_loss("sk2"), OOM_ERRORS["cpu"], fail_at=2)
+    monkeypatch.setattr(train_module, "train", functools.partial(train_module.train, model=tiny_start, loss=loss))
     folder = tmp_path / "run"
     code = main(["train", "--data", "stsb", "--max-pairs", "64", "--max-length", "16", "--batch-size", "4",
                  "--max-steps", "10", "--eval-every", "1000", "--max-dev-pairs", "16", "--output-dir", str(folder)])

@@ -7,8 +7,13 @@ import torch
 
 from stsdemo.errors import InputError
 from stsdemo.labels import NLI, STS
-from stsdemo.losses import (ClassificationLoss, InfoNCELoss, L1Loss, MSELoss, SmoothK2Loss, TranslatedReLULoss,
-                            build_loss, check_buffer, smooth_k2, translated_relu)
+from stsdemo.losses.baselines import L1Loss, MSELoss
+from stsdemo.losses.buffer import check_buffer
+from stsdemo.losses.cross_entropy import ClassificationLoss
+from stsdemo.losses.infonce import InfoNCELoss
+from stsdemo.losses.registry import build_loss
+from stsdemo.losses.smooth_k2 import SmoothK2Loss, smooth_k2
+from stsdemo.losses.translated_relu import TranslatedReLULoss, translated_relu
 
 
 def output(prediction, u=None, v=None):
@@ -103,6 +108,19 @@ def test_infonce_uses_in_batch_negatives_and_threshold():
     none_positive = loss(output(None, u, v), torch.tensor([1.0, 2.0, 3.9, 0.0]))
     none_positive.backward()
     assert none_positive.item() == 0 and torch.all(v.grad == 0)
+
+
+def test_every_declared_loss_has_one_module_that_carries_its_declaration():
+    from stsdemo.losses.registry import LOSS_CLASSES
+    from stsdemo.losses.spec import LOSSES
+
+    assert list(LOSS_CLASSES) == list(LOSSES)
+    assert all(cls.spec is LOSSES[name] for name, cls in LOSS_CLASSES.items())
+    for name, spec in LOSSES.items():
+        loss = build_loss(name, scheme=NLI)
+        assert type(loss) is LOSS_CLASSES[name] and loss.regression == spec.regression
+        if spec.buffer:
+            assert loss.k == spec.paper_k["bert"]
 
 
 def test_build_loss_defaults_and_errors():

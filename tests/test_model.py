@@ -9,7 +9,8 @@ import torch
 
 from stsdemo.errors import InputError
 from stsdemo.labels import NLI
-from stsdemo.model import SiameseRegressor, resolve_model
+from stsdemo.model import SiameseRegressor
+from stsdemo.model_source import resolve_model
 
 PAIRS = (["a man is playing a guitar.", "the cat sleeps on the sofa."],
          ["a person plays the guitar.", "stocks fell sharply on monday."])
@@ -130,7 +131,7 @@ def test_cosine_target_starts_spanning_the_nodes_and_trains_a_b_and_encoder(embe
     output = model(*[model.tokenize(s) for s in PAIRS])
     cosine = torch.nn.functional.cosine_similarity(output.u, output.v, dim=-1)
     assert torch.allclose(output.prediction, 2.0 * cosine, atol=1e-5)
-    from stsdemo.losses import SmoothK2Loss
+    from stsdemo.losses.smooth_k2 import SmoothK2Loss
 
     SmoothK2Loss(x0=0.0, scheme=NLI)(output, torch.tensor([0.0, 2.0])).backward()
     assert model.head.scale.grad.abs() > 0 and model.head.bias.grad.abs() > 0
@@ -139,7 +140,7 @@ def test_cosine_target_starts_spanning_the_nodes_and_trains_a_b_and_encoder(embe
 
 
 def test_cosine_target_is_clamped_and_counts_in_the_buffer(embedded_model):
-    from stsdemo.losses import SmoothK2Loss
+    from stsdemo.losses.smooth_k2 import SmoothK2Loss
     from stsdemo.model import SiameseOutput
 
     model = SiameseRegressor(embedded_model.encoder, embedded_model.tokenizer, target="cosine")

@@ -33,8 +33,10 @@ from stsdemo.cli import main
 from stsdemo.data import load_csv, load_training_data
 from stsdemo.errors import InputError
 from stsdemo.labels import STS, get_scheme
-from stsdemo.losses import build_loss, check_buffer
+from stsdemo.losses.buffer import check_buffer
+from stsdemo.losses.registry import build_loss
 from stsdemo.model import SiameseRegressor
+from stsdemo.preflight import preflight
 from stsdemo.scoring import score_pair
 from stsdemo.train import TrainConfig
 
@@ -209,9 +211,10 @@ def buffer(name, k, x0, d, expect, cli=True, api=True, api_expect=None):
 
 
 def setting(name, field, value, expect, api=True, api_expect=None):
-    """A training setting: TrainConfig.validate, ``stsdemo train --<field>``, the /train endpoint."""
+    """A training setting: preflight (TrainConfig.validate, then its model), ``stsdemo train --<field>``, the /train
+    endpoint."""
     flag = "--" + field.replace("_", "-")
-    return Case(name, expect, lambda c: TrainConfig(**{**SAFE, field: value}).validate(),
+    return Case(name, expect, lambda c: preflight(TrainConfig(**{**SAFE, field: value})),
                 lambda c: [*TRAIN_SAFE(c), flag, str(value)],
                 (lambda c: _train_api(**{field: value})) if api else None, api_expect=api_expect)
 
@@ -470,7 +473,7 @@ def test_api(case, inputs, client):  # noqa: F811
 
 
 def test_remote_code_runs_only_for_models_on_the_operators_allow_list(monkeypatch):
-    from stsdemo.model import resolve_model
+    from stsdemo.model_source import resolve_model
 
     monkeypatch.setenv("STSDEMO_TRUST_REMOTE_CODE", "acme/trusted-model")
     assert resolve_model("acme/trusted-model") == ("acme/trusted-model", True)

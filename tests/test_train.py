@@ -100,6 +100,10 @@ def test_warm_start_begins_at_its_starting_point_and_never_ends_below_it(tmp_pat
     assert sum(evals[0].error_hist["counts"]) == 120 and evals[0].x0 == 0.25 and evals[0].gap == 1.0
 
 
+def starts_config(events) -> dict:
+    return next(e for e in events if isinstance(e, StartEvent)).config
+
+
 def test_the_calibration_stage_starts_from_the_best_checkpoint_and_moves_only_a_and_b(tmp_path):
     from stsdemo.evaluate import dev_metrics
     from stsdemo.train import load_dev
@@ -109,7 +113,8 @@ def test_the_calibration_stage_starts_from_the_best_checkpoint_and_moves_only_a_
                  max_pairs=64)
     config = TrainConfig(output_dir=str(tmp_path / "run"), **quick)
     events = list(train(config))
-    assert config.calibrate_loss == "trelu"  # the alias, made canonical by validation
+    # the alias is made canonical in the run (the caller's config is left as it was given)
+    assert starts_config(events)["calibrate_loss"] == "trelu" and config.calibrate_loss == "translated-relu"
     starts = [e for e in events if isinstance(e, StartEvent)]
     assert [e.stage_name for e in starts] == ["full", "calibration on sick (encoder frozen)"]
     evals = [e for e in events if isinstance(e, EvalEvent)]

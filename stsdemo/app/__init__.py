@@ -8,7 +8,8 @@
   (no gradio): what each tab computes and shows; ``form.py``: the Fine-tune form, drawn from the settings'
   declarations in :mod:`stsdemo.config`.
 * ``plots.py``: every figure and table; ``slots.py``: the line long jobs wait in; ``reference.py``:
-  published scores shown beside the benchmark.
+  published scores shown beside the benchmark; ``links.py``: links that reopen a tab's state
+  (``?tab=loss&k=3&x0=0.1&d=1``), written and read back with every value checked.
 * ``ui/``: the Gradio layer: one builder per tab and :func:`~stsdemo.app.ui.build_demo` composing them.
 
 The core (``stsdemo/*.py``) never imports from here. Importing ``stsdemo.app`` itself loads nothing.

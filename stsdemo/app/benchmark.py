@@ -20,12 +20,13 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
-from .. import settings
+from .. import save_format, settings
 from ..atomic import write_json_atomic
 from ..errors import InputError
 from ..evaluate import evaluate_senteval
-from ..model import CONFIG_NAME, SiameseRegressor, default_device, resolve_model
-from . import models, plots
+from ..model import SiameseRegressor, default_device
+from ..model_source import resolve_model
+from . import evidence, models, plots
 from .reference import REFERENCE_ROWS
 
 SKIP = object()                   # in a streamed update: leave this output as it is (the UI sends gr.skip())
@@ -40,13 +41,12 @@ def encoder_key(name: str) -> str:
     """Identity of the encoder behind ``name``: 7-task scores (cosine only) depend on nothing else, so a
     head-only folder shares its base encoder's cache entry."""
     source, _ = resolve_model(name, models.allowed_roots())
-    config_file = Path(source) / CONFIG_NAME
-    if config_file.is_file():
+    if save_format.is_scorer(source):
         try:
-            config = json.loads(config_file.read_text(encoding="utf-8"))
-            if config.get("encoder_weights", "none" if config.get("head_only") else "full") == "none":
+            config = save_format.read_config(source)
+            if save_format.stored_encoder(config) == "none":
                 source, _ = resolve_model(config.get("base_model", ""))
-        except (OSError, ValueError):
+        except ValueError:  # an unreadable config or base: the folder's own files key the cache
             pass
     return f"{source}@{models.files_stamp(source):.0f}"
 
@@ -95,6 +95,21 @@ def load_for_eval(source: str) -> SiameseRegressor:
 @spaces.GPU(duration=240)
 def _benchmark_gpu(source: str, sets: dict) -> Iterator[tuple[float, dict | None]]:
     yield from evaluate_steps(load_for_eval(source), sets)
+
+
+def recorded_evidence() -> tuple[evidence.Evidence | None, str]:
+    """The project's recorded evidence and, when it is unavailable, why (read from the shipped file on each
+    call: it is small, and a replaced file shows without a restart)."""
+    try:
+        return evidence.load_evidence(), ""
+    except evidence.EvidenceUnavailable as error:
+        return None, str(error)
+
+
+def evidence_views(rows: dict) -> tuple[pd.DataFrame, object, str]:
+    """(table, chart, verdicts) of the recorded evidence, the visitor's own evaluations (``rows``) joined."""
+    found, reason = recorded_evidence()
+    return evidence.evidence_frame(found, rows), evidence.evidence_figure(found), evidence.claims_markdown(found, reason)
 
 
 def benchmark_table(rows: dict) -> pd.DataFrame:

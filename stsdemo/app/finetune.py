@@ -21,14 +21,16 @@ import shutil
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import pandas as pd
 
-from ..config import LOSSES, TrainConfig, paper_k
+from ..config import TrainConfig
 from ..errors import InputError
-from ..model import CONFIG_NAME
-from ..train import DoneEvent, train
+from ..events import DoneEvent, EvalEvent, Event, FinalEvalEvent, StageStep, StartEvent, StepEvent
+from ..losses.spec import LOSSES, PAPER_X0, paper_k
+from ..save_format import is_scorer
+from ..train import train
 from . import benchmark, form, models, plots, store
 from .state import StopSignal
 
@@ -80,8 +82,8 @@ def curves_for(session: str, current: store.RunInfo | None = None) -> Curves:
                   present(buffer, run_palette))
 
 
-def evaluations(info: store.RunInfo) -> list[dict]:
-    return [e for e in info.events if e.get("event") == "eval"]
+def evaluations(info: store.RunInfo) -> list[EvalEvent]:
+    return [e for e in info.events if isinstance(e, EvalEvent)]
 
 
 def histogram_for(info: store.RunInfo):
@@ -95,19 +97,20 @@ def result_table(info: store.RunInfo) -> pd.DataFrame | None:
                              f"{info.base_name} (base)")
 
 
-def _step_text(best_step: str, stages: int) -> str:
-    """'1:40' (stage:step, as train() reports it) -> 'step 40', or 'stage 1, step 40' for two stages."""
-    stage, _, step = str(best_step).partition(":")
-    return f"stage {stage}, step {step}" if stages > 1 else f"step {step or stage}"
+def _step_text(best_step: StageStep | None, stages: int) -> str:
+    """(1, 40) -> 'step 40', or 'stage 1, step 40' for two stages."""
+    if best_step is None:
+        return "–"
+    return f"stage {best_step.stage}, step {best_step.step}" if stages > 1 else f"step {best_step.step}"
 
 
 def run_label(index: int, config: TrainConfig) -> str:
-    """Short, for chart legends: '#2 sk2 k=2 cos' (x0 only when not the paper's 0.25; 'cos' for the cosine
+    """Short, for chart legends: '#2 sk2 k=2 cos' (x0 only when not the paper's; 'cos' for the cosine
     target)."""
     detail = ""
     if LOSSES[config.loss].buffer:
         k = config.k if config.k is not None else paper_k(config.loss)
-        detail = f" k={k:g}" + (f" x0={config.x0:g}" if config.x0 != 0.25 else "")
+        detail = f" k={k:g}" + (f" x0={config.x0:g}" if config.x0 != PAPER_X0 else "")
     return f"#{index} {config.loss}{detail}" + (" cos" if config.target == "cosine" else "")
 
 
@@ -173,20 +176,21 @@ def _training_seconds(config: TrainConfig, final_eval: bool, *_) -> int:
 
 @spaces.GPU(duration=_training_seconds)
 def training_events(config: TrainConfig, final_eval: bool, signal: StopSignal,
-                    sets: dict | None = None) -> Iterator[dict]:
-    """``train()``'s events as dicts, then (with ``final_eval``: ``sets`` are the 7 test sets) the 7-task
-    evaluation of the best checkpoint and of the base model (unless cached). Every item is a plain dict,
-    so it pickles; in a ZeroGPU worker ``signal`` is a copy that still sees the stop flag file."""
+                    sets: dict | None = None) -> Iterator[Event]:
+    """``train()``'s events, then (with ``final_eval``: ``sets`` are the 7 test sets) the 7-task evaluation
+    of the best checkpoint and of the base model (unless cached) as :class:`FinalEvalEvent` s. Events are
+    plain dataclasses, so they pickle; in a ZeroGPU worker ``signal`` is a copy that still sees the stop
+    flag file."""
     events = train(config, signal)
     done = None
     try:
         for event in events:
-            yield event.to_dict()
+            yield event
             if isinstance(event, DoneEvent):
                 done = event
     finally:
         events.close()
-    if not final_eval or done is None or signal.is_set() or not Path(done.checkpoint, CONFIG_NAME).is_file():
+    if not final_eval or done is None or signal.is_set() or not is_scorer(done.checkpoint):
         return
     jobs = [("fine-tuned", done.checkpoint)]
     if benchmark.cached_results(config.model) is None:
@@ -194,8 +198,7 @@ def training_events(config: TrainConfig, final_eval: bool, signal: StopSignal,
     for index, (what, source) in enumerate(jobs):
         model = benchmark.load_for_eval(source)
         for fraction, results in benchmark.evaluate_steps(model, sets, signal):
-            yield {"event": "final_eval", "what": what, "index": index, "count": len(jobs), "fraction": fraction,
-                   "results": results}
+            yield FinalEvalEvent(what, index, len(jobs), fraction, results)
         del model
         if signal.is_set():
             return
@@ -213,10 +216,19 @@ def stream_training(state, session: str, values: dict) -> Iterator[TrainView]:
     current step; ``state.request_stop`` does the same but lets the final update through.
     """
     store.prune_sessions(set(state.active_runs()))
-    run_id = store.new_run_id()
-    config = form.build_config(session, run_id, values)
-    folder = store.run_dir(session, run_id)
-    signal = StopSignal(folder / "STOP")
+    config = form.build_config(session, store.new_run_id(), values)
+    yield from stream_job(state, session, config,
+                          lambda signal: run_admitted(state, session, config, signal, bool(values.get("final_eval")),
+                                                      values))
+
+
+def stream_job(state, session: str, config: TrainConfig,
+               body: Callable[[StopSignal], Iterator[TrainView]]) -> Iterator[TrainView]:
+    """One queued job of a session (named after ``config``'s run): wait in the line for a slot, showing the
+    place, then stream ``body(signal)``. InputError, before anything starts, when the session already has a
+    job or the line is full."""
+    run_id = config.run_name
+    signal = StopSignal(store.run_dir(session, run_id) / "STOP")
     ticket = state.begin_run(session, run_id, signal)
     try:
         while not ticket.wait(1.0):
@@ -229,12 +241,12 @@ def stream_training(state, session: str, values: dict) -> Iterator[TrainView]:
                     f"({state.line.ahead(ticket)}). It starts by itself; Stop leaves the line.")
             yield TrainView(plots.progress_html(0, text, "idle"), f"**Queued** — {text}", curves_for(session),
                             None, False, run_id)
-        yield from _run(state, session, config, signal, bool(values.get("final_eval")), values)
+        yield from body(signal)
     finally:
         state.end_run(session, run_id, ticket)
 
 
-def _run(state, session: str, config: TrainConfig, signal: StopSignal, final_eval: bool,
+def run_admitted(state, session: str, config: TrainConfig, signal: StopSignal, final_eval: bool,
          values: dict) -> Iterator[TrainView]:
     """An admitted run: its record, the GPU-side events folded into UI updates, and how it ended."""
     run_id = config.run_name
@@ -265,7 +277,8 @@ def _run(state, session: str, config: TrainConfig, signal: StopSignal, final_eva
         for event in events:
             apply_event(info, event, progress, texts, config)
             now = time.perf_counter()
-            if event.get("event") in ("start", "eval", "done") or event.get("results") or now - last_saved > 5:
+            results = isinstance(event, FinalEvalEvent) and event.results is not None
+            if results or isinstance(event, (StartEvent, EvalEvent, DoneEvent)) or now - last_saved > 5:
                 store.save_run(session, info)
                 last_saved = now
             yield view()
@@ -305,55 +318,54 @@ def ending_texts(info: store.RunInfo, text: str) -> tuple[str, str]:
     return status, text
 
 
-def apply_event(info: store.RunInfo, event: dict, progress: Progress, texts: dict, config: TrainConfig) -> None:
+def apply_event(info: store.RunInfo, event: Event, progress: Progress, texts: dict, config: TrainConfig) -> None:
     """Fold one event from :func:`training_events` into the run record and the status texts."""
-    kind = event.get("event")
     stages = progress.stages
-    if kind == "final_eval":
+    if isinstance(event, FinalEvalEvent):
         _apply_final_eval(info, event, progress, texts, config)
         return
     info.events.append(event)
-    if kind == "start":
-        texts["status"] = f"**{info.label}**: training on {event['device']}."
-        dev = event["config"].get("max_dev_pairs")
+    if isinstance(event, StartEvent):
+        texts["status"] = f"**{info.label}**: training on {event.device}."
+        dev = event.config.get("max_dev_pairs")
         first = (f" · scoring STS-B dev ({f'first {dev:,}' if dev else 'all 1,500'} pairs) before the first step…"
-                 if event["stage"] == 1 else "")
-        texts["text"] = (f"Stage {event['stage']}/{stages} ({event['stage_name']}): {event['train_pairs']:,} "
-                         f"training pairs, {event['total_steps']} steps on {event['device']}{first}")
-    elif kind == "step":
-        progress.train_fraction = ((event["stage"] - 1) + event["step"] / max(1, event["total_steps"])) / stages
-        share = "" if event["buffer_share"] is None else f" · {event['buffer_share']:.0%} of pairs in the buffer"
-        texts["text"] = (f"Stage {event['stage']}/{stages} · step {event['step']}/{event['total_steps']} · "
-                         f"loss {event['loss']:.4f}{share} · {event['pairs_per_s']:.0f} pairs/s · {progress.eta()}")
-    elif kind == "eval":
-        info.best, info.best_step = event["best"], event["best_step"]
-        texts["text"] = (f"Stage {event['stage']}/{stages} · step {event['step']}/{event['total_steps']} · STS-B dev "
-                         f"Spearman: cosine {event['dev_cosine']:.2f}, head {event['dev_head']:.2f} (best "
-                         f"{event['best']:.2f} at {_step_text(event['best_step'], stages)}) · {progress.eta()}")
-    elif kind == "done":
-        info.best, info.best_step = event["best"], event["best_step"]
-        failed = event["stopped"] and event["reason"] != "stopped"  # ended on its own (out of memory)
-        info.status = "failed" if failed else "stopped" if event["stopped"] else "finished"
-        info.message = event["reason"]
+                 if event.stage == 1 else "")
+        texts["text"] = (f"Stage {event.stage}/{stages} ({event.stage_name}): {event.train_pairs:,} "
+                         f"training pairs, {event.total_steps} steps on {event.device}{first}")
+    elif isinstance(event, StepEvent):
+        progress.train_fraction = ((event.stage - 1) + event.step / max(1, event.total_steps)) / stages
+        share = "" if event.buffer_share is None else f" · {event.buffer_share:.0%} of pairs in the buffer"
+        texts["text"] = (f"Stage {event.stage}/{stages} · step {event.step}/{event.total_steps} · "
+                         f"loss {event.loss:.4f}{share} · {event.pairs_per_s:.0f} pairs/s · {progress.eta()}")
+    elif isinstance(event, EvalEvent):
+        info.best, info.best_step = event.best, event.best_step
+        texts["text"] = (f"Stage {event.stage}/{stages} · step {event.step}/{event.total_steps} · STS-B dev "
+                         f"Spearman: cosine {event.dev_cosine:.2f}, head {event.dev_head:.2f} (best "
+                         f"{event.best:.2f} at {_step_text(event.best_step, stages)}) · {progress.eta()}")
+    elif isinstance(event, DoneEvent):
+        info.best, info.best_step = event.best, event.best_step
+        failed = event.stopped and event.reason != "stopped"  # ended on its own (out of memory)
+        info.status = "failed" if failed else "stopped" if event.stopped else "finished"
+        info.message = event.reason
         progress.train_fraction = 1.0
-        how = "Ended early" if failed else "Stopped" if event["stopped"] else "Finished"
-        texts["text"] = (f"{how} after {event['steps']} steps in "
-                         f"{benchmark.duration(event['elapsed'])}; best STS-B dev Spearman {event['best']:.2f} at "
-                         f"{_step_text(event['best_step'], stages)}.")
-        if info.final_eval and not event["stopped"]:
+        how = "Ended early" if failed else "Stopped" if event.stopped else "Finished"
+        texts["text"] = (f"{how} after {event.steps} steps in "
+                         f"{benchmark.duration(event.elapsed)}; best STS-B dev Spearman {event.best:.2f} at "
+                         f"{_step_text(event.best_step, stages)}.")
+        if info.final_eval and not event.stopped:
             texts["text"] += " Now the 7-task evaluation…"
 
 
-def _apply_final_eval(info: store.RunInfo, event: dict, progress: Progress, texts: dict,
+def _apply_final_eval(info: store.RunInfo, event: FinalEvalEvent, progress: Progress, texts: dict,
                       config: TrainConfig) -> None:
     progress.start_eval()
-    progress.eval_fraction = (event["index"] + event["fraction"]) / event["count"]
-    if event.get("results") is not None:
-        if event["what"] == "fine-tuned":
-            info.results = event["results"]
+    progress.eval_fraction = (event.index + event.fraction) / event.count
+    if event.results is not None:
+        if event.what == "fine-tuned":
+            info.results = event.results
             info.base_results = info.base_results or benchmark.cached_results(config.model)
         else:
-            info.base_results = event["results"]
-            benchmark.store_results(config.model, event["results"])
+            info.base_results = event.results
+            benchmark.store_results(config.model, event.results)
     texts["status"] = f"**{info.label}**: training done; scoring the best checkpoint on the 7 STS test sets…"
-    texts["text"] = f"7-task evaluation of the {event['what']} model: {event['fraction']:.0%} · {progress.eta()}"
+    texts["text"] = f"7-task evaluation of the {event.what} model: {event.fraction:.0%} · {progress.eta()}"

@@ -3,9 +3,9 @@
 Each setting in :data:`MAIN_ROWS` / :data:`MORE_ROWS` becomes a field from :func:`stsdemo.config.describe`
 (label, help, lower bound, choices, the paper's value): :func:`field_spec` says how, the UI draws it, and
 the handler gets the values keyed by field name. :func:`build_config` turns them into
-``TrainConfig(**values)`` and validates it; the app re-checks no range itself. A new setting in the form is
-one more name in a row here. The start model, the data (with an upload) and the final evaluation are the
-app's own inputs.
+``TrainConfig(**values)`` and checks it (:func:`stsdemo.preflight.preflight`); the app re-checks no range
+itself. A new setting in the form is one more name in a row here. The start model, the data (with an upload)
+and the final evaluation are the app's own inputs.
 """
 
 from __future__ import annotations
@@ -16,14 +16,15 @@ from pathlib import Path
 
 import torch
 
-from ..config import LOSSES, PRESETS, TrainConfig, describe
+from ..config import PRESETS, TrainConfig, describe
 from ..data import load_csv
 from ..errors import InputError
 from ..labels import get_scheme
-from ..model import saved_config
+from ..losses.spec import LOSSES, paper_k
+from ..model_source import saved_config
+from ..preflight import preflight
 from . import models, store
 
-ON_GPU = torch.cuda.is_available() or bool(os.environ.get("SPACES_ZERO_GPU"))
 DEFAULT_STEPS = 60                # the CPU default run: about a minute of training on 2 cores
 
 # Where each TrainConfig setting sits in the form: rows of the main block, then rows under "More settings".
@@ -34,14 +35,12 @@ FORM_FIELDS = tuple(name for rows in (MAIN_ROWS, MORE_ROWS) for row in rows for 
 BUDGET = ("max_steps", "eval_every", "log_every", "max_pairs", "max_dev_pairs", "seed")  # presets keep these
 
 # The app's default fine-tune: warm start from the shipped scorer (the embedded encoder when none is shipped),
-# Smooth K2 on a·cos + b; short on a CPU, the paper's one epoch with the 7-task evaluation on a GPU. The
-# paper's recipe is one preset away.
-DEFAULT_FORM = dict(
-    model=models.SCORER_CHOICE, target="cosine", loss="sk2", k=2.0, x0=0.25,
-    **(dict(max_steps=0, eval_every=250, log_every=10, max_length=256, max_pairs=0, max_dev_pairs=0,
-            final_eval=True) if ON_GPU else
-       dict(max_steps=DEFAULT_STEPS, eval_every=20, log_every=5, max_length=128, max_pairs=0, max_dev_pairs=500,
-            final_eval=False)))
+# Smooth K2 on a·cos + b (the paper's k for BERT); short on a CPU, the paper's one epoch and max length (the
+# declared defaults) with the 7-task evaluation on a GPU (see default_form). The paper's recipe is one preset away.
+DEFAULT_START = dict(model=models.SCORER_CHOICE, target="cosine", loss="sk2", k=paper_k("sk2", "bert"))
+GPU_RUN = dict(max_steps=0, eval_every=250, log_every=10, max_pairs=0, max_dev_pairs=0, final_eval=True)
+CPU_RUN = dict(max_steps=DEFAULT_STEPS, eval_every=20, log_every=5, max_length=128, max_pairs=0, max_dev_pairs=500,
+               final_eval=False)
 
 TRAINING_DATA_CHOICES = {
     "STS-B train": "stsb",
@@ -54,7 +53,8 @@ TRAINING_DATA_CHOICES = {
 CHOICE_TEXT = {
     "loss": {name: f"{spec.label} [{name}]" for name, spec in LOSSES.items()},
     "select_by": {"head": "head Spearman (what Score a pair uses)",
-                  "cosine": "cosine Spearman (what the 7-task benchmark scores)"},
+                  "cosine": "cosine Spearman (what the 7-task benchmark scores)",
+                  "accuracy": "accuracy (pairs on their node; for NLI)"},
     "target": {"head": "head: Linear on [u, v, |u−v|] (the paper's)",
                "cosine": "cosine: a·cos(u, v) + b, a and b learned"},
 }
@@ -79,19 +79,29 @@ class FieldSpec:
     choices: tuple = ()           # the texts of a choice
 
 
+def on_gpu() -> bool:
+    """Whether runs here train on a GPU (a ZeroGPU Space lends one to each run)."""
+    return torch.cuda.is_available() or bool(os.environ.get("SPACES_ZERO_GPU"))
+
+
+def default_form() -> dict:
+    """The form's defaults on this machine, read when the form is built (not when this module is imported)."""
+    return {**DEFAULT_START, **(GPU_RUN if on_gpu() else CPU_RUN)}
+
+
 def _empty_as_zero(meta: dict) -> bool:
     """Optional whole numbers that start at 1 take 0 for "empty" in the form (and through the API)."""
     return bool(meta["optional"] and meta["integer"] and meta["low"] is not None and meta["low"] >= 1)
 
 
 def field_spec(name: str) -> FieldSpec:
-    """A setting's form field, from its declaration in :mod:`stsdemo.config` and :data:`DEFAULT_FORM`."""
+    """A setting's form field, from its declaration in :mod:`stsdemo.config` and :func:`default_form`."""
     meta = describe(name)
     label = meta["title"][:1].upper() + meta["title"][1:]
     # A choice's options say what each value does; its help up to the first colon says what it chooses.
     text = meta["help"].split(": ", 1)[0] if meta["choices"] else meta["help"]
     info = text + (f" · paper: {meta['paper']}" if meta["paper"] not in (None, "") else "")
-    value = DEFAULT_FORM.get(name, meta["default"])
+    value = default_form().get(name, meta["default"])
     if isinstance(meta["default"], bool):
         return FieldSpec(name, "checkbox", label, info, bool(value))
     if meta["choices"]:
@@ -128,10 +138,11 @@ def from_form(name: str, value):
 def form_defaults() -> dict:
     """Every input of the form at its default: the training settings plus model, data, upload, scheme and
     final_eval (what ``/train`` runs when called with no arguments)."""
-    start = DEFAULT_FORM["model"] if models.scorer_available() else models.DEFAULT_CHOICE
+    defaults = default_form()
+    start = defaults["model"] if models.scorer_available() else models.DEFAULT_CHOICE
     return dict({name: field_spec(name).value for name in FORM_FIELDS}, model=start,
                 data=next(iter(TRAINING_DATA_CHOICES)), upload=None, scheme="sts",
-                final_eval=DEFAULT_FORM["final_eval"])
+                final_eval=defaults["final_eval"])
 
 
 def preset_values(preset: str) -> dict:
@@ -171,8 +182,8 @@ def _training_data(session: str, run_id: str, data: str, upload: str | None, sch
 
 
 def build_config(session: str, run_id: str, values: dict) -> TrainConfig:
-    """A validated TrainConfig from the form's ``values`` (keyed by field name; a missing one takes its form
-    default); the best checkpoint goes to the run's folder."""
+    """A checked TrainConfig from the form's ``values`` (keyed by field name; a missing one takes its form
+    default), before the run is queued; the best checkpoint goes to the run's folder."""
     scheme = str(values.get("scheme") or "sts").strip() or "sts"
     data = _training_data(session, run_id, values.get("data") or "stsb", values.get("upload"), scheme)
     settings = {name: from_form(name, values.get(name, field_spec(name).value)) for name in FORM_FIELDS}
@@ -181,5 +192,4 @@ def build_config(session: str, run_id: str, values: dict) -> TrainConfig:
                          scheme="sts" if data in TRAINING_DATA_CHOICES.values() else scheme,
                          stage1_max_steps=settings["max_steps"], run_name=run_id,
                          output_dir=str(store.run_dir(session, run_id) / "checkpoint"))
-    config.validate()
-    return config
+    return preflight(config)

@@ -7,13 +7,20 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..errors import InputError
+from ..losses.buffer import check_buffer
+from ..losses.spec import PAPER_X0, paper_k, paper_k_text
 from . import plots
 
-START = dict(k=2.0, x0=0.25, d=1.0)      # the paper's Smooth K2 on a gap of 1
-SAMPLE = (3.6, 3.0)                       # a prediction and its label, marked on the charts
+START = dict(k=paper_k("sk2", "bert"), x0=PAPER_X0, d=1.0)   # the paper's Smooth K2 on a gap of 1
+SAMPLE = (3.6, 3.0)                                            # a prediction and its label, marked on the charts
 
 # The sliders' ranges (name -> (low, high, step)); the API endpoint checks its numbers against the same.
 SLIDERS = {"k": (0.1, 5.0, 0.05), "x0": (0.0, 1.5, 0.01), "d": (0.2, 2.0, 0.05)}
+
+
+def slope_hint() -> str:
+    """What the k slider says under it: the paper's k per loss and encoder family."""
+    return f"Paper: {paper_k_text()}"
 
 
 @dataclass
@@ -39,3 +46,14 @@ def live_view(*args) -> LossView | str:
         return loss_view(*args)
     except InputError as error:
         return f"✗ **Invalid setting** — {error}."
+
+
+def loss_at(prediction: float, label: float, k: float = START["k"], x0: float = START["x0"],
+            d: float = START["d"]) -> dict:
+    """The loss and pull one sample gets under each loss (Translated ReLU, Smooth K2, L1, MSE) at
+    ``x = |prediction - label|``, checked as training checks them (``k > 0``, ``0 <= x0 <= d/2``): the numbers
+    of the explorer's "One sample" table, for the API and MCP."""
+    check_buffer(k, x0, d)
+    table = plots.sample_losses(prediction, label, k, x0)
+    return {"prediction": float(prediction), "label": float(label), "k": float(k), "x0": float(x0), "d": float(d),
+            "losses": table.to_dict(orient="records")}

@@ -15,13 +15,16 @@ from pathlib import Path
 
 import torch
 
-from .. import settings
+from .. import save_format, settings
 from ..errors import InputError
-from ..model import CONFIG_NAME, SiameseRegressor, default_device, resolve_model
+from ..losses.spec import PAPER_X0
+from ..model import SiameseRegressor, default_device
+from ..model_source import resolve_model
 from . import store
 
 DEFAULT_CHOICE = "default"
 SCORER_CHOICE = "scorer"
+NLI_CHOICE = "nli-scorer"
 ENCODER_NAME = "all-MiniLM-L6-v2"
 MODEL_CACHE_SIZE = 3
 
@@ -29,11 +32,11 @@ MODEL_CACHE_SIZE = 3
 def allowed_roots() -> list[Path]:
     """Folders a visitor-named local model may be loaded from: ``settings.model_roots()`` and the shipped
     scorer (package data, wherever the package is installed)."""
-    return [*settings.model_roots(), settings.default_scorer_dir().resolve()]
+    return [*settings.model_roots(), settings.default_scorer_dir().resolve(), settings.nli_scorer_dir().resolve()]
 
 
 def scorer_available() -> bool:
-    return (settings.default_scorer_dir() / CONFIG_NAME).is_file()
+    return save_format.is_scorer(settings.default_scorer_dir())
 
 
 def scorer_source() -> str:
@@ -45,11 +48,17 @@ def _scorer_choice() -> list[tuple[str, str]]:
     return [(f"{ENCODER_NAME} + shipped scorer (warm start)", SCORER_CHOICE)] if scorer_available() else []
 
 
+def nli_scorer_available() -> bool:
+    return save_format.is_scorer(settings.nli_scorer_dir())
+
+
 def model_choices(session: str) -> list[tuple[str, str]]:
-    """Choices for scoring: the shipped scorer (the default), then this session's finished runs."""
+    """Choices for scoring: the shipped scorer (the default), the shipped NLI scorer, then this session's
+    finished runs."""
     label = (f"{ENCODER_NAME} + shipped scorer (default)" if scorer_available()
              else f"{ENCODER_NAME} + untrained head (no scorer shipped yet)")
-    return [(label, DEFAULT_CHOICE), *store.run_choices(session)]
+    nli = [(f"{ENCODER_NAME} + shipped NLI scorer", NLI_CHOICE)] if nli_scorer_available() else []
+    return [(label, DEFAULT_CHOICE), *nli, *store.run_choices(session)]
 
 
 def bench_choices(session: str) -> list[tuple[str, str]]:
@@ -70,7 +79,7 @@ def resolve_choice(session: str, choice: str | None, encoder_default: bool = Fal
     ``default`` is the shipped scorer, or with ``encoder_default`` (training, the benchmark) the embedded
     encoder; ``scorer`` the shipped
     scorer; ``run:<id>`` a run of *this* session; anything else a hub id or a local path, checked by the
-    core's :func:`~stsdemo.model.resolve_model` against :func:`allowed_roots` and refused when it points into
+    core's :func:`~stsdemo.model_source.resolve_model` against :func:`allowed_roots` and refused when it points into
     another session's folder.
     """
     text = str(choice or "").strip()
@@ -80,6 +89,10 @@ def resolve_choice(session: str, choice: str | None, encoder_default: bool = Fal
         if not scorer_available():
             raise InputError("no scorer is shipped with this app; start from the embedded encoder")
         return scorer_source()
+    if text == NLI_CHOICE:
+        if not nli_scorer_available():
+            raise InputError("no NLI scorer is shipped with this app")
+        return str(settings.nli_scorer_dir())
     if text.startswith(store.RUN_PREFIX):
         info = store.load_run(session, text[len(store.RUN_PREFIX):])
         if not info.has_checkpoint():
@@ -101,6 +114,8 @@ def display_name(session: str, choice: str) -> str:
         return ENCODER_NAME
     if text == SCORER_CHOICE:
         return f"{ENCODER_NAME} + shipped scorer"
+    if text == NLI_CHOICE:
+        return f"{ENCODER_NAME} + shipped NLI scorer"
     if text.startswith(store.RUN_PREFIX):
         return store.load_run(session, text[len(store.RUN_PREFIX):]).label
     return text
@@ -111,19 +126,18 @@ def files_stamp(source: str) -> float:
     path = Path(source)
     if not path.is_dir():
         return 0.0
-    files = [path / CONFIG_NAME, path / "head.safetensors", path / "model.safetensors"]
-    return max((f.stat().st_mtime for f in files if f.is_file()), default=0.0)
+    return max((f.stat().st_mtime for f in save_format.weight_files(path) if f.is_file()), default=0.0)
 
 
 def training_x0(source: str) -> float:
-    """The buffer x0 a checkpoint was trained with (its run.json), else the paper's 0.25."""
-    path = Path(source) / "run.json" if source else None
+    """The buffer x0 a checkpoint was trained with (its run.json), else the paper's."""
+    path = Path(source) / save_format.RUN_RECORD if source else None
     try:
         if path and path.is_file():
             return float(json.loads(path.read_text(encoding="utf-8"))["config"]["x0"])
     except (OSError, ValueError, KeyError, TypeError):
         pass
-    return 0.25
+    return PAPER_X0
 
 
 class ModelCache:

@@ -20,8 +20,11 @@ from plotly.subplots import make_subplots
 
 from ..errors import InputError, check_range
 from ..evaluate import TABLE_NAMES, TASKS
+from ..events import EvalEvent, StartEvent, StepEvent
 from ..labels import LabelScheme
-from ..losses import check_buffer, smooth_k2, translated_relu
+from ..losses.buffer import BufferZoneLoss, check_buffer
+from ..losses.registry import LOSS_CLASSES
+from ..losses.spec import PAPER_X0
 
 # One palette for the whole app (colour-blind friendly, after Okabe & Ito).
 COLORS = {
@@ -39,14 +42,12 @@ COLORS = {
 }
 FONT = dict(family="Inter, system-ui, -apple-system, Segoe UI, sans-serif", size=13)
 
-# name -> (label, pure function, uses the user's k and x0)
-LOSS_CURVES = {
-    "trelu": ("Translated ReLU", translated_relu, True),
-    "sk2": ("Smooth K2", smooth_k2, True),
-    "l1": ("L1 |x|", translated_relu, False),
-    "mse": ("MSE x²", smooth_k2, False),
-}
-REFERENCE_LOSSES = ("L1", "MSE")
+# The losses that are a function of the distance x = |prediction - label| (name -> module class), each drawn
+# with its spec's short name. Those with a buffer take the explorer's k and x0 and are always drawn; the others
+# (L1, MSE) are references the user can add, by their labels.
+LOSS_CURVES = {name: cls for name, cls in LOSS_CLASSES.items() if issubclass(cls, BufferZoneLoss)}
+BUFFER_LOSSES = tuple(name for name, cls in LOSS_CURVES.items() if cls.spec.buffer)
+REFERENCE_LOSSES = tuple(cls.spec.label for cls in LOSS_CURVES.values() if not cls.spec.buffer)
 
 
 def _layout(fig: go.Figure, height: int, **extra) -> go.Figure:
@@ -114,7 +115,7 @@ def _number_line_parts(categories: tuple, gap: float, x0: float) -> tuple[tuple,
     return tuple(bands), traces, axis
 
 
-def number_line(scheme: LabelScheme, prediction: float | None = None, x0: float = 0.25,
+def number_line(scheme: LabelScheme, prediction: float | None = None, x0: float = PAPER_X0,
                 gold: float | None = None, title: str | None = None) -> go.Figure:
     """The scheme's nodes on a line: each node's buffer zone ``±x0`` (no gradient in training), its
     margin up to ``±d/2`` (the values that round to it), and where ``prediction`` (and a gold label) fell.
@@ -161,9 +162,8 @@ def number_line(scheme: LabelScheme, prediction: float | None = None, x0: float 
 
 def _curve(name: str, x: torch.Tensor, k: float, x0: float) -> tuple[np.ndarray, np.ndarray]:
     """Loss and its derivative w.r.t. the distance ``x``, by autograd on the pure loss function."""
-    _, function, tuned = LOSS_CURVES[name]
     x = x.detach().clone().requires_grad_(True)
-    y = function(x, k if tuned else 1.0, x0 if tuned else 0.0)
+    y = LOSS_CURVES[name].curve(x, k, x0)
     (grad,) = torch.autograd.grad(y.sum(), x)
     return y.detach().numpy(), grad.numpy()
 
@@ -194,13 +194,14 @@ def loss_figure(k: float, x0: float, d: float, references: Iterable[str] = REFER
         raise InputError(problem)
     x_max = max(2.5 * d, x0 + d)
     x = torch.linspace(0, x_max, 501, dtype=torch.float64)
-    wanted = {"trelu", "sk2"} | {r.lower() for r in references if r.lower() in ("l1", "mse")}
+    chosen = {str(reference).lower() for reference in references}
+    wanted = set(BUFFER_LOSSES) | {name for name, cls in LOSS_CURVES.items() if cls.spec.label.lower() in chosen}
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.09,
                         subplot_titles=("loss f(x)", "gradient df/dx (the pull)"))
-    for name in ("trelu", "sk2", "l1", "mse"):
+    for name, cls in LOSS_CURVES.items():
         if name not in wanted:
             continue
-        label, _, tuned = LOSS_CURVES[name]
+        label, tuned = cls.spec.short, cls.spec.buffer
         y, grad = _curve(name, x, k, x0)
         line = dict(color=COLORS[name], width=3 if tuned else 1.6, dash=None if tuned else "dot")
         fig.add_trace(go.Scatter(x=x.numpy(), y=y, name=label, line=line, legendgroup=name,
@@ -229,7 +230,7 @@ def loss_figure(k: float, x0: float, d: float, references: Iterable[str] = REFER
         prediction, label = sample
         distance = abs(float(prediction) - float(label))
         if distance <= x_max:
-            for name in ("trelu", "sk2"):
+            for name in BUFFER_LOSSES:
                 y, grad = _curve(name, torch.tensor([distance], dtype=torch.float64), k, x0)
                 marker = dict(size=11, color=COLORS[name], line=dict(width=2, color="white"))
                 for col, values, what in ((1, y, "f"), (2, grad, "df/dx")):
@@ -252,16 +253,15 @@ def sample_losses(prediction: float, label: float, k: float, x0: float) -> pd.Da
     prediction = check_range("prediction", prediction)
     label = check_range("label", label)
     rows = []
-    for name in ("trelu", "sk2", "l1", "mse"):
-        title, function, tuned = LOSS_CURVES[name]
+    for cls in LOSS_CURVES.values():
         p = torch.tensor(prediction, dtype=torch.float64, requires_grad=True)
         x = (p - label).abs()
-        value = function(x, k if tuned else 1.0, x0 if tuned else 0.0)
+        value = cls.curve(x, k, x0)
         value.backward()
         distance = float(x.detach())
-        rows.append({"loss": title, "x = |pred − label|": round(distance, 4), "f(x)": round(float(value.detach()), 4),
-                     "df/dprediction": round(float(p.grad), 4),
-                     "in buffer (no gradient)": bool(tuned and distance < x0)})
+        rows.append({"loss": cls.spec.short, "x = |pred − label|": round(distance, 4),
+                     "f(x)": round(float(value.detach()), 4), "df/dprediction": round(float(p.grad), 4),
+                     "in buffer (no gradient)": bool(cls.spec.buffer and distance < x0)})
     return pd.DataFrame(rows)
 
 
@@ -288,6 +288,30 @@ LOSS_COLUMNS = ["step", "loss", "run"]
 BUFFER_COLUMNS = ["step", "share", "run"]
 MAX_POINTS = 200  # per series: the line plots get slow and unreadable beyond this
 
+# Tick formats of the three training LinePlots (d3-format, which Vega-Lite reads): whole steps, Spearman x100
+# with one decimal, the loss with three significant digits, the buffer share in percent. Without them a curve
+# of one point (the evaluation at step 0) gets Vega-Lite's raw ticks such as "89.709692" and "0.000000".
+CURVE_AXES = {
+    "dev": dict(x_axis_format="d", y_axis_format=".1f"),
+    "loss": dict(x_axis_format="d", y_axis_format=".3~g"),
+    "buffer": dict(x_axis_format="d", y_axis_format=".0%", y_lim=[0, 1]),
+}
+DEV_MIN_SPAN = 1.0  # Spearman points the dev chart's y axis spans at least (whole points at both ends)
+
+
+def dev_y_range(frame: pd.DataFrame) -> list[float] | None:
+    """The dev chart's y range: whole Spearman points around the data, at least :data:`DEV_MIN_SPAN` wide, so
+    one point (or two close ones) gets a few distinct ticks instead of one raw number. None with no data."""
+    values = pd.to_numeric(frame.get("spearman", pd.Series(dtype=float)), errors="coerce").dropna()
+    values = values[np.isfinite(values)]
+    if values.empty:
+        return None
+    low, high = float(values.min()), float(values.max())
+    low, high = math.floor(low - 0.25), math.ceil(high + 0.25)
+    if high - low < DEV_MIN_SPAN:
+        high = low + DEV_MIN_SPAN
+    return [float(low), float(high)]
+
 
 def _thin(frame: pd.DataFrame, key: str) -> pd.DataFrame:
     parts = []
@@ -303,32 +327,30 @@ def curve_frames(runs: Sequence[dict]) -> tuple[pd.DataFrame, pd.DataFrame, pd.D
     """Three long DataFrames for line plots coloured by run: STS-B dev Spearman (cosine and head),
     training loss, and the share of pairs inside the buffer zone.
 
-    ``runs``: ``[{"label": str, "events": [event dicts as from Event.to_dict()]}, ...]``. Steps of a
-    second stage continue after the first stage's, so both stages of a run share one x axis.
+    ``runs``: ``[{"label": str, "events": [events as train() yields them]}, ...]``. Steps of a second stage
+    continue after the first stage's, so both stages of a run share one x axis.
     """
     dev, loss, share = [], [], []
     for run in runs:
         label = run["label"]
         offsets, totals = {1: 0}, {}
         for event in run.get("events", []):
-            kind = event.get("event")
-            stage = int(event.get("stage", 1))
-            if kind == "start":
-                totals[stage] = int(event["total_steps"])
+            if isinstance(event, StartEvent):
+                stage = event.stage
+                totals[stage] = event.total_steps
                 offsets[stage] = offsets.get(stage - 1, 0) + totals.get(stage - 1, 0) if stage > 1 else 0
                 continue
-            if kind not in ("step", "eval"):
+            if not isinstance(event, (StepEvent, EvalEvent)):
                 continue
-            step = offsets.get(stage, 0) + int(event["step"])
-            if kind == "eval":
-                dev.append({"step": step, "spearman": float(event["dev_cosine"]), "run": f"{label} · cosine"})
-                head = event.get("dev_head")
-                if head is not None and math.isfinite(float(head)):
-                    dev.append({"step": step, "spearman": float(head), "run": f"{label} · head"})
+            step = offsets.get(event.stage, 0) + event.step
+            if isinstance(event, EvalEvent):
+                dev.append({"step": step, "spearman": float(event.dev_cosine), "run": f"{label} · cosine"})
+                if event.dev_head is not None and math.isfinite(float(event.dev_head)):
+                    dev.append({"step": step, "spearman": float(event.dev_head), "run": f"{label} · head"})
             else:
-                loss.append({"step": step, "loss": float(event["loss"]), "run": label})
-                if event.get("buffer_share") is not None:
-                    share.append({"step": step, "share": float(event["buffer_share"]), "run": label})
+                loss.append({"step": step, "loss": float(event.loss), "run": label})
+                if event.buffer_share is not None:
+                    share.append({"step": step, "share": float(event.buffer_share), "run": label})
     return (_thin(_typed(dev, DEV_COLUMNS), "run"), _thin(_typed(loss, LOSS_COLUMNS), "run"),
             _thin(_typed(share, BUFFER_COLUMNS), "run"))
 
@@ -371,13 +393,13 @@ def _share_below(counts: list[int], width: float, limit: float) -> float:
     return sum(c for i, c in enumerate(counts) if (i + 1) * width <= limit + 1e-9) / total
 
 
-def error_histogram(evals: Sequence[dict], title: str = "") -> go.Figure:
-    """|prediction − label| on the dev pairs at each evaluation of a run (``evals``: eval event dicts with
+def error_histogram(evals: Sequence[EvalEvent], title: str = "") -> go.Figure:
+    """|prediction − label| on the dev pairs at each evaluation of a run (``evals``: its eval events, with
     ``error_hist = {"width", "counts"}``, ``x0``, ``gap`` and ``step``): the latest as bars, coloured by zone
     (inside the buffer x < x0: no gradient; up to d/2: rounds to the right node; beyond: a wrong node), the
     start as a dashed outline and the evaluations between as outlines to switch on in the legend, so pairs
     can be seen moving into the buffer zone."""
-    evals = [e for e in evals if (e.get("error_hist") or {}).get("counts")]
+    evals = [e for e in evals if (e.error_hist or {}).get("counts")]
     if not evals:
         return _quick_figure([], 300, title=dict(text=title or "Dev errors |prediction − label|", x=0.01),
                              xaxis=dict(visible=False), yaxis=dict(visible=False),
@@ -385,14 +407,14 @@ def error_histogram(evals: Sequence[dict], title: str = "") -> go.Figure:
                                                xref="paper", yref="paper", showarrow=False,
                                                font=dict(size=14, color="#6b7280"))])
     last = evals[-1]
-    width, gap, x0 = float(last["error_hist"]["width"]), float(last.get("gap") or 1.0), float(last.get("x0") or 0.0)
-    counts = list(last["error_hist"]["counts"])
-    used = max([i + 1 for e in evals for i, c in enumerate(e["error_hist"]["counts"]) if c] or [1])
+    width, gap, x0 = float(last.error_hist["width"]), float(last.gap or 1.0), float(last.x0 or 0.0)
+    counts = list(last.error_hist["counts"])
+    used = max([i + 1 for e in evals for i, c in enumerate(e.error_hist["counts"]) if c] or [1])
     data = [_outline(event, width, start=index == 0) for index, event in enumerate(evals[:-1])]
     centers = [(i + 0.5) * width for i in range(len(counts))]
     zone = [COLORS["trelu"] if c < x0 else "#56B4E9" if c < gap / 2 else COLORS["sk2"] for c in centers]
     data.append(dict(type="bar", x=centers, y=counts, width=width * 0.95, marker=dict(color=zone),
-                     name=f"step {last['step']} (latest)", hovertemplate="x=%{x:.3f}: %{y} pairs<extra></extra>"))
+                     name=f"step {last.step} (latest)", hovertemplate="x=%{x:.3f}: %{y} pairs<extra></extra>"))
     shapes = [_vline(gap / 2, color="#374151", width=1.2, dash="dash")]
     notes = [dict(x=gap / 2, y=1.0, yref="y domain", yanchor="bottom", text="d/2", showarrow=False,
                   xanchor="left", font=dict(size=12, color="#374151"))]
@@ -400,7 +422,7 @@ def error_histogram(evals: Sequence[dict], title: str = "") -> go.Figure:
         shapes += [_band(0, x0, COLORS["buffer"]), _vline(x0, color="#0b4f80", width=1.5)]
         notes.append(dict(x=x0, y=1.0, yref="y domain", yanchor="bottom", text="x0", showarrow=False,
                           xanchor="right", font=dict(size=12, color="#0b4f80")))
-    heading = (f"Dev errors · {title + ' · ' if title else ''}step {last['step']}<br><sup>"
+    heading = (f"Dev errors · {title + ' · ' if title else ''}step {last.step}<br><sup>"
                f"{_share_below(counts, width, x0):.0%} in the buffer (x < x0) · "
                f"{_share_below(counts, width, gap / 2):.0%} on the right node (x < d/2)</sup>")
     # The legend sits well below the axis title: in a narrow column its entries wrap onto two rows.
@@ -412,16 +434,16 @@ def error_histogram(evals: Sequence[dict], title: str = "") -> go.Figure:
                          margin=dict(l=50, r=20, t=60, b=105))
 
 
-def _outline(event: dict, width: float, start: bool) -> dict:
+def _outline(event: EvalEvent, width: float, start: bool) -> dict:
     """An earlier evaluation's histogram as a step outline: the start dashed and shown, the others listed in
     the legend (click to show)."""
-    counts = event["error_hist"]["counts"]
+    counts = event.error_hist["counts"]
     return dict(type="scatter", x=[i * width for i in range(len(counts) + 1)], y=[*counts, counts[-1]],
-                mode="lines", line_shape="hv", name=f"{'start, ' if start else ''}step {event['step']}",
+                mode="lines", line_shape="hv", name=f"{'start, ' if start else ''}step {event.step}",
                 visible=True if start else "legendonly",
                 line=dict(color="#374151" if start else "#6b7280", width=1.5 if start else 1,
                           dash="dash" if start else "solid"),
-                hovertemplate=f"step {event['step']}<br>x=%{{x:.2f}}: %{{y}} pairs<extra></extra>")
+                hovertemplate=f"step {event.step}<br>x=%{{x:.2f}}: %{{y}} pairs<extra></extra>")
 
 
 def progress_html(fraction: float, text: str, state: str = "running") -> str:

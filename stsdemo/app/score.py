@@ -17,6 +17,27 @@ from . import models, plots, store
 MAX_SCORED_ROWS = 5_000           # rows a visitor may score in one uploaded file
 SCHEME_CHOICES = ("The model's own", "STS 0–5", "NLI (contradiction · neutral · entailment)", "Custom ordered list")
 
+# Real pairs from the STS Benchmark test split (original casing), with their gold score 0..5.
+EXAMPLES = [
+    ["A woman plays the flute.", "A woman is playing the flute.", 5.0],
+    ["A man and a dog on rocks on a beach.", "A man and dog on a rocky seashore.", 4.6],
+    ["A man is riding an electric bicycle.", "A man is riding a bicycle.", 3.5],
+    ["A monkey is playing drums.", "Someone in a gorilla costume is playing a set of drums.", 2.5],
+    ["A man is playing a harp.", "A man is playing a keyboard.", 1.5],
+    ["A man is cycling.", "A man is talking.", 0.6],
+    ["A woman is spreading mustard on a bread roll.", "A kitten is playing with a woman's finger.", 0.0],
+]
+START = EXAMPLES[2]                               # the pair the tab opens with (sentence 1, sentence 2, gold)
+CUSTOM_START = ("unrelated, related, same", 1.0)  # the custom list and its gap d the tab offers
+
+# Which shipped model fits a built-in scheme (a dropdown value). A scheme is never read against a model trained
+# on another line: the tab switches to the model that fits when it ships, else says why it cannot.
+FITTING_MODEL = {"sts": models.DEFAULT_CHOICE, "nli": models.NLI_CHOICE}
+FITTING_TEXT = {
+    "sts": "the shipped scorer (“default” in the Model list) predicts on the STS line 0–5",
+    "nli": "the shipped NLI scorer predicts on contradiction 0, neutral 1, entailment 2",
+}
+
 # Which number is which (shown under the results).
 NUMBERS_NOTE = (
     "**Prediction**: the model's float on the label line: from its head on $[u, v, |u-v|]$, or for a "
@@ -49,20 +70,40 @@ class ScoreView:
     scheme: LabelScheme
     figure: object
     notice: str
+    mismatch: str = ""            # why the chosen scheme was not paired with this model ("" when it was)
+    model_choice: str = ""        # the model actually used (the one that fits the scheme, when the tab switched)
+
+
+def _line(scheme: LabelScheme) -> str:
+    return f"{scheme.categories[0]} … {scheme.categories[-1]} on nodes {scheme.nodes[0]:g} … {scheme.nodes[-1]:g}"
+
+
+def scheme_mismatch(scheme_choice: str, model_scheme: LabelScheme) -> str:
+    """Why a built-in scheme (STS, NLI) does not fit a model trained on another line, and which model fits;
+    "" when it fits (or the choice is the model's own or a custom list, which only re-reads the number)."""
+    key = {SCHEME_CHOICES[1]: "sts", SCHEME_CHOICES[2]: "nli"}.get(scheme_choice)
+    if key is None:
+        return ""
+    wanted = get_scheme(key)
+    if tuple(wanted.categories) == tuple(model_scheme.categories):
+        return ""
+    return (f"“{scheme_choice}” does not fit this model: it predicts on the line it was trained on "
+            f"({_line(model_scheme)}), so reading its number against {key.upper()}'s nodes ({_line(wanted)}) would "
+            f"name a category it never learned. Model that fits: {FITTING_TEXT[key]}.")
 
 
 def score_view(state, session: str, choice: str, sentence1: str, sentence2: str, scheme_choice: str,
                custom: str = "", gap: float = 1.0, gold: float | None = None) -> ScoreView:
     """Score one pair and draw where its prediction falls on the chosen scheme's line."""
     scheme = parse_scheme(scheme_choice, custom, gap)
-    source = models.resolve_choice(session, choice)
-    model = state.models.get(source)
-    scheme = scheme or model.scheme
+    choice, source, model, mismatch, switched = fitting_model_for(state, session, choice, scheme_choice)
+    notes = [switched] if switched else []
+    scheme = model.scheme if mismatch else (scheme or model.scheme)  # never paired silently: read on its own line
     result = score_pair(model, sentence1, sentence2, scheme)
     gold = None if gold in (None, "") else check_range("gold label", gold)
     title = f"Prediction {result.prediction:.3f} → “{result.category}” (node {result.node:g})"
     figure = plots.number_line(scheme, result.prediction, models.training_x0(source), gold, title=title)
-    notes = []
+    notes += [f"⚠ **Shown on the model's own line.** {mismatch}"] if mismatch else []
     if source == "":
         notes.append("⚠ No trained scorer is shipped yet: this head is **untrained** (random), so its prediction "
                      "is meaningless — the cosine similarity is still the encoder's. Fine-tune a run in the "
@@ -72,7 +113,48 @@ def score_view(state, session: str, choice: str, sentence1: str, sentence2: str,
     if scheme is not model.scheme and scheme.categories != model.scheme.categories:
         notes.append(f"Note: the model predicts on the line it was trained on ({', '.join(model.scheme.categories)}); "
                      "the chosen scheme only reads that number against other nodes.")
-    return ScoreView(result, scheme, figure, "\n\n".join(notes))
+    return ScoreView(result, scheme, figure, "\n\n".join(notes), mismatch, choice)
+
+
+def fitting_model_for(state, session: str, choice: str, scheme_choice: str):
+    """``(choice, source, model, mismatch, note)``: the chosen model, or the shipped model that predicts on a
+    built-in scheme's line when the chosen one does not (``note`` says so); ``mismatch`` says why the scheme
+    does not fit when no shipped model does."""
+    source = models.resolve_choice(session, choice)
+    model = state.models.get(source)
+    mismatch = scheme_mismatch(scheme_choice, model.scheme)
+    fitting = fitting_model(scheme_choice)
+    if not mismatch or fitting is None:
+        return choice, source, model, mismatch, ""
+    source = models.resolve_choice(session, fitting)
+    return fitting, source, state.models.get(source), "", f"↪ **Switched to " \
+        f"{models.display_name(session, fitting)}**: {mismatch}"
+
+
+def fitting_model(scheme_choice: str) -> str | None:
+    """The shipped model (a dropdown value) that predicts on a built-in scheme's line, if it ships."""
+    key = {SCHEME_CHOICES[1]: "sts", SCHEME_CHOICES[2]: "nli"}.get(scheme_choice)
+    fitting = FITTING_MODEL.get(key)
+    available = {models.DEFAULT_CHOICE: models.scorer_available(), models.NLI_CHOICE: models.nli_scorer_available()}
+    return fitting if fitting is not None and available.get(fitting) else None
+
+
+SCHEME_WORDS = {"own": SCHEME_CHOICES[0], "": SCHEME_CHOICES[0], "sts": SCHEME_CHOICES[1], "nli": SCHEME_CHOICES[2]}
+
+
+def pair_result(state, session: str, sentence1: str, sentence2: str, scheme: str = "own",
+                model: str = models.DEFAULT_CHOICE) -> dict:
+    """One pair scored, as plain data (for the API and MCP): ``scheme`` is ``own``, ``sts``, ``nli`` (or their
+    choice texts) or an ordered list ``"bad, fair, good"`` on nodes 0, 1, 2, ..."""
+    text = str(scheme if scheme is not None else "").strip()
+    choice = SCHEME_WORDS.get(text.lower(), text if text in SCHEME_CHOICES else SCHEME_CHOICES[3])
+    if choice == SCHEME_CHOICES[3] and "," not in text:
+        raise InputError(f"unknown scheme {text[:40]!r}: use own, sts, nli or an ordered list such as 'bad, fair, good'")
+    view = score_view(state, session, model, sentence1, sentence2, choice, text, 1.0)
+    s = view.score
+    return {"prediction": round(float(s.prediction), 4), "category": s.category, "node": float(s.node),
+            "cosine": round(float(s.cosine), 4), "scheme": list(view.scheme.categories),
+            "notice": " ".join(view.notice.replace("*", "").split())}
 
 
 def score_file_view(state, session: str, choice: str, path: str | None, scheme_choice: str, custom: str = "",
@@ -81,7 +163,9 @@ def score_file_view(state, session: str, choice: str, path: str | None, scheme_c
     if not path:
         raise InputError("upload a CSV or TSV file with two sentence columns (e.g. sentence1, sentence2)")
     scheme = parse_scheme(scheme_choice, custom, gap)
-    model = state.models.get(models.resolve_choice(session, choice))
+    _, _, model, mismatch, _ = fitting_model_for(state, session, choice, scheme_choice)
+    if mismatch:
+        raise InputError(f"{mismatch} Or choose “{SCHEME_CHOICES[0]}”")
     folder = store.downloads_dir(session)
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(path).stem)[:60] or "pairs"
     out = folder / f"{stem}-scored-{time.strftime('%H%M%S')}.csv"

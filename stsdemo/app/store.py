@@ -25,9 +25,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .. import settings
+from .. import save_format
 from ..atomic import write_json_atomic
 from ..errors import InputError
-from ..model import CONFIG_NAME, SiameseRegressor
+from ..events import Event, StageStep
+from ..model import SiameseRegressor
 
 RUN_PREFIX = "run:"
 HISTORY_NAME = "history.json"
@@ -88,19 +90,19 @@ class RunInfo:
     created: float = field(default_factory=time.time)
     config: dict = field(default_factory=dict)
     final_eval: bool = False
-    events: list = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
     results: dict | None = None      # 7-task results of the best checkpoint
     base_results: dict | None = None
     base_name: str = ""
     best: float | None = None
-    best_step: str = ""
+    best_step: StageStep | None = None
 
     @property
     def checkpoint(self) -> Path:
         return Path(self.config.get("output_dir") or "")
 
     def has_checkpoint(self) -> bool:
-        return bool(self.config.get("output_dir")) and (self.checkpoint / CONFIG_NAME).is_file()
+        return bool(self.config.get("output_dir")) and save_format.is_scorer(self.checkpoint)
 
     def title(self) -> str:
         best = f", dev {self.best:.2f}" if self.best is not None and math.isfinite(self.best) else ""
@@ -108,7 +110,8 @@ class RunInfo:
 
 
 def save_run(session: str, info: RunInfo) -> None:
-    write_json_atomic(run_dir(session, info.run_id) / HISTORY_NAME, asdict(info))
+    record = dict(asdict(info), events=[event.to_dict() for event in info.events])
+    write_json_atomic(run_dir(session, info.run_id) / HISTORY_NAME, record)
 
 
 def load_run(session: str, run_id: str) -> RunInfo:
@@ -118,6 +121,9 @@ def load_run(session: str, run_id: str) -> RunInfo:
         raise InputError(f"no run {run_id!r} in this session")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+        data["events"] = [Event.from_dict(event) for event in data.get("events", [])]
+        # Older histories wrote "" for a run without a best step yet, and "stage:step" for one with it.
+        data["best_step"] = StageStep.parse(data["best_step"]) if data.get("best_step") else None
         return RunInfo(**{k: v for k, v in data.items() if k in RunInfo.__dataclass_fields__})
     except (OSError, ValueError, TypeError) as error:
         raise InputError(f"run {run_id!r} has an unreadable history: {error}") from None
@@ -195,7 +201,7 @@ def zip_run(state, session: str, run_id: str) -> Path:
         return target
     source = info.checkpoint
     staging_dir = None
-    if not (source / "model.safetensors").is_file():
+    if not save_format.has_full_encoder(source):
         # A head-only or LoRA checkpoint holds no full encoder; export the merged model so the zip stands alone.
         staging_dir = Path(tempfile.mkdtemp(prefix=".export-", dir=run_dir(session, run_id)))
         model = SiameseRegressor.load(str(source), allowed_roots=settings.model_roots())

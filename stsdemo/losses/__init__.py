@@ -1,41 +1,11 @@
-"""Training losses. Each file holds one concept: its math as a pure function, then the module.
+"""Training losses. Each file holds one concept: a loss's math as a pure function, then its module.
 
-The table of losses (names, aliases, the paper's k, which targets each can train) is
-:data:`stsdemo.config.LOSS_TABLE`; ``build_loss`` turns a name and its settings into a module.
+- ``spec.py``: what each loss is, declared once (names, targets, the paper's k and x0); no torch, so the
+  settings (:mod:`stsdemo.config`) and ``--help`` read it at once.
+- ``translated_relu.py``, ``smooth_k2.py``, ``baselines.py`` (L1, MSE), ``cross_entropy.py``, ``infonce.py``,
+  ``pcc.py`` (Pcc-tuning): one loss each, its module class carrying its ``spec`` and its factory ``build``.
+- ``base.py`` (what every loss module has), ``buffer.py`` (bounds, clamping, the buffer-zone module).
+- ``registry.py``: the modules by name and ``build_loss``.
+
+This package's ``__init__`` imports nothing, so importing ``stsdemo.losses.spec`` does not import torch.
 """
-
-from __future__ import annotations
-
-from ..config import LOSSES, loss_spec, paper_k
-from ..labels import STS, LabelScheme
-from .baselines import L1Loss, MSELoss
-from .buffer import BufferZoneLoss, check_buffer, clamp_to_nodes
-from .cross_entropy import ClassificationLoss
-from .infonce import InfoNCELoss, info_nce
-from .pcc import PccLoss, pearson_loss
-from .smooth_k2 import SmoothK2Loss, smooth_k2
-from .translated_relu import TranslatedReLULoss, translated_relu
-
-
-def build_loss(name: str, k: float | None = None, x0: float = 0.25, scheme: LabelScheme = STS,
-               clamp: bool = True, threshold: float = 4.0, family: str = "bert"):
-    """A loss module by name or alias (see ``LOSS_TABLE``); ``k`` defaults to the paper's value for the loss
-    and encoder ``family`` ('bert' or 'roberta')."""
-    spec = loss_spec(name)
-    cls = globals()[spec.cls]
-    if spec.buffer:
-        return cls(paper_k(spec.name, family) if k is None else k, x0, scheme, clamp)
-    if spec.name in ("mse", "l1"):
-        return cls(scheme, clamp)
-    if spec.name == "ce":
-        return cls(scheme)
-    if spec.name == "infonce":
-        return cls(threshold)
-    return cls()
-
-
-__all__ = [
-    "LOSSES", "build_loss", "check_buffer", "clamp_to_nodes", "BufferZoneLoss", "translated_relu", "smooth_k2",
-    "info_nce", "pearson_loss", "TranslatedReLULoss", "SmoothK2Loss", "L1Loss", "MSELoss", "ClassificationLoss",
-    "InfoNCELoss", "PccLoss",
-]

@@ -6,10 +6,11 @@ from __future__ import annotations
 from typing import Callable
 
 import torch
-from torch import nn
 
 from ..errors import InputError, check_range
 from ..labels import STS, LabelScheme
+from .base import Loss, LossSettings
+from .spec import PAPER_X0, paper_k
 
 
 MAX_K = 1000.0     # a slope beyond this only rescales the learning rate into overflow
@@ -46,23 +47,32 @@ def clamp_to_nodes(prediction: torch.Tensor, low: float, high: float) -> torch.T
 DistanceLoss = Callable[[torch.Tensor, float, float], torch.Tensor]
 
 
-class BufferZoneLoss(nn.Module):
+class BufferZoneLoss(Loss):
     """Mean of ``f(|clamp(prediction) - label|; k, x0)`` over the batch.
 
-    ``f`` is a pure elementwise function of the distance (Translated ReLU, Smooth K2, ...). The label
-    scheme gives the gap ``d`` and the outermost nodes; clamping to them is on by default and can be
-    switched off.
+    ``f`` is each subclass's ``distance_loss``, a pure elementwise function of the distance (Translated
+    ReLU, Smooth K2, ...). The label scheme gives the gap ``d`` and the outermost nodes; clamping to them is
+    on by default and can be switched off.
     """
 
-    name = "buffer"
-    regression = True
+    distance_loss: DistanceLoss
 
-    def __init__(self, distance_loss: DistanceLoss, k: float, x0: float, scheme: LabelScheme = STS,
-                 clamp: bool = True):
+    def __init__(self, k: float | None = None, x0: float = PAPER_X0, scheme: LabelScheme = STS, clamp: bool = True):
+        """``k``: None takes the paper's k for BERT encoders (:func:`stsdemo.losses.spec.paper_k`)."""
         super().__init__()
+        k = paper_k(self.spec.name) if k is None else k
         check_buffer(k, x0, scheme.gap)
-        self.distance_loss, self.k, self.x0, self.gap = distance_loss, float(k), float(x0), scheme.gap
+        self.k, self.x0, self.gap = float(k), float(x0), scheme.gap
         self.low, self.high, self.clamp = scheme.low, scheme.high, clamp
+
+    @classmethod
+    def build(cls, settings: LossSettings) -> "BufferZoneLoss":
+        return cls(settings.k, settings.x0, settings.scheme, settings.clamp)
+
+    @classmethod
+    def curve(cls, x: torch.Tensor, k: float, x0: float) -> torch.Tensor:
+        """``f(x)`` elementwise for a slope ``k`` and buffer ``x0`` (what the Loss explorer draws)."""
+        return cls.distance_loss(x, k, x0)
 
     def distance(self, prediction: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         if self.clamp:

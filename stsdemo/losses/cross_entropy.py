@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
-from torch import nn
 
 from ..labels import STS, LabelScheme
+from .base import Loss, LossSettings
+from .spec import CROSS_ENTROPY
 
 
 def node_indices(labels: torch.Tensor, scheme: LabelScheme) -> torch.Tensor:
@@ -14,7 +15,7 @@ def node_indices(labels: torch.Tensor, scheme: LabelScheme) -> torch.Tensor:
     return torch.round(labels.float() / scheme.gap).clamp(0, len(scheme.categories) - 1).long()
 
 
-class ClassificationLoss(nn.Module):
+class ClassificationLoss(Loss):
     """Cross-entropy over K classes, Reimers & Gurevych (2019) §3, the paper's classification baseline.
 
     ``loss = -log softmax(W [u, v, |u-v|])_y`` with ``y`` the index of the label's nearest node. The
@@ -25,12 +26,15 @@ class ClassificationLoss(nn.Module):
     ``(batch,)`` on the scheme's line.
     """
 
-    name = "ce"
-    regression = False
+    spec = CROSS_ENTROPY
 
     def __init__(self, scheme: LabelScheme = STS):
         super().__init__()
         self.scheme = scheme
+
+    @classmethod
+    def build(cls, settings: LossSettings) -> "ClassificationLoss":
+        return cls(settings.scheme)
 
     def forward(self, output, labels: torch.Tensor) -> torch.Tensor:
         return F.cross_entropy(output.prediction.float(), node_indices(labels, self.scheme))

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
-from torch import nn
+
+from .base import Loss, LossSettings
+from .spec import INFONCE
 
 
 def info_nce(u: torch.Tensor, v: torch.Tensor, positive: torch.Tensor, temperature: float) -> torch.Tensor:
@@ -20,7 +22,7 @@ def info_nce(u: torch.Tensor, v: torch.Tensor, positive: torch.Tensor, temperatu
     return F.cross_entropy(similarity[positive], targets[positive])
 
 
-class InfoNCELoss(nn.Module):
+class InfoNCELoss(Loss):
     """Contrastive loss over in-batch negatives (van den Oord et al. 2018; supervised as in SimCSE,
     Gao et al. 2021), used by Zhang & Li (2024) as "+Contrast".
 
@@ -29,12 +31,15 @@ class InfoNCELoss(nn.Module):
     head's prediction is not used: this trains the embedding geometry that cosine evaluation reads.
     """
 
-    name = "infonce"
-    regression = False
+    spec = INFONCE
 
     def __init__(self, threshold: float = 4.0, temperature: float = 0.05):
         super().__init__()
         self.threshold, self.temperature = float(threshold), float(temperature)
+
+    @classmethod
+    def build(cls, settings: LossSettings) -> "InfoNCELoss":
+        return cls(settings.threshold)
 
     def forward(self, output, labels: torch.Tensor) -> torch.Tensor:
         return info_nce(output.u, output.v, labels >= self.threshold, self.temperature)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
-from torch import nn
+
+from .base import Loss, LossSettings
+from .spec import PCC
 
 
 def pearson_loss(similarity: torch.Tensor, labels: torch.Tensor, eps: float = 1e-8) -> torch.Tensor:
@@ -21,7 +23,7 @@ def pearson_loss(similarity: torch.Tensor, labels: torch.Tensor, eps: float = 1e
     return 1.0 - r
 
 
-class PccLoss(nn.Module):
+class PccLoss(Loss):
     """Pcc-tuning of Zhang & Li (2024), "Pcc-tuning: Breaking the Contrastive Learning Ceiling in Semantic
     Textual Similarity", arXiv 2406.09790.
 
@@ -31,8 +33,11 @@ class PccLoss(nn.Module):
     ``(batch,)`` on any scale. A batch needs two or more distinct labels to carry a signal (batch >= 2).
     """
 
-    name = "pcc"
-    regression = False
+    spec = PCC
+
+    @classmethod
+    def build(cls, settings: LossSettings) -> "PccLoss":
+        return cls()
 
     def forward(self, output, labels: torch.Tensor) -> torch.Tensor:
         return pearson_loss(F.cosine_similarity(output.u.float(), output.v.float(), dim=-1), labels)

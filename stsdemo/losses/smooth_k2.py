@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from ..labels import STS, LabelScheme
 from .buffer import BufferZoneLoss
+from .spec import SMOOTH_K2
 
 
 def smooth_k2(x: torch.Tensor, k: float, x0: float) -> torch.Tensor:
@@ -22,10 +22,8 @@ class SmoothK2Loss(BufferZoneLoss):
 
     Inputs: predictions ``(batch,)`` and labels ``(batch,)`` on the scheme's line. Returns the batch mean.
     ``scheme`` gives the gap ``d`` and the outermost nodes (default STS 0..5).
-    Defaults: ``x0 = 0.25``, ``k = 2`` (the paper's BERT setting; RoBERTa uses ``k = 3``).
+    Defaults: the paper's ``x0`` and ``k`` for BERT (:mod:`stsdemo.losses.spec`; ``k`` per encoder family).
     """
 
-    name = "sk2"
-
-    def __init__(self, k: float = 2.0, x0: float = 0.25, scheme: LabelScheme = STS, clamp: bool = True):
-        super().__init__(smooth_k2, k, x0, scheme, clamp)
+    spec = SMOOTH_K2
+    distance_loss = staticmethod(smooth_k2)

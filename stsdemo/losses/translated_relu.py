@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from ..labels import STS, LabelScheme
 from .buffer import BufferZoneLoss
+from .spec import TRANSLATED_RELU
 
 
 def translated_relu(x: torch.Tensor, k: float, x0: float) -> torch.Tensor:
@@ -22,10 +22,8 @@ class TranslatedReLULoss(BufferZoneLoss):
 
     Inputs: predictions ``(batch,)`` and labels ``(batch,)`` on the scheme's line. Returns the batch mean.
     ``scheme`` gives the gap ``d`` and the outermost nodes (default STS 0..5).
-    Defaults: ``x0 = 0.25``, ``k = 2.5`` (the paper's BERT setting; RoBERTa uses ``k = 1``).
+    Defaults: the paper's ``x0`` and ``k`` for BERT (:mod:`stsdemo.losses.spec`; ``k`` per encoder family).
     """
 
-    name = "trelu"
-
-    def __init__(self, k: float = 2.5, x0: float = 0.25, scheme: LabelScheme = STS, clamp: bool = True):
-        super().__init__(translated_relu, k, x0, scheme, clamp)
+    spec = TRANSLATED_RELU
+    distance_loss = staticmethod(translated_relu)

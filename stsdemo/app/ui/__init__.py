@@ -11,11 +11,12 @@ import os
 import gradio as gr
 
 from ...evaluate import TASKS
+from .. import benchmark, evidence
 from ..state import AppState
-from . import benchmark_tab, finetune_tab, loss_tab, score_tab
+from . import benchmark_tab, finetune_tab, loss_tab, score_tab, share, tools
 from .common import LATEX, ChoiceLists, name_input_errors, session_of, upload_note
 
-__all__ = ["build_demo", "launch_kwargs", "upload_note"]
+__all__ = ["build_demo", "launch_kwargs", "mcp_wanted", "upload_note"]
 
 PAPER = "https://arxiv.org/abs/2406.05326"
 TITLE = "STS as regression: Translated ReLU & Smooth K2"
@@ -45,23 +46,33 @@ footer {visibility: hidden;}
 """
 
 
-def launch_kwargs() -> dict:
-    """Theme, CSS and (with ``STSDEMO_MCP=1``) the MCP server: launch() arguments in Gradio 6, shared by
-    app.py and the tests."""
+def mcp_wanted(argv=()) -> bool:
+    """Serve the MCP server too: ``--mcp`` among ``argv`` (``python app.py --mcp``) or ``STSDEMO_MCP=1``."""
+    return "--mcp" in argv or os.environ.get("STSDEMO_MCP") == "1"
+
+
+def launch_kwargs(mcp: bool | None = None, demo: gr.Blocks | None = None) -> dict:
+    """Theme, CSS and the MCP server (``mcp``; by default with ``STSDEMO_MCP=1``): launch() arguments in
+    Gradio 6, shared by app.py and the tests. The MCP server needs ``pip install "gradio[mcp]"``; its tools
+    are the two of :mod:`.tools` (given the ``demo``, its server's tool table holds only them)."""
     theme = gr.themes.Soft(primary_hue="blue", secondary_hue="orange", neutral_hue="slate",
                            font=["ui-sans-serif", "system-ui", "Segoe UI", "Roboto", "sans-serif"],
                            font_mono=["ui-monospace", "SFMono-Regular", "Menlo", "monospace"])
-    extra = {"mcp_server": True} if os.environ.get("STSDEMO_MCP") == "1" else {}
+    extra = {"mcp_server": True} if (mcp_wanted() if mcp is None else mcp) else {}
+    if extra and demo is not None:
+        extra["app_kwargs"] = {"lifespan": tools.mcp_lifespan(demo)}
     return dict(theme=theme, css=CSS, **extra)
 
 
 def header() -> None:
+    found, _ = benchmark.recorded_evidence()
     gr.Markdown(
         f"# {TITLE}\n"
         "Ordered labels sit on evenly spaced nodes (STS 0…5, or contradiction · neutral · entailment). A Siamese "
         "encoder predicts a point on that line (a head on $[u, v, |u-v|]$, or a calibrated cosine "
         "$a\\cdot\\cos(u, v) + b$); the category is the nearest node. Training uses losses with a zero-gradient "
-        f"**buffer zone** around each label. After Zhang & Li (2024), [arXiv 2406.05326]({PAPER}).",
+        f"**buffer zone** around each label. After Zhang & Li (2024), [arXiv 2406.05326]({PAPER}). "
+        f"{evidence.headline(found)} [See the evidence](?tab=bench).",
         elem_id="sts-header", latex_delimiters=LATEX)
 
 
@@ -70,7 +81,7 @@ def build_demo(state: AppState | None = None) -> gr.Blocks:
     state = state or AppState()
     with gr.Blocks(title="stsdemo · STS regression with Translated ReLU and Smooth K2") as demo:
         header()
-        with gr.Tabs(overflow_behavior="wrap"):
+        with gr.Tabs(overflow_behavior="wrap") as tabs:
             score = score_tab.build()
             loss = loss_tab.build()
             tune = finetune_tab.build()
@@ -78,10 +89,19 @@ def build_demo(state: AppState | None = None) -> gr.Blocks:
         gr.Markdown(f"Tasks: {', '.join(TASKS)}. Code: the `stsdemo` package (CLI `python -m stsdemo`). Runs and "
                     "uploads are kept per browser session and removed after a day.", elem_classes="sts-note")
         lists = ChoiceLists(score.model, tune.base_model, bench.model, tune.run_pick)
-        score_tab.wire(score, state, demo)
+        # A link (?tab=loss&k=3...) reopens a state: restored on load, before the Score tab scores its pair.
+        restored = share.wire_restore(
+            demo, tabs, {"score": {"s1": score.s1, "s2": score.s2, "scheme": score.scheme, "custom": score.custom,
+                                   "gap": score.gap, "gold": score.gold},
+                         "loss": {"k": loss.k, "x0": loss.x0, "d": loss.d, "prediction": loss.prediction,
+                                  "label": loss.label},
+                         "train": finetune_tab.link_fields(tune)},
+            {"score": score.link, "loss": loss.link, "train": tune.link}, (loss.chart, loss.formulas, loss.table))
+        score_tab.wire(score, state, demo, restored)
         loss_tab.wire(loss)
         finetune_tab.wire(tune, state, lists)
         benchmark_tab.wire(bench, state, demo)
+        tools.wire(state)
         lists.refresh_on_select(score.tab, tune.tab, bench.tab)
 
         def leave(request: gr.Request):  # a closed tab stops its session's run
@@ -90,4 +110,5 @@ def build_demo(state: AppState | None = None) -> gr.Blocks:
         demo.unload(leave)
         demo.queue(max_size=32, default_concurrency_limit=1)
     name_input_errors(demo)
+    tools.tools_only(demo)
     return demo

@@ -1,4 +1,5 @@
-"""Tab 4, *Benchmark*: the 7-task SentEval table and bars for any model or run, beside reference rows."""
+"""Tab 4, *Benchmark*: the project's recorded evidence (arms, seeds, verdicts on the paper's claims), then the
+7-task SentEval table and bars for any model or run, beside reference rows."""
 
 from __future__ import annotations
 
@@ -6,14 +7,25 @@ from types import SimpleNamespace
 
 import gradio as gr
 
-from .. import benchmark, models, plots
+from .. import benchmark, evidence, models, plots
 from ..reference import REFERENCE_NOTE
 from .common import session_of, skip, user_errors
 
 
 def build() -> SimpleNamespace:
+    table_now, chart_now, verdicts_now = benchmark.evidence_views({})
     with gr.Tab("Benchmark", id="bench") as tab:
-        gr.Markdown("SentEval's seven STS test sets (STS12–16 in the *all* setting, STS-B test, SICK-R test): "
+        gr.Markdown("### What this project measured\n"
+                    "Every arm below was trained and scored by this repository's benchmarks (`python -m "
+                    "bench.evidence`) and recorded with its seeds and machine; bars show the mean, whiskers one sd over "
+                    "seeds. Your own evaluations join the table.", elem_classes="sts-note")
+        verdicts = gr.Markdown(verdicts_now, elem_id="evidence-verdicts")
+        evidence_table = gr.Dataframe(table_now, interactive=False, label="Recorded evidence", wrap=True,
+                                      column_widths=evidence.COLUMN_WIDTHS, max_height=720,
+                                      elem_id="evidence-table")
+        evidence_chart = gr.Plot(chart_now, show_label=False, elem_id="evidence-chart")
+        gr.Markdown("### Evaluate a model\n"
+                    "SentEval's seven STS test sets (STS12–16 in the *all* setting, STS-B test, SICK-R test): "
                     "Spearman ×100 of the cosine similarity of the two sentence embeddings, as SimCSE and the paper "
                     "report. A run's head does not enter this score; only its encoder does.", elem_classes="sts-note")
         with gr.Row(elem_classes="sts-wrap"):
@@ -32,13 +44,17 @@ def build() -> SimpleNamespace:
 def wire(tab: SimpleNamespace, state, demo: gr.Blocks) -> None:
     @user_errors
     def evaluate(choice, request: gr.Request):
-        for bar, table, figure in benchmark.benchmark_stream(state, session_of(request), choice):
-            yield bar, skip(table), skip(figure)
+        session = session_of(request)
+        for bar, table, figure in benchmark.benchmark_stream(state, session, choice):
+            yield bar, skip(table), skip(figure), gr.skip()
+        yield gr.skip(), gr.skip(), gr.skip(), benchmark.evidence_views(state.bench_rows(session))[0]
 
     def initial(request: gr.Request):
         rows = state.bench_rows(session_of(request))
-        return benchmark.benchmark_table(rows), benchmark.benchmark_chart(rows)
+        table, chart, verdicts = benchmark.evidence_views(rows)
+        return benchmark.benchmark_table(rows), benchmark.benchmark_chart(rows), table, chart, verdicts
 
-    tab.button.click(evaluate, tab.model, [tab.progress, tab.table, tab.chart], api_name="benchmark",
-                     concurrency_id="eval", concurrency_limit=1, show_progress="minimal")
-    demo.load(initial, None, [tab.table, tab.chart], api_visibility="private", queue=False)
+    tab.button.click(evaluate, tab.model, [tab.progress, tab.table, tab.chart, tab.evidence_table],
+                     api_name="benchmark", concurrency_id="eval", concurrency_limit=1, show_progress="minimal")
+    demo.load(initial, None, [tab.table, tab.chart, tab.evidence_table, tab.evidence_chart, tab.verdicts],
+              api_visibility="private", queue=False)

@@ -10,7 +10,7 @@ import gradio as gr
 
 from ... import settings
 from ...errors import InputError
-from .. import finetune, models, store
+from .. import finetune, models, plots, store
 
 log = logging.getLogger("stsdemo.app.ui")
 
@@ -23,8 +23,8 @@ def user_errors(fn):
     def convert(error: Exception) -> gr.Error:
         if isinstance(error, gr.Error):
             return error
-        if isinstance(error, InputError):
-            return gr.Error(str(error))
+        if isinstance(error, InputError):  # a visitor's bad input: their toast, no traceback in the server log
+            return gr.Error(str(error), print_exception=False)
         log.exception("unexpected error in %s", fn.__name__)
         return gr.Error(f"Something went wrong ({type(error).__name__}: {str(error)[:300]})")
 
@@ -113,19 +113,23 @@ class CurveSender:
     Its colour scale only knows the series present when the chart was last built, and an in-place data
     update does not rebuild it; a changed ``color_map`` does, but the rebuild draws the data of the
     *previous* update. So new data goes out first, and the colour map naming its series one update
-    later (``settled()`` says whether one more update is needed to catch up).
+    later (``settled()`` says whether one more update is needed to catch up). The dev chart's y range
+    (:func:`plots.dev_y_range`, whole points around its data) rebuilds it too, so it travels with the colour map.
     """
 
     def __init__(self):
-        self.sent = (None, None, None)      # colour maps the plots were last given
-        self.pending = (None, None, None)   # colour maps of the data sent last
+        self.sent = (None, None, None)      # (colour map, y range) the plots were last given
+        self.pending = (None, None, None)   # (colour map, y range) of the data sent last
 
     def updates(self, curves) -> tuple:
-        maps = (curves.dev_colors, curves.loss_colors, curves.buffer_colors)
+        maps = ((curves.dev_colors, plots.dev_y_range(curves.dev)), (curves.loss_colors, None),
+                (curves.buffer_colors, None))
         out = []
         for frame, lagged, sent in zip((curves.dev, curves.loss, curves.buffer), self.pending, self.sent):
             if lagged is not None and lagged != sent:
-                out.append(gr.update(value=frame.copy(), color_map=lagged))
+                colors, y_range = lagged
+                out.append(gr.update(value=frame.copy(), color_map=colors,
+                                     **({"y_lim": y_range} if y_range is not None else {})))
             else:
                 out.append(gr.update(value=frame.copy()))
         self.sent = tuple(lagged if lagged is not None else sent for lagged, sent in zip(self.pending, self.sent))

@@ -8,8 +8,9 @@ from types import SimpleNamespace
 
 import gradio as gr
 
-from ...config import PRESET_LABELS
-from .. import finetune, form, models, plots, store
+from ...config import PRESETS, preset_label
+from .. import compare, finetune, form, models, plots, store
+from . import share
 from .common import CurveSender, session_of, skip, upload_note, user_errors
 
 IDLE = ("Not started. The defaults continue the shipped scorer for about a minute on a CPU; one run trains at a "
@@ -43,7 +44,7 @@ def build() -> SimpleNamespace:
     with gr.Tab("Fine-tune", id="train") as tab:
         with gr.Row(equal_height=False, elem_classes="sts-wrap"):
             with gr.Column(scale=5, min_width=280):
-                preset = gr.Dropdown([(text, key) for key, text in PRESET_LABELS.items()], value=None,
+                preset = gr.Dropdown([(preset_label(key), key) for key in PRESETS], value=None,
                                      label="Presets", info="A whole recipe in one click (the paper's, or beyond it); "
                                                           "the run's length stays as set below")
                 base_model = gr.Dropdown(models.base_model_choices(""), value=defaults["model"], label="Start from",
@@ -53,7 +54,9 @@ def build() -> SimpleNamespace:
                                               "hub id")
                 data = gr.Radio(list(form.TRAINING_DATA_CHOICES), value=defaults["data"], label="Training data",
                                 info="Filtered = the paper's tune data: STS-B + SICK-R train without any pair of the 7 "
-                                     "test sets. NLI: contradiction 0, neutral 1, entailment 2.")
+                                     "test sets. NLI: SNLI dev + test on contradiction 0, neutral 1, entailment 2; "
+                                     "a model trained on it is never scored on SNLI test (the project's NLI "
+                                     "accuracy comes from runs that keep SNLI test out).")
                 with gr.Row(elem_classes="sts-wrap"):
                     upload = gr.File(label=f"Training CSV / TSV (sentence1, sentence2, label). {upload_note()}",
                                      file_types=[".csv", ".tsv", ".txt"], visible=False, min_width=200)
@@ -65,24 +68,29 @@ def build() -> SimpleNamespace:
                                          value=defaults["final_eval"])
                 with gr.Accordion("More settings", open=False):
                     settings.update(fields(form.MORE_ROWS))
+                link = share.link_box("train")
             with gr.Column(scale=7, min_width=280):
                 with gr.Row():
                     start = gr.Button("Start training", variant="primary", scale=3, min_width=120)
+                    compare = gr.Button("Compare with and without the buffer", scale=3, min_width=120,
+                                        elem_id="train-compare")
                     stop = gr.Button("Stop", variant="stop", scale=1, min_width=80)
                 progress = gr.HTML(plots.progress_html(0, IDLE, "idle"), elem_id="train-progress")
                 status = gr.Markdown("", elem_id="train-status")
                 with gr.Row(elem_classes="sts-wrap"):
                     dev_plot = gr.LinePlot(empty.dev, x="step", y="spearman", color="run", height=300,
                                            title="STS-B dev Spearman ×100", x_title="step (0: the start)",
-                                           y_title="Spearman", elem_id="dev-plot", min_width=280)
+                                           y_title="Spearman", elem_id="dev-plot", min_width=280,
+                                           **plots.CURVE_AXES["dev"])
                     histogram = gr.Plot(plots.error_histogram([]), show_label=False, elem_id="error-histogram",
                                         min_width=280)
                 with gr.Row(elem_classes="sts-wrap"):
                     loss_curve = gr.LinePlot(empty.loss, x="step", y="loss", color="run", height=230,
-                                             title="Training loss", x_title="step", min_width=280)
+                                             title="Training loss", x_title="step", min_width=280,
+                                             **plots.CURVE_AXES["loss"])
                     buffer_curve = gr.LinePlot(empty.buffer, x="step", y="share", color="run", height=230,
                                                title="Share of pairs in the buffer zone", x_title="step",
-                                               y_lim=[0, 1], min_width=280)
+                                               min_width=280, **plots.CURVE_AXES["buffer"])
                 results = gr.Dataframe(label="7 STS tasks: best checkpoint vs. base model (Spearman ×100)",
                                        visible=False, interactive=False)
         with gr.Accordion("Runs of this session", open=False):
@@ -98,18 +106,20 @@ def build() -> SimpleNamespace:
     return SimpleNamespace(**locals())
 
 
+def link_fields(tab: SimpleNamespace) -> dict:
+    """The form's fields a link carries (stsdemo.app.links): start model, data, the settings, final evaluation."""
+    return {"model": tab.base_model, "data": tab.data, **tab.settings, "final_eval": tab.final_eval}
+
+
 def wire(tab: SimpleNamespace, state, lists) -> None:
     curves = [tab.dev_plot, tab.loss_curve, tab.buffer_curve]
     inputs = {"model": tab.base_model, "data": tab.data, "upload": tab.upload, "scheme": tab.scheme, **tab.settings,
             "final_eval": tab.final_eval}
 
-    @user_errors
-    def train(request: gr.Request, upload: str | None = None, **values):
-        """Fine-tune a scorer with the given settings (any left out take the form's defaults) and stream its
-        progress, curves and final results."""
-        session = session_of(request)
+    def stream(session: str, views):
+        """The UI updates of a session's stream of TrainViews."""
         sender, view = CurveSender(), None
-        for number, view in enumerate(finetune.stream_training(state, session, {**values, "upload": upload})):
+        for number, view in enumerate(views):
             if view.table is not None:
                 table = gr.update(value=view.table, visible=True)
             else:  # the first update hides an earlier run's table
@@ -118,6 +128,20 @@ def wire(tab: SimpleNamespace, state, lists) -> None:
             yield (view.progress, view.status, *sender.updates(view.curves), table, *choices, skip(view.histogram))
         if view is not None and not sender.settled():
             yield (gr.skip(), gr.skip(), *sender.updates(view.curves), *(gr.skip(),) * 6)
+
+    @user_errors
+    def train(request: gr.Request, upload: str | None = None, **values):
+        """Fine-tune a scorer with the given settings (any left out take the form's defaults) and stream its
+        progress, curves and final results."""
+        session = session_of(request)
+        yield from stream(session, finetune.stream_training(state, session, {**values, "upload": upload}))
+
+    @user_errors
+    def compare_buffer(request: gr.Request, upload: str | None = None, **values):
+        """Two runs with the same start, seed and data order, the second with x0 = 0 (no buffer zone): their
+        curves and dev error histograms overlaid and the final dev difference beside the recorded spread."""
+        session = session_of(request)
+        yield from stream(session, compare.stream_comparison(state, session, {**values, "upload": upload}))
 
     def stop(request: gr.Request):
         gr.Info(state.request_stop(session_of(request)))
@@ -165,10 +189,15 @@ def wire(tab: SimpleNamespace, state, lists) -> None:
     tab.start.click(train, [], [tab.progress, tab.status, *curves, tab.results, *lists.components, tab.histogram],
                     inputs_kwargs=inputs, api_name="train", concurrency_id="train", concurrency_limit=None,
                     show_progress="minimal")
+    tab.compare.click(compare_buffer, [], [tab.progress, tab.status, *curves, tab.results, *lists.components,
+                                           tab.histogram],
+                      inputs_kwargs=inputs, api_name="compare_buffer", concurrency_id="train", concurrency_limit=None,
+                      show_progress="minimal")
     tab.stop.click(stop, None, None, api_name="stop", concurrency_id="stop", concurrency_limit=None)
     tab.preset.input(apply_preset, tab.preset, list(inputs.values()), api_visibility="private")
     tab.base_model.input(follow_start, tab.base_model, tab.settings["target"], api_visibility="private")
     tab.data.change(data_visibility, tab.data, [tab.upload, tab.scheme], api_visibility="private", queue=False)
+    share.wire_copy(tab.link, "train", link_fields(tab))
     tab.run_pick.change(show_run, tab.run_pick, [tab.run_info, tab.results, tab.histogram], api_visibility="private")
     tab.zip_button.click(zip_run, tab.run_pick, tab.run_zip, api_name="zip_run", concurrency_id="zip",
                          concurrency_limit=2)

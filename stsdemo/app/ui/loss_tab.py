@@ -7,6 +7,7 @@ from types import SimpleNamespace
 import gradio as gr
 
 from .. import loss, plots
+from . import share
 from .common import LATEX, user_errors
 
 
@@ -20,7 +21,7 @@ def build() -> SimpleNamespace:
         with gr.Row(equal_height=False, elem_classes="sts-wrap"):
             with gr.Column(scale=4, min_width=280):
                 k = gr.Slider(**sliders["k"], label="slope k", elem_id="k-slider",
-                              info="Paper: TReLU 2.5 / SK2 2 (BERT), 1 / 3 (RoBERTa)")
+                              info=loss.slope_hint())
                 x0 = gr.Slider(**sliders["x0"], label="buffer x0", elem_id="x0-slider",
                                info="Half-width of the zero-gradient zone; must stay ≤ d/2")
                 d = gr.Slider(**sliders["d"], label="node gap d", elem_id="d-slider",
@@ -28,6 +29,7 @@ def build() -> SimpleNamespace:
                 references = gr.CheckboxGroup(list(plots.REFERENCE_LOSSES), value=list(plots.REFERENCE_LOSSES),
                                               label="Reference losses")
                 formulas = gr.Markdown(first.formulas, latex_delimiters=LATEX)
+                link = share.link_box("loss")
             with gr.Column(scale=8, min_width=280):
                 chart = gr.Plot(first.figure, show_label=False, elem_id="loss-plot")
                 gr.Markdown("**Try a prediction**: the loss and pull one sample gets (before the batch mean; training "
@@ -81,3 +83,5 @@ def wire(tab: SimpleNamespace) -> None:
                        api_visibility="private")
     gr.on([tab.references.change, tab.prediction.change, tab.label.change], live, inputs, outputs,
           trigger_mode="always_last", concurrency_limit=None, show_progress="hidden", api_visibility="private")
+    share.wire_copy(tab.link, "loss", {"k": tab.k, "x0": tab.x0, "d": tab.d, "prediction": tab.prediction,
+                                       "label": tab.label})

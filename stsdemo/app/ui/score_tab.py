@@ -7,19 +7,10 @@ from types import SimpleNamespace
 import gradio as gr
 
 from .. import models, score
+from . import share
 from .common import LATEX, session_of, upload_note, user_errors
 
-# Real pairs from the STS Benchmark test split (original casing), with their gold score 0..5.
-EXAMPLES = [
-    ["A woman plays the flute.", "A woman is playing the flute.", 5.0],
-    ["A man and a dog on rocks on a beach.", "A man and dog on a rocky seashore.", 4.6],
-    ["A man is riding an electric bicycle.", "A man is riding a bicycle.", 3.5],
-    ["A monkey is playing drums.", "Someone in a gorilla costume is playing a set of drums.", 2.5],
-    ["A man is playing a harp.", "A man is playing a keyboard.", 1.5],
-    ["A man is cycling.", "A man is talking.", 0.6],
-    ["A woman is spreading mustard on a bread roll.", "A kitten is playing with a woman's finger.", 0.0],
-]
-START = EXAMPLES[2]
+EXAMPLES, START = score.EXAMPLES, score.START   # STS Benchmark test pairs with their gold score 0..5
 
 
 def build() -> SimpleNamespace:
@@ -37,11 +28,13 @@ def build() -> SimpleNamespace:
                                       scale=3, min_width=200)
                     gold = gr.Number(label="Gold label (optional)", value=START[2], scale=1, min_width=120)
                 with gr.Row(elem_classes="sts-wrap"):
-                    custom = gr.Textbox(label="Ordered categories", value="unrelated, related, same", visible=False,
+                    custom = gr.Textbox(label="Ordered categories", value=score.CUSTOM_START[0], visible=False,
                                         scale=3, min_width=200,
                                         info="Lowest first, comma-separated; node i sits at i·d.")
-                    gap = gr.Number(label="Gap d", value=1.0, minimum=0.01, visible=False, scale=1, min_width=120)
+                    gap = gr.Number(label="Gap d", value=score.CUSTOM_START[1], minimum=0.01, visible=False, scale=1,
+                                    min_width=120)
                 button = gr.Button("Score the pair", variant="primary")
+                link = share.link_box("score")
             with gr.Column(scale=7, min_width=280):
                 with gr.Row(elem_classes="sts-wrap sts-results"):
                     prediction = gr.Number(label="Prediction (on the label line)", interactive=False,
@@ -68,9 +61,11 @@ def build() -> SimpleNamespace:
     return SimpleNamespace(**locals())
 
 
-def wire(tab: SimpleNamespace, state, demo: gr.Blocks) -> None:
+def wire(tab: SimpleNamespace, state, demo: gr.Blocks, restored=None) -> None:
+    """``restored``: the page-load event that restores a link's state; the first pair is scored after it."""
+
     @user_errors
-    def score_pair(model: str, sentence1: str, sentence2: str, scheme_choice: str, custom: str, gap: float,
+    def score_and_draw(model: str, sentence1: str, sentence2: str, scheme_choice: str, custom: str, gap: float,
                    gold: float | None, request: gr.Request):
         """Score how similar two sentences are, on an ordered label line (STS 0-5 by default).
 
@@ -90,6 +85,11 @@ def wire(tab: SimpleNamespace, state, demo: gr.Blocks) -> None:
         """
         view = score.score_view(state, session_of(request), model, sentence1, sentence2, scheme_choice, custom, gap,
                                 gold)
+        if view.mismatch:
+            gr.Warning(view.mismatch, duration=12)
+        elif view.model_choice != model:
+            gr.Info(f"Scored with {models.display_name(session_of(request), view.model_choice)}: it predicts on the "
+                    "chosen scheme's line.")
         s = view.score
         return round(s.prediction, 4), s.category, s.node, round(s.cosine, 4), view.figure, view.notice
 
@@ -104,11 +104,14 @@ def wire(tab: SimpleNamespace, state, demo: gr.Blocks) -> None:
 
     inputs = [tab.model, tab.s1, tab.s2, tab.scheme, tab.custom, tab.gap, tab.gold]
     outputs = [tab.prediction, tab.category, tab.node, tab.cosine, tab.number_line, tab.notice]
-    tab.button.click(score_pair, inputs, outputs, api_name="score", concurrency_id="score", concurrency_limit=4)
-    gr.on([tab.s1.submit, tab.s2.submit], score_pair, inputs, outputs, api_visibility="private",
+    tab.button.click(score_and_draw, inputs, outputs, api_name="score", concurrency_id="score", concurrency_limit=4)
+    gr.on([tab.s1.submit, tab.s2.submit], score_and_draw, inputs, outputs, api_visibility="private",
           concurrency_id="score", concurrency_limit=4)
     tab.scheme.change(scheme_visibility, tab.scheme, [tab.custom, tab.gap], api_visibility="private", queue=False)
     tab.file_button.click(score_file, [tab.model, tab.pairs_file, tab.scheme, tab.custom, tab.gap],
                           [tab.scored, tab.preview], api_name="score_file", concurrency_id="score",
                           concurrency_limit=4)
-    demo.load(score_pair, inputs, outputs, api_visibility="private", concurrency_id="score", concurrency_limit=4)
+    first = restored.then if restored is not None else demo.load
+    first(score_and_draw, inputs, outputs, api_visibility="private", concurrency_id="score", concurrency_limit=4)
+    share.wire_copy(tab.link, "score", {"s1": tab.s1, "s2": tab.s2, "scheme": tab.scheme, "custom": tab.custom,
+                                        "gap": tab.gap, "gold": tab.gold})

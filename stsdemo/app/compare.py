@@ -1,0 +1,122 @@
+"""*Compare with and without the buffer*: one click, two runs that differ only in ``x0``.
+
+The first run takes the form as it is; the second is the same run with ``x0 = 0`` (the same loss without its
+zero-gradient zone): same start, seed and data order (the seed fixes both the head's initialisation and the
+order of the batches), same steps. Both go through the training line as **one** job of the session. At the
+end the two dev curves sit side by side on the usual charts, their last dev error histograms are overlaid,
+and the final dev difference is stated beside what the project's recorded seeds say of that difference.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Iterator
+
+import plotly.graph_objects as go
+
+from ..errors import InputError
+from ..losses.spec import LOSSES, PAPER_X0
+from . import benchmark, finetune, form, store
+from .evidence import buffer_spread
+from .finetune import TrainView
+
+
+def check_comparable(config) -> None:
+    """A comparison needs a buffer to switch off: a buffer-zone loss with ``x0 > 0``."""
+    if not LOSSES[config.loss].buffer:
+        raise InputError(f"loss {config.loss!r} has no buffer zone to compare; pick Smooth K2 or Translated ReLU")
+    if config.x0 == 0:
+        raise InputError(f"x0 is already 0, so there is no buffer to compare with; set x0 above 0 (the paper: "
+                         f"{PAPER_X0:g})")
+
+
+def final_dev(info: store.RunInfo, select_by: str) -> float | None:
+    """The dev Spearman (the metric that selects checkpoints) at a run's last evaluation."""
+    evals = finetune.evaluations(info)
+    if not evals:
+        return None
+    return float(evals[-1].dev_head if select_by == "head" else evals[-1].dev_cosine)
+
+
+def overlaid_histograms(first: store.RunInfo, second: store.RunInfo) -> go.Figure:
+    """The last dev error histogram of each run as an outline on one axis, x0 and d/2 marked."""
+    figure = go.Figure()
+    gap, x0, used = 1.0, 0.0, 0.0
+    for info, color, dash in ((first, "#0072B2", "solid"), (second, "#D55E00", "dash")):
+        evals = [e for e in finetune.evaluations(info) if (e.error_hist or {}).get("counts")]
+        if not evals:
+            continue
+        last = evals[-1]
+        width, counts = float(last.error_hist["width"]), last.error_hist["counts"]
+        gap, x0 = float(last.gap or gap), max(x0, float(last.x0 or 0.0))
+        used = max(used, width * max([i + 1 for i, c in enumerate(counts) if c] or [1]))
+        figure.add_trace(go.Scatter(x=[i * width for i in range(len(counts) + 1)], y=[*counts, counts[-1]],
+                                    mode="lines", line_shape="hv", line=dict(color=color, width=2, dash=dash),
+                                    name=f"{info.label} · step {last.step}",
+                                    hovertemplate="x=%{x:.2f}: %{y} pairs<extra></extra>"))
+    figure.add_vline(x=gap / 2, line=dict(color="#374151", width=1.2, dash="dot"), annotation_text="d/2")
+    if x0 > 0:
+        figure.add_vrect(x0=0, x1=x0, fillcolor="#cfe8f7", opacity=0.5, line_width=0, annotation_text="x0",
+                         annotation_position="top right")
+    figure.update_layout(height=360, template="plotly_white", margin=dict(l=50, r=20, t=50, b=100),
+                         title=dict(text="Dev errors at the last evaluation: with vs without the buffer", x=0.01,
+                                    font=dict(size=13)),
+                         xaxis=dict(title="x = |prediction − label|", range=[0, max(gap, used)], tickformat=".2f"),
+                         yaxis=dict(title="dev pairs", rangemode="tozero", tickformat="d"),
+                         legend=dict(orientation="h", yanchor="top", y=-0.25, x=0, font=dict(size=11)))
+    return figure
+
+
+def verdict_text(first: store.RunInfo, second: store.RunInfo, config) -> str:
+    """The final dev difference of the pair beside the recorded seed-to-seed evidence for the setting."""
+    with_buffer, without = final_dev(first, config.select_by), final_dev(second, config.select_by)
+    if with_buffer is None or without is None or not (math.isfinite(with_buffer) and math.isfinite(without)):
+        return "The comparison has no dev evaluation on both sides."
+    found, _ = benchmark.recorded_evidence()
+    recorded = recorded_spread(found, config)
+    return (f"**With vs without the buffer** (STS-B dev Spearman of the {config.select_by}, last evaluation): "
+            f"x0 = {config.x0:g}: **{with_buffer:.2f}**; x0 = 0: **{without:.2f}**; difference "
+            f"**{with_buffer - without:+.2f}**. One pair of runs is one seed: {recorded}")
+
+
+def recorded_spread(found, config) -> str:
+    """What the project's recorded seeds say of this setting: the dev spread of its arm, and the paired
+    buffer-vs-none comparison."""
+    arm = f"{config.loss}-{'cosine' if config.target == 'cosine' else '2stage'}"
+    row = found.row(arm) if found else None
+    parts = []
+    if row is not None and row.dev_sd is not None and len(row.seeds) > 1:
+        parts.append(f"the recorded STS-B dev of {arm} varies by sd {row.dev_sd:.2f} across {len(row.seeds)} seeds "
+                     "at the paper's budget, so a smaller difference here says little.")
+    spread = buffer_spread(found, config.loss, config.target)
+    if spread:
+        parts.append(spread)
+    return " ".join(parts) or "no recorded seeds of this setting to compare with (see the Benchmark tab)."
+
+
+def stream_comparison(state, session: str, values: dict) -> Iterator[TrainView]:
+    """Queue the pair as one job and stream both runs; the last view overlays them. InputError before
+    anything starts for a loss without a buffer, x0 already 0, or a job of this session already going."""
+    store.prune_sessions(set(state.active_runs()))
+    values = {**values, "final_eval": False}  # the pair stays a few minutes on a CPU
+    first = form.build_config(session, store.new_run_id(), values)
+    check_comparable(first)
+    second = form.build_config(session, store.new_run_id(), {**values, "x0": 0})
+
+    def both(signal) -> Iterator[TrainView]:
+        yield from finetune.run_admitted(state, session, first, signal, False, values)
+        first_info = store.load_run(session, first.run_name)
+        if signal.is_set() or first_info.status != "finished":
+            return
+        view = None
+        for view in finetune.run_admitted(state, session, second, signal, False, values):
+            if not view.finished:
+                yield view
+        second_info = store.load_run(session, second.run_name)
+        status = (verdict_text(first_info, second_info, first) if second_info.status == "finished"
+                  else f"The run without the buffer {second_info.status}; no comparison.")
+        if view is not None:
+            yield TrainView(view.progress, status, finetune.curves_for(session), None, True, second.run_name,
+                            overlaid_histograms(first_info, second_info))
+
+    yield from finetune.stream_job(state, session, first, both)

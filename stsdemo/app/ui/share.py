@@ -1,0 +1,87 @@
+"""Links that reopen a state: each tab's "Copy link" control and the page load that restores a link. Wiring
+only; what a link holds and how it is checked is :mod:`stsdemo.app.links`.
+
+Copying is two steps: the server writes the link's query from the fields' values (checked as a link is
+read back), then a browser-side ``js`` step puts the page's own address in front (right behind a proxy or
+in a Space's frame), copies it to the clipboard where the browser allows, and shows it in the box beside
+the button, so it can be copied by hand where the clipboard is not allowed.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import gradio as gr
+
+from .. import links, loss, plots
+
+# The query from the server -> the whole link, copied where the clipboard allows it; what the box then shows.
+COPY_JS = """
+(query) => {
+  if (typeof query !== "string" || !query.startsWith("?")) return query;
+  const url = window.location.origin + window.location.pathname + query;
+  try { navigator.clipboard.writeText(url).catch(() => {}); } catch (error) {}
+  return url;
+}
+"""
+
+
+def link_box(tab: str) -> SimpleNamespace:
+    """The "Copy link" button and the box that shows the link (and any notice about it) in a tab."""
+    with gr.Row(elem_classes="sts-wrap sts-link", equal_height=False):
+        button = gr.Button("Copy link", size="sm", scale=0, min_width=110, elem_id=f"{tab}-copy-link")
+        text = gr.Textbox(show_label=False, placeholder="A link to what this tab shows: press Copy link",
+                          interactive=False, lines=1, max_lines=4, scale=4, min_width=200, elem_id=f"{tab}-link",
+                          container=False)
+    notice = gr.Markdown(elem_classes="sts-note", elem_id=f"{tab}-link-notice")
+    return SimpleNamespace(button=button, text=text, notice=notice)
+
+
+def wire_copy(box: SimpleNamespace, tab: str, components: dict) -> None:
+    """``components``: the tab's fields by their names in :mod:`stsdemo.app.links`."""
+    names = list(components)
+
+    def make(*values):
+        query, notices = links.encode(tab, dict(zip(names, values)))
+        if notices:
+            gr.Warning(" · ".join(notices), duration=10)
+        return query, "\n\n".join(f"⚠ {n}" for n in notices)
+
+    box.button.click(make, list(components.values()), [box.text, box.notice], queue=False,
+                     api_visibility="private").success(None, box.text, box.text, js=COPY_JS, queue=False,
+                                                        api_visibility="private")
+
+
+def wire_restore(demo: gr.Blocks, tabs: gr.Tabs, parts: dict[str, dict], boxes: dict[str, SimpleNamespace],
+                 loss_outputs: tuple | None = None):
+    """On page load, a link's tab is selected and its fields filled; bad values fall back with a notice (a
+    toast and a line under the tab's link box). Nothing is started. ``parts``: per tab, its fields by their
+    names in :mod:`stsdemo.app.links`; ``loss_outputs``: the Loss explorer's chart, formulas and table, redrawn
+    for restored settings. Returns the load event (the Score tab scores its pair after it)."""
+    order = [(tab, name, component) for tab, fields in parts.items() for name, component in fields.items()]
+    notice_boxes = list(boxes.items())
+    extra = list(loss_outputs or ())
+
+    def restore(request: gr.Request):
+        state = links.parse(getattr(request, "query_params", None))
+        out = [gr.Tabs(selected=state.tab) if state.tab else gr.skip()]
+        out += [state.values[name] if tab == state.tab and name in state.values else gr.skip()
+                for tab, name, _ in order]
+        message = "\n\n".join(f"⚠ {n}" for n in state.notices)
+        out += [message if tab == (state.tab or "") else gr.skip() for tab, _ in notice_boxes]
+        if extra:
+            out += _loss_redraw(state) if state.tab == "loss" else [gr.skip()] * len(extra)
+        if state.notices:
+            gr.Warning("This link was partly restored: " + " · ".join(state.notices), duration=15)
+        return out
+
+    outputs = [tabs, *(component for *_, component in order), *(box.notice for _, box in notice_boxes), *extra]
+    # queued (so the notice's toast reaches the page), never waiting behind another event
+    return demo.load(restore, None, outputs, api_visibility="private", concurrency_limit=None,
+                     show_progress="hidden")
+
+
+def _loss_redraw(state: links.Restored) -> list:
+    v = state.values
+    view = loss.loss_view(v["k"], v["x0"], v["d"], plots.REFERENCE_LOSSES, v["prediction"], v["label"])
+    return [view.figure, view.formulas, view.table]

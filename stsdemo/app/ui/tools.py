@@ -1,0 +1,94 @@
+"""The two endpoints an agent uses: scoring a pair and the losses at a point. Answers are JSON text (no figures),
+public in the API (``/score_pair``, ``/loss_at``) and the only tools of the MCP server
+(``python app.py --mcp`` or ``STSDEMO_MCP=1``).
+
+Gradio makes every public endpoint an MCP tool named after its function, described by the function's
+docstring (the text before ``Args:``; each argument's line under ``Args:`` describes that argument). The
+app's other endpoints (the tabs' /score with its figure, /train, /zip_run, ...) stay in the API but are kept
+off the tool list by :func:`tools_only`, so an agent sees two tools that answer in plain data.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+
+import gradio as gr
+
+from .. import loss, models, score
+from .common import session_of, user_errors
+
+MCP_TOOLS = ("score_pair", "loss_at")      # api names (and the tools' names: the functions are called so)
+
+
+def wire(state) -> None:
+    @user_errors
+    def score_pair(sentence1: str, sentence2: str, scheme: str = "own", model: str = models.DEFAULT_CHOICE,
+                   request: gr.Request = None) -> str:
+        """Score how similar two sentences are with the STS scorer: a float on the label line 0-5 (0 = unrelated, 5 = same meaning), its nearest category and the cosine similarity of the two sentence embeddings.
+
+        Args:
+            sentence1: The first sentence (at most 4,000 characters; longer input is truncated to the model's length, and the answer's notice says so).
+            sentence2: The second sentence.
+            scheme: How to read the prediction: "own" (the model's own line; STS 0-5 for the default scorer), "sts", "nli" (contradiction, neutral, entailment: a model that does not predict on that line is replaced by the shipped NLI scorer, and the notice says so), or your ordered categories lowest first, comma-separated, e.g. "bad, fair, good" (nodes 0, 1, 2, ...).
+            model: "default" (the shipped STS scorer) or a Hugging Face model id; optional.
+
+        Returns:
+            A JSON object: prediction (float on the label line), category (nearest node's name), node (its position), cosine (-1..1), scheme (the categories read against, lowest first) and notice (why the scheme was not applied, or input that was shortened; empty when nothing to say).
+        """
+        return json.dumps(score.pair_result(state, session_of(request), sentence1, sentence2, scheme, model),
+                          ensure_ascii=False)
+
+    @user_errors
+    def loss_at(prediction: float, label: float, k: float = loss.START["k"], x0: float = loss.START["x0"],
+                d: float = loss.START["d"]) -> str:
+        """Evaluate the paper's buffer-zone losses (Translated ReLU, Smooth K2) and the L1 and MSE baselines at one prediction: the loss value and its gradient with respect to the prediction, at x = |prediction - label|. Inside the buffer (x < x0) both buffer-zone losses are 0 with zero gradient.
+
+        Args:
+            prediction: The model's float on the label line, e.g. 3.6.
+            label: The gold label on the same line, e.g. 3.
+            k: Slope of the buffer-zone losses, > 0 (paper: Smooth K2 2, Translated ReLU 2.5 for BERT).
+            x0: Half-width of the buffer zone, 0 <= x0 <= d/2 (paper: 0.25).
+            d: Gap between neighbouring label nodes, > 0 (1 for STS 0-5 and NLI).
+
+        Returns:
+            A JSON object with the inputs and "losses": one row per loss with x, f(x), df/dprediction (negative: gradient descent raises the prediction) and whether the sample is in the buffer.
+        """
+        return json.dumps(loss.loss_at(prediction, label, k, x0, d), ensure_ascii=False)
+
+    gr.api(score_pair, api_name="score_pair", concurrency_id="score", concurrency_limit=4)
+    gr.api(loss_at, api_name="loss_at", concurrency_limit=None)
+
+
+def tools_only(demo: gr.Blocks, names=MCP_TOOLS) -> None:
+    """Keep every public endpoint but ``names`` off the MCP tool list (they stay in the API).
+
+    Gradio 6.31 lists as tools the public endpoints whose function is not marked as an MCP resource or
+    prompt (``gradio.mcp``: ``fn._mcp_type``, set by ``gr.mcp.resource`` / ``gr.mcp.prompt``); a function
+    marked with any type other than "tool" is left off. :func:`mcp_lifespan` also takes them out of the
+    server's name table (so they cannot be called as tools, nor listed by its /schema). tests/test_mcp.py
+    checks the result.
+    """
+    for block_fn in demo.fns.values():
+        if block_fn.fn is None or block_fn.api_visibility != "public" or block_fn.api_name in names:
+            continue
+        try:
+            block_fn.fn._mcp_type = "api-only"
+        except AttributeError:  # a builtin or bound method: nothing to mark
+            pass
+
+
+def mcp_lifespan(demo: gr.Blocks, names=MCP_TOOLS):
+    """A server lifespan (``launch(app_kwargs={"lifespan": ...})``) that, once Gradio has built its MCP
+    server, keeps only ``names`` in the server's tool table (``GradioMCPServer.tool_to_endpoint``, from which
+    it lists, calls and describes tools)."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        server = getattr(demo, "mcp_server_obj", None)
+        if server is not None:
+            server.tool_to_endpoint = {tool: endpoint for tool, endpoint in server.tool_to_endpoint.items()
+                                       if endpoint.lstrip("/") in names}
+        yield
+
+    return lifespan

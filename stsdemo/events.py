@@ -1,0 +1,123 @@
+"""What a run reports, as typed events: :func:`stsdemo.train.train` yields them, the CLI prints them as JSON
+lines, the app folds them into its views and keeps them in ``history.json``.
+
+``event.to_dict()`` is the JSON form (``{"event": kind, **fields}``); :meth:`Event.from_dict` reads it back,
+so a renamed field fails where the event is built, not where a front end reads a string key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import ClassVar, NamedTuple
+
+
+class StageStep(NamedTuple):
+    """Where in a run a checkpoint was taken: ``(stage, step)``; step 0 of stage 1 is the starting model.
+
+    JSON holds it as ``[stage, step]``; it reads as ``"stage:step"``."""
+
+    stage: int
+    step: int
+
+    def __str__(self) -> str:
+        return f"{self.stage}:{self.step}"
+
+    @classmethod
+    def parse(cls, value) -> StageStep:
+        """A ``[stage, step]`` pair, or the ``"stage:step"`` text that older ``history.json`` files hold."""
+        stage, step = value.split(":") if isinstance(value, str) else value
+        return cls(int(stage), int(step))
+
+
+@dataclass
+class Event:
+    kind: ClassVar[str] = ""
+
+    def to_dict(self) -> dict:
+        return {"event": self.kind, **asdict(self)}
+
+    @staticmethod
+    def from_dict(data: dict) -> Event:
+        """The event a ``to_dict()`` dict describes (keys of other versions are ignored)."""
+        kind = data.get("event")
+        if kind not in EVENT_TYPES:
+            raise ValueError(f"unknown event {kind!r}")
+        cls = EVENT_TYPES[kind]
+        values = {item.name: data[item.name] for item in fields(cls) if item.name in data}
+        if "best_step" in values:
+            values["best_step"] = StageStep.parse(values["best_step"])
+        return cls(**values)
+
+
+@dataclass
+class StartEvent(Event):
+    kind = "start"
+    stage: int
+    stage_name: str
+    train_pairs: int
+    total_steps: int
+    device: str
+    processes: int
+    output_dir: str
+    config: dict = field(default_factory=dict)
+
+
+@dataclass
+class StepEvent(Event):
+    kind = "step"
+    stage: int
+    step: int
+    total_steps: int
+    loss: float
+    lr: float
+    buffer_share: float | None   # share of this window's pairs inside the zero-gradient zone
+    pairs_per_s: float
+    elapsed: float
+
+
+@dataclass
+class EvalEvent(Event):
+    kind = "eval"
+    stage: int
+    step: int
+    total_steps: int
+    dev_cosine: float
+    dev_head: float
+    dev_accuracy: float
+    best: float
+    best_step: StageStep         # of the best checkpoint so far
+    is_best: bool
+    elapsed: float
+    error_hist: dict = field(default_factory=dict)  # |prediction - label| on dev: {"width", "counts"}
+    x0: float = 0.0              # the buffer zone of this stage's loss (0 for losses without one)
+    gap: float = 1.0             # the gap d between nodes
+
+
+@dataclass
+class DoneEvent(Event):
+    kind = "done"
+    stopped: bool
+    reason: str
+    best: float
+    best_step: StageStep
+    checkpoint: str
+    steps: int
+    pairs_per_s: float
+    elapsed: float
+
+
+@dataclass
+class FinalEvalEvent(Event):
+    """Progress of the 7-task evaluation after training: model ``index`` of ``count`` (``what``: "fine-tuned"
+    or "base") is ``fraction`` encoded; its ``results`` come with the last one."""
+
+    kind = "final_eval"
+    what: str
+    index: int
+    count: int
+    fraction: float
+    results: dict | None = None
+
+
+EVENT_TYPES: dict[str, type[Event]] = {cls.kind: cls for cls in (StartEvent, StepEvent, EvalEvent, DoneEvent,
+                                                                  FinalEvalEvent)}

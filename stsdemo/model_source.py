@@ -1,0 +1,188 @@
+"""Where a model comes from, whether it may run its own code, and what its files say before it is loaded.
+
+A model is named by the default (empty or ``default``), a local folder (an encoder or a saved scorer) or a
+Hugging Face hub id. :func:`resolve_model` turns a name into a place to load from and applies the trust
+policy: a local folder may lie only under the allowed roots when a caller gives them (the app does), and a
+model's own code runs only for hub ids on the operator's allow-list (``STSDEMO_TRUST_REMOTE_CODE``).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import socket
+import time
+from pathlib import Path
+from urllib.parse import urlparse
+
+from . import save_format, settings
+from .atomic import retired_path
+from .config import ROBERTA_TYPES
+from .errors import InputError
+from .labels import STS, LabelScheme
+
+DEFAULT_MODEL_NAMES = ("", "default", "all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2")
+HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
+HUB_CHECK_TIMEOUT_S = 3.0         # how long to wait for the hub before treating it as unreachable
+HUB_CHECK_EVERY_S = 60.0
+ALLOWED_MODELS = ("the default model (empty or 'default'), a saved run or model folder (in the app: under the "
+                  "allowed folders), or a Hugging Face hub id (needs the network, or the model in the local cache)")
+
+
+def _inside(path: Path, roots: list[Path]) -> bool:
+    return any(path == root or root in path.parents for root in roots)
+
+
+def resolve_model(name: str | os.PathLike | None, allowed_roots: list[Path] | None = None) -> tuple[str, bool]:
+    """Where to load a model from and whether it may run its own code.
+
+    Returns ``(local path or hub id, trust_remote_code)``. A local folder may lie anywhere, unless
+    ``allowed_roots`` is given (the app passes ``settings.model_roots()``, so a visitor cannot name the
+    server's files); remote code runs only for hub ids on the operator's allow-list.
+    """
+    text = str(name or "").strip()
+    if text in DEFAULT_MODEL_NAMES:
+        return str(settings.default_model_path()), False
+    path = Path(text).expanduser()
+    if path.exists() or text.startswith((".", "/", "~")) or not HUB_ID.match(text):
+        resolved = path.resolve()
+        roots = allowed_roots
+        if roots is not None and not _inside(resolved, [Path(r).resolve() for r in roots]):
+            raise InputError(
+                f"model path {text!r} is outside the allowed folders ({', '.join(map(str, roots))}); "
+                "add a folder with STSDEMO_MODEL_ROOTS"
+            )
+        if not resolved.is_dir():
+            kept = retired_path(resolved)
+            hint = (f"; an interrupted save left its previous version at {kept}"
+                    if save_format.is_model_folder(kept) else "")
+            raise InputError(f"model folder {text!r} does not exist{hint}")
+        return str(resolved), _trusted_saved_run(resolved)
+    return text, text in settings.trusted_remote_code()
+
+
+def _trusted_saved_run(folder: Path) -> bool:
+    """A saved run may run remote code only if the model it was trained from is still allow-listed."""
+    if not save_format.is_scorer(folder):
+        return False
+    return save_format.read_config(folder).get("base_model", "") in settings.trusted_remote_code()
+
+
+def is_saved_run(name: str | os.PathLike | None) -> bool:
+    """Whether ``name`` is a folder written by :meth:`SiameseRegressor.save` (it has our config)."""
+    if str(name or "").strip() in DEFAULT_MODEL_NAMES:
+        return False
+    return save_format.is_scorer(Path(str(name)).expanduser())
+
+
+def saved_config(name: str | os.PathLike | None, allowed_roots: list[Path] | None = None) -> dict | None:
+    """A saved scorer's config (None for an encoder without one), read without loading weights."""
+    source, _ = resolve_model(name, allowed_roots)
+    return save_format.read_config(source) if save_format.is_scorer(source) else None
+
+
+def saved_scheme(name: str | os.PathLike | None, allowed_roots: list[Path] | None = None) -> LabelScheme:
+    """The label scheme a model predicts on, read from its config without loading weights (STS for an
+    encoder that has no stsdemo head yet)."""
+    config = saved_config(name, allowed_roots)
+    return STS if config is None else save_format.read_scheme(str(name), config)
+
+
+# Reachability is the machine's, not a model's, and a probe can take HUB_CHECK_TIMEOUT_S: so one answer
+# serves the whole process for HUB_CHECK_EVERY_S.
+_HUB_STATE = {"checked": -math.inf, "reachable": True}
+
+
+def hub_reachable() -> bool:
+    """Whether the Hugging Face hub can be reached: False in offline mode (``HF_HUB_OFFLINE``) or when a
+    TCP connection to it fails within a few seconds (checked at most once a minute).
+
+    Without this, loading an unknown hub id on a machine without network retries for about a minute.
+    Behind an HTTP(S) proxy a direct connection says nothing, so the hub is assumed reachable there.
+    """
+    from huggingface_hub import constants
+
+    if constants.HF_HUB_OFFLINE:
+        return False
+    if any(os.environ.get(name) for name in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")):
+        return True
+    now = time.monotonic()
+    if now - _HUB_STATE["checked"] < HUB_CHECK_EVERY_S:
+        return _HUB_STATE["reachable"]
+    endpoint = urlparse(constants.ENDPOINT)
+    try:
+        socket.create_connection((endpoint.hostname, endpoint.port or 443), timeout=HUB_CHECK_TIMEOUT_S).close()
+        reachable = True
+    except OSError:
+        reachable = False
+    _HUB_STATE.update(checked=now, reachable=reachable)
+    return reachable
+
+
+def check_encoder_folder(folder: Path) -> None:
+    """A local folder to load an encoder from must be a transformers model folder."""
+    if save_format.is_adapter(folder):
+        raise InputError(f"folder {str(folder)!r} holds a LoRA adapter, not an encoder; load the scorer folder it "
+                         "belongs to. Allowed: " + ALLOWED_MODELS)
+    if not save_format.has_encoder_config(folder):
+        raise InputError(f"folder {str(folder)!r} is not a model: it has no config.json. Allowed: {ALLOWED_MODELS}")
+
+
+# ---- limits and fit, from the files alone -----------------------------------------------------------
+
+
+def encoder_positions(hf_config: dict) -> int | None:
+    """Tokens the position table of a transformers ``config.json`` takes (None when it states none)."""
+    limit = hf_config.get("max_position_embeddings")
+    if not isinstance(limit, int) or limit <= 0:
+        return None
+    return limit - 2 if hf_config.get("model_type") in ROBERTA_TYPES else limit  # ids start after the pad index
+
+
+def check_max_length(max_length: int, limit: int | None) -> None:
+    """A run's max length must fit the model's token ``limit`` (None: not known yet)."""
+    if limit is not None and max_length > limit:
+        raise InputError(f"max length {max_length} is more than this model takes ({limit} tokens); "
+                         f"allowed: 8 to {limit}")
+
+
+def max_positions(name: str | os.PathLike | None) -> int | None:
+    """The token limit of a local model or saved run, read from its config.json without loading weights
+    (None for a hub id, which is checked once loaded)."""
+    source, _ = resolve_model(name)
+    folder = Path(source)
+    if not folder.is_dir():
+        return None
+    if save_format.is_scorer(folder):
+        config = save_format.read_config(folder)
+        if save_format.encoder_from_base(config):
+            return max_positions(config.get("base_model", ""))
+    hf_config = save_format.encoder_config(folder)
+    return encoder_positions(hf_config) if isinstance(hf_config, dict) else None
+
+
+def check_start(name: str | os.PathLike | None, *, target: str, classification: bool, scheme: LabelScheme,
+                max_length: int) -> None:
+    """What can be checked of a starting model from its files alone (no weights loaded): its token limit,
+    and, for a warm start from a saved scorer, that its target, head and label scheme fit the run."""
+    source, _ = resolve_model(name)
+    if Path(source).is_dir() and not save_format.is_scorer(source):
+        check_encoder_folder(Path(source))
+    check_max_length(max_length, max_positions(name))
+    saved = saved_config(name) if is_saved_run(name) else None
+    if saved is None:
+        return
+    problems = []
+    if saved.get("target", "head") != target:
+        problems.append(f"its target is {saved.get('target', 'head')!r}, this run's is {target!r}")
+    if bool(saved.get("classification")) != classification:
+        kinds = ("a regressor", "a classifier")
+        problems.append(f"its head is {kinds[bool(saved.get('classification'))]}, this run needs "
+                        f"{kinds[classification]}")
+    categories = list((saved.get("scheme") or {}).get("categories") or [])
+    if categories != list(scheme.categories):
+        problems.append(f"its labels are {', '.join(map(str, categories))}; this run's data has "
+                        f"{', '.join(scheme.categories)}")
+    if problems:
+        raise InputError(f"cannot warm-start from {str(name)!r}: " + "; ".join(problems))

@@ -1,0 +1,30 @@
+"""The checks of a run before any work starts: its settings, then what they mean for its label scheme and
+its starting model.
+
+:meth:`stsdemo.config.TrainConfig.validate` checks the settings alone, without I/O. ``preflight`` adds what
+needs more: the buffer ``x0`` against the node gap of the run's label scheme, and the starting model's files
+(its token limit; for a warm start, that its target, head and labels fit the run). The command line and the
+app call it before a run is started, and :func:`stsdemo.train.train` before its first step, so every way into
+a run is covered.
+"""
+
+from __future__ import annotations
+
+from .config import TrainConfig
+from .data import builtin_scheme
+from .labels import get_scheme
+from .losses.buffer import check_buffer
+from .losses.spec import LOSSES, paper_k
+from .model_source import check_start
+
+
+def preflight(config: TrainConfig) -> TrainConfig:
+    """The config with its losses under their canonical names, checked; InputError says what is wrong."""
+    config = config.normalized()
+    config.validate()
+    scheme = builtin_scheme(config.data) or get_scheme(config.scheme)  # a named set's own, else the CSV's
+    if LOSSES[config.loss].buffer:
+        check_buffer(paper_k(config.loss) if config.k is None else config.k, config.x0, scheme.gap)
+    check_start(config.model, target=config.target, classification=config.loss == "ce",
+                scheme=scheme, max_length=config.max_length)
+    return config

@@ -1,0 +1,106 @@
+"""The verdict rule on paired seeds (bench.claims) and the evidence the app shows (stsdemo.app.evidence),
+rendered from a fixture results file."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench import claims, report
+from stsdemo.app import benchmark, evidence
+
+
+@pytest.mark.parametrize("a, b, verdict", [
+    ({42: 81.0, 43: 81.2, 44: 80.9}, {42: 80.5, 43: 80.6, 44: 80.5}, "holds"),            # +0.5, +0.6, +0.4
+    ({42: 80.0, 43: 80.1, 44: 79.9}, {42: 80.5, 43: 80.6, 44: 80.5}, "reversed"),
+    ({42: 80.6, 43: 80.2, 44: 80.5}, {42: 80.5, 43: 80.6, 44: 80.3}, "no measurable difference at n = 3"),
+    ({42: 80.6}, {42: 80.5}, "one seed: n = 1"),
+    ({42: 80.6}, {43: 80.5}, "not measured"),                                              # no shared seed
+])
+def test_the_verdict_rule_on_paired_differences(a, b, verdict):
+    assert claims.paired(a, b).verdict == verdict
+
+
+def test_the_rule_uses_the_standard_error_of_the_differences_not_of_the_arms():
+    # both arms vary a lot across seeds, but always move together: the paired difference is clear
+    result = claims.paired({42: 78.0, 43: 81.0, 44: 84.0}, {42: 77.8, 43: 80.7, 44: 83.8})
+    assert result.diffs == pytest.approx([0.2, 0.3, 0.2]) and result.verdict == "holds"
+    assert result.se == pytest.approx(0.0333, abs=1e-3) and "n = 3" in result.numbers()
+
+
+def test_an_untrained_base_pairs_with_every_seed():
+    result = claims.paired({42: 77.0, 43: 77.5, 44: 77.2}, {None: 78.87})
+    assert result.seeds == [42, 43, 44] and result.verdict == "reversed"
+
+
+def test_a_claim_combines_its_comparisons():
+    assert claims.combine(["holds", "holds"]) == "holds"
+    assert claims.combine(["holds", "not measured"]) == "holds (comparisons with 2+ seeds)"
+    assert claims.combine(["no measurable difference at n = 3", "reversed"]).startswith("mixed: 1 reversed")
+    assert claims.combine(["one seed: n = 1", "not measured"]) == "one seed only"
+
+
+def _sts_run(arm, seed, avg, node=45.0, dev=88.0):
+    test = {t: avg for t in report.TASKS} | {"Avg.": avg}
+    return dict(arm=arm, seed=seed, model="minilm", label=f"label of {arm}", group="main", kind="ours",
+                family="cosine", budget=dict(epochs=1.0, max_steps=None, batch_size=16, max_length=256,
+                                             eval_every=95, stage1_max_steps=190),
+                budget_key="paper-key", budget_tag="paper", test=test, dev_best=dev, best_step="1:380",
+                stsb_node_accuracy=node, machine="CPU (2 cores)", finished=f"2026-11-23 0{seed - 40}:00")
+
+
+def _nli_run(arm, seed, accuracy, pairs=8842):
+    return dict(arm=arm, seed=seed, loss=arm.split("-")[1], train_pairs=pairs, budget_tag="epoch",
+                test_accuracy=accuracy, test_macro_f1=accuracy - 1, held_out_best=accuracy + 1, wall_seconds=240,
+                machine="CPU (2 cores)")
+
+
+@pytest.fixture
+def results():
+    runs = {}
+    for seed, (sk2, mse) in zip((42, 43, 44), ((80.8, 80.9), (80.7, 80.9), (80.9, 81.0))):
+        runs[f"minilm/sk2-cosine/seed{seed}/paper"] = _sts_run("sk2-cosine", seed, sk2, dev=88.0 + seed / 100)
+        runs[f"minilm/mse-cosine/seed{seed}/paper"] = _sts_run("mse-cosine", seed, mse)
+    runs["minilm/base/seed42/paper"] = _sts_run("base", 42, 78.87)
+    nli = {f"minilm/{arm}/seed{seed}/epoch": _nli_run(arm, seed, acc + seed / 10)
+           for arm, acc in (("nli-sk2", 70.0), ("nli-ce", 72.0)) for seed in (42, 43, 44)}
+    return {"quality": {"runs": runs}, "nli": {"runs": nli}, "machine": {"cpus": 2}}
+
+
+def test_the_evidence_table_and_verdicts_render_from_a_results_file(results, tmp_path):
+    path = report.write_evidence(results, tmp_path / "evidence.json")
+    found = evidence.load_evidence(path)
+    frame = evidence.evidence_frame(found, {"my model": {"Avg.": 79.5}})
+    assert list(frame.columns) == evidence.COLUMNS
+    rows = {row["arm"]: row for row in frame.to_dict("records")}
+    sk2 = rows["label of sk2-cosine (sk2-cosine)"]
+    assert sk2["seeds"] == "42, 43, 44" and sk2["7-task mean ± sd"] == "80.80 ± 0.10"
+    assert sk2["STS-B test on node (%)"] == "45.00 ± 0.00" and sk2["machine"] == "CPU (2 cores)"
+    nli = next(row for name, row in rows.items() if name.endswith("(nli-ce)"))
+    assert nli["SNLI test accuracy (%)"] == "76.30 ± 0.10" and nli["7-task mean ± sd"] == "–"
+    assert rows["my model (evaluated here)"]["7-task mean ± sd"] == "79.50"
+    text = evidence.claims_markdown(found)
+    # SK2 - MSE on the cosine target: -0.1, -0.2, -0.1 -> reversed; NLI SK2 - CE: -2 every seed -> C1 reversed
+    assert "**C2** the buffer zone helps: **reversed (comparisons with 2+ seeds)**" in text
+    assert "STS, cosine target: Smooth K2 vs MSE -0.13 ± 0.03 (n = 3)" in text
+    assert "**C1** regression beats classification: **reversed (comparisons with 2+ seeds)**" in text
+    assert "no measurable difference" not in evidence.headline(found) and "reversed" in evidence.headline(found)
+    assert "n = 3" in evidence.buffer_spread(found, "sk2", "cosine")
+    figure = evidence.evidence_figure(found)
+    assert [len(trace.y) for trace in figure.data] == [3, 2]  # base, sk2, mse | the two NLI arms
+    assert list(figure.data[0].error_x.array) == pytest.approx([0.0, 0.1, 0.0577], abs=1e-3)
+
+
+@pytest.mark.parametrize("content", [None, "{not json", json.dumps({"version": 99}), json.dumps({"version": 1})])
+def test_a_missing_or_corrupt_evidence_file_leaves_the_tab_working(content, tmp_path, monkeypatch):
+    path = tmp_path / "evidence.json"
+    if content is not None:
+        path.write_text(content)
+    monkeypatch.setattr(evidence, "EVIDENCE_FILE", path)
+    with pytest.raises(evidence.EvidenceUnavailable):
+        evidence.load_evidence()
+    table, figure, verdicts = benchmark.evidence_views({"my model": {"Avg.": 79.5}})
+    assert "evidence is unavailable" in verdicts and len(table) == 1
+    assert figure.layout.annotations[-1].text == "evidence unavailable"
+    assert evidence.headline(None).startswith("The project's measurements are unavailable")

@@ -1,0 +1,62 @@
+"""Typed events end to end: every kind survives ``history.json`` as itself, and older histories still read."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from stsdemo.events import (EVENT_TYPES, DoneEvent, EvalEvent, Event, FinalEvalEvent, StageStep, StartEvent,
+                            StepEvent)
+
+EVENTS = [
+    StartEvent(1, "head on nli (encoder frozen)", 48, 6, "cpu", 1, "/runs/a/checkpoint", {"loss": "sk2", "x0": 0.25}),
+    EvalEvent(1, 0, 6, 71.5, 12.25, 0.25, 71.5, StageStep(1, 0), True, 1.5,
+              {"width": 0.05, "counts": [1, 2, 0]}, x0=0.25, gap=1.0),
+    StepEvent(1, 2, 6, 0.75, 2e-5, 0.5, 120.0, 2.5),
+    StepEvent(2, 4, 6, 0.5, 1e-5, None, 110.0, 3.5),
+    DoneEvent(False, "finished", 72.0, StageStep(2, 3), "/runs/a/checkpoint", 9, 115.0, 9.5),
+    FinalEvalEvent("fine-tuned", 0, 2, 0.5),
+    FinalEvalEvent("base", 1, 2, 1.0, {"STS12": 70.0, "Avg.": 70.0}),
+]
+
+
+def test_every_event_type_is_in_the_round_trip():
+    assert {type(event) for event in EVENTS} == set(EVENT_TYPES.values()) == set(Event.__subclasses__())
+
+
+def test_every_event_type_survives_history_json(tmp_path, monkeypatch):
+    from stsdemo.app import store
+
+    monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path))
+    info = store.RunInfo("run-1", "#1 sk2", events=list(EVENTS), best=72.0, best_step=StageStep(2, 3))
+    store.run_dir("s1", "run-1").mkdir(parents=True)
+    store.save_run("s1", info)
+    written = json.loads((store.run_dir("s1", "run-1") / store.HISTORY_NAME).read_text())
+    assert [e["event"] for e in written["events"]] == ["start", "eval", "step", "step", "done", "final_eval",
+                                                       "final_eval"]
+    assert written["best_step"] == [2, 3] and written["events"][1]["best_step"] == [1, 0]
+    again = store.load_run("s1", "run-1")
+    assert again.events == EVENTS and again == info
+    assert all(type(a) is type(b) for a, b in zip(again.events, EVENTS))
+    assert again.best_step.stage == 2 and again.best_step.step == 3 and str(again.best_step) == "2:3"
+
+
+def test_a_history_written_before_typed_events_still_reads(tmp_path, monkeypatch):
+    from stsdemo.app import store
+
+    monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path))
+    old = [dict(EVENTS[1].to_dict(), best_step="1:0"), dict(EVENTS[4].to_dict(), best_step="2:3")]
+    folder = store.run_dir("s1", "old")
+    folder.mkdir(parents=True)
+    (folder / store.HISTORY_NAME).write_text(json.dumps({"run_id": "old", "label": "#1", "events": old,
+                                                         "best": 72.0, "best_step": "2:3"}))
+    info = store.load_run("s1", "old")
+    assert info.events == [EVENTS[1], EVENTS[4]] and info.best_step == (2, 3)
+    (folder / store.HISTORY_NAME).write_text(json.dumps({"run_id": "old", "label": "#1", "best_step": ""}))
+    assert store.load_run("s1", "old").best_step is None  # a run that had no evaluation yet
+
+
+def test_an_unknown_event_is_refused():
+    with pytest.raises(ValueError, match="unknown event 'epoch'"):
+        Event.from_dict({"event": "epoch", "step": 1})

@@ -1,0 +1,153 @@
+"""Links that reopen a state (stsdemo.app.links): the round trip for each tab, and every bad value falling back
+to its default with a notice, never an exception."""
+
+import math
+
+import pytest
+
+from stsdemo.app import form, links, loss, score
+
+
+def test_loss_link_round_trip_and_the_issue_example():
+    values = {"k": 3.0, "x0": 0.1, "d": 1.0, "prediction": 3.6, "label": 3.0}
+    query, notices = links.encode("loss", values)
+    assert notices == [] and query == "?tab=loss&k=3&x0=0.1&d=1&prediction=3.6&label=3"
+    restored = links.parse(query)
+    assert (restored.tab, restored.values, restored.notices) == ("loss", values, [])
+    # the example of the issue: what it leaves out takes its default
+    restored = links.parse("?tab=loss&k=3&x0=0.1&d=1")
+    assert restored.values == {"k": 3.0, "x0": 0.1, "d": 1.0, "prediction": loss.SAMPLE[0], "label": loss.SAMPLE[1]}
+    assert restored.notices == []
+
+
+def test_score_link_round_trip_with_text_and_a_custom_scheme():
+    values = {"s1": "A man & a dog: 50% \"happy\"?", "s2": "Ein Mann – café, naïve.", "scheme": score.SCHEME_CHOICES[3],
+              "custom": "bad, fair, good", "gap": 0.5, "gold": 1.5}
+    query, notices = links.encode("score", values)
+    assert notices == [] and query.startswith("?tab=score&s1=")
+    restored = links.parse(query)
+    assert restored.tab == "score" and restored.values == values and restored.notices == []
+    # a built-in scheme's link leaves out the custom list
+    query, _ = links.encode("score", dict(values, scheme=score.SCHEME_CHOICES[1]))
+    assert "scheme=sts" in query and "categories" not in query and "gap" not in query
+    # each built-in scheme by its short name
+    for key, choice in zip(links.SCHEME_KEYS, score.SCHEME_CHOICES):
+        assert links.parse(f"?tab=score&scheme={key}").values["scheme"] == choice
+    # other sentences without a gold label: none (the example's gold belongs to the example pair)
+    assert links.parse("?tab=score&s1=Hello&s2=World").values["gold"] is None
+    assert links.parse("?tab=score").values == links.defaults("score")
+
+
+def test_train_link_round_trip_covers_every_form_setting():
+    values = form.form_defaults()
+    values.update(loss=form.field_text("loss", "trelu"), target=form.field_text("target", "head"), k=2.5, x0=0.2,
+                  lr=3e-5, batch_size=8, max_steps=120, eval_every=40, two_stage=True, seed=7,
+                  select_by=form.field_text("select_by", "head"), head_only=False, data="SICK-R train",
+                  final_eval=True)
+    fields = {name: values[name] for name in links.field_names("train")}
+    query, notices = links.encode("train", fields)
+    assert notices == []
+    for name in form.FORM_FIELDS:  # every declared setting of the form travels
+        assert f"&{name}=" in query
+    assert "loss=trelu" in query and "data=sick" in query and "lr=3e-05" in query
+    restored = links.parse(query)
+    assert restored.tab == "train" and restored.notices == [] and restored.values == fields
+    # empty optional settings: k empty (the paper's), max_steps 0 (= empty in the form)
+    restored = links.parse("?tab=train&k=&max_steps=")
+    assert restored.values["k"] is None and restored.values["max_steps"] == 0 and restored.notices == []
+
+
+@pytest.mark.parametrize("query, field", [
+    ("?tab=loss&k=-1", "k"),                       # negative k
+    ("?tab=loss&k=0", "k"),
+    ("?tab=loss&k=nan", "k"),                      # NaN
+    ("?tab=loss&k=1e308", "k"),                    # huge
+    ("?tab=loss&d=inf", "d"),
+    ("?tab=loss&prediction=1e400", "prediction"),
+    ("?tab=loss&label=%3Cscript%3Ealert(1)%3C/script%3E", "label"),
+    ("?tab=loss&x0=" + "9" * 500, "x0"),
+])
+def test_bad_loss_values_fall_back_to_their_default_with_a_notice(query, field):
+    restored = links.parse(query)
+    assert restored.tab == "loss"
+    assert restored.values == links.defaults("loss")
+    assert len(restored.notices) == 1 and "default" in restored.notices[0]
+    assert "<" not in restored.notices[0] and "script" not in restored.notices[0]
+
+
+def test_x0_beyond_half_the_gap_falls_back():
+    restored = links.parse("?tab=loss&k=3&x0=0.8&d=1")
+    assert restored.values["k"] == 3.0 and restored.values["x0"] == loss.START["x0"] and restored.values["d"] == 1.0
+    assert "d/2" in restored.notices[0]
+    restored = links.parse("?tab=loss&x0=0.3&d=0.4")   # d/2 below the default x0 too: both fall back
+    assert (restored.values["x0"], restored.values["d"]) == (loss.START["x0"], loss.START["d"])
+    restored = links.parse("?tab=train&loss=sk2&x0=0.9")
+    assert restored.values["x0"] == form.field_spec("x0").value and "d/2" in restored.notices[0]
+
+
+@pytest.mark.parametrize("query", [
+    "?tab=score&s1=%3Cscript%3Ealert(1)%3C%2Fscript%3E",
+    "?tab=score&s1=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E",
+    "?tab=score&s2=javascript:alert(1)",
+    "?tab=score&s1=" + "a" * 2_000,
+    "?tab=score&s1=%00",
+    "?tab=score&s1=%20%20",
+    "?tab=score&scheme=%3Cb%3E",
+    "?tab=score&categories=one-only&scheme=custom",
+    "?tab=score&gap=-1",
+])
+def test_bad_score_values_fall_back_with_a_notice_that_repeats_no_markup(query):
+    restored = links.parse(query)
+    assert restored.tab == "score" and len(restored.notices) == 1
+    assert not any(mark in restored.notices[0] for mark in ("<", "script", "onerror", "javascript", "alert"))
+    changed = {name for name, value in restored.values.items() if value != links.defaults("score")[name]}
+    assert changed <= {"scheme"}  # only a valid scheme may be kept beside the bad value
+
+
+@pytest.mark.parametrize("query, field", [
+    ("?tab=train&lr=-1", "lr"), ("?tab=train&batch_size=2.5", "batch_size"), ("?tab=train&loss=evil", "loss"),
+    ("?tab=train&epochs=0", "epochs"), ("?tab=train&seed=-3", "seed"), ("?tab=train&two_stage=maybe", "two_stage"),
+    ("?tab=train&model=run:abc", "model"), ("?tab=train&model=someone/remote-code", "model"),
+    ("?tab=train&data=upload", "data"), ("?tab=train&data=/etc/passwd", "data"), ("?tab=train&max_steps=1e12", "max_steps"),
+    ("?tab=train&k=0.001", "k"), ("?tab=train&max_length=nan", "max_length"),
+])
+def test_bad_train_values_fall_back_to_their_default(query, field):
+    restored = links.parse(query)
+    assert restored.tab == "train" and len(restored.notices) == 1, restored.notices
+    assert restored.values[field] == links.defaults("train")[field]
+
+
+def test_unknown_keys_are_ignored_and_a_link_without_tab_restores_nothing():
+    restored = links.parse("?tab=loss&k=3&__theme=dark&foo=bar&s1=hello")
+    assert restored.values["k"] == 3.0 and restored.notices == []
+    assert links.parse("?__theme=dark").tab is None and links.parse("").tab is None and links.parse(None).tab is None
+    assert links.parse("?k=3").values == {}
+
+
+@pytest.mark.parametrize("query", ["?tab=evil", "?tab=%3Cscript%3E", "?tab=" + "x" * 300])
+def test_unknown_tab_opens_the_score_tab_with_a_notice(query):
+    restored = links.parse(query)
+    assert restored.tab == "score" and restored.values == links.defaults("score")
+    assert len(restored.notices) == 1 and "unknown tab" in restored.notices[0] and "<" not in restored.notices[0]
+
+
+def test_ten_kilobytes_of_text_give_the_defaults_and_a_notice():
+    restored = links.parse("?tab=loss&k=3&junk=" + "x" * 10_240)
+    assert restored.values == links.defaults("loss") and "too long" in restored.notices[0]
+    restored = links.parse("?tab=score&s1=" + "word " * 2_048)
+    assert restored.values == links.defaults("score") and "too long" in restored.notices[0]
+
+
+def test_parse_takes_a_mapping_and_never_raises():
+    assert links.parse({"tab": "loss", "k": "4"}).values["k"] == 4.0
+    for weird in ({"tab": None}, {"tab": "loss", "k": None}, "?tab=loss&k", "%%%", "?tab=loss&k=%ZZ", 12):
+        restored = links.parse(weird)
+        assert isinstance(restored, links.Restored)
+
+
+def test_encode_leaves_out_a_value_that_would_not_read_back():
+    query, notices = links.encode("loss", {"k": -1.0, "x0": 0.25, "d": 1.0, "prediction": math.nan, "label": 3.0})
+    assert "k=" not in query and "prediction=" not in query and "x0=0.25" in query
+    assert len(notices) == 2
+    with pytest.raises(Exception):
+        links.encode("nowhere", {})

@@ -1,0 +1,55 @@
+"""The shipped NLI scorer (stsdemo/nli_scorer/): a compact scorer on the NLI line whose SNLI test metrics,
+recorded beside it (snli.json, written by ``python -m bench.nli --evaluate``), still come out of today's code
+on the recorded slice; and scoring with the NLI scheme uses it."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from stsdemo import settings
+from stsdemo.data import load_nli
+from stsdemo.evaluate import dev_metrics
+from stsdemo.model import SiameseRegressor
+from stsdemo.save_format import CONFIG_NAME
+
+FOLDER = settings.nli_scorer_dir()
+pytestmark = pytest.mark.skipif(not (FOLDER / CONFIG_NAME).is_file(), reason="no NLI scorer in this checkout")
+
+
+def test_the_nli_scorer_is_a_small_adapter_on_the_nli_line():
+    saved = json.loads((FOLDER / CONFIG_NAME).read_text())
+    assert saved["encoder_weights"] == "lora" and saved["scheme"]["categories"] == ["contradiction", "neutral",
+                                                                                     "entailment"]
+    assert sum(f.stat().st_size for f in FOLDER.rglob("*") if f.is_file()) <= 5 * 2**20
+
+
+def test_the_nli_scorer_reproduces_its_recorded_snli_test_slice():
+    recorded = json.loads((FOLDER / "snli.json").read_text())
+    test = load_nli("test")
+    assert recorded["test"]["pairs"] == len(test) == 9824
+    pairs = test.select(np.linspace(0, len(test) - 1, recorded["slice"]["pairs"]).round().astype(int))
+    metrics = dev_metrics(SiameseRegressor.load(str(FOLDER)), pairs)
+    assert 100 * metrics["accuracy"] == pytest.approx(recorded["slice"]["accuracy"], abs=0.01)
+    assert 100 * metrics["macro_f1"] == pytest.approx(recorded["slice"]["macro_f1"], abs=0.01)
+
+
+def test_scoring_with_the_nli_scheme_picks_the_nli_scorer():
+    from stsdemo.app import models, score
+    from stsdemo.app.state import AppState
+
+    view = score.score_view(AppState(), "nli-test", models.DEFAULT_CHOICE, "A man plays a guitar.",
+                            "A man is playing an instrument.", score.SCHEME_CHOICES[2])
+    assert view.model_choice == models.NLI_CHOICE and not view.mismatch
+    assert view.scheme.categories == ("contradiction", "neutral", "entailment") and "Switched to" in view.notice
+
+
+def test_the_cli_scores_with_the_nli_scorer_for_the_nli_scheme(capsys):
+    from stsdemo import cli
+
+    assert cli.main(["score", "--scheme", "nli", "A woman plays the flute.", "A woman is playing the flute."]) == 0
+    result = json.loads(capsys.readouterr().out)
+    # the STS scorer puts this pair near 5 (clamped to "entailment" on the NLI line); the NLI scorer near 2
+    assert result["category"] == "entailment" and result["prediction"] < 3.5

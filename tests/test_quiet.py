@@ -1,0 +1,33 @@
+"""Quiet, exact output: the normal paths print their result and nothing else (no library warnings)."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from stsdemo import library_warnings, settings
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.skipif(not any(settings.default_scorer_dir().glob("*.safetensors")), reason="no scorer shipped")
+def test_scoring_a_pair_on_the_command_line_writes_nothing_to_stderr():
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    # -W default: show every warning once, including those Python hides by default (DeprecationWarning)
+    done = subprocess.run([sys.executable, "-W", "default", "-m", "stsdemo", "score", "A man plays a guitar.",
+                           "Someone plays music."], capture_output=True, text=True, timeout=600, env=env, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stderr == "", done.stderr[-2000:]
+    result = json.loads(done.stdout)
+    assert set(result) >= {"prediction", "category", "cosine"}
+
+
+def test_library_filters_are_exact():
+    """Each filter names its category, the module that raises it and its message (nothing broader)."""
+    for category, module, message, why in library_warnings.FILTERS:
+        assert issubclass(category, Warning) and module and message and why
+        assert not message.startswith(".*") and "." in module
+    assert all(line.startswith("ignore:") for line in library_warnings.pytest_filters())

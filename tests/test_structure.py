@@ -1,0 +1,119 @@
+"""The package's shape: no import circle in ``stsdemo/``, and every paper value declared once."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "stsdemo"
+
+
+# ---- the import graph -------------------------------------------------------------------------------------
+
+
+def module_names(root: Path = PACKAGE) -> dict[str, Path]:
+    """Every module of the package by dotted name (a package by its ``__init__.py``)."""
+    names = {}
+    for path in root.rglob("*.py"):
+        parts = path.relative_to(root.parent).with_suffix("").parts
+        names[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return names
+
+
+def _imported(module: str, path: Path, node: ast.Import | ast.ImportFrom, known: set[str]) -> set[str]:
+    """The package's modules that one import statement loads (``from x import y`` loads ``x.y`` when y is a
+    module; a relative import is resolved against the importing module's package)."""
+    if isinstance(node, ast.Import):
+        return {alias.name for alias in node.names}
+    base = node.module or ""
+    if node.level:
+        package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+        anchor = package[:len(package) - node.level + 1]
+        base = ".".join(anchor + ([base] if base else []))
+    return {base} | {f"{base}.{alias.name}" for alias in node.names if f"{base}.{alias.name}" in known}
+
+
+def import_graph(root: Path = PACKAGE) -> dict[str, set[str]]:
+    """module -> the package's modules it imports, from the AST: every import statement counts, at the top or
+    inside a function. Importing ``a.b.c`` also runs the ``__init__`` of each package above it, except those
+    the importer is itself inside (they have already started)."""
+    modules = module_names(root)
+    graph = {}
+    for module, path in modules.items():
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            for target in _imported(module, path, node, set(modules)):
+                parts = target.split(".")
+                for depth in range(1, len(parts) + 1):
+                    loaded = ".".join(parts[:depth])
+                    inside = module == loaded or module.startswith(loaded + ".")
+                    if loaded in modules and not inside:
+                        targets.add(loaded)
+        graph[module] = targets
+    return graph
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every circle of imports, each once: ``[a, b, a]`` starting at its alphabetically first module."""
+    circles = []
+
+    def walk(path: list[str]) -> None:
+        for other in sorted(graph.get(path[-1], ())):
+            if other == path[0]:
+                circles.append(path + [other])
+            elif other > path[0] and other not in path:
+                walk(path + [other])
+
+    for start in sorted(graph):
+        walk([start])
+    return circles
+
+
+def test_no_import_circle_in_the_package():
+    circles = import_circles(import_graph())
+    assert not circles, "import circles (lazy imports count): " + "; ".join(" -> ".join(c) for c in circles)
+
+
+def test_the_graph_sees_lazy_and_relative_imports(tmp_path):
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "__init__.py").write_text("from .leaf import value\n")
+    (package / "sub" / "leaf.py").write_text("value = 1\n")
+    (package / "top.py").write_text("def late():\n    from .sub.leaf import value\n")
+    (package / "other.py").write_text("from . import top\n")
+    graph = import_graph(package)
+    assert graph["pkg.top"] == {"pkg.sub", "pkg.sub.leaf"}  # the function-level import, and sub's __init__
+    assert graph["pkg.sub"] == {"pkg.sub.leaf"} and graph["pkg.sub.leaf"] == set()
+    assert graph["pkg.other"] == {"pkg.top"}
+    assert import_circles(graph) == []
+    (package / "sub" / "leaf.py").write_text("def late():\n    from ..other import top\n")
+    assert import_circles(import_graph(package)) == [
+        ["pkg.other", "pkg.top", "pkg.sub", "pkg.sub.leaf", "pkg.other"],  # through sub's __init__
+        ["pkg.other", "pkg.top", "pkg.sub.leaf", "pkg.other"],
+    ]
+
+
+# ---- declared once ----------------------------------------------------------------------------------------
+
+
+def test_a_paper_value_changed_in_its_one_place_reaches_help_form_and_presets(monkeypatch):
+    from stsdemo.app import form, loss
+    from stsdemo.cli import build_parser
+    from stsdemo.config import TrainConfig, preset_label
+    from stsdemo.losses.registry import build_loss
+    from stsdemo.losses.spec import PAPER_X0, TRANSLATED_RELU
+
+    monkeypatch.setitem(TRANSLATED_RELU.paper_k, "bert", 7.25)
+    train = build_parser()._subparsers._group_actions[0].choices["train"]
+    helps = {action.dest: action.help for action in train._actions}
+    label = f"Paper · BERT · Translated ReLU (k=7.25, x0={PAPER_X0:g}, NLI)"
+    assert "trelu: 7.25 (BERT)" in helps["k"]                  # --help of --k
+    assert f"paper-bert-trelu: {label}" in helps["preset"]      # --help of --preset
+    assert "trelu: 7.25 (BERT)" in form.field_spec("k").info    # the Fine-tune form's hint
+    assert "trelu: 7.25 (BERT)" in loss.slope_hint()            # the Loss explorer's hint
+    assert preset_label("paper-bert-trelu") == label            # the preset menu
+    assert TrainConfig.from_preset("paper-bert-trelu").k == TrainConfig.from_preset("tune-trelu").k == 7.25
+    assert build_loss("trelu").k == 7.25
