@@ -201,6 +201,9 @@ def setup_environment(threads: int | None = None) -> None:
 
     warnings.filterwarnings("ignore", category=DeprecationWarning)
     warnings.filterwarnings("ignore", category=FutureWarning)
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # loading and saving bars would fill the logs of long plans
 
 
 def spaced_subset(pairs, n: int):

@@ -48,6 +48,12 @@ def test_every_form_field_comes_from_its_declaration_and_the_defaults_make_a_val
 def test_a_preset_fills_the_form_with_its_recipe(preset):
     from stsdemo.app import form
 
+    if TrainConfig.from_preset(preset).data not in form.TRAINING_DATA_CHOICES.values():
+        assert preset not in form.form_presets()  # a command-line recipe (the NLI scorer's held-out split)
+        with pytest.raises(InputError, match="unknown preset"):
+            form.preset_values(preset)
+        return
+
     values = form.preset_values(preset)
     config = TrainConfig.from_preset(preset)
     for name, text in values.items():

@@ -145,11 +145,17 @@ def form_defaults() -> dict:
                 final_eval=defaults["final_eval"])
 
 
+def form_presets() -> list[str]:
+    """The presets the form can hold: those whose training data is one of its choices (the NLI scorer's
+    recipe trains on SNLI dev less a held-out part that selects it: a command-line recipe)."""
+    return [name for name in PRESETS if TrainConfig.from_preset(name).data in TRAINING_DATA_CHOICES.values()]
+
+
 def preset_values(preset: str) -> dict:
     """The form values a preset sets: its whole recipe (from the embedded encoder with a fresh head; the
     paper's settings where the preset does not say), leaving the run's length and seed as they are."""
-    if preset not in PRESETS:
-        raise InputError(f"unknown preset {preset!r}; choose one of: {', '.join(PRESETS)}")
+    if preset not in form_presets():
+        raise InputError(f"unknown preset {preset!r}; choose one of: {', '.join(form_presets())}")
     recipe = TrainConfig.from_preset(preset)
     data = next((text for text, key in TRAINING_DATA_CHOICES.items() if key == recipe.data), recipe.data)
     values = {name: field_text(name, getattr(recipe, name)) for name in FORM_FIELDS if name not in BUDGET}

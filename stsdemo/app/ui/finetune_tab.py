@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import gradio as gr
 
-from ...config import PRESETS, preset_label
+from ...config import preset_label
 from .. import compare, finetune, form, models, plots, store
 from . import share
 from .common import CurveSender, session_of, skip, upload_note, user_errors
@@ -44,7 +44,7 @@ def build() -> SimpleNamespace:
     with gr.Tab("Fine-tune", id="train") as tab:
         with gr.Row(equal_height=False, elem_classes="sts-wrap"):
             with gr.Column(scale=5, min_width=280):
-                preset = gr.Dropdown([(preset_label(key), key) for key in PRESETS], value=None,
+                preset = gr.Dropdown([(preset_label(key), key) for key in form.form_presets()], value=None,
                                      label="Presets", info="A whole recipe in one click (the paper's, or beyond it); "
                                                           "the run's length stays as set below")
                 base_model = gr.Dropdown(models.base_model_choices(""), value=defaults["model"], label="Start from",

@@ -15,6 +15,7 @@ import json
 
 import gradio as gr
 
+from ...losses.spec import PAPER_X0, paper_k
 from .. import loss, models, score
 from .common import session_of, user_errors
 
@@ -25,7 +26,7 @@ def wire(state) -> None:
     @user_errors
     def score_pair(sentence1: str, sentence2: str, scheme: str = "own", model: str = models.DEFAULT_CHOICE,
                    request: gr.Request = None) -> str:
-        """Score how similar two sentences are with the STS scorer: a float on the label line 0-5 (0 = unrelated, 5 = same meaning), its nearest category and the cosine similarity of the two sentence embeddings.
+        """Score how similar two sentences are with the shipped STS scorer (or the NLI scorer for scheme "nli"): a float on the label line 0-5 (0 = unrelated, 5 = same meaning), its nearest category and the cosine similarity of the two sentence embeddings.
 
         Args:
             sentence1: The first sentence (at most 4,000 characters; longer input is truncated to the model's length, and the answer's notice says so).
@@ -47,14 +48,18 @@ def wire(state) -> None:
         Args:
             prediction: The model's float on the label line, e.g. 3.6.
             label: The gold label on the same line, e.g. 3.
-            k: Slope of the buffer-zone losses, > 0 (paper: Smooth K2 2, Translated ReLU 2.5 for BERT).
-            x0: Half-width of the buffer zone, 0 <= x0 <= d/2 (paper: 0.25).
+            k: Slope of the buffer-zone losses, > 0 (paper: Smooth K2 {sk2_k}, Translated ReLU {trelu_k} for BERT).
+            x0: Half-width of the buffer zone, 0 <= x0 <= d/2 (paper: {x0}).
             d: Gap between neighbouring label nodes, > 0 (1 for STS 0-5 and NLI).
 
         Returns:
             A JSON object with the inputs and "losses": one row per loss with x, f(x), df/dprediction (negative: gradient descent raises the prediction) and whether the sample is in the buffer.
         """
         return json.dumps(loss.loss_at(prediction, label, k, x0, d), ensure_ascii=False)
+
+    # the paper's values come from their one declaration (stsdemo.losses.spec)
+    loss_at.__doc__ = loss_at.__doc__.format(sk2_k=f"{paper_k('sk2'):g}", trelu_k=f"{paper_k('trelu'):g}",
+                                             x0=f"{PAPER_X0:g}")
 
     gr.api(score_pair, api_name="score_pair", concurrency_id="score", concurrency_limit=4)
     gr.api(loss_at, api_name="loss_at", concurrency_limit=None)
