@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from .schema import nli_runs, quality_runs, record_model
 
-# where a comparison reads its numbers: (section of docs/results.json, budget tag, metric, unit)
+# where a comparison reads its numbers: (section of docs/results.json, budget tag, the metric in words)
 SOURCES = {
     "sts": ("quality", "paper", "7-task Avg."),
     "nli": ("nli", "epoch", "SNLI test accuracy"),
@@ -121,9 +121,11 @@ def arm_values(results: dict, source: str, arm: str, model: str = "minilm") -> d
     for run in runs.values():
         if run.get("arm") != arm or record_model(run) != model:
             continue
+        if run.get("budget_tag") != tag:
+            continue   # another budget (a quick smoke run, the 150-step runs, the 500-pair condition)
         if arm == "base" and section == "quality":
             values[None] = run["test"]["Avg."]
-        elif run.get("budget_tag") == tag:
+        else:
             values[run["seed"]] = run["test"]["Avg."] if section == "quality" else run["test_accuracy"]
     return values
 

@@ -11,10 +11,10 @@ x0 = 0.25 and the paper's BERT k), MSE and L1 (no buffer), where the class is th
 This is claim C1 (regression vs classification) and C2 (buffer vs none) where the paper's framing is native.
 
 ``--train-pairs N`` keeps only N training pairs (a fixed, seed-independent sample): the small-data
-condition of ``bench.evidence`` (arms ``small-*``), where a regulariser such as the buffer zone should
-matter most.
+condition of ``bench.evidence`` (the same arms, recorded under the budget tag ``epoch-500pairs``), where a
+regulariser such as the buffer zone should matter most.
 
-    python -m bench.nli --seeds 3 --skip-done                # the 5 arms x 3 seeds (about 4 CPU-minutes each)
+    python -m bench.nli --seeds 3 --skip-done                # the 5 arms x 3 seeds (about 5 CPU-minutes each)
     python -m bench.nli --arms nli-sk2,nli-mse --train-pairs 500 --seeds 3 --skip-done
     python -m bench.nli --quick                              # tiny sizes: a smoke test
 
@@ -84,9 +84,9 @@ def split_dev(budget: Budget):
 
 
 def test_set(budget: Budget):
-    from stsdemo.data import load_nli
+    from stsdemo.data import load_snli
 
-    test = load_nli("test")
+    test = load_snli("test")
     if budget.test_pairs:
         test = test.select(np.linspace(0, len(test) - 1, budget.test_pairs).round().astype(int))
     return test
@@ -95,20 +95,21 @@ def test_set(budget: Budget):
 def run_one(arm: str, seed: int, budget: Budget, train_pairs, held_out, test) -> dict:
     """Train one arm, keep the checkpoint with the best held-out accuracy, score it on SNLI test."""
     from stsdemo.config import TrainConfig
-    from stsdemo.evaluate import DevEvaluator
     from stsdemo.model import SiameseRegressor
     from stsdemo.train import DoneEvent, EvalEvent, train
 
     workdir = out_dir() / "checkpoints" / "nli" / budget.tag() / f"{arm}-s{seed}"
     shutil.rmtree(workdir, ignore_errors=True)
     steps = -(-len(train_pairs) // budget.batch_size)
-    config = TrainConfig(loss=ARMS[arm]["loss"], data="nli", seed=seed, epochs=budget.epochs,
-                         batch_size=budget.batch_size, max_length=budget.max_length, max_steps=budget.max_steps,
-                         eval_every=max(1, steps // 4), log_every=50, output_dir=str(workdir))
+    # what the checkpoint's run.json records: trained on (a sample of) snli-train, chosen by held-out accuracy
+    config = TrainConfig(loss=ARMS[arm]["loss"], data="snli-train", dev_data="snli-heldout", select_by="accuracy",
+                         seed=seed, epochs=budget.epochs, batch_size=budget.batch_size, max_length=budget.max_length,
+                         max_steps=budget.max_steps, eval_every=max(1, steps // 4), log_every=50,
+                         output_dir=str(workdir))
     curve, done = [], None
     started = time.perf_counter()
     with Timer() as timer:
-        for event in train(config, train_sets=[train_pairs], dev=DevEvaluator(held_out, "accuracy")):
+        for event in train(config, train_sets=[train_pairs], dev=held_out):
             if isinstance(event, EvalEvent):
                 curve.append(dict(step=event.step, accuracy=round(event.dev_accuracy * 100, 2)))
             elif isinstance(event, DoneEvent):

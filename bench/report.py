@@ -10,6 +10,7 @@ without it they are skipped with a message.
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 import textwrap
 from pathlib import Path
@@ -197,6 +198,10 @@ def cpu_time_table(results: dict) -> list[str]:
         if budget:
             slot = totals.setdefault((entry["model"], budget_short(budget)), [0, 0.0, 0.0])
             slot[2] += entry.get("wall_seconds", 0.0) or 0.0
+    for pairs, _, nli in nli_groups(results):
+        slot = totals.setdefault(("minilm", f"NLI, 1 epoch on {pairs:,} SNLI pairs"), [0, 0.0, 0.0])
+        slot[0] += len(nli)
+        slot[1] += sum(run["wall_seconds"] for run in nli)
     if not totals:
         return []
     lines = ["CPU time of the recorded runs (wall clock, one run at a time):\n",
@@ -266,26 +271,36 @@ def verdict_table(results: dict) -> list[str]:
     return lines
 
 
-def nli_table(results: dict) -> list[str]:
-    """SNLI test accuracy and macro-F1 per arm and training-set size, mean ± sd over seeds."""
+def nli_groups(results: dict) -> list[tuple[int, str, list[dict]]]:
+    """The recorded NLI runs (no quick ones) as ``(training pairs, arm, runs)``: most pairs first, then the
+    arms in ``bench.nli``'s order."""
     from .nli import ARMS
 
     groups: dict[tuple, list] = {}
     for run in nli_runs(results).values():
         if run["budget_tag"] != "quick":
             groups.setdefault((run["train_pairs"], run["arm"]), []).append(run)
+    order = list(ARMS)
+    return [(pairs, arm, runs) for (pairs, arm), runs in
+            sorted(groups.items(), key=lambda kv: (-kv[0][0], order.index(kv[0][1])))]
+
+
+def nli_table(results: dict) -> list[str]:
+    """SNLI test accuracy and macro-F1 per arm and training-set size, mean ± sd over seeds."""
+    from .nli import ARMS
+
+    groups = nli_groups(results)
     if not groups:
         return ["_No NLI runs recorded yet (`python -m bench.nli --seeds 3 --skip-done`)._\n"]
     lines = ["Trained one epoch at batch 16 on SNLI dev less 1,000 held-out pairs (or a fixed sample of it), "
              "checkpoint chosen by held-out accuracy, scored once on SNLI test (9,824 pairs). The class of a "
              "regression is the node nearest its prediction (contradiction 0, neutral 1, entailment 2).\n",
-             "| training pairs | arm | n | accuracy (%) | macro-F1 (%) | held-out accuracy (%) | minutes per run |",
+             "| training pairs | arm | n | accuracy (%) | macro-F1 (%) | held-out accuracy (%) | minutes per run (median) |",
              "|---:|---|---:|---:|---:|---:|---:|"]
-    order = list(ARMS)
-    for (pairs, arm), runs in sorted(groups.items(), key=lambda kv: (-kv[0][0], order.index(kv[0][1]))):
+    for pairs, arm, runs in groups:
         n = len(runs)
         acc, f1, held = (mean_sd([r[k] for r in runs]) for k in ("test_accuracy", "test_macro_f1", "held_out_best"))
-        minutes = sum(r["wall_seconds"] for r in runs) / n / 60
+        minutes = statistics.median(r["wall_seconds"] for r in runs) / 60  # a run paused for the test suite is long
         lines.append(f"| {pairs:,} | {ARMS[arm]['label']} (`{arm}`) | {n} | **{_cell(*acc, n)}** | {_cell(*f1, n)} | "
                      f"{_cell(*held, n)} | {minutes:.1f} |")
     return lines + [""]
@@ -545,11 +560,7 @@ def evidence(results: dict):
                                     dev_sd=row.get("dev sd"), loss=config.get("loss", ""),
                                     target=row.get("family") or "", setting=budget_short(budget),
                                     machine=machine_text(same[-1], results)))
-    groups: dict[tuple, list] = {}
-    for run in nli_runs(results).values():
-        if run["budget_tag"] != "quick":
-            groups.setdefault((run["train_pairs"], run["arm"]), []).append(run)
-    for (pairs, arm), runs in sorted(groups.items(), key=lambda kv: (-kv[0][0], list(NLI_ARMS).index(kv[0][1]))):
+    for pairs, arm, runs in nli_groups(results):
         (acc, acc_sd), (f1, _), (held, held_sd) = (mean_sd([r[k] for r in runs]) for k in
                                                    ("test_accuracy", "test_macro_f1", "held_out_best"))
         small = pairs < 5000

@@ -3,7 +3,9 @@
 Full size by default (the paper's budget: one epoch per arm, the ``minilm-main`` plan with 3 seeds for its
 seeded arms; many hours on a CPU). ``--max-steps N`` gives every quality arm the same reduced budget, as the
 published tables state; ``--quick`` runs everything at tiny sizes (a smoke test, results under ``*quick``
-keys). Parts: quality, fusion, speed, memory, scaling, report; ``--parts`` picks some.
+keys). Parts: quality, fusion, nli (the NLI arms, 3 seeds), speed, memory, scaling, report; ``--parts`` picks
+some. The evidence plan in its order (NLI first, then the MiniLM seeds, the small-data condition, fusion and
+all-mpnet-base-v2) is ``python -m bench.evidence``.
 
     python -m bench.run_all --skip-done
     python -m bench.run_all --model mpnet --arms mpnet-main --seeds 1 --parts quality,fusion,report --skip-done
@@ -17,7 +19,7 @@ import sys
 
 from .common import log, setup_environment
 
-PARTS = ("quality", "fusion", "speed", "memory", "scaling", "report")
+PARTS = ("quality", "fusion", "nli", "speed", "memory", "scaling", "report")
 
 
 def main(argv=None) -> None:
@@ -53,6 +55,12 @@ def main(argv=None) -> None:
 
         log("== fusion")  # the paper's budget (or the quick runs); other budgets: python -m bench.fusion --budget TAG
         fusion.main(["--model", args.model] + (["--skip-done"] if args.skip_done else []) + quick)
+    if "nli" in parts:
+        from . import nli
+
+        log("== NLI")
+        nli.main(["--seeds", "1" if args.quick else str(args.seeds)] + (["--skip-done"] if args.skip_done else [])
+                 + quick)
     if "speed" in parts:
         from . import speed
 

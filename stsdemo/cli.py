@@ -88,6 +88,7 @@ def _graceful_stop(stop: threading.Event):
 def cmd_train(args) -> int:
     from .atomic import write_json_atomic
     from .evaluate import format_table
+    from .labels import get_scheme
     from .model import SiameseRegressor
     from .preflight import preflight
     from .save_format import is_scorer
@@ -110,7 +111,10 @@ def cmd_train(args) -> int:
         return EXIT_FAILED
     if args.no_final_eval or done.stopped or not kept:
         return 0
-    rows = _evaluate_rows(SiameseRegressor.load(done.checkpoint), done.checkpoint, head=True)
+    model = SiameseRegressor.load(done.checkpoint)
+    # the head's figures read STS gold scores; a model on another line (NLI) gets the encoder's cosine only
+    on_sts_line = tuple(model.scheme.categories) == tuple(get_scheme("sts").categories)
+    rows = _evaluate_rows(model, done.checkpoint, head=on_sts_line)
     write_json_atomic(Path(done.checkpoint) / "senteval.json", rows)
     print(format_table(rows))
     return 0
@@ -226,7 +230,8 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("sentence1", nargs="?")
     score.add_argument("sentence2", nargs="?")
     score.add_argument("--model", default=None, help="saved scorer, run or encoder (default: the shipped scorer, "
-                                                     f"{settings.default_scorer_dir()})")
+                                                     f"{settings.default_scorer_dir()}; with --scheme nli the "
+                                                     f"shipped NLI scorer, {settings.nli_scorer_dir()})")
     score.add_argument("--scheme", help="sts, nli or an ordered list 'a, b, c' (default: the model's)")
     score.add_argument("--csv", help="CSV/TSV with two sentence columns to score")
     score.add_argument("--out", help="where to write the scored CSV")

@@ -69,7 +69,8 @@ class TrainConfig:
     model: str = setting("", "encoder to start from: hub id, local folder or saved scorer (warm start); "
                              "empty = the embedded all-MiniLM-L6-v2", text=True)
     data: str = paper_setting("stsb+sick", "training data: stsb, sick, stsb+sick (leakage-filtered, Appendix A), "
-                                           "nli, or a CSV/TSV path", text=True)
+                                           "nli (SNLI dev + test), snli-train (SNLI dev less the snli-heldout "
+                                           "pairs), or a CSV/TSV path", text=True)
     scheme: str = setting("sts", "label scheme of a CSV: sts, nli or an ordered list 'a, b, c'", text=True)
     target: str = paper_setting("head", "what predicts the float: head = Linear on [u, v, |u-v|] (the paper's); "
                                         "cosine = a*cos(u, v) + b with a, b learned", choices=TARGETS)
@@ -99,7 +100,7 @@ class TrainConfig:
     layer_decay: float = paper_setting(0.95, "layer-wise lr decay: layer i of L learns at lr * decay^(L+1-i)",
                                        low=0, high=1, low_open=True)
     max_grad_norm: float = setting(1.0, "clip the gradient norm to this; 0 = no clipping", low=0, high=1e6)
-    eval_every: int = setting(100, "score STS-B dev every this many steps (and at the end of each stage)",
+    eval_every: int = setting(100, "score the dev set every this many steps (and at the end of each stage)",
                               low=1, high=10_000_000, integer=True)
     log_every: int = setting(10, "report the loss every this many steps", low=1, high=10_000_000, integer=True)
     select_by: str = paper_setting("cosine", "dev metric that picks the best checkpoint: cosine Spearman (what the "
@@ -134,8 +135,8 @@ class TrainConfig:
                                label="InfoNCE threshold")
     max_pairs: int | None = setting(None, "use only the first N training pairs (quick demos)", low=1,
                                     high=10_000_000, integer=True, optional=True)
-    max_dev_pairs: int | None = setting(None, "score N evenly spread STS-B dev pairs (quick demos); empty = all "
-                                              "1,500", low=1, high=10_000_000, integer=True, optional=True,
+    max_dev_pairs: int | None = setting(None, "score N evenly spread dev pairs (quick demos); empty = all (STS-B "
+                                              "dev: 1,500)", low=1, high=10_000_000, integer=True, optional=True,
                                         label="dev pairs")
     output_dir: str | None = setting(None, "where the best checkpoint goes; empty = <STSDEMO_OUTPUT_DIR>/<run name>",
                                      optional=True, text=True)
@@ -146,7 +147,7 @@ class TrainConfig:
     def from_preset(cls, preset: str, **overrides) -> "TrainConfig":
         if preset not in PRESETS:
             raise InputError(f"unknown preset {preset!r}; choose one of: {', '.join(PRESETS)}")
-        return cls(**{**PAPER_DEFAULTS, **PRESETS[preset].settings(), **overrides})
+        return cls(**{**PRESETS[preset].settings(), **overrides})
 
     @classmethod
     def from_dict(cls, values: dict) -> "TrainConfig":
@@ -247,11 +248,6 @@ def help_line(name: str) -> str:
 
 
 # ---- presets ------------------------------------------------------------------------------------------
-
-# The paper's settings (§4 and Table 2): the declared settings whose default is the paper's value.
-PAPER_DEFAULTS = {item.name: item.default for item in fields(TrainConfig)
-                  if item.metadata["paper"] is not None and item.metadata["paper"] == item.default}
-
 
 @dataclass(frozen=True)
 class Preset:

@@ -48,6 +48,8 @@ HUB_SICK_SPLITS = {"train": "train", "trial": "validation", "test": "test"}
 HUB_NLI = "sentence-transformers/all-nli"
 HUB_NLI_CONFIG = "pair-class"
 HUB_NLI_NAMES = ("entailment", "neutral", "contradiction")  # the card's ClassLabel order
+HUB_SNLI = "stanfordnlp/snli"   # SNLI 1.0 itself; pairs without a gold label carry label -1
+HUB_SNLI_SPLITS = {"dev": "validation", "test": "test"}
 
 # Header names load_csv recognises (compared lower-cased, spaces and dashes read as underscores).
 SENTENCE_COLUMN_PAIRS = (
@@ -365,6 +367,25 @@ def load_nli(splits=("dev", "test"), source="auto") -> PairSet:
     return PairSet.concat(parts, f"all-nli {'+'.join(splits)}")
 
 
+def load_snli(split: str, source="auto") -> PairSet:
+    """SNLI dev or test on the NLI line: the pairs that have a gold label (dev 9,842, test 9,824).
+
+    Locally SentEval's copy; from the hub ``stanfordnlp/snli``, less its pairs without a gold label (label
+    -1), which SentEval's copy leaves out too. Unlike :func:`load_nli`, never another NLI set: what reads this
+    reports SNLI figures.
+    """
+    _check_choice("SNLI split", split, HUB_SNLI_SPLITS)
+    root = _local_root(source)
+    if root is not None:
+        return _local_snli(root, split)
+    table = _hub_split(HUB_SNLI, HUB_SNLI_SPLITS[split])
+    _require_columns(table, HUB_SNLI, ("premise", "hypothesis", "label"))
+    names = getattr(table.features["label"], "names", None) or HUB_NLI_NAMES
+    table = table.filter(lambda row: row["label"] >= 0)
+    labels = [NLI.node_of(names[int(i)]) for i in table["label"]]
+    return PairSet(f"SNLI {split}", table["premise"], table["hypothesis"], labels, NLI)
+
+
 def senteval_test_sets(source="auto") -> dict[str, PairSet]:
     """The seven SentEval STS tasks, in the paper's column order.
 
@@ -601,7 +622,7 @@ def snli_dev_split(held_out: int = SNLI_HELD_OUT, train_pairs: int | None = None
     """SNLI dev as (training pairs, held-out selection pairs), split by a fixed permutation so the held-out
     pairs are spread over the file and the same for every run; ``train_pairs`` keeps a fixed random sample of
     N training pairs. Each part keeps the file's order. SNLI test stays unseen: it is the test set."""
-    dev = load_nli("dev", source)
+    dev = load_snli("dev", source)
     order = np.random.default_rng(SNLI_SPLIT_SEED).permutation(len(dev))
     train = order[held_out:] if train_pairs is None else order[held_out:held_out + train_pairs]
     return dev.select(np.sort(train)), dev.select(np.sort(order[:held_out]))

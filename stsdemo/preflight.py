@@ -23,8 +23,11 @@ def preflight(config: TrainConfig) -> TrainConfig:
     config = config.normalized()
     config.validate()
     scheme = builtin_scheme(config.data) or get_scheme(config.scheme)  # a named set's own, else the CSV's
-    if LOSSES[config.loss].buffer:
-        check_buffer(paper_k(config.loss) if config.k is None else config.k, config.x0, scheme.gap)
+    calibration = [config.calibrate_loss] if config.calibrate_data and config.calibrate_loss else []
+    for loss in [config.loss, *calibration]:   # a calibration loss of its own takes its paper k
+        if LOSSES[loss].buffer:
+            k = config.k if loss == config.loss and config.k is not None else paper_k(loss)
+            check_buffer(k, config.x0, scheme.gap)
     check_start(config.model, target=config.target, classification=config.loss == "ce",
                 scheme=scheme, max_length=config.max_length)
     return config

@@ -5,8 +5,9 @@
 
 One loop serves both stages of the paper's recipe for contrastive encoders: stage 1 freezes the encoder
 and fits the head on NLI; stage 2 trains everything on the leakage-filtered STS-B + SICK-R train data.
-After every ``eval_every`` steps the model is scored on STS-B dev and the best checkpoint is written, so
-a stop (``stop.set()`` from another thread, or closing the generator) always leaves the best one on disk.
+After every ``eval_every`` steps the model is scored on the dev set (STS-B dev unless ``dev_data`` names
+another) and the best checkpoint is written, so a stop (``stop.set()`` from another thread, or closing the
+generator) always leaves the best one on disk.
 It runs under Accelerate: one process on CPU or GPU (bf16 autocast on GPUs that have it natively, fp16 with a
 gradient scaler on older ones), or several with ``torchrun`` / ``accelerate launch``, each taking its share of
 every batch. The settings are declared once, in :mod:`stsdemo.config`.
@@ -33,7 +34,7 @@ from transformers import get_linear_schedule_with_warmup
 
 from . import settings
 from .atomic import write_json_atomic
-from .config import PAPER_DEFAULTS, PRESETS, TrainConfig, encoder_family
+from .config import PRESETS, TrainConfig, encoder_family
 from .data import PairSet, builtin_scheme, load_dev_data, load_training_data
 from .errors import InputError
 from .evaluate import DevEvaluator
@@ -45,7 +46,7 @@ from .model_source import check_max_length, is_saved_run
 from .preflight import preflight
 from .save_format import RUN_RECORD
 
-__all__ = ["TrainConfig", "PRESETS", "PAPER_DEFAULTS", "train", "mixed_precision", "Event", "StartEvent",
+__all__ = ["TrainConfig", "PRESETS", "train", "mixed_precision", "Event", "StartEvent",
            "StepEvent", "EvalEvent", "DoneEvent", "Stage", "plan_stages", "Checkpointer", "parameter_groups",
            "run_dir"]
 
@@ -374,7 +375,7 @@ def run_stage(index: int, stage: Stage, pairs: PairSet, model: SiameseRegressor,
 def train(config: TrainConfig, stop: threading.Event | None = None, *, train_sets: list[PairSet] | None = None,
           dev: PairSet | DevEvaluator | None = None, loss: LossChoice = None,
           model: SiameseRegressor | None = None) -> Iterator[Event]:
-    """Train as configured, yielding events; the best checkpoint by STS-B dev is kept in ``run_dir``.
+    """Train as configured, yielding events; the best checkpoint on the dev set is kept in ``run_dir``.
 
     ``stop``: set it from any thread to end the run after the current step. Closing the generator
     (a front end that goes away) ends it the same way. What the run would otherwise build can be given:

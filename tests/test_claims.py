@@ -68,6 +68,25 @@ def results():
     return {"quality": {"runs": runs}, "nli": {"runs": nli}, "machine": {"cpus": 2}}
 
 
+def test_a_comparison_reads_only_runs_at_its_budget(results):
+    runs = results["quality"]["runs"]
+    runs["minilm/base/seed42/quick"] = dict(_sts_run("base", 42, 12.0), budget_tag="quick")   # a smoke run's base
+    runs["minilm/sk2-cosine/seed45/quick"] = dict(_sts_run("sk2-cosine", 45, 10.0), budget_tag="quick")
+    assert claims.arm_values(results, "sts", "base") == {None: 78.87}
+    assert sorted(claims.arm_values(results, "sts", "sk2-cosine")) == [42, 43, 44]
+
+
+def test_the_shipped_evidence_is_what_the_recorded_results_give():
+    """stsdemo/app/evidence.json is written by ``python -m bench.report`` from docs/results.json: rerun it
+    whenever a run is recorded, so the app never shows numbers the record does not give."""
+    from bench.common import load_results
+
+    shipped = json.loads(evidence.EVIDENCE_FILE.read_text(encoding="utf-8"))
+    fresh = json.loads(json.dumps(report.evidence(load_results()).to_dict()))
+    shipped.pop("generated"), fresh.pop("generated")
+    assert shipped == fresh, "stale stsdemo/app/evidence.json: run python -m bench.report"
+
+
 def test_the_evidence_table_and_verdicts_render_from_a_results_file(results, tmp_path):
     path = report.write_evidence(results, tmp_path / "evidence.json")
     found = evidence.load_evidence(path)

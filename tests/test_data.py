@@ -267,6 +267,9 @@ def fake_hub(monkeypatch):
         if path == "sentence-transformers/all-nli":
             rows = {"premise": ["p1", "p2"], "hypothesis": ["h1", "h2"], "label": [0, 2]}
             return datasets.Dataset.from_dict(rows, features=nli_features)
+        if path == "stanfordnlp/snli":   # -1: annotators did not agree, no gold label
+            rows = {"premise": ["s1", "s2", "s3"], "hypothesis": ["t1", "t2", "t3"], "label": [1, -1, 2]}
+            return datasets.Dataset.from_dict(rows, features=nli_features)
         if path not in tables:
             raise FileNotFoundError(f"Dataset {path} doesn't exist on the Hub")
         return datasets.Dataset.from_dict(tables[path])
@@ -292,6 +295,18 @@ def test_hub_loaders(fake_hub):
         ("sentence-transformers/all-nli", "pair-class", "dev", None),
         ("sentence-transformers/all-nli", "pair-class", "test", None),
     ]
+
+
+def test_snli_from_the_hub_is_snli_with_gold_labels_only(fake_hub):
+    """What reports SNLI figures (snli-train, snli-heldout, the NLI bench's test set) reads SNLI itself off this
+    machine too, never the hub's SNLI + MultiNLI mix."""
+    snli = data.load_snli("test", source="hub")
+    assert snli.sentences1 == ["s1", "s3"] and snli.labels.tolist() == [1.0, 0.0]   # neutral 1, contradiction 0
+    assert fake_hub == [("stanfordnlp/snli", None, "test", None)]
+    train, held_out = data.snli_dev_split(held_out=1, source="hub")
+    assert len(train) == len(held_out) == 1 and fake_hub[-1] == ("stanfordnlp/snli", None, "validation", None)
+    with pytest.raises(InputError, match="unknown SNLI split 'train'"):
+        data.load_snli("train")
 
 
 def test_hub_failure_is_an_input_error(fake_hub):

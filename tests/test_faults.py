@@ -293,6 +293,22 @@ def test_job_line_admits_in_order_and_refuses_when_full():
     assert line.counts() == (0, 0)
 
 
+def test_a_job_that_goes_on_with_a_second_run_guards_that_run_and_frees_the_first(tmp_path):
+    """Compare's second run trains inside the first run's job: from then on the second run is the one that
+    cannot be deleted or zipped, and the job's end frees the session whatever run it ended on."""
+    from stsdemo.app.state import AppState, StopSignal
+
+    state = AppState()
+    ticket = state.begin_run("s", "first", StopSignal(tmp_path / "STOP"))
+    with pytest.raises(InputError, match="already training or waiting"):
+        state.begin_run("s", "other", StopSignal(tmp_path / "STOP2"))
+    state.switch_run("s", "second")
+    assert state.active_run("s") == "second" and state.active_runs() == {"s": "second"}
+    assert "Stopping second" in state.request_stop("s")
+    state.end_run("s", ticket)
+    assert state.active_run("s") is None and state.line.counts() == (0, 0)
+
+
 def test_cli_run_that_runs_out_of_memory_says_so_in_one_line_and_exits_1(tmp_path, monkeypatch, capsys, tiny_start):
     from stsdemo.cli import main
 

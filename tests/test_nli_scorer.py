@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from stsdemo import settings
-from stsdemo.data import load_nli
+from stsdemo.data import load_snli
 from stsdemo.evaluate import dev_metrics
 from stsdemo.model import SiameseRegressor
 from stsdemo.save_format import CONFIG_NAME
@@ -28,7 +28,7 @@ def test_the_nli_scorer_is_a_small_adapter_on_the_nli_line():
 
 def test_the_nli_scorer_reproduces_its_recorded_snli_test_slice():
     recorded = json.loads((FOLDER / "snli.json").read_text())
-    test = load_nli("test")
+    test = load_snli("test")
     assert recorded["test"]["pairs"] == len(test) == 9824
     pairs = test.select(np.linspace(0, len(test) - 1, recorded["slice"]["pairs"]).round().astype(int))
     metrics = dev_metrics(SiameseRegressor.load(str(FOLDER)), pairs)
@@ -36,14 +36,26 @@ def test_the_nli_scorer_reproduces_its_recorded_snli_test_slice():
     assert 100 * metrics["macro_f1"] == pytest.approx(recorded["slice"]["macro_f1"], abs=0.01)
 
 
-def test_scoring_with_the_nli_scheme_picks_the_nli_scorer():
+def test_scoring_with_the_nli_scheme_picks_the_nli_scorer(tmp_path):
+    import pandas as pd
+
     from stsdemo.app import models, score
     from stsdemo.app.state import AppState
 
-    view = score.score_view(AppState(), "nli-test", models.DEFAULT_CHOICE, "A man plays a guitar.",
-                            "A man is playing an instrument.", score.SCHEME_CHOICES[2])
+    state = AppState()
+    view = score.score_view(state, "nli-test", models.DEFAULT_CHOICE, "A man plays a guitar.",
+                            "A man is playing an instrument.", score.SCHEMES["nli"])
     assert view.model_choice == models.NLI_CHOICE and not view.mismatch
     assert view.scheme.categories == ("contradiction", "neutral", "entailment") and "Switched to" in view.notice
+    # a file scored with the NLI scheme goes through the NLI scorer too, and says so
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text("sentence1,sentence2\nA man plays a guitar.,A man is playing an instrument.\n", encoding="utf-8")
+    out, rows, switched = score.score_file_view(state, "nli-test", models.DEFAULT_CHOICE, str(pairs),
+                                                score.SCHEMES["nli"])
+    assert "Switched to" in switched
+    scored = pd.read_csv(out)
+    assert scored["prediction"][0] == pytest.approx(view.score.prediction, abs=1e-4)
+    assert scored["category"][0] in view.scheme.categories
 
 
 def test_the_cli_scores_with_the_nli_scorer_for_the_nli_scheme(capsys):

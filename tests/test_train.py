@@ -148,3 +148,15 @@ def test_precision_follows_the_gpu(monkeypatch):
         monkeypatch.setattr(train_module.torch.cuda, "is_bf16_supported", lambda including_emulation=True, n=native: n)
         assert train_module.mixed_precision("auto") == expected
     assert train_module.mixed_precision("fp32") == "no" and train_module.mixed_precision("fp16") == "fp16"
+
+
+def test_a_calibration_loss_with_a_buffer_is_checked_before_the_main_stage_trains():
+    """x0 = 0.9 means nothing to MSE, but the Translated ReLU calibration stage would refuse it: preflight says
+    so before the first step rather than after the main stage has trained."""
+    from stsdemo.preflight import preflight
+
+    config = TrainConfig(loss="mse", x0=0.9, data="stsb", calibrate_data="stsb", calibrate_loss="trelu", max_steps=1)
+    with pytest.raises(InputError, match=r"buffer x0 must satisfy 0 <= x0 <= d/2 = 0.5, got 0.9"):
+        preflight(config)
+    assert preflight(TrainConfig(loss="mse", x0=0.9, data="stsb", calibrate_data="stsb", calibrate_loss="mse",
+                                 max_steps=1)).calibrate_loss == "mse"

@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 
 from ..errors import InputError
 from ..losses.spec import LOSSES, PAPER_X0
-from . import benchmark, finetune, form, store
+from . import benchmark, finetune, form, plots, store
 from .evidence import buffer_spread
 from .finetune import TrainView
 
@@ -40,31 +40,8 @@ def final_dev(info: store.RunInfo, select_by: str) -> float | None:
 
 def overlaid_histograms(first: store.RunInfo, second: store.RunInfo) -> go.Figure:
     """The last dev error histogram of each run as an outline on one axis, x0 and d/2 marked."""
-    figure = go.Figure()
-    gap, x0, used = 1.0, 0.0, 0.0
-    for info, color, dash in ((first, "#0072B2", "solid"), (second, "#D55E00", "dash")):
-        evals = [e for e in finetune.evaluations(info) if (e.error_hist or {}).get("counts")]
-        if not evals:
-            continue
-        last = evals[-1]
-        width, counts = float(last.error_hist["width"]), last.error_hist["counts"]
-        gap, x0 = float(last.gap or gap), max(x0, float(last.x0 or 0.0))
-        used = max(used, width * max([i + 1 for i, c in enumerate(counts) if c] or [1]))
-        figure.add_trace(go.Scatter(x=[i * width for i in range(len(counts) + 1)], y=[*counts, counts[-1]],
-                                    mode="lines", line_shape="hv", line=dict(color=color, width=2, dash=dash),
-                                    name=f"{info.label} · step {last.step}",
-                                    hovertemplate="x=%{x:.2f}: %{y} pairs<extra></extra>"))
-    figure.add_vline(x=gap / 2, line=dict(color="#374151", width=1.2, dash="dot"), annotation_text="d/2")
-    if x0 > 0:
-        figure.add_vrect(x0=0, x1=x0, fillcolor="#cfe8f7", opacity=0.5, line_width=0, annotation_text="x0",
-                         annotation_position="top right")
-    figure.update_layout(height=360, template="plotly_white", margin=dict(l=50, r=20, t=50, b=100),
-                         title=dict(text="Dev errors at the last evaluation: with vs without the buffer", x=0.01,
-                                    font=dict(size=13)),
-                         xaxis=dict(title="x = |prediction − label|", range=[0, max(gap, used)], tickformat=".2f"),
-                         yaxis=dict(title="dev pairs", rangemode="tozero", tickformat="d"),
-                         legend=dict(orientation="h", yanchor="top", y=-0.25, x=0, font=dict(size=11)))
-    return figure
+    return plots.overlaid_histograms([(info.label, finetune.evaluations(info)) for info in (first, second)],
+                                     "Dev errors at the last evaluation: with vs without the buffer")
 
 
 def verdict_text(first: store.RunInfo, second: store.RunInfo, config) -> str:
@@ -109,6 +86,7 @@ def stream_comparison(state, session: str, values: dict) -> Iterator[TrainView]:
         if signal.is_set() or first_info.status != "finished":
             return
         view = None
+        state.switch_run(session, second.run_name)
         for view in finetune.run_admitted(state, session, second, signal, False, values):
             if not view.finished:
                 yield view

@@ -243,7 +243,7 @@ def stream_job(state, session: str, config: TrainConfig,
                             None, False, run_id)
         yield from body(signal)
     finally:
-        state.end_run(session, run_id, ticket)
+        state.end_run(session, ticket)
 
 
 def run_admitted(state, session: str, config: TrainConfig, signal: StopSignal, final_eval: bool,

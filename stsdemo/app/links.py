@@ -39,7 +39,6 @@ MAX_SAMPLE = 100.0         # |prediction|, |label| and |gold| a link may carry (
 
 TABS = {"score": "Score a pair", "loss": "Loss explorer", "train": "Fine-tune", "bench": "Benchmark"}
 TAB_ALIASES = {"finetune": "train", "fine-tune": "train", "benchmark": "bench", "explorer": "loss"}
-SCHEME_KEYS = ("own", "sts", "nli", "custom")             # score.SCHEME_CHOICES, in that order
 LINK_MODELS = (models.DEFAULT_CHOICE, models.SCORER_CHOICE)  # start models a link may name (no session runs)
 # Markup (a tag, a comment, a script URL) or control characters: no sentence needs them, so a link with them is
 # refused rather than passed on to the page.
@@ -168,13 +167,13 @@ def _check_loss(values: dict, notices: list[str]) -> None:
 
 def _read_scheme(text: str) -> str:
     key = text.strip().lower()
-    if key not in SCHEME_KEYS:
-        raise InputError(f"unknown label scheme; choose one of: {', '.join(SCHEME_KEYS)}")
-    return score.SCHEME_CHOICES[SCHEME_KEYS.index(key)]
+    if key not in score.SCHEMES:
+        raise InputError(f"unknown label scheme; choose one of: {', '.join(score.SCHEMES)}")
+    return score.SCHEMES[key]
 
 
 def _write_scheme(choice) -> str | None:
-    return SCHEME_KEYS[score.SCHEME_CHOICES.index(choice)] if choice in score.SCHEME_CHOICES else None
+    return next((key for key, text in score.SCHEMES.items() if text == choice), None)
 
 
 def _write_text(value) -> str | None:
@@ -195,7 +194,7 @@ def _read_categories(text: str) -> str:
 SCORE_FIELDS = (
     Field("s1", "sentence 1", score.START[0], _write_text, lambda text: _read_text(text, "sentence 1")),
     Field("s2", "sentence 2", score.START[1], _write_text, lambda text: _read_text(text, "sentence 2")),
-    Field("scheme", "label scheme", score.SCHEME_CHOICES[0], _write_scheme, _read_scheme),
+    Field("scheme", "label scheme", score.SCHEMES["own"], _write_scheme, _read_scheme),
     Field("categories", "ordered categories", score.CUSTOM_START[0], _write_text, _read_categories),
     Field("gap", "gap d", score.CUSTOM_START[1], _number_text,
           lambda text: _read_number(text, "gap d", 0, 100, low_open=True)),
@@ -218,7 +217,7 @@ def _setting_field(name: str) -> Field:
     """A setting of the form, read and checked through its one declaration (``config.describe`` and
     ``config.check_setting``) and the form's own field (``form.field_spec``: its minimum, 0 for "empty")."""
     meta, spec = describe(name), form.field_spec(name)
-    title, zero_is_empty = meta["title"], form._empty_as_zero(meta)
+    title, zero_is_empty = meta["title"], form.empty_as_zero(meta)
 
     def write(value) -> str | None:
         canonical = form.from_form(name, value)
@@ -235,8 +234,8 @@ def _setting_field(name: str) -> Field:
             return check_setting(name, _read_bool(text, title))
         if spec.kind == "choice":
             value = text.strip()
-            if value not in meta["choices"]:
-                raise InputError(f"unknown {title}; choose one of: {', '.join(meta['choices'])}")
+            if value not in form.offered_choices(name):
+                raise InputError(f"unknown {title}; choose one of: {', '.join(form.offered_choices(name))}")
             return form.field_text(name, check_setting(name, value))
         number = _read_number(text, title)
         if zero_is_empty and number == 0:
@@ -306,7 +305,7 @@ class TabLink:
 TAB_LINKS = {
     "loss": TabLink(lambda: LOSS_FIELDS, _check_loss),
     "score": TabLink(lambda: SCORE_FIELDS, None, SCORE_NAMES, _score_defaults,
-                     lambda values: set() if values.get("scheme") == score.SCHEME_CHOICES[3] else {"categories", "gap"}),
+                     lambda values: set() if values.get("scheme") == score.SCHEMES["custom"] else {"categories", "gap"}),
     "train": TabLink(_train_fields, _check_train),
     "bench": TabLink(lambda: ()),
 }

@@ -169,7 +169,7 @@ def _curve(name: str, x: torch.Tensor, k: float, x0: float) -> tuple[np.ndarray,
 
 
 def check_explorer(k: float, x0: float, d: float) -> str:
-    """'' when the settings are valid, else the message of :func:`stsdemo.losses.check_buffer`."""
+    """'' when the settings are valid, else the message of :func:`stsdemo.losses.buffer.check_buffer`."""
     try:
         check_buffer(k, x0, d)
     except InputError as error:
@@ -434,16 +434,51 @@ def error_histogram(evals: Sequence[EvalEvent], title: str = "") -> go.Figure:
                          margin=dict(l=50, r=20, t=60, b=105))
 
 
+def _steps(counts: list[int], width: float) -> dict:
+    """A histogram's bins as the x, y of a step outline (``line_shape="hv"``)."""
+    return dict(x=[i * width for i in range(len(counts) + 1)], y=[*counts, counts[-1]], mode="lines",
+                line_shape="hv")
+
+
 def _outline(event: EvalEvent, width: float, start: bool) -> dict:
     """An earlier evaluation's histogram as a step outline: the start dashed and shown, the others listed in
     the legend (click to show)."""
-    counts = event.error_hist["counts"]
-    return dict(type="scatter", x=[i * width for i in range(len(counts) + 1)], y=[*counts, counts[-1]],
-                mode="lines", line_shape="hv", name=f"{'start, ' if start else ''}step {event.step}",
+    return dict(type="scatter", **_steps(event.error_hist["counts"], width),
+                name=f"{'start, ' if start else ''}step {event.step}",
                 visible=True if start else "legendonly",
                 line=dict(color="#374151" if start else "#6b7280", width=1.5 if start else 1,
                           dash="dash" if start else "solid"),
                 hovertemplate=f"step {event.step}<br>x=%{{x:.2f}}: %{{y}} pairs<extra></extra>")
+
+
+def overlaid_histograms(runs: Sequence[tuple[str, Sequence[EvalEvent]]], title: str) -> go.Figure:
+    """The last dev error histogram of each ``(name, evals)`` run as an outline on one axis (the first solid,
+    the second dashed), with d/2 and the widest buffer x0 marked: two runs that differ in one setting."""
+    data, gap, x0, right = [], 1.0, 0.0, 0.0
+    for (name, evals), color, dash in zip(runs, ("#0072B2", "#D55E00"), ("solid", "dash")):
+        evals = [e for e in evals if (e.error_hist or {}).get("counts")]
+        if not evals:
+            continue
+        last = evals[-1]
+        width, counts = float(last.error_hist["width"]), last.error_hist["counts"]
+        gap, x0 = float(last.gap or gap), max(x0, float(last.x0 or 0.0))
+        right = max(right, width * max([i + 1 for i, c in enumerate(counts) if c] or [1]))
+        data.append(dict(type="scatter", **_steps(counts, width), line=dict(color=color, width=2, dash=dash),
+                         name=f"{name} · step {last.step}", hovertemplate="x=%{x:.2f}: %{y} pairs<extra></extra>"))
+    shapes = [_vline(gap / 2, color="#374151", width=1.2, dash="dot")]
+    notes = [dict(x=gap / 2, y=1.0, yref="y domain", yanchor="bottom", text="d/2", showarrow=False,
+                  xanchor="left", font=dict(size=12, color="#374151"))]
+    if x0 > 0:
+        shapes.append(_band(0, x0, COLORS["buffer"]))
+        notes.append(dict(x=x0, y=1.0, yref="y domain", yanchor="bottom", text="x0", showarrow=False,
+                          xanchor="right", font=dict(size=12, color="#0b4f80")))
+    return _quick_figure(data, 360, shapes=shapes, annotations=notes,
+                         title=dict(text=title, x=0.01, font=dict(size=13)),
+                         xaxis=dict(title=dict(text="x = |prediction − label|"), range=[0, max(gap, right)],
+                                    tickformat=".2f"),
+                         yaxis=dict(title=dict(text="dev pairs"), rangemode="tozero", tickformat="d"),
+                         legend=dict(orientation="h", yanchor="top", y=-0.25, x=0, font=dict(size=11)),
+                         margin=dict(l=50, r=20, t=50, b=100))
 
 
 def progress_html(fraction: float, text: str, state: str = "running") -> str:

@@ -15,7 +15,11 @@ from ..scoring import PairScore, score_csv, score_pair
 from . import models, plots, store
 
 MAX_SCORED_ROWS = 5_000           # rows a visitor may score in one uploaded file
-SCHEME_CHOICES = ("The model's own", "STS 0–5", "NLI (contradiction · neutral · entailment)", "Custom ordered list")
+# The label schemes the tab offers: short key (links, API, MCP) -> the choice's text in the form.
+SCHEMES = {"own": "The model's own", "sts": "STS 0–5", "nli": "NLI (contradiction · neutral · entailment)",
+           "custom": "Custom ordered list"}
+SCHEME_CHOICES = tuple(SCHEMES.values())
+BUILT_IN = {SCHEMES["sts"]: "sts", SCHEMES["nli"]: "nli"}   # choice text -> scheme name of a built-in scheme
 
 # Real pairs from the STS Benchmark test split (original casing), with their gold score 0..5.
 EXAMPLES = [
@@ -49,13 +53,11 @@ NUMBERS_NOTE = (
 
 def parse_scheme(choice: str, custom: str = "", gap: float = 1.0) -> LabelScheme | None:
     """None = the model's own scheme; else STS, NLI or the user's ``"a, b, c"`` with gap ``d``."""
-    if choice in (None, "", SCHEME_CHOICES[0]):
+    if choice in (None, "", SCHEMES["own"]):
         return None
-    if choice == SCHEME_CHOICES[1]:
-        return get_scheme("sts")
-    if choice == SCHEME_CHOICES[2]:
-        return get_scheme("nli")
-    if choice == SCHEME_CHOICES[3]:
+    if choice in BUILT_IN:
+        return get_scheme(BUILT_IN[choice])
+    if choice == SCHEMES["custom"]:
         text = str(custom or "").strip()
         if "," not in text:
             raise InputError("type at least two ordered categories separated by commas, e.g. 'bad, fair, good'")
@@ -81,7 +83,7 @@ def _line(scheme: LabelScheme) -> str:
 def scheme_mismatch(scheme_choice: str, model_scheme: LabelScheme) -> str:
     """Why a built-in scheme (STS, NLI) does not fit a model trained on another line, and which model fits;
     "" when it fits (or the choice is the model's own or a custom list, which only re-reads the number)."""
-    key = {SCHEME_CHOICES[1]: "sts", SCHEME_CHOICES[2]: "nli"}.get(scheme_choice)
+    key = BUILT_IN.get(scheme_choice)
     if key is None:
         return ""
     wanted = get_scheme(key)
@@ -133,13 +135,9 @@ def fitting_model_for(state, session: str, choice: str, scheme_choice: str):
 
 def fitting_model(scheme_choice: str) -> str | None:
     """The shipped model (a dropdown value) that predicts on a built-in scheme's line, if it ships."""
-    key = {SCHEME_CHOICES[1]: "sts", SCHEME_CHOICES[2]: "nli"}.get(scheme_choice)
-    fitting = FITTING_MODEL.get(key)
+    fitting = FITTING_MODEL.get(BUILT_IN.get(scheme_choice))
     available = {models.DEFAULT_CHOICE: models.scorer_available(), models.NLI_CHOICE: models.nli_scorer_available()}
     return fitting if fitting is not None and available.get(fitting) else None
-
-
-SCHEME_WORDS = {"own": SCHEME_CHOICES[0], "": SCHEME_CHOICES[0], "sts": SCHEME_CHOICES[1], "nli": SCHEME_CHOICES[2]}
 
 
 def pair_result(state, session: str, sentence1: str, sentence2: str, scheme: str = "own",
@@ -147,8 +145,9 @@ def pair_result(state, session: str, sentence1: str, sentence2: str, scheme: str
     """One pair scored, as plain data (for the API and MCP): ``scheme`` is ``own``, ``sts``, ``nli`` (or their
     choice texts) or an ordered list ``"bad, fair, good"`` on nodes 0, 1, 2, ..."""
     text = str(scheme if scheme is not None else "").strip()
-    choice = SCHEME_WORDS.get(text.lower(), text if text in SCHEME_CHOICES else SCHEME_CHOICES[3])
-    if choice == SCHEME_CHOICES[3] and "," not in text:
+    key = text.lower() or "own"
+    choice = SCHEMES[key] if key in SCHEMES and key != "custom" else text if text in SCHEME_CHOICES else SCHEMES["custom"]
+    if choice == SCHEMES["custom"] and "," not in text:
         raise InputError(f"unknown scheme {text[:40]!r}: use own, sts, nli or an ordered list such as 'bad, fair, good'")
     view = score_view(state, session, model, sentence1, sentence2, choice, text, 1.0)
     s = view.score
@@ -158,16 +157,17 @@ def pair_result(state, session: str, sentence1: str, sentence2: str, scheme: str
 
 
 def score_file_view(state, session: str, choice: str, path: str | None, scheme_choice: str, custom: str = "",
-                    gap: float = 1.0) -> tuple[Path, pd.DataFrame]:
-    """Score an uploaded CSV/TSV; returns the scored CSV (staged for this session) and its first rows."""
+                    gap: float = 1.0) -> tuple[Path, pd.DataFrame, str]:
+    """Score an uploaded CSV/TSV; returns the scored CSV (staged for this session), its first rows and a note
+    naming the model used when it is not the chosen one (the one that fits the scheme)."""
     if not path:
         raise InputError("upload a CSV or TSV file with two sentence columns (e.g. sentence1, sentence2)")
     scheme = parse_scheme(scheme_choice, custom, gap)
-    _, _, model, mismatch, _ = fitting_model_for(state, session, choice, scheme_choice)
+    _, _, model, mismatch, switched = fitting_model_for(state, session, choice, scheme_choice)
     if mismatch:
-        raise InputError(f"{mismatch} Or choose “{SCHEME_CHOICES[0]}”")
+        raise InputError(f"{mismatch} Or choose “{SCHEMES['own']}”")
     folder = store.downloads_dir(session)
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(path).stem)[:60] or "pairs"
     out = folder / f"{stem}-scored-{time.strftime('%H%M%S')}.csv"
     score_csv(model, path, out, scheme or model.scheme, max_rows=MAX_SCORED_ROWS)
-    return out, pd.read_csv(out, nrows=20)
+    return out, pd.read_csv(out, nrows=20), " ".join(switched.replace("*", "").split())

@@ -44,7 +44,7 @@ class AppState:
     def __init__(self, line: JobLine | None = None, models: ModelCache | None = None):
         self.models = models or ModelCache()
         self.line = line or JobLine()
-        self._active: dict[str, tuple[str, StopSignal]] = {}   # session -> (run id, stop signal)
+        self._active: dict[str, tuple[str, StopSignal, Ticket]] = {}   # session -> (run id, stop signal, ticket)
         self._active_lock = threading.Lock()
         self._bench_rows: OrderedDict[str, dict] = OrderedDict()
         self._bench_lock = threading.Lock()
@@ -60,13 +60,20 @@ class AppState:
                 raise InputError("a run of this session is already training or waiting; stop it or wait for it "
                                  "to end")
             ticket = self.line.join(run_id)    # InputError when the line is full: nothing registered
-            self._active[session] = (run_id, signal)
+            self._active[session] = (run_id, signal, ticket)
             return ticket
 
-    def end_run(self, session: str, run_id: str, ticket: Ticket) -> None:
+    def switch_run(self, session: str, run_id: str) -> None:
+        """The session's job goes on with another run (the second run of a comparison): that one is now the
+        run in progress, which cannot be deleted or zipped, and the first one can."""
+        with self._active_lock:
+            _, signal, ticket = self._active[session]
+            self._active[session] = (run_id, signal, ticket)
+
+    def end_run(self, session: str, ticket: Ticket) -> None:
         ticket.leave()
         with self._active_lock:
-            if self._active.get(session, ("",))[0] == run_id:
+            if session in self._active and self._active[session][2] is ticket:
                 del self._active[session]
 
     def active_run(self, session: str) -> str | None:
@@ -77,7 +84,7 @@ class AppState:
     def active_runs(self) -> dict[str, str]:
         """Session -> run id of every run training or waiting in line."""
         with self._active_lock:
-            return {session: run for session, (run, _) in self._active.items()}
+            return {session: entry[0] for session, entry in self._active.items()}
 
     def training_count(self) -> int:
         """Runs admitted by the line and not yet ended: their training loop runs (or is about to)."""
@@ -90,7 +97,7 @@ class AppState:
             entry = self._active.get(session)
         if entry is None:
             return "No run of this session is training."
-        run_id, signal = entry
+        run_id, signal, _ = entry
         signal.set()
         if signal.flag.parent.is_dir():  # the flag reaches a ZeroGPU worker; a waiting run has no folder yet
             signal.flag.touch()

@@ -24,7 +24,7 @@ def build() -> SimpleNamespace:
                                     allow_custom_value=True,
                                     info="Your finished runs appear here; or type a hub id / local folder.")
                 with gr.Row(elem_classes="sts-wrap"):
-                    scheme = gr.Radio(list(score.SCHEME_CHOICES), value=score.SCHEME_CHOICES[0], label="Label scheme",
+                    scheme = gr.Radio(list(score.SCHEME_CHOICES), value=score.SCHEMES["own"], label="Label scheme",
                                       scale=3, min_width=200)
                     gold = gr.Number(label="Gold label (optional)", value=START[2], scale=1, min_width=120)
                 with gr.Row(elem_classes="sts-wrap"):
@@ -95,11 +95,14 @@ def wire(tab: SimpleNamespace, state, demo: gr.Blocks, restored=None) -> None:
 
     @user_errors
     def score_file(model, path, scheme_choice, custom, gap, request: gr.Request):
-        out, rows = score.score_file_view(state, session_of(request), model, path, scheme_choice, custom, gap)
+        out, rows, switched = score.score_file_view(state, session_of(request), model, path, scheme_choice, custom,
+                                                    gap)
+        if switched:
+            gr.Info(switched, duration=12)
         return str(out), gr.update(value=rows, visible=True)
 
     def scheme_visibility(choice):
-        custom = choice == score.SCHEME_CHOICES[3]
+        custom = choice == score.SCHEMES["custom"]
         return gr.update(visible=custom), gr.update(visible=custom)
 
     inputs = [tab.model, tab.s1, tab.s2, tab.scheme, tab.custom, tab.gap, tab.gold]

@@ -15,6 +15,7 @@ import json
 
 import gradio as gr
 
+from ...data import MAX_SENTENCE_CHARS
 from ...losses.spec import PAPER_X0, paper_k
 from .. import loss, models, score
 from .common import session_of, user_errors
@@ -29,7 +30,7 @@ def wire(state) -> None:
         """Score how similar two sentences are with the shipped STS scorer (or the NLI scorer for scheme "nli"): a float on the label line 0-5 (0 = unrelated, 5 = same meaning), its nearest category and the cosine similarity of the two sentence embeddings.
 
         Args:
-            sentence1: The first sentence (at most 4,000 characters; longer input is truncated to the model's length, and the answer's notice says so).
+            sentence1: The first sentence (text beyond {max_chars} characters is cut, and the model reads at most its token limit; the answer's notice says when either happened).
             sentence2: The second sentence.
             scheme: How to read the prediction: "own" (the model's own line; STS 0-5 for the default scorer), "sts", "nli" (contradiction, neutral, entailment: a model that does not predict on that line is replaced by the shipped NLI scorer, and the notice says so), or your ordered categories lowest first, comma-separated, e.g. "bad, fair, good" (nodes 0, 1, 2, ...).
             model: "default" (the shipped STS scorer) or a Hugging Face model id; optional.
@@ -57,7 +58,8 @@ def wire(state) -> None:
         """
         return json.dumps(loss.loss_at(prediction, label, k, x0, d), ensure_ascii=False)
 
-    # the paper's values come from their one declaration (stsdemo.losses.spec)
+    # the limits and the paper's values come from their one declaration (stsdemo.data, stsdemo.losses.spec)
+    score_pair.__doc__ = score_pair.__doc__.format(max_chars=f"{MAX_SENTENCE_CHARS:,}")
     loss_at.__doc__ = loss_at.__doc__.format(sk2_k=f"{paper_k('sk2'):g}", trelu_k=f"{paper_k('trelu'):g}",
                                              x0=f"{PAPER_X0:g}")
 
