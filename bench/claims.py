@@ -26,7 +26,7 @@ from .schema import nli_runs, quality_runs, record_model
 SOURCES = {
     "sts": ("quality", "paper", "7-task Avg."),
     "nli": ("nli", "epoch", "SNLI test accuracy"),
-    "nli-500": ("nli", "epoch-500pairs", "SNLI test accuracy, 500 training pairs"),
+    "nli-500": ("nli", "10epochs-500pairs", "SNLI test accuracy, 500 training pairs x 10 epochs"),
 }
 
 
@@ -50,8 +50,9 @@ CLAIMS = [
         Comparison("STS, paper head: Translated ReLU vs L1", "sts", "trelu-2stage", "l1-2stage"),
         Comparison("NLI: Smooth K2 vs MSE", "nli", "nli-sk2", "nli-mse"),
         Comparison("NLI: Translated ReLU vs L1", "nli", "nli-trelu", "nli-l1"),
-        Comparison("NLI, 500 training pairs: Smooth K2 vs MSE", "nli-500", "nli-sk2", "nli-mse"),
-        Comparison("NLI, 500 training pairs: Translated ReLU vs L1", "nli-500", "nli-trelu", "nli-l1")]),
+        Comparison("NLI, 500 training pairs x 10 epochs: Smooth K2 vs MSE", "nli-500", "nli-sk2", "nli-mse"),
+        Comparison("NLI, 500 training pairs x 10 epochs: Translated ReLU vs L1", "nli-500", "nli-trelu",
+                   "nli-l1")]),
     ("C3", "Smooth K2 beats Translated ReLU", [
         Comparison("STS, paper head", "sts", "sk2-2stage", "trelu-2stage"),
         Comparison("STS, cosine target", "sts", "sk2-cosine", "trelu-cosine"),

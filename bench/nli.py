@@ -10,12 +10,12 @@ and the paper head trained as a regression with Translated ReLU, Smooth K2 (both
 x0 = 0.25 and the paper's BERT k), MSE and L1 (no buffer), where the class is the nearest node.
 This is claim C1 (regression vs classification) and C2 (buffer vs none) where the paper's framing is native.
 
-``--train-pairs N`` keeps only N training pairs (a fixed, seed-independent sample): the small-data
-condition of ``bench.evidence`` (the same arms, recorded under the budget tag ``epoch-500pairs``), where a
-regulariser such as the buffer zone should matter most.
+``--train-pairs N`` keeps only N training pairs (a fixed, seed-independent sample) and ``--epochs E`` passes
+over them: the small-data condition of ``bench.evidence`` (the same arms, 500 pairs x 10 epochs, recorded
+under the budget tag ``10epochs-500pairs``), where a regulariser such as the buffer zone should matter most.
 
     python -m bench.nli --seeds 3 --skip-done                # the 5 arms x 3 seeds (about 5 CPU-minutes each)
-    python -m bench.nli --arms nli-sk2,nli-mse --train-pairs 500 --seeds 3 --skip-done
+    python -m bench.nli --arms nli-sk2,nli-mse --train-pairs 500 --epochs 10 --seeds 3 --skip-done
     python -m bench.nli --quick                              # tiny sizes: a smoke test
 
 Each run is merged into docs/results.json, section ``nli``, under ``model/arm/seedN/budget-tag`` as soon as
@@ -25,6 +25,7 @@ it finishes; ``--skip-done`` skips what is there.
 from __future__ import annotations
 
 import argparse
+import math
 import shutil
 import sys
 import time
@@ -64,7 +65,8 @@ class Budget:
     def tag(self) -> str:
         if self == quick_budget():
             return "quick"
-        return "epoch" if self.train_pairs is None else f"epoch-{self.train_pairs}pairs"
+        epochs = "epoch" if self.epochs == 1 else f"{self.epochs:g}epochs"
+        return epochs if self.train_pairs is None else f"{epochs}-{self.train_pairs}pairs"
 
 
 def quick_budget() -> Budget:
@@ -100,7 +102,7 @@ def run_one(arm: str, seed: int, budget: Budget, train_pairs, held_out, test) ->
 
     workdir = out_dir() / "checkpoints" / "nli" / budget.tag() / f"{arm}-s{seed}"
     shutil.rmtree(workdir, ignore_errors=True)
-    steps = -(-len(train_pairs) // budget.batch_size)
+    steps = math.ceil(math.ceil(len(train_pairs) / budget.batch_size) * budget.epochs)   # dev 4 times a run
     # what the checkpoint's run.json records: trained on (a sample of) snli-train, chosen by held-out accuracy
     config = TrainConfig(loss=ARMS[arm]["loss"], data="snli-train", dev_data="snli-heldout", select_by="accuracy",
                          seed=seed, epochs=budget.epochs, batch_size=budget.batch_size, max_length=budget.max_length,
@@ -191,6 +193,7 @@ def main(argv=None) -> dict:
     parser.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated arms of: {', '.join(ARMS)}")
     parser.add_argument("--seeds", type=int, default=3, help="seeds 42, 43, 44: how many")
     parser.add_argument("--train-pairs", type=int, default=None, help="keep only N training pairs (fixed sample)")
+    parser.add_argument("--epochs", type=float, default=1.0, help="passes over the training pairs (default 1)")
     parser.add_argument("--skip-done", action="store_true", help="skip runs already in the results file")
     parser.add_argument("--threads", type=int, default=None, help="torch threads")
     parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke test")
@@ -208,7 +211,7 @@ def main(argv=None) -> dict:
     if unknown:
         parser.error(f"unknown arm(s) {', '.join(unknown)}; choose from {', '.join(ARMS)}")
     setup_environment(args.threads)
-    budget = quick_budget() if args.quick else Budget(train_pairs=args.train_pairs)
+    budget = quick_budget() if args.quick else Budget(epochs=args.epochs, train_pairs=args.train_pairs)
     return run_plan(arms, args.seeds, budget, args.skip_done)
 
 

@@ -20,6 +20,8 @@ from .schema import fusion_entries, nli_runs, quality_failed, quality_runs, reco
 
 RESULTS_MD = REPO / "docs" / "results.md"
 BEGIN, END = "<!-- BEGIN AUTO -->", "<!-- END AUTO -->"
+README = REPO / "README.md"
+README_BEGIN, README_END = "<!-- BEGIN EVIDENCE (python -m bench.report) -->", "<!-- END EVIDENCE -->"
 TASKS = ("STS12", "STS13", "STS14", "STS15", "STS16", "STSBenchmark", "SICKRelatedness")
 SHORT = {"STSBenchmark": "STS-B", "SICKRelatedness": "SICK-R"}
 GROUP_TITLES = {
@@ -111,6 +113,8 @@ def arm_row(arm: str, row: dict, base: float | None) -> str:
         avg += f" ({row['Avg.'] - base:+.2f})"
     dev = _cell(row["dev"], row["dev sd"], n) if "dev" in row else "-"
     node = _cell(row["node"], row["node sd"], row["node n"]) if "node" in row else "-"
+    if "node" in row and row["node n"] < n:
+        node += f" (n = {row['node n']})"  # runs recorded before the node accuracy existed have none
     steps = ", ".join(map(str, row["best_steps"])) if arm != "base" else "-"
     last = "-"
     if "last dev cosine" in row:
@@ -198,8 +202,8 @@ def cpu_time_table(results: dict) -> list[str]:
         if budget:
             slot = totals.setdefault((entry["model"], budget_short(budget)), [0, 0.0, 0.0])
             slot[2] += entry.get("wall_seconds", 0.0) or 0.0
-    for pairs, _, nli in nli_groups(results):
-        slot = totals.setdefault(("minilm", f"NLI, 1 epoch on {pairs:,} SNLI pairs"), [0, 0.0, 0.0])
+    for pairs, epochs, _, nli in nli_groups(results):
+        slot = totals.setdefault(("minilm", f"NLI, {_epochs(epochs)} on {pairs:,} SNLI pairs"), [0, 0.0, 0.0])
         slot[0] += len(nli)
         slot[1] += sum(run["wall_seconds"] for run in nli)
     if not totals:
@@ -271,18 +275,22 @@ def verdict_table(results: dict) -> list[str]:
     return lines
 
 
-def nli_groups(results: dict) -> list[tuple[int, str, list[dict]]]:
-    """The recorded NLI runs (no quick ones) as ``(training pairs, arm, runs)``: most pairs first, then the
-    arms in ``bench.nli``'s order."""
+def nli_groups(results: dict) -> list[tuple[int, float, str, list[dict]]]:
+    """The recorded NLI runs (no quick ones) as ``(training pairs, epochs, arm, runs)``: most pairs first, then
+    fewest epochs, then the arms in ``bench.nli``'s order."""
     from .nli import ARMS
 
     groups: dict[tuple, list] = {}
     for run in nli_runs(results).values():
         if run["budget_tag"] != "quick":
-            groups.setdefault((run["train_pairs"], run["arm"]), []).append(run)
+            groups.setdefault((run["train_pairs"], run["budget"]["epochs"], run["arm"]), []).append(run)
     order = list(ARMS)
-    return [(pairs, arm, runs) for (pairs, arm), runs in
-            sorted(groups.items(), key=lambda kv: (-kv[0][0], order.index(kv[0][1])))]
+    return [(pairs, epochs, arm, runs) for (pairs, epochs, arm), runs in
+            sorted(groups.items(), key=lambda kv: (-kv[0][0], kv[0][1], order.index(kv[0][2])))]
+
+
+def _epochs(epochs: float) -> str:
+    return f"{epochs:g} epoch{'' if epochs == 1 else 's'}"
 
 
 def nli_table(results: dict) -> list[str]:
@@ -292,16 +300,16 @@ def nli_table(results: dict) -> list[str]:
     groups = nli_groups(results)
     if not groups:
         return ["_No NLI runs recorded yet (`python -m bench.nli --seeds 3 --skip-done`)._\n"]
-    lines = ["Trained one epoch at batch 16 on SNLI dev less 1,000 held-out pairs (or a fixed sample of it), "
-             "checkpoint chosen by held-out accuracy, scored once on SNLI test (9,824 pairs). The class of a "
+    lines = ["Trained at batch 16 on SNLI dev less 1,000 held-out pairs (or a fixed sample of them) for the epochs "
+             "given, checkpoint chosen by held-out accuracy, scored once on SNLI test (9,824 pairs). The class of a "
              "regression is the node nearest its prediction (contradiction 0, neutral 1, entailment 2).\n",
-             "| training pairs | arm | n | accuracy (%) | macro-F1 (%) | held-out accuracy (%) | minutes per run (median) |",
+             "| training pairs x epochs | arm | n | accuracy (%) | macro-F1 (%) | held-out accuracy (%) | minutes per run (median) |",
              "|---:|---|---:|---:|---:|---:|---:|"]
-    for pairs, arm, runs in groups:
+    for pairs, epochs, arm, runs in groups:
         n = len(runs)
         acc, f1, held = (mean_sd([r[k] for r in runs]) for k in ("test_accuracy", "test_macro_f1", "held_out_best"))
         minutes = statistics.median(r["wall_seconds"] for r in runs) / 60  # a run paused for the test suite is long
-        lines.append(f"| {pairs:,} | {ARMS[arm]['label']} (`{arm}`) | {n} | **{_cell(*acc, n)}** | {_cell(*f1, n)} | "
+        lines.append(f"| {pairs:,} x {epochs:g} | {ARMS[arm]['label']} (`{arm}`) | {n} | **{_cell(*acc, n)}** | {_cell(*f1, n)} | "
                      f"{_cell(*held, n)} | {minutes:.1f} |")
     return lines + [""]
 
@@ -556,18 +564,19 @@ def evidence(results: dict):
             same = [r for r in runs.values() if r["arm"] == arm and (arm == "base" or r.get("budget_key") == key)]
             config = ARMS.get(arm, {}).get("config", {})
             rows.append(EvidenceRow(arm, row["label"], MODELS.get(model, model), STS, row["seeds"], row["Avg."],
-                                    row["Avg. sd"], row.get("node"), row.get("node sd"), dev=row.get("dev"),
-                                    dev_sd=row.get("dev sd"), loss=config.get("loss", ""),
+                                    row["Avg. sd"], row.get("node"), row.get("node sd"), row.get("node n"),
+                                    dev=row.get("dev"), dev_sd=row.get("dev sd"), loss=config.get("loss", ""),
                                     target=row.get("family") or "", setting=budget_short(budget),
                                     machine=machine_text(same[-1], results)))
-    for pairs, arm, runs in nli_groups(results):
+    for pairs, epochs, arm, runs in nli_groups(results):
         (acc, acc_sd), (f1, _), (held, held_sd) = (mean_sd([r[k] for r in runs]) for k in
                                                    ("test_accuracy", "test_macro_f1", "held_out_best"))
-        small = pairs < 5000
-        rows.append(EvidenceRow(arm, NLI_ARMS[arm]["label"] + (f" · {pairs:,} training pairs" if small else ""),
+        small = f" · {pairs:,} training pairs, {_epochs(epochs)}" if pairs < 5000 else ""
+        rows.append(EvidenceRow(arm, NLI_ARMS[arm]["label"] + small,
                                 "all-MiniLM-L6-v2", NLI, sorted(r["seed"] for r in runs), nli=acc, nli_sd=acc_sd,
                                 nli_f1=f1, dev=held, dev_sd=held_sd, loss=runs[0]["loss"], target="head",
-                                setting=f"1 epoch, batch 16, {pairs:,} SNLI pairs", machine=machine_text(runs[-1], results)))
+                                setting=f"{_epochs(epochs)}, batch 16, {pairs:,} SNLI pairs",
+                                machine=machine_text(runs[-1], results)))
     claims = []
     for found in claim_verdicts(results):
         lines = [ClaimLine(line.comparison.test, line.comparison.a, line.comparison.b, line.result.diffs,
@@ -589,6 +598,33 @@ def write_evidence(results: dict, path: Path | None = None) -> Path:
     return path
 
 
+def readme_evidence(results: dict) -> str:
+    """The README's evidence block: the table and the verdict lines the app's Benchmark tab shows, drawn by the
+    same functions from the same :func:`evidence`."""
+    from stsdemo.app.evidence import claims_markdown, evidence_frame
+
+    found = evidence(results)
+    frame = evidence_frame(found)
+    rows = [frame.columns.tolist(), ["---"] * len(frame.columns),
+            *[[str(cell).replace("|", "\\|") for cell in record] for record in frame.itertuples(index=False)]]
+    table = "\n".join("| " + " | ".join(row) + " |" for row in rows)
+    return f"{table}\n\n{claims_markdown(found)}\n"
+
+
+def _replace_between(path: Path, begin: str, end: str, body: str, missing: str) -> None:
+    """Write ``body`` between the ``begin`` and ``end`` markers of ``path`` (``missing``: the file's text when it
+    does not exist yet)."""
+    text = path.read_text(encoding="utf-8") if path.is_file() else missing
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        _, tail = rest.split(end, 1)
+        text = f"{head}{begin}\n{body}\n{end}{tail}"
+    else:
+        text += f"\n{begin}\n{body}\n{end}\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
 def render(results: dict | None = None, md_path: Path | None = None, include_quick: bool = False) -> str:
     """Write the AUTO part of ``md_path`` (default docs/results.md); ``include_quick`` keeps --quick runs."""
     results = results if results is not None else load_results()
@@ -604,16 +640,7 @@ def render(results: dict | None = None, md_path: Path | None = None, include_qui
         parts.append(f"Machine: {machine.get('cpus')} CPU cores, torch {machine.get('torch')} "
                      f"({machine.get('torch_threads')} threads), CUDA: {machine.get('cuda')}.\n")
     auto = "\n".join(parts)
-    md_path = md_path or RESULTS_MD
-    text = md_path.read_text(encoding="utf-8") if md_path.is_file() else f"# Benchmark results\n\n{BEGIN}\n{END}\n"
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        _, tail = rest.split(END, 1)
-        text = f"{head}{BEGIN}\n{auto}\n{END}{tail}"
-    else:
-        text += f"\n{BEGIN}\n{auto}\n{END}\n"
-    md_path.parent.mkdir(parents=True, exist_ok=True)
-    md_path.write_text(text, encoding="utf-8")
+    _replace_between(md_path or RESULTS_MD, BEGIN, END, auto, "# Benchmark results\n")
     return auto
 
 
@@ -625,6 +652,9 @@ def main(argv=None) -> None:
     results = load_results()
     render(results)
     log(f"wrote {write_evidence(results)}")
+    if README_BEGIN in README.read_text(encoding="utf-8"):
+        _replace_between(README, README_BEGIN, README_END, readme_evidence(results), "")
+        log(f"wrote the evidence block of {README}")
     if not args.no_plots:
         cost = section(results, "scaling").get("cost")
         for made in (plot_quality(results), plot_speed(results), plot_scaling(cost) if cost else None):

@@ -82,7 +82,7 @@ class NliRun(TypedDict):
     k: float | None               # None: the loss's paper default
     x0: float | None
     budget: dict                  # bench.nli.Budget as a dict
-    budget_tag: str               # epoch, epoch-<N>pairs, or quick
+    budget_tag: str               # epoch, epoch-<N>pairs, <E>epochs-<N>pairs, or quick
     train_pairs: int
     held_out_pairs: int           # SNLI dev pairs kept out of training to select the checkpoint
     test_pairs: int

@@ -4,6 +4,7 @@ rendered from a fixture results file."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -52,7 +53,7 @@ def _sts_run(arm, seed, avg, node=45.0, dev=88.0):
 
 def _nli_run(arm, seed, accuracy, pairs=8842):
     return dict(arm=arm, seed=seed, loss=arm.split("-")[1], train_pairs=pairs, budget_tag="epoch",
-                test_accuracy=accuracy, test_macro_f1=accuracy - 1, held_out_best=accuracy + 1, wall_seconds=240,
+                budget=dict(epochs=1.0), test_accuracy=accuracy, test_macro_f1=accuracy - 1, held_out_best=accuracy + 1, wall_seconds=240,
                 machine="CPU (2 cores)")
 
 
@@ -77,14 +78,20 @@ def test_a_comparison_reads_only_runs_at_its_budget(results):
 
 
 def test_the_shipped_evidence_is_what_the_recorded_results_give():
-    """stsdemo/app/evidence.json is written by ``python -m bench.report`` from docs/results.json: rerun it
-    whenever a run is recorded, so the app never shows numbers the record does not give."""
+    """stsdemo/app/evidence.json and the README's evidence block are written by ``python -m bench.report`` from
+    docs/results.json: rerun it whenever a run is recorded, so neither shows numbers the record does not give."""
     from bench.common import load_results
 
+    results = load_results()
     shipped = json.loads(evidence.EVIDENCE_FILE.read_text(encoding="utf-8"))
-    fresh = json.loads(json.dumps(report.evidence(load_results()).to_dict()))
+    fresh = json.loads(json.dumps(report.evidence(results).to_dict()))
     shipped.pop("generated"), fresh.pop("generated")
     assert shipped == fresh, "stale stsdemo/app/evidence.json: run python -m bench.report"
+    readme = report.README.read_text(encoding="utf-8")
+    block = readme.split(report.README_BEGIN, 1)[1].split(report.README_END, 1)[0]
+    dated = re.compile(r"recorded \d{4}-\d{2}-\d{2}")
+    assert dated.sub("", block.strip()) == dated.sub("", report.readme_evidence(results).strip()), \
+        "stale evidence block in README.md: run python -m bench.report"
 
 
 def test_the_evidence_table_and_verdicts_render_from_a_results_file(results, tmp_path):

@@ -41,7 +41,7 @@ def final_dev(info: store.RunInfo, select_by: str) -> float | None:
 def overlaid_histograms(first: store.RunInfo, second: store.RunInfo) -> go.Figure:
     """The last dev error histogram of each run as an outline on one axis, x0 and d/2 marked."""
     return plots.overlaid_histograms([(info.label, finetune.evaluations(info)) for info in (first, second)],
-                                     "Dev errors at the last evaluation: with vs without the buffer")
+                                     "Dev errors: with vs without the buffer")
 
 
 def verdict_text(first: store.RunInfo, second: store.RunInfo, config) -> str:

@@ -42,6 +42,7 @@ class EvidenceRow:
     avg_sd: float | None = None
     node: float | None = None      # STS-B test pairs on their node (%)
     node_sd: float | None = None
+    node_n: int | None = None      # seeds with a node accuracy (runs recorded before it existed have none)
     nli: float | None = None       # SNLI test accuracy (%)
     nli_sd: float | None = None
     nli_f1: float | None = None    # SNLI test macro-F1 (%)
@@ -138,12 +139,17 @@ def evidence_frame(evidence: Evidence | None, own: dict[str, dict] | None = None
     for row in (evidence.rows if evidence else []):
         n = len(row.seeds)
         records.append([f"{row.label} ({row.arm})", row.encoder, ", ".join(map(str, row.seeds)) or "–",
-                        _cell(row.avg, row.avg_sd, n), _cell(row.node, row.node_sd, n),
+                        _cell(row.avg, row.avg_sd, n), _node_cell(row),
                         _cell(row.nli, row.nli_sd, n), row.machine])
     for name, results in (own or {}).items():
         records.append([f"{name} (evaluated here)", name, "–", _cell(results.get("Avg."), None, 1), "–", "–",
                         "this app"])
     return pd.DataFrame(records, columns=COLUMNS)
+
+
+def _node_cell(row: EvidenceRow) -> str:
+    n = len(row.seeds) if row.node_n is None else row.node_n
+    return _cell(row.node, row.node_sd, n) + (f" (n = {n})" if row.node is not None and n < len(row.seeds) else "")
 
 
 def claims_markdown(evidence: Evidence | None, reason: str = "") -> str:
@@ -192,8 +198,9 @@ def evidence_figure(evidence: Evidence | None) -> go.Figure:
     for column, task, value, sd in ((1, STS, "avg", "avg_sd"), (2, NLI, "nli", "nli_sd")):
         rows = [r for r in (evidence.rows if evidence else []) if r.task == task and getattr(r, value) is not None]
         rows.sort(key=lambda r: getattr(r, value))
+        # a condition's runs (e.g. "· 500 training pairs, 10 epochs") keep the label's suffix
         names = [f"{r.arm}{'' if r.encoder == 'all-MiniLM-L6-v2' else ' · ' + r.encoder}"
-                 f"{' · ' + r.setting.split(', ')[-1] if task == NLI and 'pairs' in r.label else ''}" for r in rows]
+                 f"{' · ' + r.label.split(' · ', 1)[1] if task == NLI and ' · ' in r.label else ''}" for r in rows]
         figure.add_trace(go.Bar(
             y=names, x=[getattr(r, value) for r in rows], orientation="h", showlegend=False,
             error_x=dict(type="data", array=[getattr(r, sd) or 0 for r in rows], visible=True, color="#374151"),
@@ -217,9 +224,20 @@ def headline(evidence: Evidence | None) -> str:
         return "The project's measurements are unavailable in this copy."
     verdicts = {claim.claim: claim for claim in evidence.claims}
     parts = []
-    for key, what in (("C2", "the buffer zone vs the same loss without it"), ("C1", "regression vs classification")):
+    for key, question in (("C2", "Does the buffer zone beat the same loss without it?"),
+                          ("C1", "Does the regression beat a classifier?")):
         claim = verdicts.get(key)
         if claim is not None:
             seeds = max((line.n for line in claim.lines), default=0)
-            parts.append(f"{what}: *{claim.verdict}* (up to {seeds} paired seed{'' if seeds == 1 else 's'})")
-    return "Measured here: " + "; ".join(parts) + "."
+            parts.append(f"{question} *{_answer(claim.verdict)}* (up to {seeds} paired seed{'' if seeds == 1 else 's'}).")
+    return "**Measured here** (all-MiniLM-L6-v2): " + " ".join(parts)
+
+
+def _answer(verdict: str) -> str:
+    """A claim's verdict as the answer to its question."""
+    qualifier = " (comparisons with 2+ seeds)"
+    where = " in the comparisons run with 2+ seeds" if verdict.endswith(qualifier) else ""
+    verdict = verdict.removesuffix(qualifier)
+    if verdict.startswith("mixed: "):
+        return f"mixed ({verdict.removeprefix('mixed: ')}){where}"
+    return {"holds": "yes", "reversed": "no: reversed"}.get(verdict, verdict) + where
