@@ -146,14 +146,19 @@ def pair_result(state, session: str, sentence1: str, sentence2: str, scheme: str
     choice texts) or an ordered list ``"bad, fair, good"`` on nodes 0, 1, 2, ..."""
     text = str(scheme if scheme is not None else "").strip()
     key = text.lower() or "own"
-    choice = SCHEMES[key] if key in SCHEMES and key != "custom" else text if text in SCHEME_CHOICES else SCHEMES["custom"]
+    if key in SCHEMES and key != "custom":
+        choice = SCHEMES[key]
+    elif text in SCHEME_CHOICES:
+        choice = text
+    else:
+        choice = SCHEMES["custom"]
     if choice == SCHEMES["custom"] and "," not in text:
         raise InputError(f"unknown scheme {text[:40]!r}: use own, sts, nli or an ordered list such as 'bad, fair, good'")
     view = score_view(state, session, model, sentence1, sentence2, choice, text, 1.0)
     s = view.score
     return {"prediction": round(float(s.prediction), 4), "category": s.category, "node": float(s.node),
             "cosine": round(float(s.cosine), 4), "scheme": list(view.scheme.categories),
-            "notice": " ".join(view.notice.replace("*", "").split())}
+            "notice": _plain(view.notice)}
 
 
 def score_file_view(state, session: str, choice: str, path: str | None, scheme_choice: str, custom: str = "",
@@ -170,4 +175,9 @@ def score_file_view(state, session: str, choice: str, path: str | None, scheme_c
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(path).stem)[:60] or "pairs"
     out = folder / f"{stem}-scored-{time.strftime('%H%M%S')}.csv"
     score_csv(model, path, out, scheme or model.scheme, max_rows=MAX_SCORED_ROWS)
-    return out, pd.read_csv(out, nrows=20), " ".join(switched.replace("*", "").split())
+    return out, pd.read_csv(out, nrows=20), _plain(switched)
+
+
+def _plain(markdown: str) -> str:
+    """A notice as one plain line (no emphasis marks, no line breaks), for answers that are not rendered."""
+    return " ".join(markdown.replace("*", "").split())
