@@ -393,6 +393,19 @@ def _share_below(counts: list[int], width: float, limit: float) -> float:
     return sum(c for i, c in enumerate(counts) if (i + 1) * width <= limit + 1e-9) / total
 
 
+def _zone_marks(gap: float, x0: float) -> tuple[list[dict], list[dict]]:
+    """The shapes and labels an error histogram shares: d/2 (beyond it a pair rounds to a wrong node) as a
+    dashed line and, when there is a buffer, the zone 0..x0 shaded with its edge marked."""
+    shapes = [_vline(gap / 2, color="#374151", width=1.2, dash="dash")]
+    notes = [dict(x=gap / 2, y=1.0, yref="y domain", yanchor="bottom", text="d/2", showarrow=False,
+                  xanchor="left", font=dict(size=12, color="#374151"))]
+    if x0 > 0:
+        shapes += [_band(0, x0, COLORS["buffer"]), _vline(x0, color="#0b4f80", width=1.5)]
+        notes.append(dict(x=x0, y=1.0, yref="y domain", yanchor="bottom", text="x0", showarrow=False,
+                          xanchor="right", font=dict(size=12, color="#0b4f80")))
+    return shapes, notes
+
+
 def error_histogram(evals: Sequence[EvalEvent], title: str = "") -> go.Figure:
     """|prediction − label| on the dev pairs at each evaluation of a run (``evals``: its eval events, with
     ``error_hist = {"width", "counts"}``, ``x0``, ``gap`` and ``step``): the latest as bars, coloured by zone
@@ -415,13 +428,7 @@ def error_histogram(evals: Sequence[EvalEvent], title: str = "") -> go.Figure:
     zone = [COLORS["trelu"] if c < x0 else "#56B4E9" if c < gap / 2 else COLORS["sk2"] for c in centers]
     data.append(dict(type="bar", x=centers, y=counts, width=width * 0.95, marker=dict(color=zone),
                      name=f"step {last.step} (latest)", hovertemplate="x=%{x:.3f}: %{y} pairs<extra></extra>"))
-    shapes = [_vline(gap / 2, color="#374151", width=1.2, dash="dash")]
-    notes = [dict(x=gap / 2, y=1.0, yref="y domain", yanchor="bottom", text="d/2", showarrow=False,
-                  xanchor="left", font=dict(size=12, color="#374151"))]
-    if x0 > 0:
-        shapes += [_band(0, x0, COLORS["buffer"]), _vline(x0, color="#0b4f80", width=1.5)]
-        notes.append(dict(x=x0, y=1.0, yref="y domain", yanchor="bottom", text="x0", showarrow=False,
-                          xanchor="right", font=dict(size=12, color="#0b4f80")))
+    shapes, notes = _zone_marks(gap, x0)
     heading = (f"Dev errors · {title + ' · ' if title else ''}step {last.step}<br><sup>"
                f"{_share_below(counts, width, x0):.0%} in the buffer (x < x0) · "
                f"{_share_below(counts, width, gap / 2):.0%} on the right node (x < d/2)</sup>")
@@ -465,13 +472,7 @@ def overlaid_histograms(runs: Sequence[tuple[str, Sequence[EvalEvent]]], title: 
         right = max(right, width * max([i + 1 for i, c in enumerate(counts) if c] or [1]))
         data.append(dict(type="scatter", **_steps(counts, width), line=dict(color=color, width=2, dash=dash),
                          name=f"{name} · step {last.step}", hovertemplate="x=%{x:.2f}: %{y} pairs<extra></extra>"))
-    shapes = [_vline(gap / 2, color="#374151", width=1.2, dash="dot")]
-    notes = [dict(x=gap / 2, y=1.0, yref="y domain", yanchor="bottom", text="d/2", showarrow=False,
-                  xanchor="left", font=dict(size=12, color="#374151"))]
-    if x0 > 0:
-        shapes.append(_band(0, x0, COLORS["buffer"]))
-        notes.append(dict(x=x0, y=1.0, yref="y domain", yanchor="bottom", text="x0", showarrow=False,
-                          xanchor="right", font=dict(size=12, color="#0b4f80")))
+    shapes, notes = _zone_marks(gap, x0)
     return _quick_figure(data, 360, shapes=shapes, annotations=notes,
                          title=dict(text=title, x=0.01, font=dict(size=13)),
                          xaxis=dict(title=dict(text="x = |prediction − label|"), range=[0, max(gap, right)],
