@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .common import Timer, load_results, log, setup_environment, update_results
+from .common import Timer, device_name, load_results, log, setup_environment, update_results
 from .quality import Budget, base_scores, expand, quick_budget
 from .schema import check_record, fusion_entries, quality_runs, record_model
 
@@ -180,7 +180,7 @@ def fuse_run(fuser: Fuser, key: str, run: dict, alphas: list[float], base_test: 
                 run_dev=run.get("dev_best"), run_test_avg=run["test"]["Avg."], test=test, test_from=test_from,
                 eval_seconds=seconds, budget_key=run["budget_key"], budget_tag=run.get("budget_tag"),
                 run_finished=[run.get("finished")], wall_seconds=time.perf_counter() - started,
-                finished=time.strftime("%Y-%m-%d %H:%M:%S"))
+                machine=device_name(), finished=time.strftime("%Y-%m-%d %H:%M:%S"))
 
 
 def fuse_seeds(fuser: Fuser, keys: list[str], runs: list[dict], alphas: list[float], base_test: dict | None) -> dict:
@@ -203,7 +203,7 @@ def fuse_seeds(fuser: Fuser, keys: list[str], runs: list[dict], alphas: list[flo
                 run_test_avg=float(np.mean([r["test"]["Avg."] for r in runs])), test=test, test_from=test_from,
                 eval_seconds=seconds, budget_key=first["budget_key"], budget_tag=first.get("budget_tag"),
                 run_finished=[r.get("finished") for r in runs], wall_seconds=time.perf_counter() - started,
-                finished=time.strftime("%Y-%m-%d %H:%M:%S"))
+                machine=device_name(), finished=time.strftime("%Y-%m-%d %H:%M:%S"))
 
 
 # ---- which runs -------------------------------------------------------------------------------------

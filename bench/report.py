@@ -568,6 +568,12 @@ def evidence(results: dict):
                                     dev=row.get("dev"), dev_sd=row.get("dev sd"), loss=config.get("loss", ""),
                                     target=row.get("family") or "", setting=budget_short(budget),
                                     machine=machine_text(same[-1], results)))
+        for entry in fusion_entries(results).values():  # one merged model each, so no sd and no node figure
+            if entry["model"] == model and entry["budget_key"] == key:
+                rows.append(EvidenceRow(f"{entry['arm']}+{entry['kind']}", entry["label"], MODELS.get(model, model),
+                                        STS, sorted(entry["seeds"]), entry["test"]["Avg."], dev=entry["dev"],
+                                        target=ARMS.get(entry["arm"], {}).get("family", ""),
+                                        setting=budget_short(budget), machine=machine_text(entry, results)))
     for pairs, epochs, arm, runs in nli_groups(results):
         (acc, acc_sd), (f1, _), (held, held_sd) = (mean_sd([r[k] for r in runs]) for k in
                                                    ("test_accuracy", "test_macro_f1", "held_out_best"))

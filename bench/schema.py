@@ -128,6 +128,7 @@ class FusionEntry(_FusionEntryRequired, total=False):
 
     run: str                      # linear: the run key
     runs: list                    # delta: the run keys
+    machine: str                  # where it ran (entries from before it was recorded: the results file's machine)
 
 
 RECORDS = {"quality": QualityRun, "nli": NliRun, "fusion": FusionEntry}

@@ -118,6 +118,22 @@ def test_the_evidence_table_and_verdicts_render_from_a_results_file(results, tmp
     assert list(figure.data[0].error_x.array) == pytest.approx([0.0, 0.1, 0.0577], abs=1e-3)
 
 
+def test_a_fusion_entry_is_one_row_of_the_evidence(results, tmp_path):
+    """A fused model is one model: its row has the seeds it merged, one figure and no sd or node figure."""
+    results["fusion"] = {"minilm/sk2-cosine/seeds42+43+44/paper/delta": dict(
+        kind="delta", runs=[f"minilm/sk2-cosine/seed{s}/paper" for s in (42, 43, 44)], model="minilm",
+        arm="sk2-cosine", seeds=[44, 42, 43], label="label of sk2-cosine + delta-guided fusion of 3 seeds (alpha=0.9)",
+        alpha=0.9, dev_by_alpha={}, dev=88.5, run_dev=88.4, run_test_avg=80.8, test={"Avg.": 81.25},
+        test_from="fused", eval_seconds=50.0, budget_key="paper-key", budget_tag="paper", run_finished=[],
+        wall_seconds=110.0, finished="2026-11-24 02:29:40")}
+    found = evidence.load_evidence(report.write_evidence(results, tmp_path / "evidence.json"))
+    rows = {row["arm"]: row for row in evidence.evidence_frame(found).to_dict("records")}
+    fused = rows["label of sk2-cosine + delta-guided fusion of 3 seeds (alpha=0.9) (sk2-cosine+delta)"]
+    assert fused["seeds"] == "42, 43, 44" and fused["7-task mean ± sd"] == "81.25"
+    assert fused["STS-B test on node (%)"] == "–" and fused["machine"] == "CPU (2 cores)"
+    assert found.row("sk2-cosine+delta").dev == 88.5
+
+
 @pytest.mark.parametrize("content", [None, "{not json", json.dumps({"version": 99}), json.dumps({"version": 1})])
 def test_a_missing_or_corrupt_evidence_file_leaves_the_tab_working(content, tmp_path, monkeypatch):
     path = tmp_path / "evidence.json"
