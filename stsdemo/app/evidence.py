@@ -211,7 +211,8 @@ def evidence_figure(evidence: Evidence | None) -> go.Figure:
             low = min(getattr(r, value) - (getattr(r, sd) or 0) for r in rows)
             high = max(getattr(r, value) + (getattr(r, sd) or 0) for r in rows)
             figure.update_xaxes(range=[math.floor(low - 1), math.ceil(high + 0.5)], row=1, col=column)
-    figure.update_layout(height=460, margin=dict(l=10, r=10, t=40, b=30), bargap=0.25,
+    bars = max((len(trace.y) for trace in figure.data), default=0)  # about 20 px a bar keeps every name readable
+    figure.update_layout(height=max(460, 90 + 20 * bars), margin=dict(l=10, r=10, t=40, b=30), bargap=0.25,
                          template="plotly_white", font=dict(size=11))
     figure.update_xaxes(tickformat=".0f")
     return figure
