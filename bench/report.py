@@ -594,22 +594,21 @@ def evidence(results: dict):
     return Evidence(rows, claims, time.strftime("%Y-%m-%d"))
 
 
-def write_evidence(results: dict, path: Path | None = None) -> Path:
-    """Write the app's ``evidence.json`` (default: the one that ships with the app)."""
+def write_evidence(found, path: Path | None = None) -> Path:
+    """Write ``found`` (:func:`evidence`) as the app's ``evidence.json`` (default: the one that ships with it)."""
     from stsdemo.app.evidence import EVIDENCE_FILE
     from stsdemo.atomic import write_json_atomic
 
     path = path or EVIDENCE_FILE
-    write_json_atomic(path, evidence(results).to_dict())
+    write_json_atomic(path, found.to_dict())
     return path
 
 
-def readme_evidence(results: dict) -> str:
+def readme_evidence(found) -> str:
     """The README's evidence block: the table and the verdict lines the app's Benchmark tab shows, drawn by the
-    same functions from the same :func:`evidence`."""
+    same functions from the same :func:`evidence` (``found``)."""
     from stsdemo.app.evidence import claims_markdown, evidence_frame
 
-    found = evidence(results)
     frame = evidence_frame(found)
     rows = [frame.columns.tolist(), ["---"] * len(frame.columns),
             *[[str(cell).replace("|", "\\|") for cell in record] for record in frame.itertuples(index=False)]]
@@ -657,9 +656,10 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     results = load_results()
     render(results)
-    log(f"wrote {write_evidence(results)}")
+    found = evidence(results)  # one computation for the app's file and the README, so both carry the same date
+    log(f"wrote {write_evidence(found)}")
     if README_BEGIN in README.read_text(encoding="utf-8"):
-        _replace_between(README, README_BEGIN, README_END, readme_evidence(results), "")
+        _replace_between(README, README_BEGIN, README_END, readme_evidence(found), "")
         log(f"wrote the evidence block of {README}")
     if not args.no_plots:
         cost = section(results, "scaling").get("cost")

@@ -84,18 +84,19 @@ def test_the_shipped_evidence_is_what_the_recorded_results_give():
 
     results = load_results()
     shipped = json.loads(evidence.EVIDENCE_FILE.read_text(encoding="utf-8"))
-    fresh = json.loads(json.dumps(report.evidence(results).to_dict()))
+    found = report.evidence(results)
+    fresh = json.loads(json.dumps(found.to_dict()))
     shipped.pop("generated"), fresh.pop("generated")
     assert shipped == fresh, "stale stsdemo/app/evidence.json: run python -m bench.report"
     readme = report.README.read_text(encoding="utf-8")
     block = readme.split(report.README_BEGIN, 1)[1].split(report.README_END, 1)[0]
     dated = re.compile(r"recorded \d{4}-\d{2}-\d{2}")
-    assert dated.sub("", block.strip()) == dated.sub("", report.readme_evidence(results).strip()), \
+    assert dated.sub("", block.strip()) == dated.sub("", report.readme_evidence(found).strip()), \
         "stale evidence block in README.md: run python -m bench.report"
 
 
 def test_the_evidence_table_and_verdicts_render_from_a_results_file(results, tmp_path):
-    path = report.write_evidence(results, tmp_path / "evidence.json")
+    path = report.write_evidence(report.evidence(results), tmp_path / "evidence.json")
     found = evidence.load_evidence(path)
     frame = evidence.evidence_frame(found, {"my model": {"Avg.": 79.5}})
     assert list(frame.columns) == evidence.COLUMNS
@@ -126,7 +127,7 @@ def test_a_fusion_entry_is_one_row_of_the_evidence(results, tmp_path):
         alpha=0.9, dev_by_alpha={}, dev=88.5, run_dev=88.4, run_test_avg=80.8, test={"Avg.": 81.25},
         test_from="fused", eval_seconds=50.0, budget_key="paper-key", budget_tag="paper", run_finished=[],
         wall_seconds=110.0, finished="2026-11-24 02:29:40")}
-    found = evidence.load_evidence(report.write_evidence(results, tmp_path / "evidence.json"))
+    found = evidence.load_evidence(report.write_evidence(report.evidence(results), tmp_path / "evidence.json"))
     rows = {row["arm"]: row for row in evidence.evidence_frame(found).to_dict("records")}
     fused = rows["label of sk2-cosine + delta-guided fusion of 3 seeds (alpha=0.9) (sk2-cosine+delta)"]
     assert fused["seeds"] == "42, 43, 44" and fused["7-task mean ± sd"] == "81.25"
