@@ -15,6 +15,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from stsdemo.app.evidence import node_cell, spread_cell
+
 from .common import ASSETS, REPO, load_results, log, mean_sd
 from .schema import fusion_entries, nli_runs, quality_failed, quality_runs, record_model, section
 
@@ -37,10 +39,6 @@ GROUP_TITLES = {
 REFERENCE_ROWS = {"main": "base", "head": "sk2-2stage", "sweep": "sk2-2stage"}
 HEADER = ["Arm", "n", *(SHORT.get(t, t) for t in TASKS), "Avg.", "STS-B dev", "STS-B test on node (%)",
           "best dev step", "last-step dev: cosine / head"]
-
-
-def _cell(mean: float, sd: float, n: int) -> str:
-    return f"{mean:.2f} ± {sd:.2f}" if n > 1 else f"{mean:.2f}"
 
 
 def budget_text(budget: dict) -> str:
@@ -107,14 +105,12 @@ def section_summary(runs: dict, model: str, key: str) -> dict:
 def arm_row(arm: str, row: dict, base: float | None) -> str:
     n = len(row["seeds"])
     label = row["label"].replace("|", "\\|")  # a "|" in a label would split the table cell
-    cells = [_cell(row[t], row[f"{t} sd"], n) for t in TASKS]
-    avg = _cell(row["Avg."], row["Avg. sd"], n)
+    cells = [spread_cell(row[t], row[f"{t} sd"], n) for t in TASKS]
+    avg = spread_cell(row["Avg."], row["Avg. sd"], n)
     if base is not None and arm != "base":
         avg += f" ({row['Avg.'] - base:+.2f})"
-    dev = _cell(row["dev"], row["dev sd"], n) if "dev" in row else "-"
-    node = _cell(row["node"], row["node sd"], row["node n"]) if "node" in row else "-"
-    if "node" in row and row["node n"] < n:
-        node += f" (n = {row['node n']})"  # runs recorded before the node accuracy existed have none
+    dev = spread_cell(row["dev"], row["dev sd"], n) if "dev" in row else "-"
+    node = node_cell(row["node"], row["node sd"], row["node n"], n) if "node" in row else "-"
     steps = ", ".join(map(str, row["best_steps"])) if arm != "base" else "-"
     last = "-"
     if "last dev cosine" in row:
@@ -177,8 +173,8 @@ def fusion_table(fusion: dict, summary: dict, model: str, key: str) -> list[str]
         else:
             label = items[0]["label"].split(" (alpha=")[0]
         versus = f"{avg - base:+.2f}" if base is not None else "-"
-        lines.append(f"| {label.replace('|', chr(92) + '|')} (`{arm}`) | {n} | {alphas} | {_cell(dev, dev_sd, n)} | "
-                     f"**{_cell(avg, sd, n)}** | {avg - own:+.2f} | {versus} |")
+        lines.append(f"| {label.replace('|', chr(92) + '|')} (`{arm}`) | {n} | {alphas} | {spread_cell(dev, dev_sd, n)} | "
+                     f"**{spread_cell(avg, sd, n)}** | {avg - own:+.2f} | {versus} |")
     lines.append("\n(alpha 0 = the untrained encoder, 1 = the run's own checkpoint; one test pass per row at the "
                  "alpha dev chose. Delta-guided: the seeds' changes merged per parameter by their size, then scaled "
                  "by alpha.)\n")
@@ -309,8 +305,8 @@ def nli_table(results: dict) -> list[str]:
         n = len(runs)
         acc, f1, held = (mean_sd([r[k] for r in runs]) for k in ("test_accuracy", "test_macro_f1", "held_out_best"))
         minutes = statistics.median(r["wall_seconds"] for r in runs) / 60  # a run paused for the test suite is long
-        lines.append(f"| {pairs:,} x {epochs:g} | {ARMS[arm]['label']} (`{arm}`) | {n} | **{_cell(*acc, n)}** | {_cell(*f1, n)} | "
-                     f"{_cell(*held, n)} | {minutes:.1f} |")
+        lines.append(f"| {pairs:,} x {epochs:g} | {ARMS[arm]['label']} (`{arm}`) | {n} | **{spread_cell(*acc, n)}** | {spread_cell(*f1, n)} | "
+                     f"{spread_cell(*held, n)} | {minutes:.1f} |")
     return lines + [""]
 
 

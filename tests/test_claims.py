@@ -77,6 +77,16 @@ def test_a_comparison_reads_only_runs_at_its_budget(results):
     assert sorted(claims.arm_values(results, "sts", "sk2-cosine")) == [42, 43, 44]
 
 
+@pytest.mark.parametrize("node, node_n, seeds, shown", [
+    (41.29, 3, 3, "41.29 ± 0.40"),
+    (41.29, 2, 3, "41.29 ± 0.40 (n = 2)"),  # one run predates the node accuracy
+    (41.29, 1, 3, "41.29 (n = 1)"),
+    (None, 0, 3, "–"),
+])
+def test_a_node_cell_names_its_count_only_when_some_seeds_lack_it(node, node_n, seeds, shown):
+    assert evidence.node_cell(node, 0.40, node_n, seeds) == shown
+
+
 def test_the_shipped_evidence_is_what_the_recorded_results_give():
     """stsdemo/app/evidence.json and the README's evidence block are written by ``python -m bench.report`` from
     docs/results.json: rerun it whenever a run is recorded, so neither shows numbers the record does not give."""

@@ -121,10 +121,17 @@ def load_evidence(path: Path | None = None) -> Evidence:
         raise EvidenceUnavailable(f"the evidence file {path.name} could not be read ({error})") from None
 
 
-def _cell(mean: float | None, sd: float | None, n: int) -> str:
+def spread_cell(mean: float | None, sd: float | None, n: int) -> str:
+    """``mean ± sd`` over n seeds, the bare mean for one seed, "–" when nothing was measured."""
     if mean is None or not math.isfinite(mean):
         return "–"
     return f"{mean:.2f} ± {sd:.2f}" if n > 1 and sd is not None else f"{mean:.2f}"
+
+
+def node_cell(node: float | None, sd: float | None, node_n: int, seeds: int) -> str:
+    """The on-node share over the ``node_n`` of an arm's ``seeds`` runs that recorded it, naming that count
+    when it is smaller: runs recorded before the node accuracy existed have none."""
+    return spread_cell(node, sd, node_n) + (f" (n = {node_n})" if node is not None and node_n < seeds else "")
 
 
 COLUMNS = ["arm", "encoder", "seeds", "7-task mean ± sd", "STS-B test on node (%)", "SNLI test accuracy (%)",
@@ -138,18 +145,14 @@ def evidence_frame(evidence: Evidence | None, own: dict[str, dict] | None = None
     records = []
     for row in (evidence.rows if evidence else []):
         n = len(row.seeds)
+        node_n = n if row.node_n is None else row.node_n
         records.append([f"{row.label} ({row.arm})", row.encoder, ", ".join(map(str, row.seeds)) or "–",
-                        _cell(row.avg, row.avg_sd, n), _node_cell(row),
-                        _cell(row.nli, row.nli_sd, n), row.machine])
+                        spread_cell(row.avg, row.avg_sd, n), node_cell(row.node, row.node_sd, node_n, n),
+                        spread_cell(row.nli, row.nli_sd, n), row.machine])
     for name, results in (own or {}).items():
-        records.append([f"{name} (evaluated here)", name, "–", _cell(results.get("Avg."), None, 1), "–", "–",
+        records.append([f"{name} (evaluated here)", name, "–", spread_cell(results.get("Avg."), None, 1), "–", "–",
                         "this app"])
     return pd.DataFrame(records, columns=COLUMNS)
-
-
-def _node_cell(row: EvidenceRow) -> str:
-    n = len(row.seeds) if row.node_n is None else row.node_n
-    return _cell(row.node, row.node_sd, n) + (f" (n = {n})" if row.node is not None and n < len(row.seeds) else "")
 
 
 def claims_markdown(evidence: Evidence | None, reason: str = "") -> str:
