@@ -14,9 +14,11 @@ Where does the buffer zone pay off? The plan runs, one run at a time:
    (linear, WiSE-FT style, on its best-dev seed) and its seeds fused delta-guided.
 5. **all-mpnet-base-v2** (``bench.quality --model mpnet``): no training, the paper recipe, Smooth K2 and MSE
    on the cosine target, CosineSimilarityLoss; one seed each, about 40 CPU-minutes an arm.
+6. **The head ablation** (C5, paper Table 6) on MiniLM at the paper budget: the paper recipe with the head on
+   [u, v] and on [|u-v|], seeds 42, 43, 44, paired with ``sk2-2stage`` (its [u, v, |u-v|]); about 5 minutes a run.
 
 Everything is imported before the first run, so the plan keeps the code it started with even while the
-working tree changes. ``--steps`` runs some steps only, in the order given (``nli,minilm,condition,fusion,mpnet``).
+working tree changes. ``--steps`` runs some steps only, in the order given (``nli,minilm,condition,fusion,mpnet,heads``).
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ PAIRED = ("sk2-cosine", "trelu-cosine", "mse-cosine", "l1-cosine", "st-cossim", 
           "trelu-2stage", "l1-2stage")
 ONE_SEED = ("st-cosent", "st-angle", "official")
 MPNET = ("base", "sk2-2stage", "sk2-cosine", "mse-cosine", "st-cossim")
-STEPS = ("nli", "minilm", "condition", "fusion", "mpnet")
+HEADS = ("head-uv", "head-absdiff")
+STEPS = ("nli", "minilm", "condition", "fusion", "mpnet", "heads")
 
 
 def minilm_plan() -> str:
@@ -74,6 +77,8 @@ def main(argv=None) -> None:
         "fusion": ("fusion", lambda: fusion.main(["--arms", ",".join(PAIRED), "--best", *skip, *threads])),
         "mpnet": ("all-mpnet-base-v2", lambda: quality.main(
             ["--model", "mpnet", "--plan", ",".join(f"{arm}@42" for arm in MPNET), *skip, *threads])),
+        "heads": ("head ablation (C5)", lambda: quality.main(
+            ["--plan", ",".join(f"{arm}@{seed}" for seed in quality.SEEDS for arm in HEADS), *skip, *threads])),
     }
     for step in steps:
         title, run = runs[step]
