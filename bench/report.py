@@ -555,7 +555,7 @@ def evidence(results: dict):
     rows = []
     for model, (key, budget, runs) in headline_sections(results).items():
         for arm, row in section_summary(runs, model, key).items():
-            if arm in ARMS and ARMS[arm]["group"] != "main":
+            if arm in ARMS and ARMS[arm]["group"] not in ("main", "head"):  # the head group holds C5's arms
                 continue
             same = [r for r in runs.values() if r["arm"] == arm and (arm == "base" or r.get("budget_key") == key)]
             config = ARMS.get(arm, {}).get("config", {})

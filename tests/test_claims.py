@@ -124,9 +124,9 @@ def test_the_evidence_table_and_verdicts_render_from_a_results_file(results, tmp
     assert "**C1** regression beats classification: **reversed (comparisons with 2+ seeds)**" in text
     assert "no measurable difference" not in evidence.headline(found) and "reversed" in evidence.headline(found)
     assert "n = 3" in evidence.buffer_spread(found, "sk2", "cosine")
-    figure = evidence.evidence_figure(found)
-    assert [len(trace.y) for trace in figure.data] == [3, 2]  # base, sk2, mse | the two NLI arms
-    assert list(figure.data[0].error_x.array) == pytest.approx([0.0, 0.1, 0.0577], abs=1e-3)
+    sts, nli = (evidence.evidence_figure(found, task) for task in (evidence.STS, evidence.NLI))
+    assert len(sts.data[0].y) == 3 and len(nli.data[0].y) == 2  # base, sk2, mse | the two NLI arms
+    assert list(sts.data[0].error_x.array) == pytest.approx([0.0, 0.1, 0.0577], abs=1e-3)
 
 
 def test_a_fusion_entry_is_one_row_of_the_evidence(results, tmp_path):
@@ -153,7 +153,7 @@ def test_a_missing_or_corrupt_evidence_file_leaves_the_tab_working(content, tmp_
     monkeypatch.setattr(evidence, "EVIDENCE_FILE", path)
     with pytest.raises(evidence.EvidenceUnavailable):
         evidence.load_evidence()
-    table, figure, verdicts = benchmark.evidence_views({"my model": {"Avg.": 79.5}})
+    table, sts, nli, verdicts = benchmark.evidence_views({"my model": {"Avg.": 79.5}})
     assert "evidence is unavailable" in verdicts and len(table) == 1
-    assert figure.layout.annotations[-1].text == "evidence unavailable"
+    assert sts.layout.annotations[-1].text == nli.layout.annotations[-1].text == "evidence unavailable"
     assert evidence.headline(None).startswith("The project's measurements are unavailable")

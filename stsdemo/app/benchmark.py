@@ -106,10 +106,12 @@ def recorded_evidence() -> tuple[evidence.Evidence | None, str]:
         return None, str(error)
 
 
-def evidence_views(rows: dict) -> tuple[pd.DataFrame, object, str]:
-    """(table, chart, verdicts) of the recorded evidence, the visitor's own evaluations (``rows``) joined."""
+def evidence_views(rows: dict) -> tuple[pd.DataFrame, object, object, str]:
+    """(table, STS chart, NLI chart, verdicts) of the recorded evidence, the visitor's own evaluations
+    (``rows``) joined to the table."""
     found, reason = recorded_evidence()
-    return evidence.evidence_frame(found, rows), evidence.evidence_figure(found), evidence.claims_markdown(found, reason)
+    return (evidence.evidence_frame(found, rows), evidence.evidence_figure(found, evidence.STS),
+            evidence.evidence_figure(found, evidence.NLI), evidence.claims_markdown(found, reason))
 
 
 def benchmark_table(rows: dict) -> pd.DataFrame:

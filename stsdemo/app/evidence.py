@@ -22,7 +22,6 @@ from pathlib import Path
 
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 EVIDENCE_FILE = Path(__file__).with_name("evidence.json")
 EVIDENCE_VERSION = 1
@@ -136,7 +135,8 @@ def node_cell(node: float | None, sd: float | None, node_n: int, seeds: int) -> 
 
 COLUMNS = ["arm", "encoder", "seeds", "7-task mean ± sd", "STS-B test on node (%)", "SNLI test accuracy (%)",
            "machine"]
-COLUMN_WIDTHS = ["33%", "13%", "9%", "11%", "11%", "11%", "12%"]
+# pixels, not shares: on a phone the table scrolls sideways instead of squeezing each cell to a letter a line
+COLUMN_WIDTHS = ["400px", "170px", "110px", "130px", "130px", "130px", "140px"]
 
 
 def evidence_frame(evidence: Evidence | None, own: dict[str, dict] | None = None) -> pd.DataFrame:
@@ -190,33 +190,36 @@ def buffer_spread(evidence: Evidence | None, loss: str, target: str) -> str:
     return ""
 
 
-def evidence_figure(evidence: Evidence | None) -> go.Figure:
-    """Bars with error bars (sd over seeds): the 7-task mean of each STS arm and the SNLI test accuracy of
-    each NLI arm, side by side; an empty chart with a note when the evidence is unavailable."""
-    figure = make_subplots(rows=1, cols=2, column_widths=[0.64, 0.36], horizontal_spacing=0.14,
-                           subplot_titles=("STS: 7-task mean (Spearman ×100)", "NLI: SNLI test accuracy (%)"))
+CHARTS = {STS: ("avg", "avg_sd", "STS: 7-task mean (Spearman ×100)"),
+          NLI: ("nli", "nli_sd", "NLI: SNLI test accuracy (%)")}
+
+
+def evidence_figure(evidence: Evidence | None, task: str) -> go.Figure:
+    """Bars with error bars (sd over seeds) for one task: the 7-task mean of each STS arm, or the SNLI test
+    accuracy of each NLI arm; an empty chart with a note when the evidence is unavailable."""
+    value, sd, title = CHARTS[task]
+    rows = [r for r in (evidence.rows if evidence else []) if r.task == task and getattr(r, value) is not None]
+    rows.sort(key=lambda r: getattr(r, value))
+    # a condition's runs (e.g. "· 500 training pairs, 10 epochs") keep the label's suffix
+    names = [f"{r.arm}{'' if r.encoder == 'all-MiniLM-L6-v2' else ' · ' + r.encoder}"
+             f"{' · ' + r.label.split(' · ', 1)[1] if task == NLI and ' · ' in r.label else ''}" for r in rows]
+    figure = go.Figure(go.Bar(
+        y=names, x=[getattr(r, value) for r in rows], orientation="h", showlegend=False,
+        error_x=dict(type="data", array=[getattr(r, sd) or 0 for r in rows], visible=True, color="#374151"),
+        marker_color=["#0072B2" if r.loss in ("sk2", "trelu") else "#9ca3af" for r in rows],
+        customdata=[[len(r.seeds), r.machine] for r in rows],
+        hovertemplate="%{y}: %{x:.2f} (n = %{customdata[0]}, %{customdata[1]})<extra></extra>"))
     if evidence is None:
         figure.add_annotation(text="evidence unavailable", x=0.5, y=0.5, xref="paper", yref="paper",
                               showarrow=False, font=dict(size=14, color="#6b7280"))
-    for column, task, value, sd in ((1, STS, "avg", "avg_sd"), (2, NLI, "nli", "nli_sd")):
-        rows = [r for r in (evidence.rows if evidence else []) if r.task == task and getattr(r, value) is not None]
-        rows.sort(key=lambda r: getattr(r, value))
-        # a condition's runs (e.g. "· 500 training pairs, 10 epochs") keep the label's suffix
-        names = [f"{r.arm}{'' if r.encoder == 'all-MiniLM-L6-v2' else ' · ' + r.encoder}"
-                 f"{' · ' + r.label.split(' · ', 1)[1] if task == NLI and ' · ' in r.label else ''}" for r in rows]
-        figure.add_trace(go.Bar(
-            y=names, x=[getattr(r, value) for r in rows], orientation="h", showlegend=False,
-            error_x=dict(type="data", array=[getattr(r, sd) or 0 for r in rows], visible=True, color="#374151"),
-            marker_color=["#0072B2" if r.loss in ("sk2", "trelu") else "#9ca3af" for r in rows],
-            customdata=[[len(r.seeds), r.machine] for r in rows],
-            hovertemplate="%{y}: %{x:.2f} (n = %{customdata[0]}, %{customdata[1]})<extra></extra>"), 1, column)
-        if rows:
-            low = min(getattr(r, value) - (getattr(r, sd) or 0) for r in rows)
-            high = max(getattr(r, value) + (getattr(r, sd) or 0) for r in rows)
-            figure.update_xaxes(range=[math.floor(low - 1), math.ceil(high + 0.5)], row=1, col=column)
-    bars = max((len(trace.y) for trace in figure.data), default=0)  # about 20 px a bar keeps every name readable
-    figure.update_layout(height=max(460, 90 + 20 * bars), margin=dict(l=10, r=10, t=40, b=30), bargap=0.25,
-                         template="plotly_white", font=dict(size=11))
+    if rows:
+        low = min(getattr(r, value) - (getattr(r, sd) or 0) for r in rows)
+        high = max(getattr(r, value) + (getattr(r, sd) or 0) for r in rows)
+        figure.update_xaxes(range=[math.floor(low - 1), math.ceil(high + 0.5)])
+    # about 20 px a bar keeps every name readable; the top margin keeps the title clear of the modebar
+    figure.update_layout(title=dict(text=title, x=0.5, font=dict(size=13)), height=max(300, 114 + 20 * len(rows)),
+                         margin=dict(l=10, r=10, t=64, b=30), bargap=0.25, template="plotly_white",
+                         font=dict(size=11))
     figure.update_xaxes(tickformat=".0f")
     return figure
 

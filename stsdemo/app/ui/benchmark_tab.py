@@ -13,7 +13,7 @@ from .common import session_of, skip, user_errors
 
 
 def build() -> SimpleNamespace:
-    table_now, chart_now, verdicts_now = benchmark.evidence_views({})
+    table_now, sts_now, nli_now, verdicts_now = benchmark.evidence_views({})
     with gr.Tab("Benchmark", id="bench") as tab:
         gr.Markdown("### What this project measured\n"
                     "Every arm below was trained and scored by this repository's benchmarks (`python -m "
@@ -23,7 +23,9 @@ def build() -> SimpleNamespace:
         evidence_table = gr.Dataframe(table_now, interactive=False, label="Recorded evidence", wrap=True,
                                       column_widths=evidence.COLUMN_WIDTHS, max_height=720,
                                       elem_id="evidence-table")
-        evidence_chart = gr.Plot(chart_now, show_label=False, elem_id="evidence-chart")
+        with gr.Row(elem_classes="sts-wrap", elem_id="evidence-chart", equal_height=False):  # one column on a phone
+            sts_chart = gr.Plot(sts_now, show_label=False, scale=2, min_width=340)
+            nli_chart = gr.Plot(nli_now, show_label=False, scale=1, min_width=300)
         gr.Markdown("### Evaluate a model\n"
                     "SentEval's seven STS test sets (STS12–16 in the *all* setting, STS-B test, SICK-R test): "
                     "Spearman ×100 of the cosine similarity of the two sentence embeddings, as SimCSE and the paper "
@@ -51,10 +53,10 @@ def wire(tab: SimpleNamespace, state, demo: gr.Blocks) -> None:
 
     def initial(request: gr.Request):
         rows = state.bench_rows(session_of(request))
-        table, chart, verdicts = benchmark.evidence_views(rows)
-        return benchmark.benchmark_table(rows), benchmark.benchmark_chart(rows), table, chart, verdicts
+        return benchmark.benchmark_table(rows), benchmark.benchmark_chart(rows), *benchmark.evidence_views(rows)
 
     tab.button.click(evaluate, tab.model, [tab.progress, tab.table, tab.chart, tab.evidence_table],
                      api_name="benchmark", concurrency_id="eval", concurrency_limit=1, show_progress="minimal")
-    demo.load(initial, None, [tab.table, tab.chart, tab.evidence_table, tab.evidence_chart, tab.verdicts],
+    demo.load(initial, None, [tab.table, tab.chart, tab.evidence_table, tab.sts_chart, tab.nli_chart,
+                                         tab.verdicts],
               api_visibility="private", queue=False)
