@@ -18,7 +18,8 @@ Where does the buffer zone pay off? The plan runs, one run at a time:
    [u, v] and on [|u-v|], seeds 42, 43, 44, paired with ``sk2-2stage`` (its [u, v, |u-v|]); about 5 minutes a run.
 
 Everything is imported before the first run, so the plan keeps the code it started with even while the
-working tree changes. ``--steps`` runs some steps only, in the order given (``nli,minilm,condition,fusion,mpnet,heads``).
+working tree changes. ``--steps`` runs some steps only, in the order given
+(``nli,minilm,condition,fusion,mpnet,heads``).
 """
 
 from __future__ import annotations

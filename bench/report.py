@@ -173,8 +173,8 @@ def fusion_table(fusion: dict, summary: dict, model: str, key: str) -> list[str]
         else:
             label = items[0]["label"].split(" (alpha=")[0]
         versus = f"{avg - base:+.2f}" if base is not None else "-"
-        lines.append(f"| {label.replace('|', chr(92) + '|')} (`{arm}`) | {n} | {alphas} | {spread_cell(dev, dev_sd, n)} | "
-                     f"**{spread_cell(avg, sd, n)}** | {avg - own:+.2f} | {versus} |")
+        lines.append(f"| {label.replace('|', chr(92) + '|')} (`{arm}`) | {n} | {alphas} | "
+                     f"{spread_cell(dev, dev_sd, n)} | **{spread_cell(avg, sd, n)}** | {avg - own:+.2f} | {versus} |")
     lines.append("\n(alpha 0 = the untrained encoder, 1 = the run's own checkpoint; one test pass per row at the "
                  "alpha dev chose. Delta-guided: the seeds' changes merged per parameter by their size, then scaled "
                  "by alpha.)\n")
@@ -305,8 +305,8 @@ def nli_table(results: dict) -> list[str]:
         n = len(runs)
         acc, f1, held = (mean_sd([r[k] for r in runs]) for k in ("test_accuracy", "test_macro_f1", "held_out_best"))
         minutes = statistics.median(r["wall_seconds"] for r in runs) / 60  # a run paused for the test suite is long
-        lines.append(f"| {pairs:,} x {epochs:g} | {ARMS[arm]['label']} (`{arm}`) | {n} | **{spread_cell(*acc, n)}** | {spread_cell(*f1, n)} | "
-                     f"{spread_cell(*held, n)} | {minutes:.1f} |")
+        lines.append(f"| {pairs:,} x {epochs:g} | {ARMS[arm]['label']} (`{arm}`) | {n} | **{spread_cell(*acc, n)}** | "
+                     f"{spread_cell(*f1, n)} | {spread_cell(*held, n)} | {minutes:.1f} |")
     return lines + [""]
 
 

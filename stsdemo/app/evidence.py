@@ -150,8 +150,8 @@ def evidence_frame(evidence: Evidence | None, own: dict[str, dict] | None = None
                         spread_cell(row.avg, row.avg_sd, n), node_cell(row.node, row.node_sd, node_n, n),
                         spread_cell(row.nli, row.nli_sd, n), row.machine])
     for name, results in (own or {}).items():
-        records.append([f"{name} (evaluated here)", name, "–", spread_cell(results.get("Avg."), None, 1), "–", "–",
-                        "this app"])
+        records.append([f"{name} (evaluated here)", name, "–", spread_cell(results.get("Avg."), None, 1), "–",
+                        "–", "this app"])
     return pd.DataFrame(records, columns=COLUMNS)
 
 

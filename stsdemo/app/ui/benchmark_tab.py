@@ -57,6 +57,6 @@ def wire(tab: SimpleNamespace, state, demo: gr.Blocks) -> None:
 
     tab.button.click(evaluate, tab.model, [tab.progress, tab.table, tab.chart, tab.evidence_table],
                      api_name="benchmark", concurrency_id="eval", concurrency_limit=1, show_progress="minimal")
-    demo.load(initial, None, [tab.table, tab.chart, tab.evidence_table, tab.sts_chart, tab.nli_chart,
-                                         tab.verdicts],
+    demo.load(initial, None,
+              [tab.table, tab.chart, tab.evidence_table, tab.sts_chart, tab.nli_chart, tab.verdicts],
               api_visibility="private", queue=False)
