@@ -7,7 +7,8 @@ Where does the buffer zone pay off? The plan runs, one run at a time:
 2. **MiniLM seeds** (``bench.quality`` at the paper budget): seeds 42, 43, 44 of the arms whose paired
    differences decide C1-C4 (the cosine target with each regression loss, the paper head with each
    regression loss, sentence-transformers' CosineSimilarityLoss, Pcc-tuning), one seed of CoSENT, AnglE and
-   the official code's settings. Seed-42 runs recorded before the STS-B node accuracy existed run again.
+   the official code's settings. Seed-42 runs recorded before the STS-B node accuracy existed run again. Last,
+   seeds 43 and 44 of the references that C1 and C4 read on STS: the cross-entropy head and +Contrast.
 3. **The chosen condition** (``bench.nli --train-pairs 500 --epochs 10``): buffer vs no buffer on 500 NLI
    training pairs, 10 passes over them, 3 seeds. Why this one: see ``CONDITION``.
 4. **Fusion** (``bench.fusion --best``): the MiniLM arm with the best mean STS-B dev, fused with its base
@@ -43,15 +44,18 @@ SMALL_PAIRS, SMALL_EPOCHS = 500, 10
 PAIRED = ("sk2-cosine", "trelu-cosine", "mse-cosine", "l1-cosine", "st-cossim", "pcc", "sk2-2stage", "mse-2stage",
           "trelu-2stage", "l1-2stage")
 ONE_SEED = ("st-cosent", "st-angle", "official")
+REFERENCES = ("ce", "infonce")  # C1's classifier and C4's +Contrast on STS (seed 42 came first)
 MPNET = ("base", "sk2-2stage", "sk2-cosine", "mse-cosine", "st-cossim")
 HEADS = ("head-uv", "head-absdiff")
 STEPS = ("nli", "minilm", "condition", "fusion", "mpnet", "heads")
 
 
 def minilm_plan() -> str:
-    """New seeds first (43, 44), then the one-seed arms, then the seed-42 runs that lack a figure."""
+    """New seeds first (43, 44), then the one-seed arms, then the seed-42 runs that lack a figure, then the
+    references' new seeds."""
     first = [f"{arm}@{seed}" for seed in quality.SEEDS[1:] for arm in PAIRED]
-    return ",".join(first + [f"{arm}@42" for arm in ONE_SEED] + [f"{arm}@42" for arm in PAIRED])
+    references = [f"{arm}@{seed}" for seed in quality.SEEDS[1:] for arm in REFERENCES]
+    return ",".join(first + [f"{arm}@42" for arm in ONE_SEED] + [f"{arm}@42" for arm in PAIRED] + references)
 
 
 def main(argv=None) -> None:
