@@ -83,7 +83,7 @@ def main(argv=None) -> None:
         "mpnet": ("all-mpnet-base-v2", lambda: quality.main(
             ["--model", "mpnet", "--plan", ",".join(f"{arm}@42" for arm in MPNET), *skip, *threads])),
         "heads": ("head ablation (C5)", lambda: quality.main(
-            ["--plan", ",".join(f"{arm}@{seed}" for seed in quality.SEEDS for arm in HEADS), *skip, *threads])),
+            ["--arms", ",".join(HEADS), "--seeds", str(len(quality.SEEDS)), *skip, *threads])),
     }
     for step in steps:
         title, run = runs[step]

@@ -15,7 +15,8 @@ import sys
 import textwrap
 from pathlib import Path
 
-from stsdemo.app.evidence import node_cell, spread_cell
+from stsdemo.app.evidence import (NLI, STS, Claim, ClaimLine, Evidence, EvidenceRow, claims_markdown,
+                                  evidence_frame, node_cell, spread_cell)
 
 from .common import ASSETS, REPO, load_results, log, mean_sd
 from .schema import fusion_entries, nli_runs, quality_failed, quality_runs, record_model, section
@@ -546,8 +547,6 @@ def evidence(results: dict):
     the claims' verdicts with the numbers behind them, all from ``results``."""
     import time
 
-    from stsdemo.app.evidence import STS, NLI, Claim, ClaimLine, Evidence, EvidenceRow
-
     from .claims import SOURCES, claim_verdicts, memory_verdict
     from .nli import ARMS as NLI_ARMS
     from .quality import ARMS, MODELS
@@ -592,7 +591,7 @@ def evidence(results: dict):
 
 def write_evidence(found, path: Path | None = None) -> Path:
     """Write ``found`` (:func:`evidence`) as the app's ``evidence.json`` (default: the one that ships with it)."""
-    from stsdemo.app.evidence import EVIDENCE_FILE
+    from stsdemo.app.evidence import EVIDENCE_FILE  # read at call time: tests point it elsewhere
     from stsdemo.atomic import write_json_atomic
 
     path = path or EVIDENCE_FILE
@@ -603,8 +602,6 @@ def write_evidence(found, path: Path | None = None) -> Path:
 def readme_evidence(found) -> str:
     """The README's evidence block: the table and the verdict lines the app's Benchmark tab shows, drawn by the
     same functions from the same :func:`evidence` (``found``)."""
-    from stsdemo.app.evidence import claims_markdown, evidence_frame
-
     frame = evidence_frame(found)
     rows = [frame.columns.tolist(), ["---"] * len(frame.columns),
             *[[str(cell).replace("|", "\\|") for cell in record] for record in frame.itertuples(index=False)]]
