@@ -2,23 +2,18 @@
 
 Each claim names the comparisons that are its evidence; a comparison pairs the runs of two arms that share a
 seed (the same seed means the same data order and the same initialisation) and looks at the differences
-``a - b``, one per seed. With ``n`` differences, their mean ``m`` and standard error ``se = sd / sqrt(n)``:
-
-* **holds** when ``m > 2 se``;
-* **reversed** when ``m < -2 se``;
-* **no measurable difference at n = N** otherwise.
-
-One seed gives no spread, so no verdict ("one seed: n = 1"). The untrained encoder (``base``) is the same for
-every seed, so its one score pairs with each seed of the other arm. STS comparisons read the 7-task average
+``a - b``, one per seed; the rule that turns them into a verdict (mean against 2 standard errors) lives in
+:mod:`stsdemo.paired`, which the app's views use too. The untrained encoder (``base``) is the same for every
+seed, so its one score pairs with each seed of the other arm. STS comparisons read the 7-task average
 (Spearman x100 of cosine) at the paper's budget; NLI comparisons read SNLI test accuracy (%). A claim with
 several comparisons holds where all measured ones hold; nothing here is written by hand.
 """
 
 from __future__ import annotations
 
-import math
-import statistics
 from dataclasses import dataclass, field
+
+from stsdemo.paired import Paired, combine, paired
 
 from .schema import nli_runs, quality_runs, record_model
 
@@ -67,53 +62,6 @@ CLAIMS = [
 HALF_LOW, HALF_HIGH = 0.35, 0.65   # C6, "about half": a ratio in this band
 
 
-@dataclass
-class Paired:
-    """The paired differences of one comparison and the verdict the rule gives them."""
-
-    diffs: list[float]
-    seeds: list[int]
-
-    @property
-    def n(self) -> int:
-        return len(self.diffs)
-
-    @property
-    def mean(self) -> float:
-        return statistics.fmean(self.diffs) if self.diffs else math.nan
-
-    @property
-    def se(self) -> float:
-        return statistics.stdev(self.diffs) / math.sqrt(self.n) if self.n > 1 else math.nan
-
-    @property
-    def verdict(self) -> str:
-        if self.n == 0:
-            return "not measured"
-        if self.n == 1:
-            return "one seed: n = 1"
-        if self.mean > 2 * self.se:
-            return "holds"
-        if self.mean < -2 * self.se:
-            return "reversed"
-        return f"no measurable difference at n = {self.n}"
-
-    def numbers(self) -> str:
-        if self.n == 0:
-            return ""
-        spread = f" ± {self.se:.2f} (se)" if self.n > 1 else ""
-        return f"{self.mean:+.2f}{spread}, n = {self.n}"
-
-
-def paired(a: dict[int, float], b: dict[int, float]) -> Paired:
-    """Differences ``a[seed] - b[seed]`` over the seeds both have; a single-valued ``b`` of a deterministic
-    arm (the untrained encoder, stored as ``{None: value}``) pairs with every seed of ``a``."""
-    if set(b) == {None}:
-        b = {seed: b[None] for seed in a}
-    seeds = sorted(set(a) & set(b))
-    return Paired([a[s] - b[s] for s in seeds], seeds)
-
-
 def arm_values(results: dict, source: str, arm: str, model: str = "minilm") -> dict:
     """``{seed: metric}`` of ``arm``'s recorded runs for a comparison source (``{None: value}`` for base)."""
     section, tag, _ = SOURCES[source]
@@ -157,21 +105,6 @@ class ClaimVerdict:
     def n(self) -> str:
         counts = sorted({line.result.n for line in self.lines if line.result.n})
         return "/".join(map(str, counts)) or "0"
-
-
-def combine(verdicts: list[str]) -> str:
-    """One verdict for a claim from its comparisons."""
-    decided = [v for v in verdicts if v in ("holds", "reversed") or v.startswith("no measurable")]
-    if not decided:
-        return "one seed only" if any(v.startswith("one seed") for v in verdicts) else "not measured"
-    kinds = {"holds" if v == "holds" else "reversed" if v == "reversed" else "no measurable difference"
-             for v in decided}
-    where = "" if len(decided) == len(verdicts) else " (comparisons with 2+ seeds)"
-    if len(kinds) == 1:
-        return kinds.pop() + where
-    counts = {kind: sum(1 for v in decided if v == kind or (kind.startswith("no") and v.startswith("no")))
-              for kind in ("holds", "reversed", "no measurable difference")}
-    return "mixed: " + ", ".join(f"{count} {kind}" for kind, count in counts.items() if count)
 
 
 def claim_verdicts(results: dict, model: str = "minilm") -> list[ClaimVerdict]:
