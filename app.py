@@ -23,7 +23,7 @@ import threading
 
 from transformers.utils import logging as hf_logging
 
-from stsdemo import settings
+from stsdemo import environment
 from stsdemo.app.state import AppState
 from stsdemo.app.ui import build_demo, launch_kwargs, mcp_wanted
 
@@ -41,10 +41,10 @@ def main() -> None:
     on_space = bool(os.environ.get("SPACE_ID"))
     host = os.environ.get("GRADIO_SERVER_NAME") or ("0.0.0.0" if on_space else "127.0.0.1")
     port = int(os.environ.get("PORT") or os.environ.get("GRADIO_SERVER_PORT") or 7860)
-    output = settings.output_dir()
+    output = environment.output_dir()
     output.mkdir(parents=True, exist_ok=True)
     threading.Thread(target=state.models.warm_up, name="stsdemo-warm-up", daemon=True).start()
-    demo.launch(server_name=host, server_port=port, show_error=True, max_file_size=settings.max_upload(),
+    demo.launch(server_name=host, server_port=port, show_error=True, max_file_size=environment.max_upload(),
                 blocked_paths=[str(output)], **launch_kwargs(mcp=mcp, demo=demo))
 
 

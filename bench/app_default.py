@@ -7,7 +7,7 @@
 The form's defaults go through the app's own :func:`stsdemo.app.form.build_config` (so the start model, the
 target, the step count and the dev slice are the ones a visitor gets), then the training loop runs them;
 reported: STS-B dev at step 0 (the start), at the last step and at the kept checkpoint, and the wall time.
-``--compare`` runs the pair through the app's own :func:`stsdemo.app.compare.stream_comparison` (one queued
+``--compare`` runs the pair through the app's own :func:`stsdemo.app.compare_view.stream_comparison` (one queued
 job: the form as set, then x0 = 0) and reports both runs' last dev and the wall time of the pair.
 """
 
@@ -40,17 +40,18 @@ def default_run() -> dict:
 
 
 def compare_run() -> dict:
-    from stsdemo.app import compare, form, store
+    from stsdemo.app import compare_view, form, store
     from stsdemo.app.state import AppState
 
     values = form.form_defaults()
     with Timer() as timer:
-        views = list(compare.stream_comparison(AppState(), "bench", values))
+        views = list(compare_view.stream_comparison(AppState(), "bench", values))
     first, second = store.list_runs("bench")[-2:]
     config = form.build_config("bench", "unused", values)
     return dict(steps=config.max_steps, dev_pairs=config.max_dev_pairs, loss=config.loss, target=config.target,
                 x0=[first.config["x0"], second.config["x0"]], status=[first.status, second.status],
-                last_dev=[compare.final_dev(first, config.select_by), compare.final_dev(second, config.select_by)],
+                last_dev=[compare_view.final_dev(first, config.select_by),
+                          compare_view.final_dev(second, config.select_by)],
                 verdict=views[-1].status, seconds=timer.seconds, device=device_name())
 
 

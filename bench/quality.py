@@ -335,7 +335,7 @@ def st_trainer(loss_name: str, seed: int, budget: Budget, workdir, dev=None, tra
     from sentence_transformers import (SentenceTransformer, SentenceTransformerTrainer,
                                        SentenceTransformerTrainingArguments)
 
-    from stsdemo import settings as stsdemo_settings
+    from stsdemo import environment as stsdemo_environment
     from stsdemo.data import load_training_data
 
     recipe = ST_SETTINGS[settings]
@@ -344,7 +344,7 @@ def st_trainer(loss_name: str, seed: int, budget: Budget, workdir, dev=None, tra
     pairs = train_pairs if train_pairs is not None else load_training_data("stsb+sick")
     if budget.max_pairs:
         pairs = pairs.select(range(min(budget.max_pairs, len(pairs))))
-    model = SentenceTransformer(str(model_path or stsdemo_settings.default_model_path()),
+    model = SentenceTransformer(str(model_path or stsdemo_environment.default_model_path()),
                                 device="cuda" if cuda_available() else "cpu")
     model.max_seq_length = budget.max_length
     data = Dataset.from_dict({"sentence1": pairs.sentences1, "sentence2": pairs.sentences2,

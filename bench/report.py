@@ -15,8 +15,8 @@ import sys
 import textwrap
 from pathlib import Path
 
-from stsdemo.app.evidence import (NLI, STS, Claim, ClaimLine, Evidence, EvidenceRow, claims_markdown,
-                                  evidence_frame, node_cell, spread_cell)
+from stsdemo.app.evidence_view import (NLI, STS, Claim, ClaimLine, Evidence, EvidenceRow, claims_markdown,
+                                       evidence_frame, node_cell, spread_cell)
 
 from .common import ASSETS, REPO, load_results, log, mean_sd
 from .schema import fusion_entries, nli_runs, quality_failed, quality_runs, record_model, section
@@ -543,7 +543,7 @@ def machine_text(run: dict, results: dict) -> str:
 
 
 def evidence(results: dict):
-    """The app's evidence (:mod:`stsdemo.app.evidence`): every arm at the paper's budget with its seeds, and
+    """The app's evidence (:mod:`stsdemo.app.evidence_view`): every arm at the paper's budget with its seeds, and
     the claims' verdicts with the numbers behind them, all from ``results``."""
     import time
 
@@ -591,7 +591,7 @@ def evidence(results: dict):
 
 def write_evidence(found, path: Path | None = None) -> Path:
     """Write ``found`` (:func:`evidence`) as the app's ``evidence.json`` (default: the one that ships with it)."""
-    from stsdemo.app.evidence import EVIDENCE_FILE  # read at call time: tests point it elsewhere
+    from stsdemo.app.evidence_view import EVIDENCE_FILE  # read at call time: tests point it elsewhere
     from stsdemo.atomic import write_json_atomic
 
     path = path or EVIDENCE_FILE

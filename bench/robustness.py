@@ -70,14 +70,14 @@ class App:
         os.environ["STSDEMO_OUTPUT_DIR"] = self.folder
         os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
         self.dev_pairs = dev_pairs
-        from stsdemo import settings
+        from stsdemo import environment
         from stsdemo.app.state import AppState
         from stsdemo.app.ui import build_demo, launch_kwargs
 
         self.state = AppState()
         self.demo = build_demo(self.state)  # launched as app.py launches it: upload cap, output folder never served
         _, self.url, _ = self.demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True,
-                                          max_file_size=settings.max_upload(), blocked_paths=[self.folder],
+                                          max_file_size=environment.max_upload(), blocked_paths=[self.folder],
                                           **launch_kwargs())
         self._wait()
 

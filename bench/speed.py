@@ -194,14 +194,14 @@ def bench_eval(tasks: list[str], repeats: int, test_pairs: int | None = None) ->
 
 def bench_eval7(tasks: list[str], repeats: int, test_pairs: int | None = None) -> dict:
     """``evaluate_senteval`` vs sentence-transformers' evaluator on the same model and pairs."""
-    from stsdemo import settings
+    from stsdemo import environment
     from stsdemo.evaluate import evaluate_senteval
     from stsdemo.model import SiameseRegressor
 
     from sentence_transformers import SentenceTransformer
 
     model = SiameseRegressor.from_encoder(None, max_length=256)
-    st_model = SentenceTransformer(str(settings.default_model_path()), device="cuda" if cuda_available() else "cpu")
+    st_model = SentenceTransformer(str(environment.default_model_path()), device="cuda" if cuda_available() else "cpu")
     st_model.max_seq_length = 256
     sets = _eval_sets(tasks, test_pairs)
     result = compare_evaluators(lambda s: evaluate_senteval(model.encode, tasks=tuple(s), test_sets=s),

@@ -163,7 +163,7 @@ def cmd_export(args) -> int:
 
 
 def cmd_score(args) -> int:
-    from . import settings
+    from . import environment
     from .data import clean_text, load_csv
     from .labels import get_scheme
     from .model import SiameseRegressor
@@ -174,7 +174,7 @@ def cmd_score(args) -> int:
     # Everything the user typed is checked first: a bad sentence, file or path fails in well under a second,
     # before the model is loaded.
     if args.model is None:  # the shipped scorer of the scheme's line, wherever the command is run from
-        shipped = settings.shipped_scorer_dir(args.scheme)
+        shipped = environment.shipped_scorer_dir(args.scheme)
         args.model = str(shipped) if is_scorer(shipped) else ""
     scheme = get_scheme(args.scheme) if args.scheme else None
     line_scheme = scheme or saved_scheme(args.model)
@@ -207,7 +207,7 @@ def cmd_filter(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import settings
+    from . import environment
 
     parser = OneLineParser(prog="stsdemo", description="STS as regression with Translated ReLU and Smooth K2 "
                                                         "(Zhang & Li 2024, arXiv 2406.05326).")
@@ -230,8 +230,8 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("sentence1", nargs="?")
     score.add_argument("sentence2", nargs="?")
     score.add_argument("--model", default=None, help="saved scorer, run or encoder (default: the shipped scorer, "
-                                                     f"{settings.default_scorer_dir()}; with --scheme nli the "
-                                                     f"shipped NLI scorer, {settings.nli_scorer_dir()})")
+                                                     f"{environment.default_scorer_dir()}; with --scheme nli the "
+                                                     f"shipped NLI scorer, {environment.nli_scorer_dir()})")
     score.add_argument("--scheme", help="sts, nli or an ordered list 'a, b, c' (default: the model's)")
     score.add_argument("--csv", help="CSV/TSV with two sentence columns to score")
     score.add_argument("--out", help="where to write the scored CSV")

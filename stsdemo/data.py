@@ -3,7 +3,7 @@
 Every loader returns a :class:`PairSet` whose labels already sit on the line of its
 :class:`~stsdemo.labels.LabelScheme` (STS 0..5, NLI contradiction 0 / neutral 1 / entailment 2).
 
-Data comes from a SentEval-format folder (``settings.data_dir()``, see ``shared/data/README.md``)
+Data comes from a SentEval-format folder (``environment.data_dir()``, see ``shared/data/README.md``)
 or, for online users, from the Hugging Face hub. ``source`` picks: ``"auto"`` (the folder if it
 exists, else the hub), ``"local"`` (the folder, or an error naming STSDEMO_DATA_DIR) or ``"hub"``.
 The local files are read the way SentEval reads them, so the evaluation numbers match SimCSE's.
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import settings
+from . import environment
 from .atomic import atomic_write
 from .config import DEV_DATA
 from .errors import InputError
@@ -161,7 +161,7 @@ def _local_root(source: str) -> Path | None:
         raise InputError(f"unknown data source {source!r}; allowed: {', '.join(SOURCES)}")
     if source == "hub":
         return None
-    folder = settings.data_dir()
+    folder = environment.data_dir()
     if folder is not None and folder.is_dir():
         return folder
     if source == "local":

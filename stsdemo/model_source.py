@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from urllib.parse import urlparse
 
-from . import save_format, settings
+from . import environment, save_format
 from .atomic import retired_path
 from .config import ROBERTA_TYPES
 from .errors import InputError
@@ -38,12 +38,12 @@ def resolve_model(name: str | os.PathLike | None, allowed_roots: list[Path] | No
     """Where to load a model from and whether it may run its own code.
 
     Returns ``(local path or hub id, trust_remote_code)``. A local folder may lie anywhere, unless
-    ``allowed_roots`` is given (the app passes ``settings.model_roots()``, so a visitor cannot name the
+    ``allowed_roots`` is given (the app passes ``environment.model_roots()``, so a visitor cannot name the
     server's files); remote code runs only for hub ids on the operator's allow-list.
     """
     text = str(name or "").strip()
     if text in DEFAULT_MODEL_NAMES:
-        return str(settings.default_model_path()), False
+        return str(environment.default_model_path()), False
     path = Path(text).expanduser()
     if path.exists() or text.startswith((".", "/", "~")) or not HUB_ID.match(text):
         resolved = path.resolve()
@@ -59,14 +59,14 @@ def resolve_model(name: str | os.PathLike | None, allowed_roots: list[Path] | No
                     if save_format.is_model_folder(kept) else "")
             raise InputError(f"model folder {text!r} does not exist{hint}")
         return str(resolved), _trusted_saved_run(resolved)
-    return text, text in settings.trusted_remote_code()
+    return text, text in environment.trusted_remote_code()
 
 
 def _trusted_saved_run(folder: Path) -> bool:
     """A saved run may run remote code only if the model it was trained from is still allow-listed."""
     if not save_format.is_scorer(folder):
         return False
-    return save_format.read_config(folder).get("base_model", "") in settings.trusted_remote_code()
+    return save_format.read_config(folder).get("base_model", "") in environment.trusted_remote_code()
 
 
 def is_saved_run(name: str | os.PathLike | None) -> bool:

@@ -32,7 +32,7 @@ import torch
 from accelerate import Accelerator, DistributedDataParallelKwargs
 from transformers import get_linear_schedule_with_warmup
 
-from . import settings
+from . import environment
 from .atomic import write_json_atomic
 from .config import PRESETS, TrainConfig, encoder_family
 from .data import PairSet, builtin_scheme, load_dev_data, load_training_data
@@ -199,7 +199,7 @@ def run_dir(config: TrainConfig) -> Path:
     if config.output_dir:
         return Path(config.output_dir).expanduser().resolve()
     name = config.run_name or time.strftime("%Y%m%d-%H%M%S") + f"-{config.loss}"
-    return settings.output_dir() / name
+    return environment.output_dir() / name
 
 
 def make_accelerator(config: TrainConfig) -> Accelerator:

@@ -68,13 +68,13 @@ def app_url(tmp_path_factory, app_state):
     os.environ["STSDEMO_OUTPUT_DIR"] = str(output)
     os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
 
-    from stsdemo import settings
+    from stsdemo import environment
     from stsdemo.app.ui import build_demo, launch_kwargs
 
     demo = build_demo(app_state)
     try:
         _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, show_error=True,
-                                max_file_size=settings.max_upload(), blocked_paths=[str(output)],
+                                max_file_size=environment.max_upload(), blocked_paths=[str(output)],
                                 **launch_kwargs())
         wait_for_info(url)
         yield url

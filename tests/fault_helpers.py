@@ -25,11 +25,11 @@ def tiny_model(seed: int):
     import torch
     from transformers import AutoTokenizer, BertConfig, BertModel
 
-    from stsdemo import settings
+    from stsdemo import environment
     from stsdemo.model import SiameseRegressor
 
     torch.manual_seed(seed)
-    tokenizer = AutoTokenizer.from_pretrained(str(settings.default_model_path()))
+    tokenizer = AutoTokenizer.from_pretrained(str(environment.default_model_path()))
     config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
                         intermediate_size=64, max_position_embeddings=64)
     return SiameseRegressor(BertModel(config), tokenizer, max_length=32, base_model="tiny-test-bert")

@@ -10,7 +10,7 @@ import pytest
 from app_fixtures import app_state, app_url, client, train_args  # noqa: F401  (pytest fixtures)
 from gradio_client.exceptions import AppError
 
-from stsdemo import settings
+from stsdemo import environment
 from stsdemo.app import store
 from stsdemo.events import DoneEvent, EvalEvent, StartEvent
 from stsdemo.labels import get_scheme
@@ -43,11 +43,11 @@ def test_a_scheme_that_does_not_fit_the_model_is_never_paired_silently(client, t
     with the same reason."""
     from gradio_client import handle_file
 
-    from stsdemo.app import models
+    from stsdemo.app import model_cache
 
     prediction, category, node, cosine, figure, notice = _score(client, NLI)
     assert category == get_scheme("nli").category(prediction) and "Switched to" in notice
-    monkeypatch.setattr(models, "nli_scorer_available", lambda: False)
+    monkeypatch.setattr(model_cache, "nli_scorer_available", lambda: False)
     prediction, category, node, cosine, figure, notice = _score(client, NLI)
     assert category == get_scheme("sts").category(prediction)
     assert "does not fit" in notice and "NLI" in notice and "Model that fits" in notice
@@ -163,13 +163,13 @@ def test_cancelled_run_ends_without_threads_and_keeps_a_loadable_checkpoint(clie
     assert info.has_checkpoint()
     model = SiameseRegressor.load(str(info.checkpoint))
     assert model.predict([PAIR[0]], [PAIR[1]]).shape == (1,)
-    assert Path(info.checkpoint).is_relative_to(settings.output_dir() / "sessions" / client.session_hash)
+    assert Path(info.checkpoint).is_relative_to(environment.output_dir() / "sessions" / client.session_hash)
 
 
 def test_train_with_no_arguments_starts_the_default_run(client, app_state):
     """Every input of every endpoint that has a sensible default has one: a bare /train starts the app's default
     fine-tune (warm start from the shipped scorer when there is one, Smooth K2 on the cosine target)."""
-    from stsdemo.app import form, models
+    from stsdemo.app import form, model_cache
 
     endpoints = client.view_api(return_format="dict", print_info=False)["named_endpoints"]
     assert all(p["parameter_has_default"] for p in endpoints["/train"]["parameters"])
@@ -185,7 +185,7 @@ def test_train_with_no_arguments_starts_the_default_run(client, app_state):
     _wait_until_idle(app_state)
     info = _session_runs(client)[-1]
     config, defaults = info.config, form.form_defaults()
-    assert (config["loss"], config["target"], config["model"]) == ("sk2", "cosine", models.scorer_source())
+    assert (config["loss"], config["target"], config["model"]) == ("sk2", "cosine", model_cache.scorer_source())
     assert config["max_steps"] == form.from_form("max_steps", defaults["max_steps"])
     assert info.status == "stopped" and isinstance(info.events[0], StartEvent)
 
@@ -202,9 +202,9 @@ def test_compare_runs_the_pair_with_and_without_the_buffer_as_one_job(client, ap
     assert first.status == second.status == "finished"
     final = outputs[-1]
     assert "With vs without the buffer" in final[1] and "difference" in final[1]
-    from stsdemo.app import finetune
+    from stsdemo.app import finetune_view
 
-    on_dev_chart = set(finetune.curves_for(client.session_hash).dev["run"])
+    on_dev_chart = set(finetune_view.curves_for(client.session_hash).dev["run"])
     assert all(any(name.startswith(run.label) for name in on_dev_chart) for run in (first, second)), on_dev_chart
     histogram = json.loads(final[-1]["plot"])
     assert [trace["name"].split(" · ")[0] for trace in histogram["data"]] == [first.label, second.label]

@@ -32,7 +32,7 @@ from fault_helpers import PAIRS
 from gradio_client import Client, handle_file
 from gradio_client.exceptions import AppError
 
-from stsdemo import settings
+from stsdemo import environment
 from stsdemo.app import store
 from stsdemo.app.ui import upload_note
 from stsdemo.model import SiameseRegressor
@@ -177,7 +177,7 @@ def test_stop_and_cancel_cycles_leave_no_thread_and_keep_memory(app_url, app_sta
 def test_out_of_memory_in_a_run_ends_it_with_a_message_and_the_app_keeps_serving(app_url, monkeypatch):  # noqa: F811
     import torch
 
-    from stsdemo.app import finetune
+    from stsdemo.app import finetune_view
     from stsdemo.losses.registry import build_loss
     from stsdemo.train import train
 
@@ -200,7 +200,7 @@ def test_out_of_memory_in_a_run_ends_it_with_a_message_and_the_app_keeps_serving
     def train_running_out_of_memory(config, stop):
         return train(config, stop, loss=OutOfMemory(build_loss(config.loss)))
 
-    monkeypatch.setattr(finetune, "train", train_running_out_of_memory)
+    monkeypatch.setattr(finetune_view, "train", train_running_out_of_memory)
     client = new_client(app_url)
     outputs = list(client.submit(*train_args(**LONG), api_name="/train"))
     status = outputs[-1][1]
@@ -256,7 +256,7 @@ def test_files_are_served_only_when_the_app_hands_them_out(app_url, owner_run): 
     owner, run_id, folder = owner_run
     base = app_url.rstrip("/") + "/gradio_api/file="
     private = [folder / store.HISTORY_NAME, folder / "checkpoint" / "head.safetensors",
-               settings.REPO_ROOT / "app.py", Path("/etc/passwd")]
+               environment.REPO_ROOT / "app.py", Path("/etc/passwd")]
     for path in private:
         assert _get(base + urllib.parse.quote(str(path))) == 403, path
     archive = owner.predict(store.RUN_PREFIX + run_id, api_name="/zip_run")  # the owner downloads the zip

@@ -127,15 +127,16 @@ def test_training_curves_format_their_ticks_even_for_one_point():
 
 
 def test_a_built_in_scheme_that_does_not_fit_the_model_says_why_and_which_model_fits():
-    from stsdemo.app import score
+    from stsdemo.app import score_view
 
     sts, nli = get_scheme("sts"), get_scheme("nli")
-    own, sts_choice, nli_choice, custom = score.SCHEME_CHOICES
-    assert score.scheme_mismatch(sts_choice, sts) == score.scheme_mismatch(nli_choice, nli) == ""
-    assert score.scheme_mismatch(own, sts) == score.scheme_mismatch(custom, sts) == ""  # a reading, noted apart
-    text = score.scheme_mismatch(nli_choice, sts)
+    own, sts_choice, nli_choice, custom = score_view.SCHEME_CHOICES
+    assert score_view.scheme_mismatch(sts_choice, sts) == score_view.scheme_mismatch(nli_choice, nli) == ""
+    # a reading, noted apart
+    assert score_view.scheme_mismatch(own, sts) == score_view.scheme_mismatch(custom, sts) == ""
+    text = score_view.scheme_mismatch(nli_choice, sts)
     assert "does not fit" in text and "contradiction" in text and "shipped NLI scorer" in text  # why, what fits
-    assert "shipped scorer" in score.scheme_mismatch(sts_choice, nli)
+    assert "shipped scorer" in score_view.scheme_mismatch(sts_choice, nli)
 
 
 def test_the_mcp_server_is_asked_for_by_flag_or_environment(monkeypatch):

@@ -1,4 +1,4 @@
-"""The verdict rule on paired seeds (bench.claims) and the evidence the app shows (stsdemo.app.evidence),
+"""The verdict rule on paired seeds (bench.claims) and the evidence the app shows (stsdemo.app.evidence_view),
 rendered from a fixture results file."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import re
 import pytest
 
 from bench import claims, report
-from stsdemo.app import benchmark, evidence
+from stsdemo.app import evidence_view, senteval_view
 
 
 @pytest.mark.parametrize("a, b, verdict", [
@@ -84,7 +84,7 @@ def test_a_comparison_reads_only_runs_at_its_budget(results):
     (None, 0, 3, "–"),
 ])
 def test_a_node_cell_names_its_count_only_when_some_seeds_lack_it(node, node_n, seeds, shown):
-    assert evidence.node_cell(node, 0.40, node_n, seeds) == shown
+    assert evidence_view.node_cell(node, 0.40, node_n, seeds) == shown
 
 
 def test_the_shipped_evidence_is_what_the_recorded_results_give():
@@ -93,7 +93,7 @@ def test_the_shipped_evidence_is_what_the_recorded_results_give():
     from bench.common import load_results
 
     results = load_results()
-    shipped = json.loads(evidence.EVIDENCE_FILE.read_text(encoding="utf-8"))
+    shipped = json.loads(evidence_view.EVIDENCE_FILE.read_text(encoding="utf-8"))
     found = report.evidence(results)
     fresh = json.loads(json.dumps(found.to_dict()))
     shipped.pop("generated"), fresh.pop("generated")
@@ -107,9 +107,9 @@ def test_the_shipped_evidence_is_what_the_recorded_results_give():
 
 def test_the_evidence_table_and_verdicts_render_from_a_results_file(results, tmp_path):
     path = report.write_evidence(report.evidence(results), tmp_path / "evidence.json")
-    found = evidence.load_evidence(path)
-    frame = evidence.evidence_frame(found, {"my model": {"Avg.": 79.5}})
-    assert list(frame.columns) == evidence.COLUMNS
+    found = evidence_view.load_evidence(path)
+    frame = evidence_view.evidence_frame(found, {"my model": {"Avg.": 79.5}})
+    assert list(frame.columns) == evidence_view.COLUMNS
     rows = {row["arm"]: row for row in frame.to_dict("records")}
     sk2 = rows["label of sk2-cosine (sk2-cosine)"]
     assert sk2["seeds"] == "42, 43, 44" and sk2["7-task mean ± sd"] == "80.80 ± 0.10"
@@ -117,14 +117,15 @@ def test_the_evidence_table_and_verdicts_render_from_a_results_file(results, tmp
     nli = next(row for name, row in rows.items() if name.endswith("(nli-ce)"))
     assert nli["SNLI test accuracy (%)"] == "76.30 ± 0.10" and nli["7-task mean ± sd"] == "–"
     assert rows["my model (evaluated here)"]["7-task mean ± sd"] == "79.50"
-    text = evidence.claims_markdown(found)
+    text = evidence_view.claims_markdown(found)
     # SK2 - MSE on the cosine target: -0.1, -0.2, -0.1 -> reversed; NLI SK2 - CE: -2 every seed -> C1 reversed
     assert "**C2** the buffer zone helps: **reversed (comparisons with 2+ seeds)**" in text
     assert "STS, cosine target: Smooth K2 vs MSE -0.13 ± 0.03 (n = 3)" in text
     assert "**C1** regression beats classification: **reversed (comparisons with 2+ seeds)**" in text
-    assert "no measurable difference" not in evidence.headline(found) and "reversed" in evidence.headline(found)
-    assert "n = 3" in evidence.buffer_spread(found, "sk2", "cosine")
-    sts, nli = (evidence.evidence_figure(found, task) for task in (evidence.STS, evidence.NLI))
+    headline = evidence_view.headline(found)
+    assert "no measurable difference" not in headline and "reversed" in headline
+    assert "n = 3" in evidence_view.buffer_spread(found, "sk2", "cosine")
+    sts, nli = (evidence_view.evidence_figure(found, task) for task in (evidence_view.STS, evidence_view.NLI))
     assert len(sts.data[0].y) == 3 and len(nli.data[0].y) == 2  # base, sk2, mse | the two NLI arms
     assert list(sts.data[0].error_x.array) == pytest.approx([0.0, 0.1, 0.0577], abs=1e-3)
 
@@ -137,8 +138,8 @@ def test_a_fusion_entry_is_one_row_of_the_evidence(results, tmp_path):
         alpha=0.9, dev_by_alpha={}, dev=88.5, run_dev=88.4, run_test_avg=80.8, test={"Avg.": 81.25},
         test_from="fused", eval_seconds=50.0, budget_key="paper-key", budget_tag="paper", run_finished=[],
         wall_seconds=110.0, finished="2026-11-24 02:29:40")}
-    found = evidence.load_evidence(report.write_evidence(report.evidence(results), tmp_path / "evidence.json"))
-    rows = {row["arm"]: row for row in evidence.evidence_frame(found).to_dict("records")}
+    found = evidence_view.load_evidence(report.write_evidence(report.evidence(results), tmp_path / "evidence.json"))
+    rows = {row["arm"]: row for row in evidence_view.evidence_frame(found).to_dict("records")}
     fused = rows["label of sk2-cosine + delta-guided fusion of 3 seeds (alpha=0.9) (sk2-cosine+delta)"]
     assert fused["seeds"] == "42, 43, 44" and fused["7-task mean ± sd"] == "81.25"
     assert fused["STS-B test on node (%)"] == "–" and fused["machine"] == "CPU (2 cores)"
@@ -150,10 +151,10 @@ def test_a_missing_or_corrupt_evidence_file_leaves_the_tab_working(content, tmp_
     path = tmp_path / "evidence.json"
     if content is not None:
         path.write_text(content)
-    monkeypatch.setattr(evidence, "EVIDENCE_FILE", path)
-    with pytest.raises(evidence.EvidenceUnavailable):
-        evidence.load_evidence()
-    table, sts, nli, verdicts = benchmark.evidence_views({"my model": {"Avg.": 79.5}})
+    monkeypatch.setattr(evidence_view, "EVIDENCE_FILE", path)
+    with pytest.raises(evidence_view.EvidenceUnavailable):
+        evidence_view.load_evidence()
+    table, sts, nli, verdicts = senteval_view.evidence_views({"my model": {"Avg.": 79.5}})
     assert "evidence is unavailable" in verdicts and len(table) == 1
     assert sts.layout.annotations[-1].text == nli.layout.annotations[-1].text == "evidence unavailable"
-    assert evidence.headline(None).startswith("The project's measurements are unavailable")
+    assert evidence_view.headline(None).startswith("The project's measurements are unavailable")

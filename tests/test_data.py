@@ -6,12 +6,12 @@ import datasets
 import numpy as np
 import pytest
 
-from stsdemo import data, settings
+from stsdemo import data, environment
 from stsdemo.data import PairSet, filter_leakage, load_csv, load_training_data, write_pairs
 from stsdemo.errors import InputError
 from stsdemo.labels import NLI, STS, LabelScheme, sick_to_sts
 
-needs_data = pytest.mark.skipif(settings.data_dir() is None, reason="no SentEval data folder (STSDEMO_DATA_DIR)")
+needs_data = pytest.mark.skipif(environment.data_dir() is None, reason="no SentEval data folder (STSDEMO_DATA_DIR)")
 
 
 # ---- the real SentEval files -------------------------------------------------------------------
@@ -275,7 +275,7 @@ def fake_hub(monkeypatch):
         return datasets.Dataset.from_dict(tables[path])
 
     monkeypatch.setattr(datasets, "load_dataset", load_dataset)
-    monkeypatch.setattr(settings, "data_dir", lambda: None)  # "auto" must now go to the hub
+    monkeypatch.setattr(environment, "data_dir", lambda: None)  # "auto" must now go to the hub
     return calls
 
 

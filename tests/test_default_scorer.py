@@ -8,13 +8,13 @@ import json
 
 import pytest
 
-from stsdemo import settings
+from stsdemo import environment
 from stsdemo.data import senteval_test_sets
 from stsdemo.evaluate import dev_metrics
 from stsdemo.model import SiameseRegressor
 from stsdemo.save_format import CONFIG_NAME
 
-FOLDER = settings.default_scorer_dir()
+FOLDER = environment.default_scorer_dir()
 pytestmark = pytest.mark.skipif(not (FOLDER / CONFIG_NAME).is_file(), reason="no shipped scorer in this checkout")
 
 

@@ -5,13 +5,13 @@ import time
 import numpy as np
 import pytest
 
-from stsdemo import settings
+from stsdemo import environment
 from stsdemo.data import PairSet, senteval_test_sets
 from stsdemo.errors import InputError
 from stsdemo.evaluate import TASKS, dev_metrics, encode_unique, evaluate_senteval, format_table, spearman100
 from stsdemo.labels import STS
 
-needs_data = pytest.mark.skipif(settings.data_dir() is None, reason="no SentEval data folder (STSDEMO_DATA_DIR)")
+needs_data = pytest.mark.skipif(environment.data_dir() is None, reason="no SentEval data folder (STSDEMO_DATA_DIR)")
 
 
 class CountingEncoder:

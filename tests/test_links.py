@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from stsdemo.app import form, links, loss, score
+from stsdemo.app import form, links, loss_view, score_view
 
 
 def test_loss_link_round_trip_and_the_issue_example():
@@ -16,22 +16,23 @@ def test_loss_link_round_trip_and_the_issue_example():
     assert (restored.tab, restored.values, restored.notices) == ("loss", values, [])
     # the example of the issue: what it leaves out takes its default
     restored = links.parse("?tab=loss&k=3&x0=0.1&d=1")
-    assert restored.values == {"k": 3.0, "x0": 0.1, "d": 1.0, "prediction": loss.SAMPLE[0], "label": loss.SAMPLE[1]}
+    assert restored.values == {"k": 3.0, "x0": 0.1, "d": 1.0, "prediction": loss_view.SAMPLE[0],
+                               "label": loss_view.SAMPLE[1]}
     assert restored.notices == []
 
 
 def test_score_link_round_trip_with_text_and_a_custom_scheme():
-    values = {"s1": "A man & a dog: 50% \"happy\"?", "s2": "Ein Mann – café, naïve.", "scheme": score.SCHEMES["custom"],
-              "custom": "bad, fair, good", "gap": 0.5, "gold": 1.5}
+    values = {"s1": "A man & a dog: 50% \"happy\"?", "s2": "Ein Mann – café, naïve.",
+              "scheme": score_view.SCHEMES["custom"], "custom": "bad, fair, good", "gap": 0.5, "gold": 1.5}
     query, notices = links.encode("score", values)
     assert notices == [] and query.startswith("?tab=score&s1=")
     restored = links.parse(query)
     assert restored.tab == "score" and restored.values == values and restored.notices == []
     # a built-in scheme's link leaves out the custom list
-    query, _ = links.encode("score", dict(values, scheme=score.SCHEMES["sts"]))
+    query, _ = links.encode("score", dict(values, scheme=score_view.SCHEMES["sts"]))
     assert "scheme=sts" in query and "categories" not in query and "gap" not in query
     # each built-in scheme by its short name
-    for key, choice in score.SCHEMES.items():
+    for key, choice in score_view.SCHEMES.items():
         assert links.parse(f"?tab=score&scheme={key}").values["scheme"] == choice
     # other sentences without a gold label: none (the example's gold belongs to the example pair)
     assert links.parse("?tab=score&s1=Hello&s2=World").values["gold"] is None
@@ -77,10 +78,11 @@ def test_bad_loss_values_fall_back_to_their_default_with_a_notice(query):
 
 def test_x0_beyond_half_the_gap_falls_back():
     restored = links.parse("?tab=loss&k=3&x0=0.8&d=1")
-    assert restored.values["k"] == 3.0 and restored.values["x0"] == loss.START["x0"] and restored.values["d"] == 1.0
+    assert (restored.values["k"], restored.values["d"]) == (3.0, 1.0)
+    assert restored.values["x0"] == loss_view.START["x0"]
     assert "d/2" in restored.notices[0]
     restored = links.parse("?tab=loss&x0=0.3&d=0.4")   # d/2 below the default x0 too: both fall back
-    assert (restored.values["x0"], restored.values["d"]) == (loss.START["x0"], loss.START["d"])
+    assert (restored.values["x0"], restored.values["d"]) == (loss_view.START["x0"], loss_view.START["d"])
     restored = links.parse("?tab=train&loss=sk2&x0=0.9")
     assert restored.values["x0"] == form.field_spec("x0").value and "d/2" in restored.notices[0]
 

@@ -23,14 +23,14 @@ def mcp_app(tmp_path_factory):
     output = tmp_path_factory.getbasetemp() / "runs"
     saved = os.environ.get("GRADIO_ANALYTICS_ENABLED")
     os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
-    from stsdemo import settings
+    from stsdemo import environment
     from stsdemo.app.state import AppState
     from stsdemo.app.ui import build_demo, launch_kwargs
 
     demo = build_demo(AppState())
     try:
         _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, show_error=True,
-                                max_file_size=settings.max_upload(), blocked_paths=[str(output)],
+                                max_file_size=environment.max_upload(), blocked_paths=[str(output)],
                                 **launch_kwargs(mcp=True, demo=demo))
         wait_for_info(url)
         yield url.rstrip("/")

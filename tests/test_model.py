@@ -117,11 +117,11 @@ def test_local_encoder_directory_loads_like_a_hub_model(embedded_model, tmp_path
     ("/no/such/folder", None, "does not exist"),
     ("no-such-org/no-such-model-xyz", None, "could not load model")])
 def test_bad_model_names(name, roots, message, monkeypatch):
-    from stsdemo import settings
+    from stsdemo import environment
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(InputError, match=message):
-        SiameseRegressor.from_encoder(name, allowed_roots=settings.model_roots() if roots == "app" else None)
+        SiameseRegressor.from_encoder(name, allowed_roots=environment.model_roots() if roots == "app" else None)
 
 
 def test_cosine_target_starts_spanning_the_nodes_and_trains_a_b_and_encoder(embedded_model):

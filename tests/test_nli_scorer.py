@@ -9,13 +9,13 @@ import json
 import numpy as np
 import pytest
 
-from stsdemo import settings
+from stsdemo import environment
 from stsdemo.data import load_snli
 from stsdemo.evaluate import dev_metrics
 from stsdemo.model import SiameseRegressor
 from stsdemo.save_format import CONFIG_NAME
 
-FOLDER = settings.nli_scorer_dir()
+FOLDER = environment.nli_scorer_dir()
 pytestmark = pytest.mark.skipif(not (FOLDER / CONFIG_NAME).is_file(), reason="no NLI scorer in this checkout")
 
 
@@ -39,19 +39,19 @@ def test_the_nli_scorer_reproduces_its_recorded_snli_test_slice():
 def test_scoring_with_the_nli_scheme_picks_the_nli_scorer(tmp_path):
     import pandas as pd
 
-    from stsdemo.app import models, score
+    from stsdemo.app import model_cache, score_view
     from stsdemo.app.state import AppState
 
     state = AppState()
-    view = score.score_view(state, "nli-test", models.DEFAULT_CHOICE, "A man plays a guitar.",
-                            "A man is playing an instrument.", score.SCHEMES["nli"])
-    assert view.model_choice == models.NLI_CHOICE and not view.mismatch
+    view = score_view.score_view(state, "nli-test", model_cache.DEFAULT_CHOICE, "A man plays a guitar.",
+                            "A man is playing an instrument.", score_view.SCHEMES["nli"])
+    assert view.model_choice == model_cache.NLI_CHOICE and not view.mismatch
     assert view.scheme.categories == ("contradiction", "neutral", "entailment") and "Switched to" in view.notice
     # a file scored with the NLI scheme goes through the NLI scorer too, and says so
     pairs = tmp_path / "pairs.csv"
     pairs.write_text("sentence1,sentence2\nA man plays a guitar.,A man is playing an instrument.\n", encoding="utf-8")
-    out, rows, switched = score.score_file_view(state, "nli-test", models.DEFAULT_CHOICE, str(pairs),
-                                                score.SCHEMES["nli"])
+    out, rows, switched = score_view.score_file_view(state, "nli-test", model_cache.DEFAULT_CHOICE, str(pairs),
+                                                score_view.SCHEMES["nli"])
     assert "Switched to" in switched
     scored = pd.read_csv(out)
     assert scored["prediction"][0] == pytest.approx(view.score.prediction, abs=1e-4)

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from stsdemo import library_warnings, settings
+from stsdemo import environment, library_warnings
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.skipif(not any(settings.default_scorer_dir().glob("*.safetensors")), reason="no scorer shipped")
+@pytest.mark.skipif(not any(environment.default_scorer_dir().glob("*.safetensors")), reason="no scorer shipped")
 def test_scoring_a_pair_on_the_command_line_writes_nothing_to_stderr():
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     # -W default: show every warning once, including those Python hides by default (DeprecationWarning)

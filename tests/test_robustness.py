@@ -28,7 +28,7 @@ from typing import Callable
 import pytest
 import torch
 
-from stsdemo import settings
+from stsdemo import environment
 from stsdemo.cli import main
 from stsdemo.data import load_csv, load_training_data
 from stsdemo.errors import InputError
@@ -395,7 +395,7 @@ def check_unchanged(before: dict, after: dict, inputs: Inputs) -> None:
 
 @pytest.mark.parametrize("case", PY_CASES, ids=_ids(PY_CASES))
 def test_python(case, inputs):
-    watched = (settings.output_dir(), inputs.root)
+    watched = (environment.output_dir(), inputs.root)
     before = snapshot(*watched)
     if case.ok:
         result = case.py(inputs)
@@ -425,7 +425,7 @@ def cached_default_model(monkeypatch, embedded_model):
 @pytest.mark.parametrize("case", CLI_CASES, ids=_ids(CLI_CASES))
 def test_cli(case, inputs, capsys, cached_default_model):
     argv = case.cli(inputs)
-    watched = (settings.output_dir(), inputs.root)
+    watched = (environment.output_dir(), inputs.root)
     before = snapshot(*watched)
     try:
         code = main(argv)
@@ -455,7 +455,7 @@ def test_api(case, inputs, client):  # noqa: F811
     from stsdemo.app import store as runs
 
     api_name, args = case.api(inputs)
-    watched = (settings.output_dir() / "sessions", inputs.root)
+    watched = (environment.output_dir() / "sessions", inputs.root)
     before, runs_before = snapshot(*watched), len(runs.list_runs(client.session_hash))
     if case.ok:
         prediction, category, node, cosine, figure, notice = client.predict(*args, api_name=api_name)
@@ -487,7 +487,7 @@ def test_a_model_folder_with_its_own_code_is_refused_without_running_it(tmp_path
     folder = tmp_path / "custom-code-model"
     folder.mkdir()
     for name in ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json"):
-        shutil.copy(settings.default_model_path() / name, folder / name)
+        shutil.copy(environment.default_model_path() / name, folder / name)
     (folder / "evil.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
     (folder / "config.json").write_text(json.dumps({
         "model_type": "evil", "architectures": ["EvilModel"],

@@ -100,7 +100,7 @@ def test_the_graph_sees_lazy_and_relative_imports(tmp_path):
 
 
 def test_a_paper_value_changed_in_its_one_place_reaches_help_form_and_presets(monkeypatch):
-    from stsdemo.app import form, loss
+    from stsdemo.app import form, loss_view
     from stsdemo.cli import build_parser
     from stsdemo.config import TrainConfig, preset_label
     from stsdemo.losses.registry import build_loss
@@ -113,7 +113,7 @@ def test_a_paper_value_changed_in_its_one_place_reaches_help_form_and_presets(mo
     assert "trelu: 7.25 (BERT)" in helps["k"]                  # --help of --k
     assert f"paper-bert-trelu: {label}" in helps["preset"]      # --help of --preset
     assert "trelu: 7.25 (BERT)" in form.field_spec("k").info    # the Fine-tune form's hint
-    assert "trelu: 7.25 (BERT)" in loss.slope_hint()            # the Loss explorer's hint
+    assert "trelu: 7.25 (BERT)" in loss_view.slope_hint()            # the Loss explorer's hint
     assert preset_label("paper-bert-trelu") == label            # the preset menu
     assert TrainConfig.from_preset("paper-bert-trelu").k == TrainConfig.from_preset("tune-trelu").k == 7.25
     assert build_loss("trelu").k == 7.25

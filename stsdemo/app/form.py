@@ -23,7 +23,7 @@ from ..labels import get_scheme
 from ..losses.spec import LOSSES, paper_k
 from ..model_source import saved_config
 from ..preflight import preflight
-from . import models, store
+from . import model_cache, store
 
 DEFAULT_STEPS = 60                # the CPU default run: about a minute of training on 2 cores
 
@@ -37,7 +37,7 @@ BUDGET = ("max_steps", "eval_every", "log_every", "max_pairs", "max_dev_pairs", 
 # The app's default fine-tune: warm start from the shipped scorer (the embedded encoder when none is shipped),
 # Smooth K2 on a·cos + b (the paper's k for BERT); short on a CPU, the paper's one epoch and max length (the
 # declared defaults) with the 7-task evaluation on a GPU (see default_form). The paper's recipe is one preset away.
-DEFAULT_START = dict(model=models.SCORER_CHOICE, target="cosine", loss="sk2", k=paper_k("sk2", "bert"))
+DEFAULT_START = dict(model=model_cache.SCORER_CHOICE, target="cosine", loss="sk2", k=paper_k("sk2", "bert"))
 GPU_RUN = dict(max_steps=0, eval_every=250, log_every=10, max_pairs=0, max_dev_pairs=0, final_eval=True)
 CPU_RUN = dict(max_steps=DEFAULT_STEPS, eval_every=20, log_every=5, max_length=128, max_pairs=0, max_dev_pairs=500,
                final_eval=False)
@@ -146,7 +146,7 @@ def form_defaults() -> dict:
     """Every input of the form at its default: the training settings plus model, data, upload, scheme and
     final_eval (what ``/train`` runs when called with no arguments)."""
     defaults = default_form()
-    start = defaults["model"] if models.scorer_available() else models.DEFAULT_CHOICE
+    start = defaults["model"] if model_cache.scorer_available() else model_cache.DEFAULT_CHOICE
     return dict({name: field_spec(name).value for name in FORM_FIELDS}, model=start,
                 data=next(iter(TRAINING_DATA_CHOICES)), upload=None, scheme="sts",
                 final_eval=defaults["final_eval"])
@@ -166,15 +166,15 @@ def preset_values(preset: str) -> dict:
     recipe = TrainConfig.from_preset(preset)
     data = next((text for text, key in TRAINING_DATA_CHOICES.items() if key == recipe.data), recipe.data)
     values = {name: field_text(name, getattr(recipe, name)) for name in FORM_FIELDS if name not in BUDGET}
-    return dict(values, model=models.DEFAULT_CHOICE, data=data)
+    return dict(values, model=model_cache.DEFAULT_CHOICE, data=data)
 
 
 def start_target(session: str, choice: str | None) -> str | None:
     """The target of the saved scorer a run would start from (None for an encoder, or a choice that does
     not resolve: the form says why when the run starts)."""
     try:
-        source = models.resolve_choice(session, choice, encoder_default=True)
-        config = saved_config(source, models.allowed_roots()) if source else None
+        source = model_cache.resolve_choice(session, choice, encoder_default=True)
+        config = saved_config(source, model_cache.allowed_roots()) if source else None
     except InputError:
         return None
     return None if config is None else config.get("target", "head")
@@ -200,7 +200,7 @@ def build_config(session: str, run_id: str, values: dict) -> TrainConfig:
     scheme = str(values.get("scheme") or "sts").strip() or "sts"
     data = _training_data(session, run_id, values.get("data") or "stsb", values.get("upload"), scheme)
     settings = {name: from_form(name, values.get(name, field_spec(name).value)) for name in FORM_FIELDS}
-    model = models.resolve_choice(session, values.get("model"), encoder_default=True)
+    model = model_cache.resolve_choice(session, values.get("model"), encoder_default=True)
     config = TrainConfig(**settings, model=model, data=data,
                          scheme="sts" if data in TRAINING_DATA_CHOICES.values() else scheme,
                          stage1_max_steps=settings["max_steps"], run_name=run_id,

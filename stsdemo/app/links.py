@@ -30,7 +30,7 @@ from ..config import check_setting, describe
 from ..errors import InputError, check_range
 from ..labels import get_scheme
 from ..losses.spec import LOSSES
-from . import form, loss, models, score
+from . import form, loss_view, model_cache, score_view
 
 MAX_QUERY = 8_000          # characters of a whole link's query; a longer link restores nothing
 MAX_TEXT = 1_000           # characters of one text field (a sentence, the custom categories)
@@ -39,7 +39,7 @@ MAX_SAMPLE = 100.0         # |prediction|, |label| and |gold| a link may carry (
 
 TABS = {"score": "Score a pair", "loss": "Loss explorer", "train": "Fine-tune", "bench": "Benchmark"}
 TAB_ALIASES = {"finetune": "train", "fine-tune": "train", "benchmark": "bench", "explorer": "loss"}
-LINK_MODELS = (models.DEFAULT_CHOICE, models.SCORER_CHOICE)  # start models a link may name (no session runs)
+LINK_MODELS = (model_cache.DEFAULT_CHOICE, model_cache.SCORER_CHOICE)  # start models a link may name (no session runs)
 # Markup (a tag, a comment, a script URL) or control characters: no sentence needs them, so a link with them is
 # refused rather than passed on to the page.
 MARKUP = re.compile(r"<\s*[/!?a-zA-Z]|javascript\s*:|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", re.I)
@@ -135,8 +135,8 @@ def _clean(message: str) -> str:
 
 
 def _slider(name: str, title: str) -> Field:
-    low, high, _ = loss.SLIDERS[name]
-    return Field(name, title, loss.START[name], _number_text,
+    low, high, _ = loss_view.SLIDERS[name]
+    return Field(name, title, loss_view.START[name], _number_text,
                  lambda text: _read_number(text, title, low, high))
 
 
@@ -146,16 +146,16 @@ def _sample(key: str, title: str, default: float) -> Field:
 
 LOSS_FIELDS = (
     _slider("k", "slope k"), _slider("x0", "buffer x0"), _slider("d", "node gap d"),
-    _sample("prediction", "prediction", loss.SAMPLE[0]), _sample("label", "label", loss.SAMPLE[1]),
+    _sample("prediction", "prediction", loss_view.SAMPLE[0]), _sample("label", "label", loss_view.SAMPLE[1]),
 )
 
 
 def _check_loss(values: dict, notices: list[str]) -> None:
     """x0 <= d/2 (else x0, and d where its half is below x0's default, fall back)."""
     if values["x0"] > values["d"] / 2 + 1e-12:
-        fallback = {"x0": loss.START["x0"]}
+        fallback = {"x0": loss_view.START["x0"]}
         if fallback["x0"] > values["d"] / 2:
-            fallback["d"] = loss.START["d"]
+            fallback["d"] = loss_view.START["d"]
         notices.append(f"buffer x0 = {_number_text(values['x0'])} is more than d/2 = {_number_text(values['d'] / 2)} "
                        "(a prediction nearer a wrong node would get no gradient): using the default "
                        + " and ".join(f"{name} = {_number_text(value)}" for name, value in fallback.items()))
@@ -167,13 +167,13 @@ def _check_loss(values: dict, notices: list[str]) -> None:
 
 def _read_scheme(text: str) -> str:
     key = text.strip().lower()
-    if key not in score.SCHEMES:
-        raise InputError(f"unknown label scheme; choose one of: {', '.join(score.SCHEMES)}")
-    return score.SCHEMES[key]
+    if key not in score_view.SCHEMES:
+        raise InputError(f"unknown label scheme; choose one of: {', '.join(score_view.SCHEMES)}")
+    return score_view.SCHEMES[key]
 
 
 def _write_scheme(choice) -> str | None:
-    return next((key for key, text in score.SCHEMES.items() if text == choice), None)
+    return next((key for key, text in score_view.SCHEMES.items() if text == choice), None)
 
 
 def _write_text(value) -> str | None:
@@ -192,13 +192,13 @@ def _read_categories(text: str) -> str:
 
 
 SCORE_FIELDS = (
-    Field("s1", "sentence 1", score.START[0], _write_text, lambda text: _read_text(text, "sentence 1")),
-    Field("s2", "sentence 2", score.START[1], _write_text, lambda text: _read_text(text, "sentence 2")),
-    Field("scheme", "label scheme", score.SCHEMES["own"], _write_scheme, _read_scheme),
-    Field("categories", "ordered categories", score.CUSTOM_START[0], _write_text, _read_categories),
-    Field("gap", "gap d", score.CUSTOM_START[1], _number_text,
+    Field("s1", "sentence 1", score_view.START[0], _write_text, lambda text: _read_text(text, "sentence 1")),
+    Field("s2", "sentence 2", score_view.START[1], _write_text, lambda text: _read_text(text, "sentence 2")),
+    Field("scheme", "label scheme", score_view.SCHEMES["own"], _write_scheme, _read_scheme),
+    Field("categories", "ordered categories", score_view.CUSTOM_START[0], _write_text, _read_categories),
+    Field("gap", "gap d", score_view.CUSTOM_START[1], _number_text,
           lambda text: _read_number(text, "gap d", 0, 100, low_open=True)),
-    Field("gold", "gold label", score.START[2], _write_optional_number,
+    Field("gold", "gold label", score_view.START[2], _write_optional_number,
           lambda text: _read_number(text, "gold label", -MAX_SAMPLE, MAX_SAMPLE)),
 )
 SCORE_NAMES = {"s1": "s1", "s2": "s2", "scheme": "scheme", "categories": "custom", "gap": "gap", "gold": "gold"}
@@ -206,7 +206,7 @@ SCORE_NAMES = {"s1": "s1", "s2": "s2", "scheme": "scheme", "categories": "custom
 
 def _score_defaults(given: set, values: dict) -> dict:
     """The example's gold label belongs to the example pair: a link with other sentences and no gold has none."""
-    other = (values["s1"], values["s2"]) != (score.START[0], score.START[1])
+    other = (values["s1"], values["s2"]) != (score_view.START[0], score_view.START[1])
     return {"gold": None} if other and "gold" not in given else {}
 
 
@@ -250,7 +250,7 @@ def _setting_field(name: str) -> Field:
 
 def _read_model(text: str) -> str:
     value = text.strip()
-    if value not in LINK_MODELS or (value == models.SCORER_CHOICE and not models.scorer_available()):
+    if value not in LINK_MODELS or (value == model_cache.SCORER_CHOICE and not model_cache.scorer_available()):
         raise InputError(f"a link starts from {' or '.join(LINK_MODELS)} only (runs belong to their session)")
     return value
 
@@ -305,7 +305,8 @@ class TabLink:
 TAB_LINKS = {
     "loss": TabLink(lambda: LOSS_FIELDS, _check_loss),
     "score": TabLink(lambda: SCORE_FIELDS, None, SCORE_NAMES, _score_defaults,
-                     lambda values: set() if values.get("scheme") == score.SCHEMES["custom"] else {"categories", "gap"}),
+                     lambda values: set() if values.get("scheme") == score_view.SCHEMES["custom"]
+                     else {"categories", "gap"}),
     "train": TabLink(_train_fields, _check_train),
     "bench": TabLink(lambda: ()),
 }

@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 from typing import Callable
 
-from .. import settings
+from .. import environment
 from ..errors import InputError
 
 
@@ -54,8 +54,8 @@ class JobLine:
 
     def __init__(self, slots: int | Callable[[], int] | None = None, waiting: int | Callable[[], int] | None = None,
                  what: str = "run"):
-        self._slots = slots if slots is not None else settings.max_training_runs
-        self._max_waiting = waiting if waiting is not None else settings.max_waiting_runs
+        self._slots = slots if slots is not None else environment.max_training_runs
+        self._max_waiting = waiting if waiting is not None else environment.max_waiting_runs
         self.what = what
         self._cond = threading.Condition()
         self._running: list[Ticket] = []

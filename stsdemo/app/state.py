@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..data import senteval_test_sets
 from ..errors import InputError
-from .models import ModelCache
+from .model_cache import ModelCache
 from .slots import JobLine, Ticket
 
 MAX_BENCH_SESSIONS = 500          # sessions whose benchmark rows are remembered

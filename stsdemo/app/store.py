@@ -24,7 +24,7 @@ import zipfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .. import settings
+from .. import environment
 from .. import save_format
 from ..atomic import write_json_atomic
 from ..errors import InputError
@@ -48,7 +48,7 @@ def session_key(session_hash: str | None) -> str:
 
 
 def sessions_root() -> Path:
-    return settings.output_dir() / "sessions"
+    return environment.output_dir() / "sessions"
 
 
 def session_dir(session: str) -> Path:
@@ -204,7 +204,7 @@ def zip_run(state, session: str, run_id: str) -> Path:
     if not save_format.has_full_encoder(source):
         # A head-only or LoRA checkpoint holds no full encoder; export the merged model so the zip stands alone.
         staging_dir = Path(tempfile.mkdtemp(prefix=".export-", dir=run_dir(session, run_id)))
-        model = SiameseRegressor.load(str(source), allowed_roots=settings.model_roots())
+        model = SiameseRegressor.load(str(source), allowed_roots=environment.model_roots())
         source = model.export(staging_dir / "model")
     partial = target.with_name(f".{target.name}.tmp")
     try:

@@ -1,5 +1,5 @@
 """The Gradio app: layout and wiring only, one builder per tab. Every computation is a call into a tab's
-view-model (``stsdemo.app.score``, ``loss``, ``finetune``, ``benchmark``) or the core.
+view-model (``stsdemo.app.score_view``, ``loss_view``, ``finetune_view``, ``senteval_view``) or the core.
 
 Bad input anywhere becomes a ``gr.Error`` toast with the core's message (see :func:`common.user_errors`).
 """
@@ -11,7 +11,7 @@ import os
 import gradio as gr
 
 from ...evaluate import TASKS
-from .. import benchmark, evidence
+from .. import evidence_view, senteval_view
 from ..state import AppState
 from . import benchmark_tab, finetune_tab, loss_tab, score_tab, share, tools
 from .common import LATEX, ChoiceLists, name_input_errors, session_of, upload_note
@@ -65,14 +65,14 @@ def launch_kwargs(mcp: bool | None = None, demo: gr.Blocks | None = None) -> dic
 
 
 def header() -> None:
-    found, _ = benchmark.recorded_evidence()
+    found, _ = senteval_view.recorded_evidence()
     gr.Markdown(
         f"# {TITLE}\n"
         "Ordered labels sit on evenly spaced nodes (STS 0…5, or contradiction · neutral · entailment). A Siamese "
         "encoder predicts a point on that line (a head on $[u, v, |u-v|]$, or a calibrated cosine "
         "$a\\cdot\\cos(u, v) + b$); the category is the nearest node. Training uses losses with a zero-gradient "
         f"**buffer zone** around each label. After Zhang & Li (2024), [arXiv 2406.05326]({PAPER}). "
-        f"{evidence.headline(found)} [See the evidence](?tab=bench).",
+        f"{evidence_view.headline(found)} [See the evidence](?tab=bench).",
         elem_id="sts-header", latex_delimiters=LATEX)
 
 

@@ -7,13 +7,13 @@ from types import SimpleNamespace
 
 import gradio as gr
 
-from .. import benchmark, evidence, models, plots
+from .. import evidence_view, model_cache, plots, senteval_view
 from ..reference import REFERENCE_NOTE
 from .common import session_of, skip, user_errors
 
 
 def build() -> SimpleNamespace:
-    table_now, sts_now, nli_now, verdicts_now = benchmark.evidence_views({})
+    table_now, sts_now, nli_now, verdicts_now = senteval_view.evidence_views({})
     with gr.Tab("Benchmark", id="bench") as tab:
         gr.Markdown("### What this project measured\n"
                     "Every arm below was trained and scored by this repository's benchmarks (`python -m "
@@ -21,7 +21,7 @@ def build() -> SimpleNamespace:
                     "seeds. Your own evaluations join the table.", elem_classes="sts-note")
         verdicts = gr.Markdown(verdicts_now, elem_id="evidence-verdicts")
         evidence_table = gr.Dataframe(table_now, interactive=False, label="Recorded evidence", wrap=True,
-                                      column_widths=evidence.COLUMN_WIDTHS, max_height=720,
+                                      column_widths=evidence_view.COLUMN_WIDTHS, max_height=720,
                                       elem_id="evidence-table")
         with gr.Row(elem_classes="sts-wrap", elem_id="evidence-chart", equal_height=False):  # one column on a phone
             sts_chart = gr.Plot(sts_now, show_label=False, scale=2, min_width=340)
@@ -31,14 +31,14 @@ def build() -> SimpleNamespace:
                     "Spearman ×100 of the cosine similarity of the two sentence embeddings, as SimCSE and the paper "
                     "report. A run's head does not enter this score; only its encoder does.", elem_classes="sts-note")
         with gr.Row(elem_classes="sts-wrap"):
-            model = gr.Dropdown(models.bench_choices(""), value=models.DEFAULT_CHOICE, label="Model",
+            model = gr.Dropdown(model_cache.bench_choices(""), value=model_cache.DEFAULT_CHOICE, label="Model",
                                 allow_custom_value=True, scale=4, min_width=220,
                                 info="Default, one of your runs, or a hub id / local folder")
             button = gr.Button("Evaluate on 7 tasks", variant="primary", scale=1, min_width=160)
         progress = gr.HTML(plots.progress_html(0, "Results are cached per encoder; a first evaluation takes a few "
                                                   "minutes on a CPU.", "idle"))
-        table = gr.Dataframe(benchmark.benchmark_table({}), interactive=False, label="Results")
-        chart = gr.Plot(benchmark.benchmark_chart({}), show_label=False)
+        table = gr.Dataframe(senteval_view.benchmark_table({}), interactive=False, label="Results")
+        chart = gr.Plot(senteval_view.benchmark_chart({}), show_label=False)
         gr.Markdown(REFERENCE_NOTE, elem_classes="sts-note")
     return SimpleNamespace(**locals())
 
@@ -47,13 +47,14 @@ def wire(tab: SimpleNamespace, state, demo: gr.Blocks) -> None:
     @user_errors
     def evaluate(choice, request: gr.Request):
         session = session_of(request)
-        for bar, table, figure in benchmark.benchmark_stream(state, session, choice):
+        for bar, table, figure in senteval_view.benchmark_stream(state, session, choice):
             yield bar, skip(table), skip(figure), gr.skip()
-        yield gr.skip(), gr.skip(), gr.skip(), benchmark.evidence_views(state.bench_rows(session))[0]
+        yield gr.skip(), gr.skip(), gr.skip(), senteval_view.evidence_views(state.bench_rows(session))[0]
 
     def initial(request: gr.Request):
         rows = state.bench_rows(session_of(request))
-        return benchmark.benchmark_table(rows), benchmark.benchmark_chart(rows), *benchmark.evidence_views(rows)
+        return (senteval_view.benchmark_table(rows), senteval_view.benchmark_chart(rows),
+                *senteval_view.evidence_views(rows))
 
     tab.button.click(evaluate, tab.model, [tab.progress, tab.table, tab.chart, tab.evidence_table],
                      api_name="benchmark", concurrency_id="eval", concurrency_limit=1, show_progress="minimal")

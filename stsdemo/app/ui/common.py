@@ -8,9 +8,9 @@ import logging
 
 import gradio as gr
 
-from ... import settings
+from ... import environment
 from ...errors import InputError
-from .. import finetune, models, plots, store
+from .. import finetune_view, model_cache, plots, store
 
 log = logging.getLogger("stsdemo.app.ui")
 
@@ -78,12 +78,12 @@ def session_of(request: gr.Request | None) -> str:
 
 def skip(value):
     """A view-model's SKIP as Gradio's "leave this output as it is"."""
-    return gr.skip() if value is finetune.SKIP else value
+    return gr.skip() if value is finetune_view.SKIP else value
 
 
 def upload_note() -> str:
     """The upload cap, stated where files are uploaded (launch(max_file_size=...) enforces it)."""
-    return f"Files up to {settings.max_upload_text()}."
+    return f"Files up to {environment.max_upload_text()}."
 
 
 class ChoiceLists:
@@ -95,8 +95,9 @@ class ChoiceLists:
 
     @staticmethod
     def updates(session: str) -> tuple:
-        return (gr.update(choices=models.model_choices(session)), gr.update(choices=models.base_model_choices(session)),
-                gr.update(choices=models.bench_choices(session)),
+        return (gr.update(choices=model_cache.model_choices(session)),
+                gr.update(choices=model_cache.base_model_choices(session)),
+                gr.update(choices=model_cache.bench_choices(session)),
                 gr.update(choices=store.run_choices(session, finished_only=False)))
 
     def refresh_on_select(self, *tabs) -> None:

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import gradio as gr
 
 from ...config import preset_label
-from .. import compare, finetune, form, models, plots, store
+from .. import compare_view, finetune_view, form, model_cache, plots, store
 from . import share
 from .common import CurveSender, session_of, skip, upload_note, user_errors
 
@@ -40,14 +40,15 @@ def fields(rows) -> dict:
 
 def build() -> SimpleNamespace:
     defaults = form.form_defaults()
-    empty = finetune.curves_for("")
+    empty = finetune_view.curves_for("")
     with gr.Tab("Fine-tune", id="train") as tab:
         with gr.Row(equal_height=False, elem_classes="sts-wrap"):
             with gr.Column(scale=5, min_width=280):
                 preset = gr.Dropdown([(preset_label(key), key) for key in form.form_presets()], value=None,
                                      label="Presets", info="A whole recipe in one click (the paper's, or beyond it); "
                                                           "the run's length stays as set below")
-                base_model = gr.Dropdown(models.base_model_choices(""), value=defaults["model"], label="Start from",
+                base_model = gr.Dropdown(model_cache.base_model_choices(""), value=defaults["model"],
+                                         label="Start from",
                                          allow_custom_value=True,
                                          info="The embedded encoder with a fresh head, the shipped scorer or one of "
                                               "your runs (training continues from its head or calibration), or a "
@@ -134,14 +135,14 @@ def wire(tab: SimpleNamespace, state, lists) -> None:
         """Fine-tune a scorer with the given settings (any left out take the form's defaults) and stream its
         progress, curves and final results."""
         session = session_of(request)
-        yield from stream(session, finetune.stream_training(state, session, {**values, "upload": upload}))
+        yield from stream(session, finetune_view.stream_training(state, session, {**values, "upload": upload}))
 
     @user_errors
     def compare_buffer(request: gr.Request, upload: str | None = None, **values):
         """Two runs with the same start, seed and data order, the second with x0 = 0 (no buffer zone): their
         curves and dev error histograms overlaid and the final dev difference beside the recorded spread."""
         session = session_of(request)
-        yield from stream(session, compare.stream_comparison(state, session, {**values, "upload": upload}))
+        yield from stream(session, compare_view.stream_comparison(state, session, {**values, "upload": upload}))
 
     def stop(request: gr.Request):
         gr.Info(state.request_stop(session_of(request)))
@@ -169,7 +170,7 @@ def wire(tab: SimpleNamespace, state, lists) -> None:
     def delete_run(choice, request: gr.Request):
         session = session_of(request)
         gr.Info(store.delete_run(state, session, store.choice_run_id(choice)))
-        sender, now = CurveSender(), finetune.curves_for(session)
+        sender, now = CurveSender(), finetune_view.curves_for(session)
         yield (*lists.updates(session), None, *sender.updates(now))
         time.sleep(0.3)
         yield (*(gr.skip(),) * 5, *sender.updates(now))
@@ -179,9 +180,10 @@ def wire(tab: SimpleNamespace, state, lists) -> None:
         if not choice:
             return gr.skip(), gr.skip(), gr.skip()
         info = store.load_run(session_of(request), store.choice_run_id(choice))
-        table = finetune.result_table(info)
-        return (finetune.run_summary(info), gr.update(value=table, visible=True) if table is not None else gr.skip(),
-                finetune.histogram_for(info))
+        table = finetune_view.result_table(info)
+        return (finetune_view.run_summary(info),
+                gr.update(value=table, visible=True) if table is not None else gr.skip(),
+                finetune_view.histogram_for(info))
 
     # The state's line admits one run at a time (STSDEMO_MAX_TRAINING); others wait in it and show their place,
     # and a full line refuses at once, so Gradio's own limit must not hold them back. Closing the tab cancels

@@ -6,11 +6,11 @@ from types import SimpleNamespace
 
 import gradio as gr
 
-from .. import models, score
+from .. import model_cache, score_view
 from . import share
 from .common import LATEX, session_of, upload_note, user_errors
 
-EXAMPLES, START = score.EXAMPLES, score.START   # STS Benchmark test pairs with their gold score 0..5
+EXAMPLES, START = score_view.EXAMPLES, score_view.START   # STS Benchmark test pairs with their gold score 0..5
 
 
 def build() -> SimpleNamespace:
@@ -20,19 +20,19 @@ def build() -> SimpleNamespace:
             with gr.Column(scale=5, min_width=280):
                 s1 = gr.Textbox(label="Sentence 1", lines=2, value=START[0])
                 s2 = gr.Textbox(label="Sentence 2", lines=2, value=START[1])
-                model = gr.Dropdown(models.model_choices(""), value=models.DEFAULT_CHOICE, label="Model",
+                model = gr.Dropdown(model_cache.model_choices(""), value=model_cache.DEFAULT_CHOICE, label="Model",
                                     allow_custom_value=True,
                                     info="Your finished runs appear here; or type a hub id / local folder.")
                 with gr.Row(elem_classes="sts-wrap"):
-                    scheme = gr.Radio(list(score.SCHEME_CHOICES), value=score.SCHEMES["own"], label="Label scheme",
-                                      scale=3, min_width=200)
+                    scheme = gr.Radio(list(score_view.SCHEME_CHOICES), value=score_view.SCHEMES["own"],
+                                      label="Label scheme", scale=3, min_width=200)
                     gold = gr.Number(label="Gold label (optional)", value=START[2], scale=1, min_width=120)
                 with gr.Row(elem_classes="sts-wrap"):
-                    custom = gr.Textbox(label="Ordered categories", value=score.CUSTOM_START[0], visible=False,
+                    custom = gr.Textbox(label="Ordered categories", value=score_view.CUSTOM_START[0], visible=False,
                                         scale=3, min_width=200,
                                         info="Lowest first, comma-separated; node i sits at i·d.")
-                    gap = gr.Number(label="Gap d", value=score.CUSTOM_START[1], minimum=0.01, visible=False, scale=1,
-                                    min_width=120)
+                    gap = gr.Number(label="Gap d", value=score_view.CUSTOM_START[1], minimum=0.01, visible=False,
+                                    scale=1, min_width=120)
                 button = gr.Button("Score the pair", variant="primary")
                 link = share.link_box("score")
             with gr.Column(scale=7, min_width=280):
@@ -44,7 +44,7 @@ def build() -> SimpleNamespace:
                     node = gr.Number(label="Node", interactive=False, elem_classes="sts-result", min_width=100)
                     cosine = gr.Number(label="Cosine similarity", interactive=False, elem_classes="sts-result",
                                        min_width=140)
-                gr.Markdown(score.NUMBERS_NOTE, elem_classes="sts-note", latex_delimiters=LATEX)
+                gr.Markdown(score_view.NUMBERS_NOTE, elem_classes="sts-note", latex_delimiters=LATEX)
                 number_line = gr.Plot(label="Number line", show_label=False, elem_id="number-line")
                 notice = gr.Markdown(elem_classes="sts-note")
         gr.Examples(EXAMPLES, inputs=[s1, s2, gold], label="STS Benchmark test pairs (gold score 0–5)",
@@ -52,7 +52,8 @@ def build() -> SimpleNamespace:
         with gr.Accordion("Batch mode: score a CSV / TSV file", open=False):
             gr.Markdown("A header row with two sentence columns (`sentence1,sentence2`, `premise,hypothesis`, …); a "
                         "label column is optional. You get the file back with `prediction`, `category` and `cosine` "
-                        f"per row (up to {score.MAX_SCORED_ROWS:,} rows). " + upload_note(), elem_classes="sts-note")
+                        f"per row (up to {score_view.MAX_SCORED_ROWS:,} rows). " + upload_note(),
+                        elem_classes="sts-note")
             with gr.Row(elem_classes="sts-wrap"):
                 pairs_file = gr.File(label="Pairs to score", file_types=[".csv", ".tsv", ".txt"], min_width=200)
                 scored = gr.File(label="Scored file", interactive=False, min_width=200)
@@ -83,26 +84,26 @@ def wire(tab: SimpleNamespace, state, demo: gr.Blocks, restored=None) -> None:
             gap: the distance d between neighbouring nodes of a custom list.
             gold: an optional gold label, drawn on the number line.
         """
-        view = score.score_view(state, session_of(request), model, sentence1, sentence2, scheme_choice, custom, gap,
-                                gold)
+        view = score_view.score_view(state, session_of(request), model, sentence1, sentence2, scheme_choice, custom,
+                                     gap, gold)
         if view.mismatch:
             gr.Warning(view.mismatch, duration=12)
         elif view.model_choice != model:
-            gr.Info(f"Scored with {models.display_name(session_of(request), view.model_choice)}: it predicts on the "
-                    "chosen scheme's line.")
+            gr.Info(f"Scored with {model_cache.display_name(session_of(request), view.model_choice)}: it predicts on "
+                    "the chosen scheme's line.")
         s = view.score
         return round(s.prediction, 4), s.category, s.node, round(s.cosine, 4), view.figure, view.notice
 
     @user_errors
     def score_file(model, path, scheme_choice, custom, gap, request: gr.Request):
-        out, rows, switched = score.score_file_view(state, session_of(request), model, path, scheme_choice, custom,
+        out, rows, switched = score_view.score_file_view(state, session_of(request), model, path, scheme_choice, custom,
                                                     gap)
         if switched:
             gr.Info(switched, duration=12)
         return str(out), gr.update(value=rows, visible=True)
 
     def scheme_visibility(choice):
-        custom = choice == score.SCHEMES["custom"]
+        custom = choice == score_view.SCHEMES["custom"]
         return gr.update(visible=custom), gr.update(visible=custom)
 
     inputs = [tab.model, tab.s1, tab.s2, tab.scheme, tab.custom, tab.gap, tab.gold]

@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 import gradio as gr
 
-from .. import links, loss, plots
+from .. import links, loss_view, plots
 
 # The query from the server -> the whole link, copied where the clipboard allows it; what the box then shows.
 COPY_JS = """
@@ -83,5 +83,5 @@ def wire_restore(demo: gr.Blocks, tabs: gr.Tabs, parts: dict[str, dict], boxes: 
 
 def _loss_redraw(state: links.Restored) -> list:
     v = state.values
-    view = loss.loss_view(v["k"], v["x0"], v["d"], plots.REFERENCE_LOSSES, v["prediction"], v["label"])
+    view = loss_view.loss_view(v["k"], v["x0"], v["d"], plots.REFERENCE_LOSSES, v["prediction"], v["label"])
     return [view.figure, view.formulas, view.table]

@@ -17,7 +17,7 @@ import gradio as gr
 
 from ...data import MAX_SENTENCE_CHARS
 from ...losses.spec import PAPER_X0, paper_k
-from .. import loss, models, score
+from .. import loss_view, model_cache, score_view
 from .common import session_of, user_errors
 
 MCP_TOOLS = ("score_pair", "loss_at")      # api names (and the tools' names: the functions are called so)
@@ -25,7 +25,7 @@ MCP_TOOLS = ("score_pair", "loss_at")      # api names (and the tools' names: th
 
 def wire(state) -> None:
     @user_errors
-    def score_pair(sentence1: str, sentence2: str, scheme: str = "own", model: str = models.DEFAULT_CHOICE,
+    def score_pair(sentence1: str, sentence2: str, scheme: str = "own", model: str = model_cache.DEFAULT_CHOICE,
                    request: gr.Request = None) -> str:
         """Score how similar two sentences are with the shipped STS scorer (or the NLI scorer for scheme "nli"): a float on the label line 0-5 (0 = unrelated, 5 = same meaning), its nearest category and the cosine similarity of the two sentence embeddings.
 
@@ -38,12 +38,12 @@ def wire(state) -> None:
         Returns:
             A JSON object: prediction (float on the label line), category (nearest node's name), node (its position), cosine (-1..1), scheme (the categories read against, lowest first) and notice (why the scheme was not applied, or input that was shortened; empty when nothing to say).
         """
-        return json.dumps(score.pair_result(state, session_of(request), sentence1, sentence2, scheme, model),
+        return json.dumps(score_view.pair_result(state, session_of(request), sentence1, sentence2, scheme, model),
                           ensure_ascii=False)
 
     @user_errors
-    def loss_at(prediction: float, label: float, k: float = loss.START["k"], x0: float = loss.START["x0"],
-                d: float = loss.START["d"]) -> str:
+    def loss_at(prediction: float, label: float, k: float = loss_view.START["k"], x0: float = loss_view.START["x0"],
+                d: float = loss_view.START["d"]) -> str:
         """Evaluate the paper's buffer-zone losses (Translated ReLU, Smooth K2) and the L1 and MSE baselines at one prediction: the loss value and its gradient with respect to the prediction, at x = |prediction - label|. Inside the buffer (x < x0) both buffer-zone losses are 0 with zero gradient.
 
         Args:
@@ -56,7 +56,7 @@ def wire(state) -> None:
         Returns:
             A JSON object with the inputs and "losses": one row per loss with x, f(x), df/dprediction (negative: gradient descent raises the prediction) and whether the sample is in the buffer.
         """
-        return json.dumps(loss.loss_at(prediction, label, k, x0, d), ensure_ascii=False)
+        return json.dumps(loss_view.loss_at(prediction, label, k, x0, d), ensure_ascii=False)
 
     # the limits and the paper's values come from their one declaration (stsdemo.data, stsdemo.losses.spec)
     score_pair.__doc__ = score_pair.__doc__.format(max_chars=f"{MAX_SENTENCE_CHARS:,}")

@@ -12,7 +12,7 @@ import pandas as pd
 from ..errors import InputError, check_range
 from ..labels import LabelScheme, get_scheme
 from ..scoring import PairScore, score_csv, score_pair
-from . import models, plots, store
+from . import model_cache, plots, store
 
 MAX_SCORED_ROWS = 5_000           # rows a visitor may score in one uploaded file
 # The label schemes the tab offers: short key (links, API, MCP) -> the choice's text in the form.
@@ -36,7 +36,7 @@ CUSTOM_START = ("unrelated, related, same", 1.0)  # the custom list and its gap 
 
 # Which shipped model fits a built-in scheme (a dropdown value). A scheme is never read against a model trained
 # on another line: the tab switches to the model that fits when it ships, else says why it cannot.
-FITTING_MODEL = {"sts": models.DEFAULT_CHOICE, "nli": models.NLI_CHOICE}
+FITTING_MODEL = {"sts": model_cache.DEFAULT_CHOICE, "nli": model_cache.NLI_CHOICE}
 FITTING_TEXT = {
     "sts": "the shipped scorer (“default” in the Model list) predicts on the STS line 0–5",
     "nli": "the shipped NLI scorer predicts on contradiction 0, neutral 1, entailment 2",
@@ -104,7 +104,7 @@ def score_view(state, session: str, choice: str, sentence1: str, sentence2: str,
     result = score_pair(model, sentence1, sentence2, scheme)
     gold = None if gold in (None, "") else check_range("gold label", gold)
     title = f"Prediction {result.prediction:.3f} → “{result.category}” (node {result.node:g})"
-    figure = plots.number_line(scheme, result.prediction, models.training_x0(source), gold, title=title)
+    figure = plots.number_line(scheme, result.prediction, model_cache.training_x0(source), gold, title=title)
     notes += [f"⚠ **Shown on the model's own line.** {mismatch}"] if mismatch else []
     if source == "":
         notes.append("⚠ No trained scorer is shipped yet: this head is **untrained** (random), so its prediction "
@@ -122,26 +122,27 @@ def fitting_model_for(state, session: str, choice: str, scheme_choice: str):
     """``(choice, source, model, mismatch, note)``: the chosen model, or the shipped model that predicts on a
     built-in scheme's line when the chosen one does not (``note`` says so); ``mismatch`` says why the scheme
     does not fit when no shipped model does."""
-    source = models.resolve_choice(session, choice)
+    source = model_cache.resolve_choice(session, choice)
     model = state.models.get(source)
     mismatch = scheme_mismatch(scheme_choice, model.scheme)
     fitting = fitting_model(scheme_choice)
     if not mismatch or fitting is None:
         return choice, source, model, mismatch, ""
-    source = models.resolve_choice(session, fitting)
+    source = model_cache.resolve_choice(session, fitting)
     return fitting, source, state.models.get(source), "", f"↪ **Switched to " \
-        f"{models.display_name(session, fitting)}**: {mismatch}"
+        f"{model_cache.display_name(session, fitting)}**: {mismatch}"
 
 
 def fitting_model(scheme_choice: str) -> str | None:
     """The shipped model (a dropdown value) that predicts on a built-in scheme's line, if it ships."""
     fitting = FITTING_MODEL.get(BUILT_IN.get(scheme_choice))
-    available = {models.DEFAULT_CHOICE: models.scorer_available(), models.NLI_CHOICE: models.nli_scorer_available()}
+    available = {model_cache.DEFAULT_CHOICE: model_cache.scorer_available(),
+                 model_cache.NLI_CHOICE: model_cache.nli_scorer_available()}
     return fitting if fitting is not None and available.get(fitting) else None
 
 
 def pair_result(state, session: str, sentence1: str, sentence2: str, scheme: str = "own",
-                model: str = models.DEFAULT_CHOICE) -> dict:
+                model: str = model_cache.DEFAULT_CHOICE) -> dict:
     """One pair scored, as plain data (for the API and MCP): ``scheme`` is ``own``, ``sts``, ``nli`` (or their
     choice texts) or an ordered list ``"bad, fair, good"`` on nodes 0, 1, 2, ..."""
     text = str(scheme if scheme is not None else "").strip()

@@ -31,11 +31,11 @@ from ..events import DoneEvent, EvalEvent, Event, FinalEvalEvent, StageStep, Sta
 from ..losses.spec import LOSSES, PAPER_X0, paper_k
 from ..save_format import is_scorer
 from ..train import train
-from . import benchmark, form, models, plots, store
+from . import form, model_cache, plots, senteval_view, store
 from .state import StopSignal
 
 CURVE_RUNS = 5                    # runs of a session drawn together on the charts
-SKIP = benchmark.SKIP
+SKIP = senteval_view.SKIP
 
 
 # ---- what a run looks like ---------------------------------------------------------------------------------
@@ -123,7 +123,8 @@ def run_summary(info: store.RunInfo) -> str:
     known = info.best is not None and math.isfinite(info.best)
     best = f"{info.best:.2f} at {_step_text(info.best_step, stages)}" if known else "–"
     lines = [f"**{info.label}**: {info.status}" + (f" ({info.message})" if info.message else ""),
-             f"from `{info.base_name or c.get('model') or models.ENCODER_NAME}` · target `{c.get('target', 'head')}` · "
+             f"from `{info.base_name or c.get('model') or model_cache.ENCODER_NAME}` · "
+             f"target `{c.get('target', 'head')}` · "
              f"data `{data}` · loss `{c.get('loss')}` k={c.get('k')} x0={c.get('x0')} · lr {c.get('lr')} · batch "
              f"{c.get('batch_size')} · max steps {c.get('max_steps')} · two-stage {c.get('two_stage')}",
              f"best STS-B dev Spearman ({c.get('select_by', 'cosine')}): {best}"
@@ -160,7 +161,7 @@ class Progress:
             return "estimating time left…"
         if done >= 0.995:
             return "finishing…"
-        left = f"about {benchmark.duration((time.perf_counter() - since) / done * (1 - done))} left"
+        left = f"about {senteval_view.duration((time.perf_counter() - since) / done * (1 - done))} left"
         return left + (" (then the 7-task evaluation)" if self.final_eval and not evaluating else "")
 
 
@@ -193,11 +194,11 @@ def training_events(config: TrainConfig, final_eval: bool, signal: StopSignal,
     if not final_eval or done is None or signal.is_set() or not is_scorer(done.checkpoint):
         return
     jobs = [("fine-tuned", done.checkpoint)]
-    if benchmark.cached_results(config.model) is None:
+    if senteval_view.cached_results(config.model) is None:
         jobs.append(("base", config.model))
     for index, (what, source) in enumerate(jobs):
-        model = benchmark.load_for_eval(source)
-        for fraction, results in benchmark.evaluate_steps(model, sets, signal):
+        model = senteval_view.load_for_eval(source)
+        for fraction, results in senteval_view.evaluate_steps(model, sets, signal):
             yield FinalEvalEvent(what, index, len(jobs), fraction, results)
         del model
         if signal.is_set():
@@ -253,7 +254,7 @@ def run_admitted(state, session: str, config: TrainConfig, signal: StopSignal, f
     store.run_dir(session, run_id).mkdir(parents=True, exist_ok=True)
     if form.TRAINING_DATA_CHOICES.get(values.get("data"), values.get("data")) == "upload":
         shutil.copyfile(values["upload"], config.data)
-    base_name = models.display_name(session, values.get("model", "")) if config.model else models.ENCODER_NAME
+    base_name = model_cache.display_name(session, values.get("model", "")) if config.model else model_cache.ENCODER_NAME
     info = store.RunInfo(run_id, run_label(len(store.list_runs(session)) + 1, config), config=asdict(config),
                          final_eval=final_eval, base_name=base_name)
     store.save_run(session, info)
@@ -350,7 +351,7 @@ def apply_event(info: store.RunInfo, event: Event, progress: Progress, texts: di
         progress.train_fraction = 1.0
         how = "Ended early" if failed else "Stopped" if event.stopped else "Finished"
         texts["text"] = (f"{how} after {event.steps} steps in "
-                         f"{benchmark.duration(event.elapsed)}; best STS-B dev Spearman {event.best:.2f} at "
+                         f"{senteval_view.duration(event.elapsed)}; best STS-B dev Spearman {event.best:.2f} at "
                          f"{_step_text(event.best_step, stages)}.")
         if info.final_eval and not event.stopped:
             texts["text"] += " Now the 7-task evaluation…"
@@ -363,9 +364,9 @@ def _apply_final_eval(info: store.RunInfo, event: FinalEvalEvent, progress: Prog
     if event.results is not None:
         if event.what == "fine-tuned":
             info.results = event.results
-            info.base_results = info.base_results or benchmark.cached_results(config.model)
+            info.base_results = info.base_results or senteval_view.cached_results(config.model)
         else:
             info.base_results = event.results
-            benchmark.store_results(config.model, event.results)
+            senteval_view.store_results(config.model, event.results)
     texts["status"] = f"**{info.label}**: training done; scoring the best checkpoint on the 7 STS test sets…"
     texts["text"] = f"7-task evaluation of the {event.what} model: {event.fraction:.0%} · {progress.eta()}"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import torch
 
-from .. import save_format, settings
+from .. import environment, save_format
 from ..errors import InputError
 from ..losses.spec import PAPER_X0
 from ..model import SiameseRegressor, default_device
@@ -30,18 +30,19 @@ MODEL_CACHE_SIZE = 3
 
 
 def allowed_roots() -> list[Path]:
-    """Folders a visitor-named local model may be loaded from: ``settings.model_roots()`` and the shipped
+    """Folders a visitor-named local model may be loaded from: ``environment.model_roots()`` and the shipped
     scorer (package data, wherever the package is installed)."""
-    return [*settings.model_roots(), settings.default_scorer_dir().resolve(), settings.nli_scorer_dir().resolve()]
+    return [*environment.model_roots(), environment.default_scorer_dir().resolve(),
+            environment.nli_scorer_dir().resolve()]
 
 
 def scorer_available() -> bool:
-    return save_format.is_scorer(settings.default_scorer_dir())
+    return save_format.is_scorer(environment.default_scorer_dir())
 
 
 def scorer_source() -> str:
     """The shipped scorer when present, else "" (the embedded encoder with an untrained head)."""
-    return str(settings.default_scorer_dir()) if scorer_available() else ""
+    return str(environment.default_scorer_dir()) if scorer_available() else ""
 
 
 def _scorer_choice() -> list[tuple[str, str]]:
@@ -49,7 +50,7 @@ def _scorer_choice() -> list[tuple[str, str]]:
 
 
 def nli_scorer_available() -> bool:
-    return save_format.is_scorer(settings.nli_scorer_dir())
+    return save_format.is_scorer(environment.nli_scorer_dir())
 
 
 def model_choices(session: str) -> list[tuple[str, str]]:
@@ -92,7 +93,7 @@ def resolve_choice(session: str, choice: str | None, encoder_default: bool = Fal
     if text == NLI_CHOICE:
         if not nli_scorer_available():
             raise InputError("no NLI scorer is shipped with this app")
-        return str(settings.nli_scorer_dir())
+        return str(environment.nli_scorer_dir())
     if text.startswith(store.RUN_PREFIX):
         info = store.load_run(session, text[len(store.RUN_PREFIX):])
         if not info.has_checkpoint():

@@ -16,9 +16,9 @@ import plotly.graph_objects as go
 
 from ..errors import InputError
 from ..losses.spec import LOSSES, PAPER_X0
-from . import benchmark, finetune, form, plots, store
-from .evidence import buffer_spread
-from .finetune import TrainView
+from . import finetune_view, form, plots, senteval_view, store
+from .evidence_view import buffer_spread
+from .finetune_view import TrainView
 
 
 def check_comparable(config) -> None:
@@ -32,7 +32,7 @@ def check_comparable(config) -> None:
 
 def final_dev(info: store.RunInfo, select_by: str) -> float | None:
     """The dev Spearman (the metric that selects checkpoints) at a run's last evaluation."""
-    evals = finetune.evaluations(info)
+    evals = finetune_view.evaluations(info)
     if not evals:
         return None
     return float(evals[-1].dev_head if select_by == "head" else evals[-1].dev_cosine)
@@ -40,7 +40,7 @@ def final_dev(info: store.RunInfo, select_by: str) -> float | None:
 
 def overlaid_histograms(first: store.RunInfo, second: store.RunInfo) -> go.Figure:
     """The last dev error histogram of each run as an outline on one axis, x0 and d/2 marked."""
-    return plots.overlaid_histograms([(info.label, finetune.evaluations(info)) for info in (first, second)],
+    return plots.overlaid_histograms([(info.label, finetune_view.evaluations(info)) for info in (first, second)],
                                      "Dev errors: with vs without the buffer")
 
 
@@ -49,7 +49,7 @@ def verdict_text(first: store.RunInfo, second: store.RunInfo, config) -> str:
     with_buffer, without = final_dev(first, config.select_by), final_dev(second, config.select_by)
     if with_buffer is None or without is None or not (math.isfinite(with_buffer) and math.isfinite(without)):
         return "The comparison has no dev evaluation on both sides."
-    found, _ = benchmark.recorded_evidence()
+    found, _ = senteval_view.recorded_evidence()
     recorded = recorded_spread(found, config)
     return (f"**With vs without the buffer** (STS-B dev Spearman of the {config.select_by}, last evaluation): "
             f"x0 = {config.x0:g}: **{with_buffer:.2f}**; x0 = 0: **{without:.2f}**; difference "
@@ -81,20 +81,20 @@ def stream_comparison(state, session: str, values: dict) -> Iterator[TrainView]:
     second = form.build_config(session, store.new_run_id(), {**values, "x0": 0})
 
     def both(signal) -> Iterator[TrainView]:
-        yield from finetune.run_admitted(state, session, first, signal, False, values)
+        yield from finetune_view.run_admitted(state, session, first, signal, False, values)
         first_info = store.load_run(session, first.run_name)
         if signal.is_set() or first_info.status != "finished":
             return
         view = None
         state.switch_run(session, second.run_name)
-        for view in finetune.run_admitted(state, session, second, signal, False, values):
+        for view in finetune_view.run_admitted(state, session, second, signal, False, values):
             if not view.finished:
                 yield view
         second_info = store.load_run(session, second.run_name)
         status = (verdict_text(first_info, second_info, first) if second_info.status == "finished"
                   else f"The run without the buffer {second_info.status}; no comparison.")
         if view is not None:
-            yield TrainView(view.progress, status, finetune.curves_for(session), None, True, second.run_name,
+            yield TrainView(view.progress, status, finetune_view.curves_for(session), None, True, second.run_name,
                             overlaid_histograms(first_info, second_info))
 
-    yield from finetune.stream_job(state, session, first, both)
+    yield from finetune_view.stream_job(state, session, first, both)

@@ -20,13 +20,13 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
-from .. import save_format, settings
+from .. import environment, save_format
 from ..atomic import write_json_atomic
 from ..errors import InputError
 from ..evaluate import evaluate_senteval
 from ..model import SiameseRegressor, default_device
 from ..model_source import resolve_model
-from . import evidence, models, plots
+from . import evidence_view, model_cache, plots
 from .reference import REFERENCE_ROWS
 
 SKIP = object()                   # in a streamed update: leave this output as it is (the UI sends gr.skip())
@@ -40,7 +40,7 @@ def duration(seconds: float) -> str:
 def encoder_key(name: str) -> str:
     """Identity of the encoder behind ``name``: 7-task scores (cosine only) depend on nothing else, so a
     head-only folder shares its base encoder's cache entry."""
-    source, _ = resolve_model(name, models.allowed_roots())
+    source, _ = resolve_model(name, model_cache.allowed_roots())
     if save_format.is_scorer(source):
         try:
             config = save_format.read_config(source)
@@ -48,11 +48,11 @@ def encoder_key(name: str) -> str:
                 source, _ = resolve_model(config.get("base_model", ""))
         except ValueError:  # an unreadable config or base: the folder's own files key the cache
             pass
-    return f"{source}@{models.files_stamp(source):.0f}"
+    return f"{source}@{model_cache.files_stamp(source):.0f}"
 
 
 def _cache_file(key: str) -> Path:
-    return settings.output_dir() / "cache" / "senteval" / (hashlib.sha1(key.encode()).hexdigest()[:20] + ".json")
+    return environment.output_dir() / "cache" / "senteval" / (hashlib.sha1(key.encode()).hexdigest()[:20] + ".json")
 
 
 def cached_results(name: str) -> dict | None:
@@ -89,7 +89,7 @@ def evaluate_steps(model: SiameseRegressor, sets: dict, stop: threading.Event | 
 
 def load_for_eval(source: str) -> SiameseRegressor:
     """A model for the 7-task evaluation, on the GPU when there is one (``source`` already resolved)."""
-    return SiameseRegressor.load(source or None, allowed_roots=models.allowed_roots()).to(default_device())
+    return SiameseRegressor.load(source or None, allowed_roots=model_cache.allowed_roots()).to(default_device())
 
 
 @spaces.GPU(duration=240)
@@ -97,12 +97,12 @@ def _benchmark_gpu(source: str, sets: dict) -> Iterator[tuple[float, dict | None
     yield from evaluate_steps(load_for_eval(source), sets)
 
 
-def recorded_evidence() -> tuple[evidence.Evidence | None, str]:
+def recorded_evidence() -> tuple[evidence_view.Evidence | None, str]:
     """The project's recorded evidence and, when it is unavailable, why (read from the shipped file on each
     call: it is small, and a replaced file shows without a restart)."""
     try:
-        return evidence.load_evidence(), ""
-    except evidence.EvidenceUnavailable as error:
+        return evidence_view.load_evidence(), ""
+    except evidence_view.EvidenceUnavailable as error:
         return None, str(error)
 
 
@@ -110,8 +110,8 @@ def evidence_views(rows: dict) -> tuple[pd.DataFrame, object, object, str]:
     """(table, STS chart, NLI chart, verdicts) of the recorded evidence, the visitor's own evaluations
     (``rows``) joined to the table."""
     found, reason = recorded_evidence()
-    return (evidence.evidence_frame(found, rows), evidence.evidence_figure(found, evidence.STS),
-            evidence.evidence_figure(found, evidence.NLI), evidence.claims_markdown(found, reason))
+    return (evidence_view.evidence_frame(found, rows), evidence_view.evidence_figure(found, evidence_view.STS),
+            evidence_view.evidence_figure(found, evidence_view.NLI), evidence_view.claims_markdown(found, reason))
 
 
 def benchmark_table(rows: dict) -> pd.DataFrame:
@@ -125,8 +125,8 @@ def benchmark_chart(rows: dict):
 def benchmark_stream(state, session: str, choice: str) -> Iterator[tuple[str, object, object]]:
     """Evaluate a model on the 7 tasks: yields (progress HTML, table, bar chart) as it goes; ``SKIP`` for a
     part that did not change."""
-    name = models.display_name(session, choice)
-    source = models.resolve_choice(session, choice, encoder_default=True)
+    name = model_cache.display_name(session, choice)
+    source = model_cache.resolve_choice(session, choice, encoder_default=True)
     rows = state.bench_rows(session)
     results = cached_results(source)
     if results is None:
