@@ -48,7 +48,7 @@ from .save_format import RUN_RECORD
 
 __all__ = ["TrainConfig", "PRESETS", "train", "mixed_precision", "Event", "StartEvent",
            "StepEvent", "EvalEvent", "DoneEvent", "Stage", "plan_stages", "Checkpointer", "parameter_groups",
-           "run_dir"]
+           "output_folder"]
 
 
 def mixed_precision(setting: str = "auto") -> str:
@@ -195,7 +195,8 @@ def stage_loss(config: TrainConfig, stage: Stage, index: int, scheme: LabelSchem
     return build_loss(stage.loss, k, config.x0, scheme, config.clamp, config.threshold, family)
 
 
-def run_dir(config: TrainConfig) -> Path:
+def output_folder(config: TrainConfig) -> Path:
+    """Where a run writes its checkpoints: ``config.output_dir``, else a new folder under ``STSDEMO_OUTPUT_DIR``."""
     if config.output_dir:
         return Path(config.output_dir).expanduser().resolve()
     name = config.run_name or time.strftime("%Y%m%d-%H%M%S") + f"-{config.loss}"
@@ -375,7 +376,7 @@ def run_stage(index: int, stage: Stage, pairs: PairSet, model: SiameseRegressor,
 def train(config: TrainConfig, stop: threading.Event | None = None, *, train_sets: list[PairSet] | None = None,
           dev: PairSet | DevEvaluator | None = None, loss: LossChoice = None,
           model: SiameseRegressor | None = None) -> Iterator[Event]:
-    """Train as configured, yielding events; the best checkpoint on the dev set is kept in ``run_dir``.
+    """Train as configured, yielding events; the best checkpoint on the dev set is kept in ``output_folder(config)``.
 
     ``stop``: set it from any thread to end the run after the current step. Closing the generator
     (a front end that goes away) ends it the same way. What the run would otherwise build can be given:
@@ -395,7 +396,7 @@ def train(config: TrainConfig, stop: threading.Event | None = None, *, train_set
     evaluator = dev if isinstance(dev, DevEvaluator) else DevEvaluator(dev or load_dev(config), config.select_by)
     model = prepare_model(config, model, train_sets[-1].scheme, accelerator.device)
     family = encoder_family(getattr(model.encoder.config, "model_type", None))
-    out_dir = run_dir(config)
+    out_dir = output_folder(config)
     run = Run(config, accelerator, stop, Checkpointer(evaluator, out_dir, config, time.perf_counter()))
     reason = "finished"
     try:

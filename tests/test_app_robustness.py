@@ -222,7 +222,7 @@ def owner_run(app_url):  # noqa: F811
     list(owner.submit(*train_args(max_steps=1, eval_every=1000, max_dev_pairs=16), api_name="/train"))
     (info,) = store.list_runs(owner.session_hash)
     assert info.status == "finished" and info.has_checkpoint(), info
-    return owner, info.run_id, store.run_dir(owner.session_hash, info.run_id)
+    return owner, info.run_id, store.session_run_folder(owner.session_hash, info.run_id)
 
 
 def test_one_visitor_cannot_use_download_or_delete_another_visitors_run(app_url, owner_run):  # noqa: F811

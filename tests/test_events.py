@@ -30,9 +30,9 @@ def test_every_event_type_survives_history_json(tmp_path, monkeypatch):
 
     monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path))
     info = store.RunInfo("run-1", "#1 sk2", events=list(EVENTS), best=72.0, best_step=StageStep(2, 3))
-    store.run_dir("s1", "run-1").mkdir(parents=True)
+    store.session_run_folder("s1", "run-1").mkdir(parents=True)
     store.save_run("s1", info)
-    written = json.loads((store.run_dir("s1", "run-1") / store.HISTORY_NAME).read_text())
+    written = json.loads((store.session_run_folder("s1", "run-1") / store.HISTORY_NAME).read_text())
     assert [e["event"] for e in written["events"]] == ["start", "eval", "step", "step", "done", "final_eval",
                                                        "final_eval"]
     assert written["best_step"] == [2, 3] and written["events"][1]["best_step"] == [1, 0]
@@ -47,7 +47,7 @@ def test_a_history_written_before_typed_events_still_reads(tmp_path, monkeypatch
 
     monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path))
     old = [dict(EVENTS[1].to_dict(), best_step="1:0"), dict(EVENTS[4].to_dict(), best_step="2:3")]
-    folder = store.run_dir("s1", "old")
+    folder = store.session_run_folder("s1", "old")
     folder.mkdir(parents=True)
     (folder / store.HISTORY_NAME).write_text(json.dumps({"run_id": "old", "label": "#1", "events": old,
                                                          "best": 72.0, "best_step": "2:3"}))

@@ -229,7 +229,7 @@ def stream_job(state, session: str, config: TrainConfig,
     place, then stream ``body(signal)``. InputError, before anything starts, when the session already has a
     job or the line is full."""
     run_id = config.run_name
-    signal = StopSignal(store.run_dir(session, run_id) / "STOP")
+    signal = StopSignal(store.session_run_folder(session, run_id) / "STOP")
     ticket = state.begin_run(session, run_id, signal)
     try:
         while not ticket.wait(1.0):
@@ -251,7 +251,7 @@ def run_admitted(state, session: str, config: TrainConfig, signal: StopSignal, f
          values: dict) -> Iterator[TrainView]:
     """An admitted run: its record, the GPU-side events folded into UI updates, and how it ended."""
     run_id = config.run_name
-    store.run_dir(session, run_id).mkdir(parents=True, exist_ok=True)
+    store.session_run_folder(session, run_id).mkdir(parents=True, exist_ok=True)
     if form.TRAINING_DATA_CHOICES.get(values.get("data"), values.get("data")) == "upload":
         shutil.copyfile(values["upload"], config.data)
     base_name = model_cache.display_name(session, values.get("model", "")) if config.model else model_cache.ENCODER_NAME

@@ -191,7 +191,7 @@ def _training_data(session: str, run_id: str, data: str, upload: str | None, sch
     if suffix not in (".csv", ".tsv", ".tab", ".txt"):
         raise InputError(f"training file must be .csv or .tsv, got {suffix or 'no extension'}")
     load_csv(upload, get_scheme(scheme))  # bad files fail here, before a run starts
-    return str(store.run_dir(session, run_id) / f"train-data{suffix}")
+    return str(store.session_run_folder(session, run_id) / f"train-data{suffix}")
 
 
 def build_config(session: str, run_id: str, values: dict) -> TrainConfig:
@@ -204,5 +204,5 @@ def build_config(session: str, run_id: str, values: dict) -> TrainConfig:
     config = TrainConfig(**settings, model=model, data=data,
                          scheme="sts" if data in TRAINING_DATA_CHOICES.values() else scheme,
                          stage1_max_steps=settings["max_steps"], run_name=run_id,
-                         output_dir=str(store.run_dir(session, run_id) / "checkpoint"))
+                         output_dir=str(store.session_run_folder(session, run_id) / "checkpoint"))
     return preflight(config)

@@ -27,7 +27,7 @@ from ..evaluate import evaluate_senteval
 from ..model import SiameseRegressor, default_device
 from ..model_source import resolve_model
 from . import evidence_view, model_cache, plots
-from .reference import REFERENCE_ROWS
+from .reference import PUBLISHED_SCORES
 
 SKIP = object()                   # in a streamed update: leave this output as it is (the UI sends gr.skip())
 
@@ -115,11 +115,11 @@ def evidence_views(rows: dict) -> tuple[pd.DataFrame, object, object, str]:
 
 
 def benchmark_table(rows: dict) -> pd.DataFrame:
-    return plots.results_frame({**rows, **REFERENCE_ROWS})
+    return plots.results_frame({**rows, **PUBLISHED_SCORES})
 
 
 def benchmark_chart(rows: dict):
-    return plots.benchmark_figure(rows, REFERENCE_ROWS)
+    return plots.benchmark_figure(rows, PUBLISHED_SCORES)
 
 
 def benchmark_stream(state, session: str, choice: str) -> Iterator[tuple[str, object, object]]:

@@ -69,7 +69,8 @@ def downloads_dir(session: str) -> Path:
     return folder
 
 
-def run_dir(session: str, run_id: str) -> Path:
+def session_run_folder(session: str, run_id: str) -> Path:
+    """The folder of run ``run_id`` of ``session`` (its ``history.json``, checkpoint and staging folders)."""
     if not RUN_RE.match(str(run_id or "")):
         raise InputError(f"unknown run {run_id!r}")
     return session_dir(session) / run_id
@@ -111,12 +112,12 @@ class RunInfo:
 
 def save_run(session: str, info: RunInfo) -> None:
     record = dict(asdict(info), events=[event.to_dict() for event in info.events])
-    write_json_atomic(run_dir(session, info.run_id) / HISTORY_NAME, record)
+    write_json_atomic(session_run_folder(session, info.run_id) / HISTORY_NAME, record)
 
 
 def load_run(session: str, run_id: str) -> RunInfo:
     """A run of this session; another session's run id is simply not found."""
-    path = run_dir(session, run_id) / HISTORY_NAME
+    path = session_run_folder(session, run_id) / HISTORY_NAME
     if not path.is_file():
         raise InputError(f"no run {run_id!r} in this session")
     try:
@@ -163,7 +164,7 @@ def delete_run(state, session: str, run_id: str) -> str:
     info = load_run(session, run_id)
     if state.active_run(session) == run_id:
         raise InputError(f"run {info.label!r} is still training; stop it first")
-    shutil.rmtree(run_dir(session, run_id), ignore_errors=True)
+    shutil.rmtree(session_run_folder(session, run_id), ignore_errors=True)
     (downloads_root() / session / f"stsdemo-{run_id}.zip").unlink(missing_ok=True)
     state.models.forget(str(info.checkpoint))
     return f"Deleted {info.label}."
@@ -203,7 +204,7 @@ def zip_run(state, session: str, run_id: str) -> Path:
     staging_dir = None
     if not save_format.has_full_encoder(source):
         # A head-only or LoRA checkpoint holds no full encoder; export the merged model so the zip stands alone.
-        staging_dir = Path(tempfile.mkdtemp(prefix=".export-", dir=run_dir(session, run_id)))
+        staging_dir = Path(tempfile.mkdtemp(prefix=".export-", dir=session_run_folder(session, run_id)))
         model = SiameseRegressor.load(str(source), allowed_roots=environment.model_roots())
         source = model.export(staging_dir / "model")
     partial = target.with_name(f".{target.name}.tmp")

@@ -1,0 +1,58 @@
+"""Where data comes from: the SentEval-format folder (``environment.data_dir()``) or the Hugging Face hub.
+
+``source`` picks: ``"auto"`` (the folder if it exists, else the hub), ``"local"`` (the folder, or an error naming
+STSDEMO_DATA_DIR) or ``"hub"``. Failures to reach either become an :class:`~stsdemo.errors.InputError`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .. import environment
+from ..errors import InputError
+
+SOURCES = ("auto", "local", "hub")
+
+
+def local_root(source: str) -> Path | None:
+    """The SentEval folder to read, or None when the hub should be used."""
+    if source not in SOURCES:
+        raise InputError(f"unknown data source {source!r}; allowed: {', '.join(SOURCES)}")
+    if source == "hub":
+        return None
+    folder = environment.data_dir()
+    if folder is not None and folder.is_dir():
+        return folder
+    if source == "local":
+        where = f"{folder} does not exist" if folder is not None else "no data folder is configured"
+        raise InputError(
+            f"local data requested but {where}; set STSDEMO_DATA_DIR to a SentEval-format folder "
+            "(with STS/, SICK/, SNLI/) or use source='hub'"
+        )
+    return None
+
+
+def hub_split(repo: str, split: str, config: str | None = None, revision: str | None = None):
+    """One split of a hub dataset; failures (offline, renamed sets) become an InputError."""
+    import datasets
+
+    try:
+        return datasets.load_dataset(repo, config, split=split, revision=revision)
+    except Exception as exc:  # network, missing split, format change: all mean "cannot get it"
+        raise InputError(
+            f"could not load {repo} (split {split}) from the Hugging Face hub: {exc}. "
+            "Offline, set STSDEMO_DATA_DIR to a SentEval-format data folder."
+        ) from exc
+
+
+def require_columns(table, repo: str, columns) -> None:
+    missing = [c for c in columns if c not in table.column_names]
+    if missing:
+        raise InputError(
+            f"{repo} has no column(s) {', '.join(missing)} (found: {', '.join(table.column_names)})"
+        )
+
+
+def check_choice(what: str, value, allowed) -> None:
+    if value not in allowed:
+        raise InputError(f"unknown {what} {value!r}; allowed: {', '.join(map(str, allowed))}")

@@ -1,0 +1,205 @@
+"""A user's CSV/TSV file of sentence pairs: read with its columns found by name, checked row by row, and written
+back."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from pathlib import Path
+
+from ..atomic import atomic_write
+from ..errors import InputError
+from ..labels import LabelScheme
+from .pairs import MAX_SENTENCE_CHARS, PairSet, clean_text
+
+# Header names load_csv recognises (compared lower-cased, spaces and dashes read as underscores).
+SENTENCE_COLUMN_PAIRS = (
+    ("sentence1", "sentence2"),
+    ("sentence_1", "sentence_2"),
+    ("sentence_a", "sentence_b"),
+    ("text1", "text2"),
+    ("text_a", "text_b"),
+    ("s1", "s2"),
+    ("premise", "hypothesis"),
+)
+LABEL_COLUMNS = ("label", "score", "relatedness_score", "similarity", "gold_label")
+TAB_SUFFIXES = (".tsv", ".tab")
+MAX_FILE_BYTES = 200 * 1024 * 1024   # a user's CSV/TSV larger than this is refused before it is read
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 1024 / 1024:.1f} MB" if size >= 1024 * 1024 else f"{size / 1024:.1f} KB"
+
+
+def _decode_user_file(path: Path, max_bytes: int | None = MAX_FILE_BYTES) -> str:
+    if not path.is_file():
+        raise InputError(f"file {str(path)!r} does not exist or is not a file")
+    size = path.stat().st_size
+    if max_bytes is not None and size > max_bytes:
+        raise InputError(f"file {path.name!r} is {_megabytes(size)}; the limit is {_megabytes(max_bytes)} per file "
+                         "(split it into smaller files)")
+    raw = path.read_bytes()
+    if not raw.strip():
+        raise InputError(f"file {path.name!r} is empty; expected a header row and sentence pairs")
+    if b"\x00" in raw[:8192]:
+        raise InputError(f"file {path.name!r} looks binary; expected a UTF-8 CSV or TSV text file")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"file {path.name!r} is not UTF-8 text (byte {exc.start}); save it as UTF-8 CSV or TSV"
+        ) from None
+
+
+def _delimiter(path: Path, text: str) -> str:
+    """Tab for .tsv/.tab files; otherwise the separator found most often in the header line.
+
+    Only the header is looked at: column names rarely hold punctuation, sentences often do.
+    """
+    if path.suffix.lower() in TAB_SUFFIXES:
+        return "\t"
+    header = text.split("\n", 1)[0]
+    counts = {sep: header.count(sep) for sep in (",", "\t", ";", "|")}
+    best = max(counts, key=counts.get)
+    return best if counts[best] else ","
+
+
+def _header_key(name: str) -> str:
+    return name.strip().lower().replace(" ", "_").replace("-", "_")
+
+
+def _column(header_keys: list[str], header: list[str], name: str) -> int:
+    """Index of a column the caller named explicitly (matched like the automatic names)."""
+    key = _header_key(str(name))
+    if key not in header_keys:
+        raise InputError(f"no column {name!r} in the header; columns found: {', '.join(repr(h) for h in header)}")
+    return header_keys.index(key)
+
+
+def _sentence_columns(header_keys, header, sentence1, sentence2) -> tuple[int, int]:
+    if sentence1 is not None or sentence2 is not None:
+        if sentence1 is None or sentence2 is None:
+            raise InputError("name both sentence columns (sentence1 and sentence2), or neither to auto-detect")
+        return _column(header_keys, header, sentence1), _column(header_keys, header, sentence2)
+    for name1, name2 in SENTENCE_COLUMN_PAIRS:
+        if name1 in header_keys and name2 in header_keys:
+            return header_keys.index(name1), header_keys.index(name2)
+    accepted = ", ".join(f"{a}/{b}" for a, b in SENTENCE_COLUMN_PAIRS)
+    raise InputError(
+        f"no pair of sentence columns in the header; columns found: {', '.join(repr(h) for h in header)}. "
+        f"Accepted pairs: {accepted} (or name the columns explicitly)"
+    )
+
+
+def _label_column(header_keys, header, label) -> int:
+    if label is not None:
+        return _column(header_keys, header, label)
+    for name in LABEL_COLUMNS:
+        if name in header_keys:
+            return header_keys.index(name)
+    raise InputError(
+        f"no label column in the header; columns found: {', '.join(repr(h) for h in header)}. "
+        f"Accepted label names: {', '.join(LABEL_COLUMNS)} (or name the column explicitly)"
+    )
+
+
+def _parse_label(text: str, scheme: LabelScheme, row: int) -> float:
+    """A category name of ``scheme`` (checked first) or a number on its line within [low, high]."""
+    value = text.strip()
+    allowed = f"a number in [{scheme.low:g}, {scheme.high:g}] or one of: {', '.join(scheme.categories)}"
+    if not value:
+        raise InputError(f"row {row}: the label is empty; expected {allowed}")
+    if any(value.lower() == name.lower() for name in scheme.categories):
+        return scheme.node_of(value)
+    try:
+        number = float(value)
+    except ValueError:
+        raise InputError(f"row {row}: label {value!r} is not {allowed}") from None
+    if not math.isfinite(number):
+        raise InputError(f"row {row}: label {value!r} is not a finite number; expected {allowed}")
+    if not scheme.low <= number <= scheme.high:
+        raise InputError(
+            f"row {row}: label {value!r} is outside [{scheme.low:g}, {scheme.high:g}] ({scheme.name} scheme)"
+        )
+    return number
+
+
+def load_csv(
+    path,
+    scheme: LabelScheme,
+    sentence1=None,
+    sentence2=None,
+    label=None,
+    max_rows: int = 200_000,
+    require_label: bool = True,
+    max_bytes: int | None = MAX_FILE_BYTES,
+) -> PairSet:
+    """Sentence pairs from a user's CSV or TSV file with a header row.
+
+    Columns are found by name (see ``SENTENCE_COLUMN_PAIRS`` and ``LABEL_COLUMNS``) unless given.
+    A label is a category name of ``scheme`` or a number on its line. With ``require_label=False``
+    (files to be scored) a file without a label column loads with NaN labels. Row numbers in
+    messages count data rows from 1 (the header is not a row). Anything wrong raises :class:`InputError`.
+    Limits, checked as early as possible: ``max_bytes`` before the file is read, ``max_rows`` while it is
+    parsed. Sentences are cleaned as :func:`clean_text` does; ``notice`` on the result says what changed.
+    """
+    path = Path(path)
+    text = _decode_user_file(path, max_bytes)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=_delimiter(path, text))
+    try:
+        header = next(reader)
+        header_keys = [_header_key(h) for h in header]
+        first, second = _sentence_columns(header_keys, header, sentence1, sentence2)
+        has_label = label is not None or any(key in header_keys for key in LABEL_COLUMNS)
+        label_index = _label_column(header_keys, header, label) if require_label or has_label else None
+        sentences1, sentences2, labels = [], [], []
+        cut = cleaned = 0
+        for row, fields in enumerate(reader, start=1):
+            if not any(f.strip() for f in fields):
+                continue  # blank line
+            if len(labels) >= max_rows:
+                raise InputError(f"{path.name} has more than {max_rows} rows; the limit is {max_rows} rows per file "
+                                 "(split it into smaller files)")
+            if len(fields) != len(header):
+                raise InputError(f"row {row}: {len(fields)} fields but the header has {len(header)}")
+            s1, s2 = fields[first].strip(), fields[second].strip()
+            if not s1 or not s2:
+                raise InputError(f"row {row}: empty sentence; every pair needs two non-empty sentences")
+            try:
+                (s1, note1), (s2, note2) = clean_text(s1, "sentence 1"), clean_text(s2, "sentence 2")
+            except InputError as error:
+                raise InputError(f"row {row}: empty sentence; {error}") from None
+            cut += ("cut to" in note1) + ("cut to" in note2)
+            cleaned += bool("control" in note1 or "control" in note2)
+            labels.append(math.nan if label_index is None else _parse_label(fields[label_index], scheme, row))
+            sentences1.append(s1)
+            sentences2.append(s2)
+    except csv.Error as exc:
+        if "field limit" in str(exc):
+            raise InputError(f"{path.name}, line {reader.line_num}: a field is longer than {csv.field_size_limit():,} "
+                             f"characters; sentences may have up to {MAX_SENTENCE_CHARS:,}") from None
+        raise InputError(f"{path.name} is not a well-formed CSV/TSV file (line {reader.line_num}: {exc})") from None
+    except StopIteration:
+        raise InputError(f"file {path.name!r} is empty; expected a header row and sentence pairs") from None
+    if not labels:
+        raise InputError(f"{path.name} has a header but no sentence pairs")
+    notes = []
+    if cut:
+        notes.append(f"{cut} sentence{'s' if cut != 1 else ''} cut to {MAX_SENTENCE_CHARS:,} characters")
+    if cleaned:
+        notes.append(f"control characters removed in {cleaned} row{'s' if cleaned != 1 else ''}")
+    return PairSet(path.name, sentences1, sentences2, labels, scheme, "; ".join(notes))
+
+
+def write_pairs(pairs: PairSet, path) -> Path:
+    """Write ``pairs`` as a CSV (sentence1, sentence2, label) that :func:`load_csv` reads back.
+
+    Written to a temporary sibling first and renamed, so a crash never leaves half a file.
+    """
+    path = Path(path)
+    with atomic_write(path, newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["sentence1", "sentence2", "label"])
+        writer.writerows(zip(pairs.sentences1, pairs.sentences2, (str(float(x)) for x in pairs.labels)))
+    return path
