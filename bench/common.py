@@ -68,6 +68,17 @@ def update_results(section: str, entries: dict, path: Path | None = None) -> dic
     return data
 
 
+def add_run(section: str, key: str, record: dict, path: Path | None = None) -> None:
+    """Add one run record to ``section["runs"]`` under the lock: read, add and write in one step, so jobs that
+    work through one plan side by side never drop each other's runs."""
+    path = path or results_path()
+    with results_lock(path):
+        data = load_results(path)
+        data.setdefault(section, {}).setdefault("runs", {})[key] = json.loads(json.dumps(record, default=_jsonable))
+        data.setdefault("machine", machine())
+        write_json_atomic(path, data)
+
+
 def _jsonable(value):
     if hasattr(value, "tolist"):
         return value.tolist()

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .common import (Timer, cuda_available, device_name, load_results, log, mean_sd, out_dir, results_lock,
+from .common import (Timer, add_run, cuda_available, device_name, load_results, log, mean_sd, out_dir, results_lock,
                      results_path, setup_environment, spaced_subset, st_module, update_results)
 from .schema import check_record, quality_failed, quality_runs, record_model, run_key
 
@@ -270,8 +270,10 @@ def run_base(budget: Budget, sets, model_path: str | None) -> dict:
                 **stsb_node_accuracy(model, sets, False, budget.dev_pairs))
 
 
-def ours_config(spec: dict, seed: int, budget: Budget, model_path: str | None, workdir: Path):
-    """The TrainConfig of one of our arms under ``budget`` (a preset arm keeps its own epochs, batch and lr)."""
+def ours_config(spec: dict, seed: int, budget: Budget, model_path: str | None, workdir: Path,
+                point: dict | None = None):
+    """The TrainConfig of one of our arms under ``budget`` (a preset arm keeps its own epochs, batch and lr);
+    ``point`` overrides the arm's settings (a tuning grid point: ``lr``, ``k``, ``x0``)."""
     from stsdemo.config import TrainConfig
 
     common = dict(seed=seed, max_length=budget.max_length, max_steps=budget.max_steps, log_every=50,
@@ -280,17 +282,20 @@ def ours_config(spec: dict, seed: int, budget: Budget, model_path: str | None, w
     if spec.get("preset"):
         config = TrainConfig.from_preset(spec["preset"], **common)
     else:
-        config = TrainConfig(epochs=budget.epochs, batch_size=budget.batch_size, **common, **spec.get("config", {}))
+        config = TrainConfig(epochs=budget.epochs, batch_size=budget.batch_size, **common,
+                             **{**spec.get("config", {}), **(point or {})})
     config.eval_every = budget.eval_every_for(config.batch_size)
     config.stage1_max_steps = budget.stage1_max_steps if config.two_stage else None
     return config
 
 
-def run_ours(spec: dict, seed: int, budget: Budget, sets, workdir: Path, model_path: str | None, model: str) -> dict:
+def run_ours(spec: dict, seed: int, budget: Budget, sets, workdir: Path, model_path: str | None, model: str,
+             point: dict | None = None) -> dict:
+    """Train one of our arms; ``sets=None`` stops after training (dev only: a tuning grid run)."""
     from stsdemo.model import SiameseRegressor
     from stsdemo.train import DoneEvent, EvalEvent, StartEvent, train
 
-    config = ours_config(spec, seed, budget, model_path, workdir)
+    config = ours_config(spec, seed, budget, model_path, workdir, point)
     evals, done, starts = [], None, []
     with Timer() as timer:
         for event in train(config):
@@ -304,6 +309,14 @@ def run_ours(spec: dict, seed: int, budget: Budget, sets, workdir: Path, model_p
                 done = event
     if done is None or done.reason != "finished":
         raise RuntimeError(f"training did not finish: {done and done.reason}")
+    final = starts[-1]
+    settings = {k: getattr(config, k) for k in ("loss", "target", "k", "x0", "lr", "epochs", "batch_size",
+                                                 "eval_every", "two_stage", "stage1_max_steps", "snap_labels")}
+    trained = dict(dev_best=done.best, best_step=str(done.best_step), dev_curve=evals, stages=starts, settings=settings,
+                   steps=final["total_steps"], pairs_seen=final["total_steps"] * config.batch_size,
+                   train_pairs=final["train_pairs"], train_seconds=timer.seconds, pairs_per_s=done.pairs_per_s)
+    if sets is None:
+        return trained
     reuse = base_scores(budget, model) if done.best_step == (1, 0) else None
     best = SiameseRegressor.load(done.checkpoint)
     if reuse is not None:
@@ -313,43 +326,66 @@ def run_ours(spec: dict, seed: int, budget: Budget, sets, workdir: Path, model_p
     # the ce head classifies on the STS line; pcc and infonce leave their head untrained
     own = config.loss not in ("pcc", "infonce")
     node = stsb_node_accuracy(best, sets, own, budget.dev_pairs)
-    final = starts[-1]
-    settings = {k: getattr(config, k) for k in ("loss", "target", "k", "x0", "lr", "epochs", "batch_size",
-                                                 "eval_every", "two_stage", "stage1_max_steps", "snap_labels")}
-    return dict(test=scores, eval_seconds=seconds, test_from="base" if reuse is not None else "checkpoint",
-                dev_best=done.best, best_step=str(done.best_step), dev_curve=evals, stages=starts, settings=settings,
-                steps=final["total_steps"], pairs_seen=final["total_steps"] * config.batch_size,
-                train_pairs=final["train_pairs"], train_seconds=timer.seconds, pairs_per_s=done.pairs_per_s,
+    return dict(trained, test=scores, eval_seconds=seconds, test_from="base" if reuse is not None else "checkpoint",
                 checkpoint=str(done.checkpoint), **node)
 
 
+# Training data of sentence-transformers' arms; the tuning's CoSENT/AnglE diagnosis varies it one factor at a time.
+ST_DATA = {
+    "stsb+sick": "STS-B + SICK-R train, leakage-filtered, mixed in every batch (ours)",
+    "stsb+sick/one-set-a-batch": "the same pairs, each batch from one data set (sentence-transformers' proportional "
+                                 "multi-dataset sampler)",
+    "stsb-filtered": "STS-B train alone, leakage-filtered",
+    "sick-filtered": "SICK-R train alone, leakage-filtered",
+    "stsb": "STS-B train alone, unfiltered (the documented recipe's data)",
+}
+
+
+def st_training_parts(data: str) -> dict:
+    """``{part name: PairSet}`` for a key of ``ST_DATA``: one part, or one per data set where each batch must come
+    from one set."""
+    from stsdemo.data import filter_leakage, load_sick, load_stsb, load_training_data, senteval_test_sets
+
+    if data == "stsb+sick":
+        return {"train": load_training_data("stsb+sick")}
+    if data == "stsb":
+        return {"train": load_stsb("train")}
+    tests = list(senteval_test_sets().values())
+    parts = {"stsb": filter_leakage(load_stsb("train"), tests)[0], "sick": filter_leakage(load_sick("train"), tests)[0]}
+    if data == "stsb+sick/one-set-a-batch":
+        return parts
+    return {"train": parts[data.split("-")[0]]}
+
+
 def st_trainer(loss_name: str, seed: int, budget: Budget, workdir, dev=None, train_pairs=None, evaluate=True,
-               model_path: str | None = None, settings: str = "matched"):
+               model_path: str | None = None, settings: str = "matched", point: dict | None = None):
     """sentence-transformers' own trainer on our training pairs (labels scaled to 0..1), ready to ``.train()``.
 
     ``settings="matched"``: the same model, pairs, batch size, max length, steps, warm-up share, weight decay
     and (encoder) lr as our loop. ``"doc"``: the library's documented STS recipe (``ST_SETTINGS``), capped by
-    ``budget.max_steps`` when that is set. Dev: ``EmbeddingSimilarityEvaluator`` on STS-B dev.
+    ``budget.max_steps`` when that is set. ``point`` overrides ``lr``, the loss's ``scale`` and the training
+    ``data`` (a key of ``ST_DATA``). Dev: ``EmbeddingSimilarityEvaluator`` on STS-B dev.
     """
     from datasets import Dataset
     from sentence_transformers import (SentenceTransformer, SentenceTransformerTrainer,
                                        SentenceTransformerTrainingArguments)
 
     from stsdemo import environment as stsdemo_environment
-    from stsdemo.data import load_training_data
 
-    recipe = ST_SETTINGS[settings]
+    point = point or {}
+    recipe = {**ST_SETTINGS[settings], **{k: v for k, v in point.items() if k == "lr"}}
     batch_size = recipe["batch_size"] or budget.batch_size
     epochs = recipe["epochs"] or budget.epochs
-    pairs = train_pairs if train_pairs is not None else load_training_data("stsb+sick")
+    parts = {"train": train_pairs} if train_pairs is not None else st_training_parts(point.get("data", "stsb+sick"))
     if budget.max_pairs:
-        pairs = pairs.select(range(min(budget.max_pairs, len(pairs))))
+        parts = {name: pairs.select(range(min(budget.max_pairs, len(pairs)))) for name, pairs in parts.items()}
     model = SentenceTransformer(str(model_path or stsdemo_environment.default_model_path()),
                                 device="cuda" if cuda_available() else "cpu")
     model.max_seq_length = budget.max_length
-    data = Dataset.from_dict({"sentence1": pairs.sentences1, "sentence2": pairs.sentences2,
-                              "score": (pairs.labels / 5.0).tolist()})
-    steps_per_epoch = -(-len(pairs) // batch_size)
+    datasets = {name: Dataset.from_dict({"sentence1": pairs.sentences1, "sentence2": pairs.sentences2,
+                                         "score": (pairs.labels / 5.0).tolist()}) for name, pairs in parts.items()}
+    data = datasets["train"] if len(datasets) == 1 else datasets  # a dict: each batch from one set
+    steps_per_epoch = sum(-(-len(pairs) // batch_size) for pairs in parts.values())
     total = max(1, int(np.ceil(steps_per_epoch * epochs)))
     if budget.max_steps:
         total = min(total, budget.max_steps)
@@ -366,15 +402,18 @@ def st_trainer(loss_name: str, seed: int, budget: Budget, workdir, dev=None, tra
         save_strategy="no", logging_steps=50, report_to=[], disable_tqdm=True, bf16=cuda_available(),
         # pinned memory only helps a GPU; on a CPU torch warns it is unused
         dataloader_num_workers=0, dataloader_pin_memory=cuda_available())
-    loss = getattr(st_module("losses"), loss_name)(model)
+    loss = getattr(st_module("losses"), loss_name)(model, **{k: v for k, v in point.items() if k == "scale"})
     trainer = SentenceTransformerTrainer(model=model, args=args, train_dataset=data, loss=loss, evaluator=evaluator)
     info = dict(loss=loss_name, settings=settings, lr=recipe["lr"], warmup=recipe["warmup"],
                 weight_decay=recipe["weight_decay"], epochs=epochs, batch_size=batch_size,
-                eval_every=budget.eval_every_for(batch_size), scale=getattr(loss, "scale", None))
-    return trainer, model, evaluator, total, len(pairs), info
+                eval_every=budget.eval_every_for(batch_size), scale=getattr(loss, "scale", None),
+                data=point.get("data", "stsb+sick") if train_pairs is None else "given")
+    return trainer, model, evaluator, total, sum(len(pairs) for pairs in parts.values()), info
 
 
-def run_st(spec: dict, seed: int, budget: Budget, sets, workdir: Path, model_path: str | None, model_tag: str) -> dict:
+def run_st(spec: dict, seed: int, budget: Budget, sets, workdir: Path, model_path: str | None, model_tag: str,
+           point: dict | None = None) -> dict:
+    """Train a sentence-transformers arm with its own trainer; ``sets=None`` stops after training (dev only)."""
     import torch
     from transformers import TrainerCallback
 
@@ -385,7 +424,8 @@ def run_st(spec: dict, seed: int, budget: Budget, sets, workdir: Path, model_pat
     dev = load_dev(TrainConfig(max_dev_pairs=budget.dev_pairs))  # the same dev pairs as our arms score
     torch.manual_seed(seed)
     trainer, model, evaluator, total, n_pairs, info = st_trainer(
-        spec["loss"], seed, budget, workdir / "trainer", dev=dev, model_path=model_path, settings=spec["settings"])
+        spec["loss"], seed, budget, workdir / "trainer", dev=dev, model_path=model_path, settings=spec["settings"],
+        point=point)
     initial = evaluator(model)  # sets evaluator.primary_metric
     metric = evaluator.primary_metric or "stsb-dev_spearman_cosine"
     best = dict(score=-np.inf, step=0, state=None)
@@ -410,6 +450,11 @@ def run_st(spec: dict, seed: int, budget: Budget, sets, workdir: Path, model_pat
     if total % info["eval_every"]:
         consider(float(evaluator(model)[metric]), total)
     shutil.rmtree(workdir / "trainer", ignore_errors=True)
+    trained = dict(dev_best=best["score"] * 100, best_step=f"1:{best['step']}", dev_curve=curve, settings=info,
+                   steps=total, pairs_seen=total * info["batch_size"], train_pairs=n_pairs,
+                   train_seconds=timer.seconds, train_runtime=output.metrics.get("train_runtime"))
+    if sets is None:
+        return trained
     model.load_state_dict(best["state"])
     model.save(str(workdir))  # a sentence-transformers folder; SiameseRegressor.load reads its encoder
     reuse = base_scores(budget, model_tag) if best["step"] == 0 else None
@@ -418,37 +463,62 @@ def run_st(spec: dict, seed: int, budget: Budget, sets, workdir: Path, model_pat
         scores, seconds = dict(reuse), 0.0
     else:
         scores, seconds = evaluate_encoder(tuned.encode, sets)
-    return dict(test=scores, eval_seconds=seconds, test_from="base" if reuse is not None else "checkpoint",
-                dev_best=best["score"] * 100, best_step=f"1:{best['step']}", dev_curve=curve, settings=info,
-                steps=total, pairs_seen=total * info["batch_size"], train_pairs=n_pairs, train_seconds=timer.seconds,
-                train_runtime=output.metrics.get("train_runtime"), checkpoint=str(workdir),
-                **stsb_node_accuracy(tuned, sets, False, budget.dev_pairs))
+    return dict(trained, test=scores, eval_seconds=seconds, test_from="base" if reuse is not None else "checkpoint",
+                checkpoint=str(workdir), **stsb_node_accuracy(tuned, sets, False, budget.dev_pairs))
 
 
-def run_one(name: str, seed: int, budget: Budget, sets, model: str = "minilm", model_path: str | None = None) -> dict:
-    """Run one arm; its best checkpoint stays in :func:`checkpoint_dir` (the base arm keeps none)."""
+def run_one(name: str, seed: int, budget: Budget, sets, model: str = "minilm", model_path: str | None = None,
+            point: dict | None = None, tag: str | None = None) -> dict:
+    """Run one arm; its best checkpoint stays in :func:`checkpoint_dir` (the base arm keeps none).
+
+    ``point`` overrides the arm's settings (``bench.tuning``'s grid points); ``tag`` names the budget in
+    keys and records (default :meth:`Budget.tag`); ``sets=None`` records dev only and keeps no checkpoint."""
     spec = ARMS[name]
-    workdir = checkpoint_dir(model, name, seed, budget.tag())
+    tag = tag or budget.tag()
+    workdir = checkpoint_dir(model, f"{name}@{point_slug(point)}".replace("/", "_") if point else name, seed, tag)
     shutil.rmtree(workdir, ignore_errors=True)
     started = time.perf_counter()
     try:
         if spec["kind"] == "base":
             result = run_base(budget, sets, model_path)
         elif spec["kind"] == "st":
-            result = run_st(spec, seed, budget, sets, workdir, model_path, model)
+            result = run_st(spec, seed, budget, sets, workdir, model_path, model, point)
         else:
-            result = run_ours(spec, seed, budget, sets, workdir, model_path, model)
+            result = run_ours(spec, seed, budget, sets, workdir, model_path, model, point)
     except BaseException:
         shutil.rmtree(workdir, ignore_errors=True)
         raise
     finally:
         gc.collect()
+    if sets is None:
+        shutil.rmtree(workdir, ignore_errors=True)
+    if point is not None:
+        result["point"] = dict(point)
     result.update(model=model, model_path=model_path or MODELS["minilm"], arm=name, seed=seed,
                   label=arm_label(name, model), group=spec["group"], kind=spec["kind"], family=spec.get("family"),
-                  notes=spec.get("notes", ""), budget=asdict(budget), budget_key=budget.key(), budget_tag=budget.tag(),
-                  wall_seconds=time.perf_counter() - started, finished=time.strftime("%Y-%m-%d %H:%M:%S"),
-                  machine=device_name())
+                  notes=spec.get("notes", ""), budget=asdict(budget), budget_key=budget.key(), budget_tag=tag,
+                  lr=run_lr(spec, point), wall_seconds=time.perf_counter() - started,
+                  finished=time.strftime("%Y-%m-%d %H:%M:%S"), machine=device_name())
     return result
+
+
+def point_slug(point: dict) -> str:
+    """Settings that override an arm's, as a run key shows them: ``lr=5e-05,k=1,x0=0.1``."""
+    return ",".join(f"{name}={value:g}" if isinstance(value, float) else f"{name}={value}"
+                    for name, value in point.items())
+
+
+def run_lr(spec: dict, point: dict | None) -> float | None:
+    """The (encoder) learning rate a run trains at: the point's, else its recipe's; None for no training."""
+    from stsdemo.config import PRESETS, TrainConfig
+
+    if point and "lr" in point:
+        return point["lr"]
+    if spec["kind"] == "st":
+        return ST_SETTINGS[spec["settings"]]["lr"]
+    if spec["kind"] == "ours":
+        return PRESETS[spec["preset"]].settings().get("lr", TrainConfig.lr) if spec.get("preset") else TrainConfig.lr
+    return None
 
 
 # ---- aggregation ------------------------------------------------------------------------------------
@@ -662,8 +732,7 @@ def main(argv=None) -> dict:
             result["chosen_by_dev"] = dict(entry=entry, first_seed_dev=devs)
         check_record("quality", result)
         finished[key] = result
-        runs = {**quality_runs(load_results()), key: result}
-        update_results("quality", {"runs": runs})
+        add_run("quality", key, result)
         log(f"done {key}: Avg. {result['test']['Avg.']:.2f} dev {result.get('dev_best', float('nan')):.2f} "
             f"in {result['wall_seconds']:.0f}s")
     return finished

@@ -7,6 +7,8 @@ The file is one JSON object of sections; each writer merges its entries into its
 * ``quality``: ``{"runs": {run key: QualityRun}, "failed": {run key: "Error: message"}}`` (bench.quality)
 * ``nli``: ``{"runs": {run key: NliRun}}`` (bench.nli)
 * ``fusion``: ``{fusion key: FusionEntry}`` (bench.fusion)
+* ``tuning``: ``{"runs": {run key: TuningRun}}``: the dev-only runs of bench.tuning (the grid, tag ``grid``, and
+  the CoSENT/AnglE diagnosis, tag ``diagnosis``); its tuned runs, with test scores, are quality runs (tag ``tuned``)
 * ``speed``: ``{part: measurements}``, parts train, eval, latency, view, cli, eval7 and stsb (bench.speed),
   app_default and app_compare (bench.app_default); ``<part>_quick`` for ``--quick``
 * ``memory``: ``{"peak" | "quick": measurements}``, claim C6 reads ``peak`` (bench.memory)
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-SECTIONS = ("quality", "nli", "fusion", "speed", "memory", "scaling", "machine")
+SECTIONS = ("quality", "nli", "fusion", "tuning", "speed", "memory", "scaling", "machine")
 
 
 def run_key(model: str, arm: str, seed: int, tag: str) -> str:
@@ -70,6 +72,45 @@ class QualityRun(_QualityRunRequired, total=False):
     train_runtime: float          # st: the trainer's own runtime
     checkpoint: str               # folder of the best checkpoint (bench.fusion reads it)
     chosen_by_dev: dict           # a "best:a|b" plan entry: {entry, first_seed_dev}
+    point: dict                   # bench.tuning: the settings that override the arm's (lr, k, x0, scale, data)
+    lr: float | None              # the (encoder) learning rate it trained at; None: no training
+    chosen_from: dict             # bench.tuning, tag tuned: {grid run key: STS-B dev} the point was chosen from
+
+
+class _TuningRunRequired(TypedDict):
+    arm: str                      # a key of bench.quality.ARMS
+    seed: int
+    point: dict                   # the settings that override the arm's (lr, k, x0; scale, data)
+    lr: float | None
+    budget: dict
+    budget_key: str
+    budget_tag: str               # grid or diagnosis
+    dev_best: float               # best STS-B dev cosine Spearman x100 over the run's dev evaluations
+    best_step: str
+    dev_curve: list
+    steps: int
+    wall_seconds: float
+    machine: str
+    finished: str
+
+
+class TuningRun(_TuningRunRequired, total=False):
+    """One dev-only run of ``bench.tuning`` (``quality.run_one`` with no test sets): no test score, no checkpoint."""
+
+    model: str
+    model_path: str
+    label: str
+    group: str
+    kind: str
+    family: str | None
+    notes: str
+    settings: dict
+    stages: list
+    pairs_seen: int
+    train_pairs: int
+    train_seconds: float
+    pairs_per_s: float
+    train_runtime: float
 
 
 class NliRun(TypedDict):
@@ -131,7 +172,7 @@ class FusionEntry(_FusionEntryRequired, total=False):
     machine: str                  # where it ran (entries from before it was recorded: the results file's machine)
 
 
-RECORDS = {"quality": QualityRun, "nli": NliRun, "fusion": FusionEntry}
+RECORDS = {"quality": QualityRun, "nli": NliRun, "fusion": FusionEntry, "tuning": TuningRun}
 
 
 def check_record(kind: str, record: dict) -> None:
@@ -161,6 +202,10 @@ def quality_runs(results: dict) -> dict[str, QualityRun]:
 def quality_failed(results: dict) -> dict[str, str]:
     """``{run key: "Error: message"}`` of the quality runs that raised."""
     return section(results, "quality").get("failed", {})
+
+
+def tuning_runs(results: dict) -> dict[str, TuningRun]:
+    return section(results, "tuning").get("runs", {})
 
 
 def nli_runs(results: dict) -> dict[str, NliRun]:
