@@ -178,28 +178,29 @@ class TrainConfig:
         if spec.only_target and config.target != spec.only_target:
             raise InputError(f"loss {config.loss!r} cannot train the {config.target!r} target (it does not use the "
                              f"prediction on the label line); use target {spec.only_target}")
-        if config.head_only and not spec.regression and config.loss != "ce":
+        if config.head_only and not spec.trains_prediction:
             raise InputError(f"head-only training needs a loss on the prediction, not {config.loss!r}")
-        if config.two_stage and not spec.two_stage:
+        if config.two_stage and not spec.regression:
             raise InputError(f"two-stage training needs a regression loss ({REGRESSION_LOSSES})")
         if config.head_only and (config.two_stage or config.lora_rank or config.calibrate_data):
             raise InputError("head-only training is one stage with the encoder frozen: no two-stage, no LoRA, no "
                              "calibration stage")
-        if config.calibrate_data and not spec.two_stage:
+        if config.calibrate_data and not spec.regression:
             raise InputError(f"a calibration stage needs a regression loss ({REGRESSION_LOSSES})")
         if config.calibrate_loss:
             if not config.calibrate_data:
                 raise InputError("a calibration loss needs calibration data (the stage it trains)")
-            if not LOSSES[config.calibrate_loss].two_stage:
+            if not LOSSES[config.calibrate_loss].regression:
                 raise InputError(f"the calibration loss must be a regression loss ({REGRESSION_LOSSES})")
         if config.dev_data == "snli-heldout" and config.data != "snli-train":
             raise InputError("dev data snli-heldout selects runs trained on snli-train (SNLI dev less those pairs); "
                              f"data {config.data!r} would be chosen on other labels or on its own training pairs")
 
 
-def describe(name: str) -> dict:
-    """A field's declaration: ``name, default, help, low, high, choices, paper, optional, label, ...``."""
-    item = next((f for f in fields(TrainConfig) if f.name == name), None)
+def describe(name: str, of: type | None = None) -> dict:
+    """A field's declaration: ``name, default, help, low, high, choices, paper, optional, label, ...``; ``of``:
+    the dataclass declaring it with :func:`setting` (default :class:`TrainConfig`)."""
+    item = next((f for f in fields(of or TrainConfig) if f.name == name), None)
     if item is None:
         raise KeyError(name)
     default = item.default if item.default is not MISSING else None
@@ -213,9 +214,10 @@ def as_written(value):
     return f"{value:g}".replace("e-0", "e-") if isinstance(value, float) else value
 
 
-def check_setting(name: str, value):
-    """Check one setting against its declaration; returns the value (a whole number as int)."""
-    spec = describe(name)
+def check_setting(name: str, value, of: type | None = None):
+    """Check one setting of ``of`` (default :class:`TrainConfig`) against its declaration; returns the value (a
+    whole number as int)."""
+    spec = describe(name, of)
     title = spec["title"]
     if value is None:
         if spec["optional"]:

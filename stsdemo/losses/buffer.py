@@ -79,13 +79,22 @@ class BufferZoneLoss(Loss):
             prediction = clamp_to_nodes(prediction, self.low, self.high)
         return (prediction.float() - labels.float()).abs()
 
+    def elementwise(self, prediction: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        """``f(|clamp(prediction) - label|)`` for each pair, not averaged: any shape that broadcasts (the
+        Playground trains many heads at once on a leading seed dimension)."""
+        return self.distance_loss(self.distance(prediction, labels), self.k, self.x0)
+
     def forward(self, output, labels: torch.Tensor) -> torch.Tensor:
-        return self.distance_loss(self.distance(output.prediction, labels), self.k, self.x0).mean()
+        return self.elementwise(output.prediction, labels).mean()
 
     @torch.no_grad()
+    def in_buffer(self, prediction: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        """Boolean mask of the predictions in the zero-gradient zone ``x < x0`` (never true when ``x0 = 0``)."""
+        return self.distance(prediction, labels) < self.x0
+
     def inside_buffer(self, output, labels: torch.Tensor) -> torch.Tensor:
-        """Boolean mask of the pairs in the zero-gradient zone ``x < x0`` (never true when ``x0 = 0``)."""
-        return self.distance(output.prediction, labels) < self.x0
+        """:meth:`in_buffer` of a model output's predictions."""
+        return self.in_buffer(output.prediction, labels)
 
     def extra_repr(self) -> str:
         return f"k={self.k:g}, x0={self.x0:g}, gap={self.gap:g}, clamp={self.clamp}"
