@@ -3,6 +3,8 @@
 STSDEMO_DATA_DIR      SentEval-format folder (STS/, SICK/, SNLI/). Unset: ``../shared/data/senteval``
                       beside the repository if present, else data comes from the Hugging Face hub.
 STSDEMO_OUTPUT_DIR    where runs and checkpoints are written (default ``./runs``).
+STSDEMO_CACHE_DIR     where computed results worth keeping go (the Playground's sentence embeddings; default
+                      ``<STSDEMO_OUTPUT_DIR>/cache``).
 STSDEMO_MODEL_ROOTS   extra folders (``:``-separated) from which the app may load local models (the CLI and the
                       Python API load from any path).
 STSDEMO_TRUST_REMOTE_CODE  comma-separated hub ids allowed to run their own modelling code.
@@ -39,6 +41,13 @@ def data_dir() -> Path | None:
 
 def output_dir() -> Path:
     return Path(os.environ.get("STSDEMO_OUTPUT_DIR", REPO_ROOT / "runs")).expanduser().resolve()
+
+
+def cache_dir() -> Path:
+    """Computed results kept between runs of the app (the Playground's embeddings): ``STSDEMO_CACHE_DIR``, else
+    ``cache`` in the output folder."""
+    configured = os.environ.get("STSDEMO_CACHE_DIR")
+    return Path(configured).expanduser().resolve() if configured else output_dir() / "cache"
 
 
 def default_model_path() -> Path:
