@@ -301,8 +301,9 @@ class SiameseRegressor(nn.Module):
         return nullcontext()
 
     @torch.inference_mode()
-    def encode(self, sentences: list[str], batch_size: int | None = None) -> np.ndarray:
-        """Mean-pooled embeddings ``(n, hidden)`` as float32.
+    def encode(self, sentences: list[str], batch_size: int | None = None, max_length: int | None = None) -> np.ndarray:
+        """Mean-pooled embeddings ``(n, hidden)`` as float32; ``max_length`` tokens per sentence (default the
+        model's own ``max_length``; never more than its position table).
 
         The sentences are tokenized once and batched by token count, so each batch pads to little more than
         its own length (on 2 CPU cores 20 % faster than batching by character count).
@@ -315,7 +316,7 @@ class SiameseRegressor(nn.Module):
         self.eval()
         with tokenizer_lock(self.tokenizer):
             encoded = self.tokenizer(list(sentences), truncation=True,
-                                     max_length=min(self.max_length, self.max_positions))
+                                     max_length=min(max_length or self.max_length, self.max_positions))
         order = np.argsort([-len(ids) for ids in encoded["input_ids"]], kind="stable")
         with self.autocast():
             for start in range(0, len(order), batch_size):
