@@ -57,7 +57,7 @@ def child(arm: str, steps: int, max_length: int, batch_size: int | None) -> dict
 
     shutil.rmtree(config.output_dir, ignore_errors=True)
     return dict(arm=arm, batch_size=batch, max_length=max_length, steps=steps, peak_rss_mib=peak_rss_mib(),
-                rss_mib=current_rss_mib(), cuda_peak_mib=cuda_peak_mib(), reason=done and done.reason,
+                rss_mib=current_rss_mib(), cuda_peak_mib=cuda_peak_mib(), reason=done and (done.message or done.outcome),
                 pairs_per_s=done and done.pairs_per_s)
 
 

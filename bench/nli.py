@@ -116,8 +116,8 @@ def run_one(arm: str, seed: int, budget: Budget, train_pairs, held_out, test) ->
                 curve.append(dict(step=event.step, accuracy=round(event.dev_accuracy * 100, 2)))
             elif isinstance(event, DoneEvent):
                 done = event
-    if done is None or done.reason != "finished":
-        raise RuntimeError(f"training did not finish: {done and done.reason}")
+    if done is None or done.outcome != "finished":
+        raise RuntimeError(f"training did not finish: {done and (done.message or done.outcome)}")
     with Timer() as evaluation:
         metrics = snli_metrics(SiameseRegressor.load(done.checkpoint), test)
     return dict(arm=arm, seed=seed, label=ARMS[arm]["label"], loss=config.loss, k=config.k, x0=config.x0,

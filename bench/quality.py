@@ -307,8 +307,8 @@ def run_ours(spec: dict, seed: int, budget: Budget, sets, workdir: Path, model_p
                                    total_steps=event.total_steps))
             elif isinstance(event, DoneEvent):
                 done = event
-    if done is None or done.reason != "finished":
-        raise RuntimeError(f"training did not finish: {done and done.reason}")
+    if done is None or done.outcome != "finished":
+        raise RuntimeError(f"training did not finish: {done and (done.message or done.outcome)}")
     final = starts[-1]
     settings = {k: getattr(config, k) for k in ("loss", "target", "k", "x0", "lr", "epochs", "batch_size",
                                                  "eval_every", "two_stage", "stage1_max_steps", "snap_labels")}

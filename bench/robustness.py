@@ -207,7 +207,7 @@ def core_cycle(index: int, folder: Path, close: bool, dev_pairs: int) -> dict:
     thread.join(300)
     last = seen.get("last")
     return dict(ended=not thread.is_alive(), how="closed" if close else "stop event",
-                done=isinstance(last, DoneEvent) and last.reason)
+                done=isinstance(last, DoneEvent) and (last.message or last.outcome))
 
 
 def cycles(count: int, dev_pairs: int) -> dict:

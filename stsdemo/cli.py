@@ -86,71 +86,52 @@ def _graceful_stop(stop: threading.Event):
 
 
 def cmd_train(args) -> int:
-    from .atomic import write_json_atomic
     from .evaluate import format_table
-    from .labels import get_scheme
-    from .model import SiameseRegressor
+    from .events import DoneEvent, FinalEvalEvent
+    from .final_eval import TestScores
     from .preflight import preflight
     from .save_format import is_scorer
-    from .train import DoneEvent, train
+    from .workflow import train_and_evaluate
 
     config = preflight(_config_from_args(args))
-    done = None
+    done, rows = None, None
     stop = threading.Event()
     with _graceful_stop(stop):
-        for event in train(config, stop):
+        for event in train_and_evaluate(config, stop, evaluate=not args.no_final_eval):
             print(json.dumps(event.to_dict()), flush=True)
             if isinstance(event, DoneEvent):
                 done = event
-    if done is None:
-        return 0
-    kept = is_scorer(done.checkpoint)
-    if done.stopped and done.reason != "stopped":
+            elif isinstance(event, FinalEvalEvent) and event.results is not None:
+                scores = TestScores(event.results, event.prediction, event.node_accuracy, event.node_from)
+                rows = scores.rows(Path(done.checkpoint).name)
+    if done is not None and done.outcome == "failed":
+        kept = is_scorer(done.checkpoint)
         where = f"best checkpoint kept at {done.checkpoint}" if kept else "no checkpoint was written"
-        print(f"stsdemo: error: the run ended early: {done.reason} ({where})", file=sys.stderr)
+        print(f"stsdemo: error: the run ended early: {done.message} ({where})", file=sys.stderr)
         return EXIT_FAILED
-    if args.no_final_eval or done.stopped or not kept:
-        return 0
-    model = SiameseRegressor.load(done.checkpoint)
-    # the head's figures read STS gold scores; a model on another line (NLI) gets the encoder's cosine only
-    on_sts_line = tuple(model.scheme.categories) == tuple(get_scheme("sts").categories)
-    rows = _evaluate_rows(model, done.checkpoint, head=on_sts_line)
-    write_json_atomic(Path(done.checkpoint) / "senteval.json", rows)
-    print(format_table(rows))
+    if rows:
+        print(format_table(rows))
     return 0
 
 
-def _evaluate_rows(model, label: str, tasks=None, head: bool = False) -> dict[str, dict[str, float]]:
-    """The 7-task rows of one model: cosine Spearman, and with ``head`` the prediction's Spearman and
-    rounded-category accuracy, all from one encoding of each distinct test sentence."""
-    from .data import senteval_test_sets
-    from .evaluate import TASKS, EncodeCache, dev_metrics, evaluate_senteval
-
-    tasks = tuple(tasks or TASKS)
-    test_sets = senteval_test_sets()
-    encode = EncodeCache(model.encode)
-    rows = {label: evaluate_senteval(encode, tasks=tasks, test_sets=test_sets)}
-    if head:
-        scorer = encode.scorer(model)
-        metrics = {task: dev_metrics(scorer, test_sets[task]) for task in tasks}
-        rows[f"{label} (prediction)"] = {task: m["head_spearman"] for task, m in metrics.items()}
-        rows[f"{label} (on the right node %)"] = {task: 100 * m["accuracy"] for task, m in metrics.items()}
-    for row in rows.values():
-        row.setdefault("Avg.", sum(row[t] for t in tasks) / len(tasks))
-    return rows
-
-
 def cmd_eval(args) -> int:
+    from .data import senteval_test_sets
     from .evaluate import TASKS, format_table
+    from .final_eval import reading_for, scoring_steps
     from .model import SiameseRegressor
 
     tasks = args.tasks.split(",") if args.tasks else TASKS
     unknown = [t for t in tasks if t not in TASKS]
     if unknown:
         raise InputError(f"unknown task(s) {', '.join(unknown)}; choose from: {', '.join(TASKS)}")
+    every = senteval_test_sets()
+    sets = {task: every[task] for task in tasks}
     rows = {}
     for name in args.models:
-        rows.update(_evaluate_rows(SiameseRegressor.load(name), name or "all-MiniLM-L6-v2", tasks, args.head))
+        model = SiameseRegressor.load(name)
+        reading = reading_for(model.scheme.categories, None) if args.head else "cosine"
+        *_, (_, scores) = scoring_steps(model, sets, reading)
+        rows.update(scores.rows(name or "all-MiniLM-L6-v2"))
     print(json.dumps(rows, indent=2) if args.json else format_table(rows, tasks=tuple(tasks)))
     return 0
 

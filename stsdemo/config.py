@@ -38,7 +38,7 @@ def _or(specs) -> str:
     return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else "".join(names)
 
 
-REGRESSION_LOSSES = _or(spec for spec in LOSSES.values() if spec.two_stage)  # those that train on the label line
+REGRESSION_LOSSES = _or(spec for spec in LOSSES.values() if spec.regression)  # those that train on the label line
 
 
 # ---- settings -----------------------------------------------------------------------------------------
@@ -178,19 +178,19 @@ class TrainConfig:
         if spec.only_target and config.target != spec.only_target:
             raise InputError(f"loss {config.loss!r} cannot train the {config.target!r} target (it does not use the "
                              f"prediction on the label line); use target {spec.only_target}")
-        if config.head_only and not spec.regression and config.loss != "ce":
+        if config.head_only and not spec.trains_prediction:
             raise InputError(f"head-only training needs a loss on the prediction, not {config.loss!r}")
-        if config.two_stage and not spec.two_stage:
+        if config.two_stage and not spec.regression:
             raise InputError(f"two-stage training needs a regression loss ({REGRESSION_LOSSES})")
         if config.head_only and (config.two_stage or config.lora_rank or config.calibrate_data):
             raise InputError("head-only training is one stage with the encoder frozen: no two-stage, no LoRA, no "
                              "calibration stage")
-        if config.calibrate_data and not spec.two_stage:
+        if config.calibrate_data and not spec.regression:
             raise InputError(f"a calibration stage needs a regression loss ({REGRESSION_LOSSES})")
         if config.calibrate_loss:
             if not config.calibrate_data:
                 raise InputError("a calibration loss needs calibration data (the stage it trains)")
-            if not LOSSES[config.calibrate_loss].two_stage:
+            if not LOSSES[config.calibrate_loss].regression:
                 raise InputError(f"the calibration loss must be a regression loss ({REGRESSION_LOSSES})")
         if config.dev_data == "snli-heldout" and config.data != "snli-train":
             raise InputError("dev data snli-heldout selects runs trained on snli-train (SNLI dev less those pairs); "

@@ -43,6 +43,8 @@ class Event:
         if kind not in EVENT_TYPES:
             raise ValueError(f"unknown event {kind!r}")
         cls = EVENT_TYPES[kind]
+        if cls is DoneEvent and "outcome" not in data:
+            data = {**data, **DoneEvent.outcome_of(data.get("stopped"), data.get("reason", ""))}
         values = {item.name: data[item.name] for item in fields(cls) if item.name in data}
         if "best_step" in values:
             values["best_step"] = StageStep.parse(values["best_step"])
@@ -93,11 +95,17 @@ class EvalEvent(Event):
     gap: float = 1.0             # the gap d between nodes
 
 
+OUTCOMES = ("finished", "stopped", "failed")
+
+
 @dataclass
 class DoneEvent(Event):
+    """How a run ended: ``outcome`` is ``finished`` (every step ran), ``stopped`` (asked to stop) or ``failed``
+    (it ended on its own, out of memory); ``message`` says why in words ("" when it finished)."""
+
     kind = "done"
-    stopped: bool
-    reason: str
+    outcome: str
+    message: str
     best: float
     best_step: StageStep
     checkpoint: str
@@ -105,11 +113,21 @@ class DoneEvent(Event):
     pairs_per_s: float
     elapsed: float
 
+    @staticmethod
+    def outcome_of(stopped, reason: str) -> dict:
+        """``outcome`` and ``message`` of a ``history.json`` written before outcomes (``stopped``, ``reason``)."""
+        if not stopped:
+            return {"outcome": "finished", "message": ""}
+        return {"outcome": "stopped", "message": ""} if reason == "stopped" else {"outcome": "failed",
+                                                                                  "message": reason}
+
 
 @dataclass
 class FinalEvalEvent(Event):
     """Progress of the 7-task evaluation after training: model ``index`` of ``count`` (``what``: "fine-tuned"
-    or "base") is ``fraction`` encoded; its ``results`` come with the last one."""
+    or "base") is ``fraction`` encoded; its scores come with the last one: ``results`` (cosine Spearman x100
+    per task and Avg.) and, where scored, ``prediction`` (the prediction's Spearman) and ``node_accuracy`` (% of
+    pairs on the gold label's node), per task and Avg.; ``node_from``: which prediction that reads."""
 
     kind = "final_eval"
     what: str
@@ -117,6 +135,9 @@ class FinalEvalEvent(Event):
     count: int
     fraction: float
     results: dict | None = None
+    prediction: dict | None = None
+    node_accuracy: dict | None = None
+    node_from: str = ""
 
 
 EVENT_TYPES: dict[str, type[Event]] = {cls.kind: cls for cls in (StartEvent, StepEvent, EvalEvent, DoneEvent,

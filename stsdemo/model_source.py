@@ -18,7 +18,7 @@ from urllib.parse import urlparse
 
 from . import environment, save_format
 from .atomic import retired_path
-from .config import ROBERTA_TYPES
+from .config import ROBERTA_TYPES, encoder_family
 from .errors import InputError
 from .labels import STS, LabelScheme
 
@@ -147,9 +147,9 @@ def check_max_length(max_length: int, limit: int | None) -> None:
                          f"allowed: 8 to {limit}")
 
 
-def max_positions(name: str | os.PathLike | None) -> int | None:
-    """The token limit of a local model or saved run, read from its config.json without loading weights
-    (None for a hub id, which is checked once loaded)."""
+def start_encoder_config(name: str | os.PathLike | None) -> dict | None:
+    """The transformers ``config.json`` of the encoder a local model or saved run holds (its base's for a
+    head-only or LoRA scorer), read without loading weights; None for a hub id (known once loaded)."""
     source, _ = resolve_model(name)
     folder = Path(source)
     if not folder.is_dir():
@@ -157,9 +157,23 @@ def max_positions(name: str | os.PathLike | None) -> int | None:
     if save_format.is_scorer(folder):
         config = save_format.read_config(folder)
         if save_format.encoder_from_base(config):
-            return max_positions(config.get("base_model", ""))
+            return start_encoder_config(config.get("base_model", ""))
     hf_config = save_format.encoder_config(folder)
-    return encoder_positions(hf_config) if isinstance(hf_config, dict) else None
+    return hf_config if isinstance(hf_config, dict) else None
+
+
+def max_positions(name: str | os.PathLike | None) -> int | None:
+    """The token limit of a local model or saved run, read from its config.json without loading weights
+    (None for a hub id, which is checked once loaded)."""
+    hf_config = start_encoder_config(name)
+    return encoder_positions(hf_config) if hf_config is not None else None
+
+
+def start_family(name: str | os.PathLike | None) -> str | None:
+    """The encoder family ('bert' or 'roberta', which the paper's k depends on) of a local model or saved run,
+    from its files; None for a hub id (known once loaded)."""
+    hf_config = start_encoder_config(name)
+    return encoder_family(hf_config.get("model_type")) if hf_config is not None else None
 
 
 def check_start(name: str | os.PathLike | None, *, target: str, classification: bool, scheme: LabelScheme,

@@ -25,7 +25,10 @@ from .labels import LabelScheme
 
 CONFIG_NAME = "stsdemo.json"
 HEAD_NAME = "head.safetensors"
-RUN_RECORD = "run.json"                  # the run that wrote the checkpoint: its config and best dev score
+RUN_RECORD = "run.json"                  # the run that wrote the checkpoint: config, dev curve, how it ended
+TEST_RECORD = "senteval.json"            # its 7-task test scores (stsdemo.final_eval.TestScores.rows)
+SNLI_RECORD = "snli.json"                # an NLI scorer's SNLI test metrics (bench.nli --evaluate)
+CARD_NAME = "README.md"                  # its model card (stsdemo.model_card), written from the files above
 ENCODER_CONFIG = "config.json"           # transformers' files of a stored encoder
 ENCODER_FILE = "model.safetensors"
 ADAPTER_CONFIG = "adapter_config.json"   # peft's: a LoRA folder holds the adapter, not the encoder
@@ -63,6 +66,14 @@ def is_model_folder(folder: Path) -> bool:
 def weight_files(folder: Path) -> list[Path]:
     """The files whose change means a loaded copy of the scorer is stale."""
     return [folder / CONFIG_NAME, folder / HEAD_NAME, folder / ENCODER_FILE]
+
+
+def files_stamp(source: str | Path) -> float:
+    """When a model folder's weights or config last changed (0 for a hub id)."""
+    path = Path(source)
+    if not path.is_dir():
+        return 0.0
+    return max((f.stat().st_mtime for f in weight_files(path) if f.is_file()), default=0.0)
 
 
 def encoder_config(folder: Path) -> dict | None:

@@ -23,7 +23,7 @@ import re
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Generator, Iterator
 
@@ -41,7 +41,9 @@ from .evaluate import DevEvaluator
 from .events import DoneEvent, EvalEvent, Event, StageStep, StartEvent, StepEvent
 from .labels import LabelScheme, get_scheme
 from .losses.registry import build_loss
+from .losses.spec import run_k
 from .model import SiameseRegressor, cuda_bf16
+from .model_card import write_card
 from .model_source import check_max_length, is_saved_run
 from .preflight import preflight
 from .save_format import RUN_RECORD
@@ -241,13 +243,18 @@ def release_memory() -> None:
 
 
 class Checkpointer:
-    """Scores the model on dev and keeps the best checkpoint so far (with its ``run.json``) in ``folder``."""
+    """Scores the model on dev and keeps the best checkpoint so far in ``folder``, with ``run.json``: the
+    config, the best dev score and step, its dev metrics and the dev curve so far (rewritten at each
+    evaluation)."""
 
     def __init__(self, evaluator: DevEvaluator, folder: Path, config: TrainConfig, started: float):
         self.evaluator, self.folder, self.config, self.started = evaluator, folder, config, started
         self.key = (-math.inf, -math.inf)
         self.best = -math.inf
         self.best_step = StageStep(0, 0)
+        self.best_metrics: dict = {}
+        self.curve: list[dict] = []
+        self.stages: list[dict] = []      # each stage's data, pairs, steps and loss (k, x0), as it starts
 
     def evaluate(self, model: SiameseRegressor, stage: int, step: int, total: int, loss_fn) -> EvalEvent:
         metrics = self.evaluator(model)
@@ -257,12 +264,22 @@ class Checkpointer:
         is_best = key > self.key
         if is_best:
             self.key, self.best, self.best_step = key, metrics["score"], StageStep(stage, step)
+            self.best_metrics = metrics
             model.save(self.folder, head_only=self.config.head_only)
-            write_json_atomic(self.folder / RUN_RECORD, {"config": self.config.to_dict(), "best_dev": self.best,
-                                                         "best_step": self.best_step, "dev_metrics": metrics})
+        self.curve.append({"stage": stage, "step": step, "dev_cosine": metrics["cosine_spearman"],
+                           "dev_head": metrics["head_spearman"], "dev_accuracy": metrics["accuracy"]})
+        self.write_record()
         return EvalEvent(stage, step, total, metrics["cosine_spearman"], metrics["head_spearman"],
                          metrics["accuracy"], self.best, self.best_step, is_best, time.perf_counter() - self.started,
                          metrics["error_hist"], getattr(loss_fn, "x0", 0.0), self.evaluator.dev.scheme.gap)
+
+    def write_record(self, **ending) -> None:
+        """``run.json`` beside the best checkpoint; ``ending``: how the run ended (``outcome``, ``message``,
+        ``steps``), added by the last call."""
+        write_json_atomic(self.folder / RUN_RECORD, {
+            "config": self.config.to_dict(), "best_dev": self.best, "best_step": self.best_step,
+            "dev_metrics": self.best_metrics, "dev_pairs": len(self.evaluator.dev), "stages": self.stages,
+            "dev_curve": self.curve, **ending})
 
 
 @dataclass
@@ -329,6 +346,9 @@ def run_stage(index: int, stage: Stage, pairs: PairSet, model: SiameseRegressor,
     scheduler = get_linear_schedule_with_warmup(optimizer, int(config.warmup * total), total)
     wrapped, optimizer = accelerator.prepare(model, optimizer)
     if main:
+        run.checkpointer.stages.append({"stage": index, "name": stage.name, "data": pairs.name, "pairs": len(pairs),
+                                        "steps": total, "loss": stage.loss, "k": getattr(loss_fn, "k", None),
+                                        "x0": getattr(loss_fn, "x0", None)})
         yield StartEvent(index, stage.name, len(pairs), total, str(device), processes,
                          str(run.checkpointer.folder), config.to_dict())
         if index == 1:
@@ -396,9 +416,10 @@ def train(config: TrainConfig, stop: threading.Event | None = None, *, train_set
     evaluator = dev if isinstance(dev, DevEvaluator) else DevEvaluator(dev or load_dev(config), config.select_by)
     model = prepare_model(config, model, train_sets[-1].scheme, accelerator.device)
     family = encoder_family(getattr(model.encoder.config, "model_type", None))
+    config = replace(config, k=run_k(config.loss, config.k, family))   # what the run's record shows
     out_dir = output_folder(config)
     run = Run(config, accelerator, stop, Checkpointer(evaluator, out_dir, config, time.perf_counter()))
-    reason = "finished"
+    outcome, message = "finished", ""
     try:
         for index, (stage, pairs) in enumerate(zip(stages, train_sets), start=1):
             if stage.from_best:
@@ -406,13 +427,14 @@ def train(config: TrainConfig, stop: threading.Event | None = None, *, train_set
             loss_fn = stage_loss(config, stage, index, pairs.scheme, family, loss)
             model = yield from run_stage(index, stage, pairs, model, loss_fn, run)
             if stop.is_set():
-                reason = "stopped"
+                outcome = "stopped"
                 break
     except (RuntimeError, MemoryError) as error:  # torch.OutOfMemoryError is a RuntimeError
         if not out_of_memory(error):
             raise
-        reason = (f"out of memory ({type(error).__name__}) after {_steps(run.steps)}: try a smaller batch size "
-                  "or max length; the best checkpoint so far is kept")
+        outcome = "failed"
+        message = (f"out of memory ({type(error).__name__}) after {_steps(run.steps)}: try a smaller batch size "
+                   "or max length; the best checkpoint so far is kept")
     finally:
         # Drop this run's tensors (activations, gradients, optimiser state) before reporting, so a stopped
         # or failed run gives its memory back to the process at once.
@@ -423,5 +445,8 @@ def train(config: TrainConfig, stop: threading.Event | None = None, *, train_set
             torch.cuda.empty_cache()
     if accelerator.is_main_process:
         best = run.checkpointer
-        yield DoneEvent(reason != "finished", reason, best.best, best.best_step, str(out_dir), run.steps,
+        if best.curve:   # a checkpoint was written: its record says how the run ended, and its card says it all
+            best.write_record(outcome=outcome, message=message, steps=run.steps)
+            write_card(out_dir)
+        yield DoneEvent(outcome, message, best.best, best.best_step, str(out_dir), run.steps,
                         run.pairs / run.train_seconds if run.train_seconds else 0.0, run.elapsed())

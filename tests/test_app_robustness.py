@@ -177,7 +177,7 @@ def test_stop_and_cancel_cycles_leave_no_thread_and_keep_memory(app_url, app_sta
 def test_out_of_memory_in_a_run_ends_it_with_a_message_and_the_app_keeps_serving(app_url, monkeypatch):  # noqa: F811
     import torch
 
-    from stsdemo.app import finetune_view
+    from stsdemo import workflow
     from stsdemo.losses.registry import build_loss
     from stsdemo.train import train
 
@@ -197,10 +197,10 @@ def test_out_of_memory_in_a_run_ends_it_with_a_message_and_the_app_keeps_serving
         def inside_buffer(self, output, labels):
             return self.inner.inside_buffer(output, labels)
 
-    def train_running_out_of_memory(config, stop):
-        return train(config, stop, loss=OutOfMemory(build_loss(config.loss)))
+    def train_running_out_of_memory(config, stop, **given):
+        return train(config, stop, loss=OutOfMemory(build_loss(config.loss)), **given)
 
-    monkeypatch.setattr(finetune_view, "train", train_running_out_of_memory)
+    monkeypatch.setattr(workflow, "train", train_running_out_of_memory)
     client = new_client(app_url)
     outputs = list(client.submit(*train_args(**LONG), api_name="/train"))
     status = outputs[-1][1]

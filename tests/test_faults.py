@@ -20,6 +20,7 @@ import copy
 import functools
 import gc
 import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -101,13 +102,15 @@ def test_out_of_memory_mid_run_ends_with_a_message_and_keeps_the_best_checkpoint
     for event in train(TrainConfig(max_steps=10, output_dir=str(folder), **TINY), model=tiny_start, loss=loss):
         events.append(event)
         if isinstance(event, EvalEvent):
-            saved = _digest(folder)  # the step-0 checkpoint, as written
+            saved = {k: v for k, v in _digest(folder).items() if k != "run.json"}  # the step-0 checkpoint
     done = events[-1]
-    assert isinstance(done, DoneEvent) and done.stopped
-    assert done.reason.startswith("out of memory") and "smaller batch size" in done.reason, done.reason
-    assert "best checkpoint so far is kept" in done.reason
+    assert isinstance(done, DoneEvent) and done.outcome == "failed"
+    assert done.message.startswith("out of memory") and "smaller batch size" in done.message, done.message
+    assert "best checkpoint so far is kept" in done.message
     assert done.steps == 2 and [e.step for e in events if isinstance(e, StepEvent)] == [1, 2]
-    assert saved and _digest(folder) == saved
+    records = ("run.json", "README.md")  # the run's record and card say how it ended; the weights stay as written
+    assert saved and {k: v for k, v in _digest(folder).items() if k not in records} == saved
+    assert json.loads((folder / "run.json").read_text())["outcome"] == "failed"
     best = SiameseRegressor.load(str(folder))
     assert best.predict(*PAIRS).shape == (2,)  # the process goes on serving
 
@@ -237,7 +240,7 @@ def test_start_stop_cycles_leave_no_thread_and_keep_memory_and_checkpoint(tmp_pa
     for index in range(1, 4):
         done = start_stop_cycle(index, folder, close=index % 2 == 0, model=fresh_head_on(embedded_model))
         if index % 2:
-            assert isinstance(done, DoneEvent) and done.stopped and done.reason == "stopped" and done.steps < 1000
+            assert isinstance(done, DoneEvent) and done.outcome == "stopped" and done.steps < 1000
         assert not _training_threads() and threading.active_count() == threads
         assert SiameseRegressor.load(str(folder)).predict(*PAIRS).shape == (2,)  # the best checkpoint is intact
     after = _rss_mib()

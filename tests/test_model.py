@@ -133,7 +133,7 @@ def test_cosine_target_starts_spanning_the_nodes_and_trains_a_b_and_encoder(embe
     assert torch.allclose(output.prediction, 2.0 * cosine, atol=1e-5)
     from stsdemo.losses.smooth_k2 import SmoothK2Loss
 
-    SmoothK2Loss(x0=0.0, scheme=NLI)(output, torch.tensor([0.0, 2.0])).backward()
+    SmoothK2Loss(k=2.0, x0=0.0, scheme=NLI)(output, torch.tensor([0.0, 2.0])).backward()
     assert model.head.scale.grad.abs() > 0 and model.head.bias.grad.abs() > 0
     assert any(p.grad is not None and p.grad.abs().sum() > 0 for p in model.encoder.parameters())
     model.zero_grad(set_to_none=True)

@@ -17,7 +17,7 @@ def test_short_fine_tune_raises_dev_spearman_of_the_head(tmp_path):
     evals = [e for e in events if isinstance(e, EvalEvent)]
     steps = [e for e in events if isinstance(e, StepEvent)]
     done = events[-1]
-    assert isinstance(events[0], StartEvent) and isinstance(done, DoneEvent) and not done.stopped
+    assert isinstance(events[0], StartEvent) and isinstance(done, DoneEvent) and done.outcome == "finished"
     assert [e.step for e in evals] == [0, 40] and len(steps) == 8
     assert evals[-1].dev_head > evals[0].dev_head + 20  # a fresh head starts near chance
     assert all(0 <= s.buffer_share <= 1 and s.pairs_per_s > 0 and s.lr >= 0 for s in steps)
@@ -35,7 +35,7 @@ def test_stop_flag_ends_the_run_between_steps_and_keeps_the_best(tmp_path):
         if isinstance(event, StepEvent) and event.step == 5:
             stop.set()
     done = events[-1]
-    assert done.stopped and done.reason == "stopped" and done.steps == 5
+    assert done.outcome == "stopped" and done.steps == 5
     assert (tmp_path / "run" / "stsdemo.json").is_file()  # the step-0 evaluation saved a checkpoint
     SiameseRegressor.load(done.checkpoint)
 

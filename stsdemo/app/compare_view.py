@@ -79,22 +79,23 @@ def stream_comparison(state, session: str, values: dict) -> Iterator[TrainView]:
     first = form.build_config(session, store.new_run_id(), values)
     check_comparable(first)
     second = form.build_config(session, store.new_run_id(), {**values, "x0": 0})
+    earlier = store.list_runs(session)
 
     def both(signal) -> Iterator[TrainView]:
-        yield from finetune_view.run_admitted(state, session, first, signal, False, values)
-        first_info = store.load_run(session, first.run_name)
-        if signal.is_set() or first_info.status != "finished":
+        with_buffer = finetune_view.start_run(session, first, False, values, earlier)
+        yield from finetune_view.run_admitted(state, with_buffer, signal)
+        if signal.is_set() or with_buffer.info.status != "finished":
             return
-        view = None
         state.switch_run(session, second.run_name)
-        for view in finetune_view.run_admitted(state, session, second, signal, False, values):
+        without = finetune_view.start_run(session, second, False, values, [*earlier, with_buffer.info])
+        view = None
+        for view in finetune_view.run_admitted(state, without, signal):
             if not view.finished:
                 yield view
-        second_info = store.load_run(session, second.run_name)
-        status = (verdict_text(first_info, second_info, first) if second_info.status == "finished"
-                  else f"The run without the buffer {second_info.status}; no comparison.")
+        status = (verdict_text(with_buffer.info, without.info, first) if without.info.status == "finished"
+                  else f"The run without the buffer {without.info.status}; no comparison.")
         if view is not None:
-            yield TrainView(view.progress, status, finetune_view.curves_for(session), None, True, second.run_name,
-                            overlaid_histograms(first_info, second_info))
+            yield TrainView(view.progress, status, view.curves, None, True, second.run_name,
+                            overlaid_histograms(with_buffer.info, without.info))
 
-    yield from finetune_view.stream_job(state, session, first, both)
+    yield from finetune_view.stream_job(state, session, first, earlier, both)

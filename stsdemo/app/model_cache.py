@@ -17,6 +17,7 @@ import torch
 
 from .. import environment, save_format
 from ..errors import InputError
+from ..final_eval import ResultCache
 from ..losses.spec import PAPER_X0
 from ..model import SiameseRegressor, default_device
 from ..model_source import resolve_model
@@ -34,6 +35,11 @@ def allowed_roots() -> list[Path]:
     scorer (package data, wherever the package is installed)."""
     return [*environment.model_roots(), environment.default_scorer_dir().resolve(),
             environment.nli_scorer_dir().resolve()]
+
+
+def result_cache() -> ResultCache:
+    """The app's cache of 7-task results per encoder (``<cache>/senteval/``), for visitor-named models."""
+    return ResultCache(environment.cache_dir() / "senteval", tuple(allowed_roots()))
 
 
 def scorer_available() -> bool:
@@ -122,14 +128,6 @@ def display_name(session: str, choice: str) -> str:
     return text
 
 
-def files_stamp(source: str) -> float:
-    """When a model folder's weights or config last changed (0 for a hub id)."""
-    path = Path(source)
-    if not path.is_dir():
-        return 0.0
-    return max((f.stat().st_mtime for f in save_format.weight_files(path) if f.is_file()), default=0.0)
-
-
 def training_x0(source: str) -> float:
     """The buffer x0 a checkpoint was trained with (its run.json), else the paper's."""
     path = Path(source) / save_format.RUN_RECORD if source else None
@@ -151,7 +149,7 @@ class ModelCache:
 
     def get(self, name: str) -> SiameseRegressor:
         source, _ = resolve_model(name, allowed_roots())
-        key = (source, files_stamp(source))
+        key = (source, save_format.files_stamp(source))
         with self._lock:
             if key in self._models:
                 self._models.move_to_end(key)

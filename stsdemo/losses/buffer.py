@@ -10,7 +10,7 @@ import torch
 from ..errors import InputError, check_range
 from ..labels import STS, LabelScheme
 from .base import Loss, LossSettings
-from .spec import PAPER_X0, paper_k
+from .spec import PAPER_X0
 
 
 MAX_K = 1000.0     # a slope beyond this only rescales the learning rate into overflow
@@ -57,10 +57,10 @@ class BufferZoneLoss(Loss):
 
     distance_loss: DistanceLoss
 
-    def __init__(self, k: float | None = None, x0: float = PAPER_X0, scheme: LabelScheme = STS, clamp: bool = True):
-        """``k``: None takes the paper's k for BERT encoders (:func:`stsdemo.losses.spec.paper_k`)."""
+    def __init__(self, k: float, x0: float = PAPER_X0, scheme: LabelScheme = STS, clamp: bool = True):
+        """``k``: the slope, already resolved (:func:`stsdemo.losses.registry.build_loss` takes the paper's for the
+        encoder family when a run sets none)."""
         super().__init__()
-        k = paper_k(self.spec.name) if k is None else k
         check_buffer(k, x0, scheme.gap)
         self.k, self.x0, self.gap = float(k), float(x0), scheme.gap
         self.low, self.high, self.clamp = scheme.low, scheme.high, clamp

@@ -29,8 +29,8 @@ class LossSpec:
     paper_k: dict[str, float] | None = None     # the paper's k per encoder family (Table 2); None: no k
     buffer: bool = False                        # has the zero-gradient zone x < x0 (uses k and x0)
     only_target: str | None = None              # the one prediction target it can train; None: any
-    regression: bool = True                     # trains the prediction on the label line
-    two_stage: bool = True                      # fits the recipe's stage 1 (a head on NLI)
+    regression: bool = True                     # trains the prediction on the label line (two-stage, calibration)
+    trains_prediction: bool = True              # trains a prediction (head or a*cos + b); False: the head is unused
 
 
 SMOOTH_K2 = LossSpec("sk2", "Smooth K2 (ours)", "Smooth K2", ("smooth-k2", "smoothk2", "smooth_k2"),
@@ -41,12 +41,11 @@ TRANSLATED_RELU = LossSpec("trelu", "Translated ReLU (ours)", "Translated ReLU",
 MSE = LossSpec("mse", "MSE", "MSE x²", ("mean-squared-error", "l2"))
 L1 = LossSpec("l1", "L1", "L1 |x|", ("mae", "absolute"))
 CROSS_ENTROPY = LossSpec("ce", "cross-entropy over K classes (Sentence-BERT)", "cross-entropy",
-                         ("cross-entropy", "softmax", "sbert"), only_target="head", regression=False,
-                         two_stage=False)
+                         ("cross-entropy", "softmax", "sbert"), only_target="head", regression=False)
 INFONCE = LossSpec("infonce", "InfoNCE, in-batch negatives (+Contrast)", "InfoNCE", ("contrast", "info-nce"),
-                   only_target="head", regression=False, two_stage=False)
+                   only_target="head", regression=False, trains_prediction=False)
 PCC = LossSpec("pcc", "Pcc-tuning: 1 - Pearson(cosine, label) over the batch", "Pcc-tuning", ("pearson", "pcc-tuning"),
-               only_target="head", regression=False, two_stage=False)
+               only_target="head", regression=False, trains_prediction=False)
 
 LOSSES = {spec.name: spec for spec in (SMOOTH_K2, TRANSLATED_RELU, MSE, L1, CROSS_ENTROPY, INFONCE, PCC)}
 
@@ -62,9 +61,19 @@ def loss_spec(name: str) -> LossSpec:
 
 
 def paper_k(loss: str, family: str = "bert") -> float | None:
-    """The paper's k for a buffer-zone loss and an encoder family (None for losses without k)."""
+    """The paper's k for a buffer-zone loss and an encoder family (None for losses without k): Table 2 as
+    declared. What a run trains with is :func:`run_k`'s answer."""
     table = loss_spec(loss).paper_k
     return None if table is None else table[family]
+
+
+def run_k(loss: str, k: float | None, family: str) -> float | None:
+    """The k a run of ``loss`` trains with: its own ``k`` when set, else the paper's for the encoder ``family``
+    ('bert' or 'roberta'); None for a loss without k. Training, the preflight check, the app's run labels and
+    the model card all ask this one function."""
+    if loss_spec(loss).paper_k is None:
+        return None
+    return float(k) if k is not None else paper_k(loss, family)
 
 
 def paper_k_text() -> str:

@@ -10,7 +10,8 @@ import gradio as gr
 
 from ... import environment
 from ...errors import InputError
-from .. import finetune_view, model_cache, plots, store
+from .. import model_cache, plots, store
+from ..progress import SKIP
 
 log = logging.getLogger("stsdemo.app.ui")
 
@@ -78,7 +79,7 @@ def session_of(request: gr.Request | None) -> str:
 
 def skip(value):
     """A view-model's SKIP as Gradio's "leave this output as it is"."""
-    return gr.skip() if value is finetune_view.SKIP else value
+    return gr.skip() if value is SKIP else value
 
 
 def upload_note() -> str:

@@ -115,20 +115,24 @@ def link_fields(tab: SimpleNamespace) -> dict:
 def wire(tab: SimpleNamespace, state, lists) -> None:
     curves = [tab.dev_plot, tab.loss_curve, tab.buffer_curve]
     inputs = {"model": tab.base_model, "data": tab.data, "upload": tab.upload, "scheme": tab.scheme, **tab.settings,
-            "final_eval": tab.final_eval}
+              "final_eval": tab.final_eval}
+    streamed = [tab.progress, tab.status, *curves, tab.results, *lists.components, tab.histogram]  # a run's views
 
     def stream(session: str, views):
-        """The UI updates of a session's stream of TrainViews."""
+        """The UI updates of a session's stream of TrainViews: each names the outputs it changes."""
         sender, view = CurveSender(), None
         for number, view in enumerate(views):
+            update = {tab.progress: view.progress, tab.status: view.status,
+                      **dict(zip(curves, sender.updates(view.curves))), tab.histogram: skip(view.histogram)}
             if view.table is not None:
-                table = gr.update(value=view.table, visible=True)
-            else:  # the first update hides an earlier run's table
-                table = gr.update(visible=False) if number == 0 else gr.skip()
-            choices = lists.updates(session) if view.finished else (gr.skip(),) * 4
-            yield (view.progress, view.status, *sender.updates(view.curves), table, *choices, skip(view.histogram))
+                update[tab.results] = gr.update(value=view.table, visible=True)
+            elif number == 0:  # the first update hides an earlier run's table
+                update[tab.results] = gr.update(visible=False)
+            if view.finished:
+                update.update(zip(lists.components, lists.updates(session)))
+            yield update
         if view is not None and not sender.settled():
-            yield (gr.skip(), gr.skip(), *sender.updates(view.curves), *(gr.skip(),) * 6)
+            yield dict(zip(curves, sender.updates(view.curves)))
 
     @user_errors
     def train(request: gr.Request, upload: str | None = None, **values):
@@ -171,14 +175,15 @@ def wire(tab: SimpleNamespace, state, lists) -> None:
         session = session_of(request)
         gr.Info(store.delete_run(state, session, store.choice_run_id(choice)))
         sender, now = CurveSender(), finetune_view.curves_for(session)
-        yield (*lists.updates(session), None, *sender.updates(now))
+        yield {**dict(zip(lists.components, lists.updates(session))), tab.run_zip: None,
+               **dict(zip(curves, sender.updates(now)))}
         time.sleep(0.3)
-        yield (*(gr.skip(),) * 5, *sender.updates(now))
+        yield dict(zip(curves, sender.updates(now)))
 
     @user_errors
     def show_run(choice, request: gr.Request):
         if not choice:
-            return gr.skip(), gr.skip(), gr.skip()
+            return gr.skip()
         info = store.load_run(session_of(request), store.choice_run_id(choice))
         table = finetune_view.result_table(info)
         return (finetune_view.run_summary(info),
@@ -188,13 +193,9 @@ def wire(tab: SimpleNamespace, state, lists) -> None:
     # The state's line admits one run at a time (STSDEMO_MAX_TRAINING); others wait in it and show their place,
     # and a full line refuses at once, so Gradio's own limit must not hold them back. Closing the tab cancels
     # the generator (the run ends after its current step); Stop lets the final update through.
-    tab.start.click(train, [], [tab.progress, tab.status, *curves, tab.results, *lists.components, tab.histogram],
-                    inputs_kwargs=inputs, api_name="train", concurrency_id="train", concurrency_limit=None,
-                    show_progress="minimal")
-    tab.compare.click(compare_buffer, [], [tab.progress, tab.status, *curves, tab.results, *lists.components,
-                                           tab.histogram],
-                      inputs_kwargs=inputs, api_name="compare_buffer", concurrency_id="train", concurrency_limit=None,
-                      show_progress="minimal")
+    for button, handler, name in ((tab.start, train, "train"), (tab.compare, compare_buffer, "compare_buffer")):
+        button.click(handler, [], streamed, inputs_kwargs=inputs, api_name=name, concurrency_id="train",
+                     concurrency_limit=None, show_progress="minimal")
     tab.stop.click(stop, None, None, api_name="stop", concurrency_id="stop", concurrency_limit=None)
     tab.preset.input(apply_preset, tab.preset, list(inputs.values()), api_visibility="private")
     tab.base_model.input(follow_start, tab.base_model, tab.settings["target"], api_visibility="private")

@@ -1,0 +1,45 @@
+"""What streamed views say of progress: the fraction done and the time left of a run, durations in words, and
+:data:`SKIP` ("leave this output as it is", which the UI sends as ``gr.skip()``)."""
+
+from __future__ import annotations
+
+import time
+
+SKIP = object()                   # in a streamed update: leave this output as it is
+
+
+def duration(seconds: float) -> str:
+    """``75`` -> '1 min 15 s'; ``9`` -> '9 s'."""
+    seconds = max(0, int(round(seconds)))
+    return f"{seconds // 60} min {seconds % 60:02d} s" if seconds >= 60 else f"{seconds} s"
+
+
+class Progress:
+    """Overall fraction and the time left of a run's current phase (training, then the 7-task evaluation)."""
+
+    def __init__(self, stages: int, final_eval: bool):
+        self.stages, self.final_eval = stages, final_eval
+        self.started = time.perf_counter()
+        self.eval_started: float | None = None
+        self.train_fraction = 0.0
+        self.eval_fraction = 0.0
+
+    def fraction(self) -> float:
+        if not self.final_eval:
+            return self.train_fraction
+        return 0.75 * self.train_fraction + 0.25 * self.eval_fraction
+
+    def start_eval(self) -> None:
+        if self.eval_started is None:
+            self.eval_started = time.perf_counter()
+
+    def eta(self) -> str:
+        evaluating = self.eval_started is not None
+        done = self.eval_fraction if evaluating else self.train_fraction
+        since = self.eval_started if evaluating else self.started
+        if done <= 0.02:
+            return "estimating time left…"
+        if done >= 0.995:
+            return "finishing…"
+        left = f"about {duration((time.perf_counter() - since) / done * (1 - done))} left"
+        return left + (" (then the 7-task evaluation)" if self.final_eval and not evaluating else "")
