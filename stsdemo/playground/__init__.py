@@ -1,0 +1,15 @@
+"""The Playground's core: the paper's head trained on frozen sentence embeddings, fast enough to watch.
+
+One concept per file; nothing here imports gradio, so the app, the API, the benchmarks and the tests share it.
+
+- ``config.py``: every Playground setting declared once (limits, default, help), the cross-field checks.
+- ``datasets.py``: the pairs a run trains on and is measured on (STS-B train / dev, SNLI dev split).
+- ``embeddings.py``: each distinct sentence embedded once by an encoder, cached on disk (safetensors).
+- ``conditions.py``: what a teacher does to the training labels: a subset, Gaussian noise, rounding.
+- ``heads.py``: batched heads over a leading (seed, twin) dimension: the paper's, the calibrated cosine, an MLP.
+- ``metrics.py``: held-out Spearman, node accuracy, mean |error|, the share inside the buffer, for all heads.
+- ``run.py``: the lockstep trainer of the buffered loss and its no-buffer twin, and :func:`run.run_seeds`.
+- ``payoff.py``: where the buffer pays off: the grid of noise x training size, and the reading of a map.
+
+Importing the package loads nothing.
+"""

@@ -1,0 +1,139 @@
+"""Every Playground setting, declared once: its default, limits, help text and how its control moves.
+
+The Playground tab's controls (their ranges), its links, the ``playground`` API endpoint and MCP tool, the
+benchmarks and the checks below all read these declarations: the same :func:`stsdemo.config.setting` metadata
+the training settings use, plus how far a slider moves at a time (``step``).
+
+Two kinds of check: :meth:`PlaygroundConfig.validate` raises :class:`~stsdemo.errors.InputError` (the API, the
+command line); :func:`lenient` gives every bad value its default and a notice saying why (the tab, a link),
+so a visitor never meets a traceback. No torch here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields, replace
+
+from ..config import as_written, check_setting, describe, setting
+from ..errors import InputError
+from ..losses.spec import LOSSES, PAPER_X0, paper_k, paper_k_text
+
+DATASETS = ("sts", "nli")                      # stsdemo.playground.datasets loads them
+HEADS = ("paper", "cosine", "mlp")
+BUFFER_LOSSES = tuple(name for name, spec in LOSSES.items() if spec.buffer)   # the losses that have a twin
+FEATURES = 3 * 384          # [u, v, |u-v|] of the embedded encoder: the unit of the work budget below
+MAX_WORK = 4e11             # multiply-adds one API run may cost (about 10 s on 2 CPU cores; bench.playground)
+RUN_FIELDS_EXCLUDED = ("steps", "speed")       # changing these continues a run; any other starts it again
+
+
+def knob(default, help: str, *, step=None, **declaration):
+    """A :func:`stsdemo.config.setting` plus ``step``, how far its slider moves at a time."""
+    declared = setting(default, help, **declaration)
+    return field(default=default, metadata={**declared.metadata, "step": step})
+
+
+@dataclass(frozen=True)
+class PlaygroundConfig:
+    """One Playground run: data, head, loss, the conditions a teacher sets, the optimiser and the seeds."""
+
+    data: str = setting("sts", "pairs: sts = STS-B (train to learn from, dev held out; labels 0..5), nli = SNLI "
+                               "dev (8,842 pairs to learn from, 1,000 held out; contradiction 0, neutral 1, "
+                               "entailment 2)", choices=DATASETS)
+    model: str = setting("", "encoder whose frozen embeddings the heads read; empty = the embedded "
+                             "all-MiniLM-L6-v2", text=True)
+    head: str = setting("paper", "paper = Linear on [u, v, |u-v|] (the paper's head); cosine = a·cos(u, v) + b "
+                                 "(the calibrated cosine: two numbers); mlp = one hidden layer of ReLU units on "
+                                 "[u, v, |u-v|]", choices=HEADS)
+    width: int = knob(32, "hidden units of the mlp head", low=1, high=64, integer=True, step=1, label="hidden width")
+    loss: str = setting("sk2", "the loss with a buffer; its twin is the same loss with x0 = 0 (Smooth K2: k·MSE, "
+                               "Translated ReLU: k·L1)", choices=BUFFER_LOSSES, paper="sk2 or trelu")
+    k: float = knob(paper_k("sk2"), "slope k of the loss; the twin has the same k", low=0, high=10, low_open=True,
+                    paper=paper_k_text, step=0.05, label="slope k")
+    x0: float = knob(PAPER_X0, "buffer half-width: a training pair with |prediction - label| < x0 gets no gradient "
+                               "(0 <= x0 <= d/2)", low=0, high=1, paper=PAPER_X0, step=0.01, label="buffer x0")
+    d: float = knob(1.0, "gap between neighbouring nodes: the labels sit on 0, d, 2d, ...", low=0.2, high=2,
+                    step=0.05, label="node gap d")
+    noise: float = knob(0.0, "label noise: a Gaussian of this sigma added to each training label (on the label "
+                             "line, then clipped to its ends)", low=0, high=2, step=0.05, label="label noise σ")
+    train_pairs: int = knob(0, "training pairs drawn for each seed (0 or more than the data has: all)", low=0,
+                            high=10_000, integer=True, step=10, label="training pairs")
+    round_labels: bool = setting(False, "round the training labels to the nearest node (after the noise)",
+                                 label="round training labels to nodes")
+    lr: float = knob(0.01, "Adam learning rate of every head", low=0, high=1, low_open=True, label="learning rate")
+    batch_size: int = knob(32, "training pairs per step and seed", low=1, high=256, integer=True, step=1,
+                           label="batch size")
+    steps: int = knob(1000, "training steps of a run (Play stops there; the API trains this many)", low=50,
+                      high=5000, integer=True, step=50)
+    seeds: int = knob(10, "seeds trained side by side; each has its own start, training pairs, noise and batch "
+                          "order, which its two twins share", low=1, high=20, integer=True, step=1)
+    speed: int = knob(10, "training steps per screen update while playing", low=1, high=100, integer=True, step=1,
+                      label="steps per update")
+
+    def validate(self) -> "PlaygroundConfig":
+        """Raise InputError for a value outside its declaration or ``x0 > d/2``; returns the config, each whole
+        number as int."""
+        checked = {item.name: check_setting(item.name, getattr(self, item.name), PlaygroundConfig)
+                   for item in fields(self)}
+        if checked["x0"] > checked["d"] / 2:
+            raise InputError(f"buffer x0 must satisfy 0 <= x0 <= d/2 = {as_written(checked['d'] / 2)}, got "
+                             f"{as_written(checked['x0'])}: with x0 > d/2 a prediction nearer a wrong node would get "
+                             "no gradient")
+        return PlaygroundConfig(**checked)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def run_identity(self) -> tuple:
+        """What makes two configs the same run (a changed ``steps`` or ``speed`` continues it)."""
+        return tuple(value for name, value in asdict(self).items() if name not in RUN_FIELDS_EXCLUDED)
+
+    def work(self) -> float:
+        """Multiply-adds of training, roughly: forward and backward (3 passes) of both twins of every seed on
+        every pair of every step. What the API's budget :data:`MAX_WORK` bounds."""
+        per_pair = {"paper": FEATURES, "cosine": 2, "mlp": FEATURES * self.width}[self.head]
+        return 3.0 * 2 * self.seeds * self.steps * self.batch_size * per_pair
+
+    def check_budget(self) -> None:
+        """InputError when a one-shot run (the API) would cost more than :data:`MAX_WORK`."""
+        if self.work() > MAX_WORK:
+            raise InputError(f"this run is too large for one call ({self.work():.2g} multiply-adds; at most "
+                             f"{MAX_WORK:.2g}, about 10 s on 2 CPU cores): lower seeds, steps, batch size or the mlp "
+                             "width")
+
+
+def declaration(name: str) -> dict:
+    """A setting's declaration (:func:`stsdemo.config.describe`), its slider ``step`` included."""
+    return describe(name, PlaygroundConfig)
+
+
+def argument_line(name: str) -> str:
+    """A setting as an API's docstring lists it: ``name: help (range or choices; default)``."""
+    meta = declaration(name)
+    if meta["choices"]:
+        allowed = "one of " + ", ".join(meta["choices"])
+    elif isinstance(meta["default"], bool):
+        allowed = "true or false"
+    else:
+        low = f"> {as_written(meta['low'])}" if meta["low_open"] else f">= {as_written(meta['low'])}"
+        allowed = f"{'a whole number ' if meta['integer'] else ''}{low} and <= {as_written(meta['high'])}"
+    default = str(meta["default"]).lower() if isinstance(meta["default"], bool) else as_written(meta["default"])
+    return f"{name}: {meta['help'][0].upper()}{meta['help'][1:]} ({allowed}; default {default})."
+
+
+def lenient(values: dict) -> tuple[PlaygroundConfig, list[str]]:
+    """A config from ``values`` (names as the declarations'; missing ones take their default): each value that
+    fails its declaration takes its default with a notice, and so does ``x0`` above ``d/2``. Never raises."""
+    defaults, notices, kept = PlaygroundConfig(), [], {}
+    for item in fields(PlaygroundConfig):
+        if item.name not in values:
+            continue
+        try:
+            kept[item.name] = check_setting(item.name, values[item.name], PlaygroundConfig)
+        except InputError as error:
+            notices.append(f"{error}: using the default {as_written(getattr(defaults, item.name)) or 'empty'}")
+    config = replace(defaults, **kept)
+    if config.x0 > config.d / 2:
+        x0 = min(defaults.x0, config.d / 2)
+        notices.append(f"buffer x0 = {as_written(config.x0)} is more than d/2 = {as_written(config.d / 2)} (a "
+                       f"prediction nearer a wrong node would get no gradient): using x0 = {as_written(x0)}")
+        config = replace(config, x0=x0)
+    return config, notices

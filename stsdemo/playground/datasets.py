@@ -1,0 +1,83 @@
+"""The pairs a Playground run learns from and is measured on, as indices into one list of distinct sentences.
+
+* ``sts``: STS-B train (5,749 pairs) to learn from, STS-B dev (1,500) held out; labels 0..5.
+* ``nli``: SNLI dev split as the NLI runs split it (:func:`stsdemo.data.snli_dev_split`): 8,842 pairs to learn
+  from, the 1,000 pairs held out to select checkpoints held out here; contradiction 0, neutral 1, entailment 2.
+
+No test split is read: the Playground and its payoff map measure on held-out training-time data, so nothing
+here is tuned on a test set. ``max_pairs`` keeps an evenly spread sample of each part (tests, quick demos).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..data import PairSet, load_stsb, snli_dev_split
+from ..labels import LabelScheme
+
+TITLES = {"sts": "STS-B dev", "nli": "SNLI dev (held out of its 9,842 pairs)"}
+POOL_PAIRS = {"sts": 5749, "nli": 8842}     # training pairs of each (what "all" means; tests check it)
+
+
+@dataclass(frozen=True)
+class PairIndex:
+    """Pairs as positions in a sentence list: ``u[i]``, ``v[i]`` and the label of pair ``i``."""
+
+    u: np.ndarray
+    v: np.ndarray
+    labels: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+
+@dataclass(frozen=True)
+class PlaygroundData:
+    """A data set's distinct sentences, its training and held-out pairs over them, and its label scheme
+    (node gap 1; a run places the labels on its own gap ``d``)."""
+
+    name: str
+    sentences: list[str]
+    train: PairIndex
+    held_out: PairIndex
+    scheme: LabelScheme
+
+
+def evenly_spread(pairs: PairSet, limit: int | None) -> PairSet:
+    """At most ``limit`` pairs, spread evenly over the set (all of them when ``limit`` is None)."""
+    if limit is None or limit >= len(pairs):
+        return pairs
+    return pairs.select(np.linspace(0, len(pairs) - 1, limit).round().astype(np.int64))
+
+
+def index_pairs(train: PairSet, held_out: PairSet) -> tuple[list[str], PairIndex, PairIndex]:
+    """The distinct sentences of both parts (first seen first) and each part's pairs as indices into them."""
+    sentences = list(dict.fromkeys(train.sentences1 + train.sentences2 + held_out.sentences1 + held_out.sentences2))
+    position = {sentence: i for i, sentence in enumerate(sentences)}
+
+    def indexed(pairs: PairSet) -> PairIndex:
+        return PairIndex(np.array([position[s] for s in pairs.sentences1], dtype=np.int64),
+                         np.array([position[s] for s in pairs.sentences2], dtype=np.int64), pairs.labels.copy())
+
+    return sentences, indexed(train), indexed(held_out)
+
+
+def _sts(source: str) -> tuple[PairSet, PairSet]:
+    return load_stsb("train", source), load_stsb("dev", source)
+
+
+def _nli(source: str) -> tuple[PairSet, PairSet]:
+    return snli_dev_split(source=source)
+
+
+LOADERS = {"sts": _sts, "nli": _nli}   # one per name in DATASETS
+
+
+def load_playground_data(name: str, max_pairs: int | None = None, source: str = "auto") -> PlaygroundData:
+    """The data set ``name`` (one of :data:`~stsdemo.playground.config.DATASETS`), each part cut to at most
+    ``max_pairs`` evenly spread pairs when given."""
+    train, held_out = (evenly_spread(part, max_pairs) for part in LOADERS[name](source))
+    sentences, train_index, held_index = index_pairs(train, held_out)
+    return PlaygroundData(name, sentences, train_index, held_index, train.scheme)

@@ -1,0 +1,53 @@
+"""What the Playground measures, for every head at once: rows of predictions against one gold vector.
+
+* ``spearman``: Spearman's rank correlation x100 of the prediction with the gold label (ties share their mean
+  rank, as :func:`stsdemo.evaluate.spearman100`); NaN for a head that predicts one value for every pair.
+* ``accuracy``: the share (%) of pairs whose prediction rounds to the gold label's node (the paper's rule,
+  :meth:`stsdemo.labels.LabelScheme.nearest_index`).
+* ``error``: the mean of ``|clamp(prediction) - label|``, the prediction clamped to the outermost nodes.
+* ``inside``: the share (%) of training pairs inside the buffer ``|clamp(prediction) - training label| < x0``,
+  where the buffered loss gives no gradient (:meth:`stsdemo.losses.buffer.BufferZoneLoss.in_buffer`).
+
+The first two are "higher is better": the paired difference buffer - none reads them (:data:`PAIRED`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..labels import LabelScheme
+
+METRICS = {"spearman": "Spearman ×100", "accuracy": "on the gold node (%)", "error": "mean |error|",
+           "inside": "training pairs inside the buffer (%)"}
+PAIRED = ("spearman", "accuracy")     # the metrics whose paired difference is read (higher is better)
+
+
+def spearman_rows(predictions: np.ndarray, gold: np.ndarray) -> np.ndarray:
+    """Spearman x100 of each row of ``predictions`` ``(heads, pairs)`` with ``gold`` ``(pairs,)``."""
+    from scipy.stats import rankdata  # here: importing the package should not pay for scipy
+
+    ranks = rankdata(np.asarray(predictions, dtype=np.float64), axis=-1)
+    gold_ranks = rankdata(np.asarray(gold, dtype=np.float64))
+    ranks -= ranks.mean(-1, keepdims=True)
+    gold_ranks -= gold_ranks.mean()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return 100.0 * (ranks @ gold_ranks) / (np.linalg.norm(ranks, axis=-1) * np.linalg.norm(gold_ranks))
+
+
+def node_accuracy(predictions: np.ndarray, gold: np.ndarray, scheme: LabelScheme) -> np.ndarray:
+    """The share (%) of each row's pairs rounded to the gold label's node."""
+    return 100.0 * (scheme.nearest_index(predictions) == scheme.nearest_index(gold)).mean(-1)
+
+
+def mean_error(predictions: np.ndarray, gold: np.ndarray, scheme: LabelScheme) -> np.ndarray:
+    """The mean ``|clamp(prediction) - label|`` of each row."""
+    return np.abs(np.clip(predictions, scheme.low, scheme.high) - gold).mean(-1)
+
+
+def held_out_metrics(predictions: np.ndarray, gold: np.ndarray, scheme: LabelScheme) -> dict[str, np.ndarray]:
+    """``spearman``, ``accuracy`` and ``error`` of predictions ``(..., pairs)``, each shaped ``(...)``."""
+    flat = predictions.reshape(-1, predictions.shape[-1])
+    shape = predictions.shape[:-1]
+    return {"spearman": spearman_rows(flat, gold).reshape(shape),
+            "accuracy": node_accuracy(flat, gold, scheme).reshape(shape),
+            "error": mean_error(flat, gold, scheme).reshape(shape)}
