@@ -24,9 +24,11 @@ import threading
 from transformers.utils import logging as hf_logging
 
 from stsdemo import environment
+from stsdemo.app import store
 from stsdemo.app.state import AppState
 from stsdemo.app.ui import build_demo, launch_kwargs, mcp_wanted
 
+store.recover_interrupted()   # runs a killed server left "running" say so, and their checkpoints are listed again
 state = AppState()
 demo = build_demo(state)
 

@@ -6,7 +6,10 @@ one writer slowed down; it prints a marker line at the worst moment and then wai
 * ``head``          - half of ``head.safetensors`` written into the staging folder;
 * ``encoder``       - half of the encoder's ``model.safetensors`` written into the staging folder;
 * ``swap-fallback`` - no atomic folder swap available: the old folder moved aside, the new one not yet in place;
-* ``json``          - ``write_json_atomic`` has written its temporary file but not renamed it.
+* ``json``          - ``write_json_atomic`` has written its temporary file but not renamed it;
+* ``app-run``       - a fine-tune started the app's way (its record in a session folder under FOLDER, the
+                      output folder), whose second checkpoint is being written when it hangs: the step-0
+                      checkpoint is good, the next one half-written in its staging folder.
 """
 
 from __future__ import annotations
@@ -54,7 +57,44 @@ def half_writer(tensors, filename, metadata=None):
     hang(f"HALF-WRITTEN {filename}")
 
 
+def app_run(output: str) -> None:
+    """The ``app-run`` scenario (STSDEMO_OUTPUT_DIR is ``output``): every dev evaluation scores higher than the
+    last, so each is saved; the second save's head file is half-written when the child hangs."""
+    import stsdemo.evaluate
+    import stsdemo.save_format
+    from stsdemo.app import finetune_view, store
+    from stsdemo.app.state import StopSignal
+    from stsdemo.preflight import preflight
+    from stsdemo.train import TrainConfig
+
+    start = tiny_model(seed=1).save(Path(output) / "tiny-start")
+    real_save, real_score = stsdemo.save_format.save_file, stsdemo.evaluate.DevEvaluator.__call__
+    saves, scores = [], []
+
+    def second_save_hangs(tensors, filename, metadata=None):
+        saves.append(filename)
+        return (real_save if len(saves) == 1 else half_writer)(tensors, filename, metadata)
+
+    def rising(self, model):
+        metrics = real_score(self, model)
+        scores.append(len(scores))
+        return {**metrics, "score": float(len(scores))}
+
+    stsdemo.save_format.save_file, stsdemo.evaluate.DevEvaluator.__call__ = second_save_hangs, rising
+    session, run_id = "killed", store.new_run_id()
+    folder = store.session_run_folder(session, run_id)
+    config = preflight(TrainConfig(model=str(start), data="stsb", max_pairs=16, max_dev_pairs=8, max_length=16,
+                                   batch_size=4, max_steps=4, eval_every=2, log_every=1, run_name=run_id,
+                                   output_dir=str(folder / "checkpoint")))
+    live = finetune_view.start_run(session, config, False, {}, [])
+    for _ in finetune_view.run_admitted(None, live, StopSignal(folder / store.STOP_FLAG)):
+        pass
+
+
 def main(scenario: str, folder: str) -> None:
+    if scenario == "app-run":
+        app_run(folder)
+        return
     if scenario == "json":
         import stsdemo.atomic as atomic
 

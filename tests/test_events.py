@@ -15,7 +15,7 @@ EVENTS = [
               {"width": 0.05, "counts": [1, 2, 0]}, x0=0.25, gap=1.0),
     StepEvent(1, 2, 6, 0.75, 2e-5, 0.5, 120.0, 2.5),
     StepEvent(2, 4, 6, 0.5, 1e-5, None, 110.0, 3.5),
-    DoneEvent(False, "finished", 72.0, StageStep(2, 3), "/runs/a/checkpoint", 9, 115.0, 9.5),
+    DoneEvent("finished", "", 72.0, StageStep(2, 3), "/runs/a/checkpoint", 9, 115.0, 9.5),
     FinalEvalEvent("fine-tuned", 0, 2, 0.5),
     FinalEvalEvent("base", 1, 2, 1.0, {"STS12": 70.0, "Avg.": 70.0}),
 ]
@@ -55,6 +55,28 @@ def test_a_history_written_before_typed_events_still_reads(tmp_path, monkeypatch
     assert info.events == [EVENTS[1], EVENTS[4]] and info.best_step == (2, 3)
     (folder / store.HISTORY_NAME).write_text(json.dumps({"run_id": "old", "label": "#1", "best_step": ""}))
     assert store.load_run("s1", "old").best_step is None  # a run that had no evaluation yet
+
+
+@pytest.mark.parametrize("stopped, reason, outcome, message", [
+    (False, "finished", "finished", ""), (True, "stopped", "stopped", ""),
+    (True, "out of memory (OutOfMemoryError) after 2 steps", "failed", "out of memory (OutOfMemoryError) after 2 steps")])
+def test_a_done_event_written_before_outcomes_reads_as_its_outcome(stopped, reason, outcome, message):
+    old = {key: value for key, value in EVENTS[4].to_dict().items() if key not in ("outcome", "message")}
+    done = Event.from_dict({**old, "stopped": stopped, "reason": reason})
+    assert (done.outcome, done.message) == (outcome, message) and done.best_step == (2, 3)
+
+
+def test_start_up_recovery_leaves_the_runs_of_this_server_and_ended_runs_alone(tmp_path, monkeypatch):
+    from stsdemo.app import store
+
+    monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path))
+    for run_id, status, owner in (("ours", "running", store.PROCESS), ("done", "finished", "gone"),
+                                  ("orphan", "running", "gone")):
+        store.session_run_folder("s1", run_id).mkdir(parents=True)
+        store.save_run("s1", store.RunInfo(run_id, run_id, status=status, owner=owner))
+    assert store.recover_interrupted() == [("s1", "orphan")]
+    assert [r.status for r in store.list_runs("s1")] == ["running", "finished", "interrupted"]
+    assert store.load_run("s1", "orphan").message == "the server stopped while it trained; no checkpoint was written"
 
 
 def test_an_unknown_event_is_refused():

@@ -125,10 +125,10 @@ def test_other_runtime_errors_are_not_mistaken_for_out_of_memory(tmp_path, tiny_
 # ---- a kill in the middle of a save -----------------------------------------------------------------------
 
 
-def _run_until(scenario: str, target: Path, marker: str, timeout: float = 180.0) -> None:
-    """Start the child, wait for ``marker`` on its stdout, then SIGKILL it."""
+def _run_until(scenario: str, target: Path, marker: str, timeout: float = 180.0, **env) -> None:
+    """Start the child (``env``: more environment variables), wait for ``marker`` on its stdout, then SIGKILL it."""
     child = subprocess.Popen([sys.executable, str(HELPERS), scenario, str(target)], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+                             stderr=subprocess.PIPE, text=True, env={**os.environ, **env})
     lines = []
     timer = threading.Timer(timeout, child.kill)
     timer.start()
@@ -170,6 +170,27 @@ def test_kill_between_the_two_renames_of_the_fallback_swap_gives_a_clear_error(t
     old_model.save(folder)  # saving again recovers and clears the parked copy
     assert np.allclose(SiameseRegressor.load(str(folder)).predict(*PAIRS), expected, atol=1e-6)
     assert not (tmp_path / ".checkpoint.old").exists()
+
+
+def test_kill_9_during_an_app_run_is_recovered_at_start_up(tmp_path, monkeypatch):
+    """A server killed (SIGKILL) while it trains leaves the run ``running`` and a half-written checkpoint in its
+    staging folder; the next start-up marks it ``interrupted``, lists its good checkpoint and clears the staging."""
+    from stsdemo.app import finetune_view, store
+
+    monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path))
+    _run_until("app-run", tmp_path, "HALF-WRITTEN", STSDEMO_OUTPUT_DIR=str(tmp_path))
+    ((session, run_id),) = [(p.parent.parent.name, p.parent.name) for p in tmp_path.glob("sessions/*/*/history.json")]
+    folder = store.session_run_folder(session, run_id)
+    assert store.load_run(session, run_id).status == "running"
+    assert store.run_choices(session) == [] and list(folder.glob(".checkpoint.*")), "the state a kill leaves"
+    assert store.recover_interrupted() == [(session, run_id)]
+    info = store.load_run(session, run_id)
+    assert info.status == "interrupted" and "best checkpoint so far is kept" in info.message
+    assert store.run_choices(session) == [(info.title(), store.RUN_PREFIX + run_id)]
+    assert not [p.name for p in folder.iterdir() if p.name.startswith(".")], "staging left behind"
+    assert SiameseRegressor.load(str(info.checkpoint)).predict(*PAIRS).shape == (2,)
+    assert "interrupted" in finetune_view.run_summary(info)
+    assert store.recover_interrupted() == []   # once is enough
 
 
 def test_kill_mid_result_write_leaves_the_old_json(tmp_path):

@@ -272,7 +272,7 @@ def stream_job(state, session: str, config: TrainConfig, earlier: list[store.Run
     place beside the ``earlier`` runs' curves, then stream ``body(signal)``. InputError, before anything starts,
     when the session already has a job or the line is full."""
     run_id = config.run_name
-    signal = StopSignal(store.session_run_folder(session, run_id) / "STOP")
+    signal = StopSignal(store.session_run_folder(session, run_id) / store.STOP_FLAG)
     ticket = state.begin_run(session, run_id, signal)
     curves = session_curves(earlier)
     try:
@@ -297,7 +297,7 @@ def start_run(session: str, config: TrainConfig, final_eval: bool, values: dict,
         shutil.copyfile(values["upload"], config.data)
     base_name = model_cache.display_name(session, values.get("model", "")) if config.model else model_cache.ENCODER_NAME
     info = store.RunInfo(config.run_name, run_label(len(earlier) + 1, config), config=asdict(config),
-                         final_eval=final_eval, base_name=base_name)
+                         final_eval=final_eval, base_name=base_name, owner=store.PROCESS)
     store.save_run(session, info)
     return LiveRun(session, info, config, earlier)
 

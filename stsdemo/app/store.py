@@ -8,6 +8,10 @@ list, load, zip and delete only runs inside its own folder.
 Files handed to a visitor (a run's zip, a scored CSV) are staged in ``<system temp>/stsdemo-downloads/
 <session>/``, from where Gradio copies them into its cache. The output folder itself is never served:
 putting it in ``allowed_paths`` would let anyone fetch any session's files by URL.
+
+A run records the server process that trains it (``owner``). At start-up, :func:`recover_interrupted` marks a
+run that another process left ``running`` (killed mid-run: nothing will ever finish it) as ``interrupted``: its
+good checkpoint is listed again and the staging folders the kill left are removed.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from pathlib import Path
 
 from .. import environment
 from .. import save_format
-from ..atomic import write_json_atomic
+from ..atomic import remove_stale_staging, retired_path, write_json_atomic
 from ..errors import InputError
 from ..events import Event, StageStep
 from ..model import SiameseRegressor
@@ -36,6 +40,9 @@ HISTORY_NAME = "history.json"
 SESSION_MAX_AGE_S = 24 * 3600     # session folders older than this are removed when a new run starts
 SESSION_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 RUN_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,80}$")
+PROCESS = uuid.uuid4().hex        # this server process, as the owner of the runs it trains
+EXPORT_PREFIX = ".export-"        # where zip_run stages a merged model
+STOP_FLAG = "STOP"                # in a run's folder: stop it (seen by a ZeroGPU worker too)
 
 
 def session_key(session_hash: str | None) -> str:
@@ -86,8 +93,9 @@ class RunInfo:
 
     run_id: str
     label: str
-    status: str = "running"          # running, finished, stopped, cancelled, failed
+    status: str = "running"          # running, finished, stopped, failed, cancelled, interrupted
     message: str = ""
+    owner: str = ""                  # the server process that trains it (PROCESS)
     created: float = field(default_factory=time.time)
     config: dict = field(default_factory=dict)
     final_eval: bool = False
@@ -188,6 +196,44 @@ def prune_sessions(busy: set[str], max_age_s: float = SESSION_MAX_AGE_S) -> int:
     return removed
 
 
+def remove_staging(session: str, info: RunInfo) -> None:
+    """What a run killed mid-write leaves in its folder: half-written checkpoint and export folders, temporary
+    JSON files and its stop flag; a checkpoint parked aside by an interrupted folder swap is put back."""
+    folder, checkpoint = session_run_folder(session, info.run_id), info.checkpoint
+    if info.config.get("output_dir"):
+        parked = retired_path(checkpoint)
+        if parked.is_dir() and not checkpoint.exists() and save_format.is_scorer(parked):
+            parked.rename(checkpoint)
+        remove_stale_staging(checkpoint, max_age_s=0)
+        remove_stale_staging(checkpoint / save_format.RUN_RECORD, max_age_s=0)
+        shutil.rmtree(parked, ignore_errors=True)
+    for export in folder.glob(EXPORT_PREFIX + "*"):
+        shutil.rmtree(export, ignore_errors=True)
+    remove_stale_staging(folder / HISTORY_NAME, max_age_s=0)
+    (folder / STOP_FLAG).unlink(missing_ok=True)
+
+
+def recover_interrupted() -> list[tuple[str, str]]:
+    """At start-up: every run left ``running`` by another server process becomes ``interrupted`` (its staging
+    folders removed, its best checkpoint listed again) and says so. Returns ``(session, run id)`` of each."""
+    recovered = []
+    root = sessions_root()
+    for path in sorted(root.glob(f"*/*/{HISTORY_NAME}")) if root.is_dir() else []:
+        session, run_id = path.parent.parent.name, path.parent.name
+        try:
+            info = load_run(session, run_id)
+        except InputError:
+            continue
+        if info.status != "running" or info.owner == PROCESS:
+            continue
+        remove_staging(session, info)
+        kept = "its best checkpoint so far is kept" if info.has_checkpoint() else "no checkpoint was written"
+        info.status, info.message = "interrupted", f"the server stopped while it trained; {kept}"
+        save_run(session, info)
+        recovered.append((session, run_id))
+    return recovered
+
+
 def zip_run(state, session: str, run_id: str) -> Path:
     """A zip of the run's best checkpoint whose unzipped folder loads with
     ``sentence_transformers.SentenceTransformer(folder)`` (and with ``SiameseRegressor.load``)."""
@@ -204,7 +250,7 @@ def zip_run(state, session: str, run_id: str) -> Path:
     staging_dir = None
     if not save_format.has_full_encoder(source):
         # A head-only or LoRA checkpoint holds no full encoder; export the merged model so the zip stands alone.
-        staging_dir = Path(tempfile.mkdtemp(prefix=".export-", dir=session_run_folder(session, run_id)))
+        staging_dir = Path(tempfile.mkdtemp(prefix=EXPORT_PREFIX, dir=session_run_folder(session, run_id)))
         model = SiameseRegressor.load(str(source), allowed_roots=environment.model_roots())
         source = model.export(staging_dir / "model")
     partial = target.with_name(f".{target.name}.tmp")
