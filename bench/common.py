@@ -217,13 +217,5 @@ def setup_environment(threads: int | None = None) -> None:
     hf_logging.disable_progress_bar()  # loading and saving bars would fill the logs of long plans
 
 
-def spaced_subset(pairs, n: int):
-    """An evenly spread sample of ``n`` pairs (for --quick sizes); the whole set when n >= len."""
-    if n >= len(pairs):
-        return pairs
-    step = len(pairs) / n
-    return pairs.select([int(i * step) for i in range(n)])
-
-
 def log(*parts) -> None:
     print(time.strftime("[%H:%M:%S]"), *parts, flush=True)

@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from .common import (Timer, add_run, cuda_available, device_name, load_results, log, mean_sd, out_dir, results_lock,
-                     results_path, setup_environment, spaced_subset, st_module, update_results)
+                     results_path, setup_environment, st_module, update_results)
 from .schema import check_record, quality_failed, quality_runs, record_model, run_key
 
 SEEDS = (42, 43, 44)
@@ -210,7 +210,7 @@ def test_sets(budget: Budget) -> dict:
 
     sets = senteval_test_sets()
     if budget.test_pairs:
-        sets = {name: spaced_subset(pairs, budget.test_pairs) for name, pairs in sets.items()}
+        sets = {name: pairs.spaced(budget.test_pairs) for name, pairs in sets.items()}
     return sets
 
 

@@ -20,7 +20,7 @@ import sys
 
 import numpy as np
 
-from .common import Timer, device_name, log, median, out_dir, setup_environment, spaced_subset, update_results
+from .common import Timer, device_name, log, median, out_dir, setup_environment, update_results
 
 
 def train_seconds(pairs, batch_size: int, max_length: int) -> float:
@@ -79,7 +79,7 @@ def main(argv=None) -> dict:
     # Every point is measured --repeats times, round-robin over the points (so a change in the load from
     # other processes hits all points alike), and the median is kept.
     samples: dict[tuple, list] = {}
-    length_subset = spaced_subset(tests, length_pairs)
+    length_subset = tests.spaced(length_pairs)
     for repeat in range(args.repeats):
         for n in train_sizes:
             samples.setdefault(("train", n), []).append(train_seconds(data.select(range(n)), batch, 256))
@@ -87,7 +87,7 @@ def main(argv=None) -> dict:
             samples.setdefault(("train_length", length), []).append(
                 train_seconds(data.select(range(length_pairs)), batch, length))
         for n in eval_sizes:
-            samples.setdefault(("eval", n), []).append(eval_seconds(spaced_subset(tests, n)))
+            samples.setdefault(("eval", n), []).append(eval_seconds(tests.spaced(n)))
         for length in lengths:
             model.max_length = length
             samples.setdefault(("eval_length", length), []).append(eval_seconds(length_subset))

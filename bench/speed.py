@@ -40,7 +40,7 @@ import time
 import numpy as np
 
 from .common import (REPO, Timer, cuda_available, device_name, log, median, out_dir, percentile, setup_environment,
-                     spaced_subset, st_module, update_results)
+                     st_module, update_results)
 
 PARTS = ("train", "eval", "eval7", "stsb", "latency", "view", "cli")
 PAIR = ("A man is playing a guitar.", "Someone is playing music.")
@@ -153,7 +153,7 @@ def _eval_sets(tasks: list[str], test_pairs: int | None) -> dict:
 
     sets = {t: p for t, p in senteval_test_sets().items() if t in tasks}
     if test_pairs:
-        sets = {t: spaced_subset(p, test_pairs) for t, p in sets.items()}
+        sets = {t: p.spaced(test_pairs) for t, p in sets.items()}
     return sets
 
 

@@ -293,11 +293,11 @@ PRESETS = {
     # Two numbers only: a*cos + b fitted on STS-B + SICK-R with the encoder frozen (the calibrated cosine).
     "calibrate": Preset("Calibrate only · a·cos(u,v)+b on a frozen encoder (two numbers)",
                         dict(loss="sk2", data="stsb+sick", target="cosine", head_only=True), paper_k_for="bert"),
-    # The recipe of the shipped default scorer (stsdemo/default_scorer/README.md): calibrate a, b, then a
+    # The recipe of the shipped default scorer (stsdemo/default_scorer/RECIPE.md): calibrate a, b, then a
     # rank-16 LoRA adapter on the cosine target (2.7 MB; full tuning has no recorded run), then a, b refit on
     # STS-B train (SICK-R's label spread, two thirds of the tune data, puts STS-B pairs on wrong nodes)
     # with Translated ReLU (53.1 % of STS-B dev pairs on their node after this stage; 52.1 % with Smooth K2).
-    # The shipped NLI scorer (stsdemo/nli_scorer/README.md): the paper head on the NLI line through a rank-16
+    # The shipped NLI scorer (stsdemo/nli_scorer/RECIPE.md): the paper head on the NLI line through a rank-16
     # LoRA adapter, trained on SNLI dev less 1,000 held-out pairs and chosen by accuracy on those.
     "nli-scorer": Preset("NLI scorer · LoRA r{lora_rank} and the paper head, Smooth K2 (SNLI dev less 1,000 held-out "
                          "pairs that pick the checkpoint)",

@@ -150,7 +150,7 @@ def usage(saved: dict, hf_config: dict | None) -> list[str]:
     else:
         lines += [f"This folder stores {STORAGE[save_format.stored_encoder(saved)]}, which "
                   "`SentenceTransformer(folder)` cannot read on its own. `python -m stsdemo export path/to/this/folder "
-                  "out` writes the full weights (the app's download already holds them); `out` then loads with "
+                  "out` writes the full weights; `out` then loads with "
                   "`SentenceTransformer(\"out\")`."]
     lines += ["", "### Usage in stsdemo (the similarity on the label line, its category and the cosine)", "",
               "```python", "from stsdemo.model import SiameseRegressor", "from stsdemo.scoring import score_pair", "",

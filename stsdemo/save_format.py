@@ -29,6 +29,7 @@ RUN_RECORD = "run.json"                  # the run that wrote the checkpoint: co
 TEST_RECORD = "senteval.json"            # its 7-task test scores (stsdemo.final_eval.TestScores.rows)
 SNLI_RECORD = "snli.json"                # an NLI scorer's SNLI test metrics (bench.nli --evaluate)
 CARD_NAME = "README.md"                  # its model card (stsdemo.model_card), written from the files above
+RECORDS = (RUN_RECORD, TEST_RECORD, SNLI_RECORD)
 ENCODER_CONFIG = "config.json"           # transformers' files of a stored encoder
 ENCODER_FILE = "model.safetensors"
 ADAPTER_CONFIG = "adapter_config.json"   # peft's: a LoRA folder holds the adapter, not the encoder

@@ -145,9 +145,7 @@ def load_dev(config: TrainConfig) -> PairSet:
     """The config's dev set (STS-B dev by default), or ``max_dev_pairs`` of it evenly spread (STS-B dev is
     ordered by genre, so its first pairs are all image captions)."""
     dev = load_dev_data(config.dev_data)
-    if config.max_dev_pairs and config.max_dev_pairs < len(dev):
-        dev = dev.select(np.linspace(0, len(dev) - 1, config.max_dev_pairs).round().astype(int))
-    return dev
+    return dev.spaced(config.max_dev_pairs) if config.max_dev_pairs else dev
 
 
 def set_trainable(model: SiameseRegressor, encoder: bool) -> None:

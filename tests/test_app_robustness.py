@@ -263,6 +263,38 @@ def test_files_are_served_only_when_the_app_hands_them_out(app_url, owner_run): 
     assert Path(archive).stat().st_size > 0
 
 
+@pytest.mark.skipif(not (environment.default_scorer_dir() / "run.json").is_file(), reason="no shipped scorer")
+def test_a_run_downloads_through_the_api_with_a_model_card_true_to_its_records(app_url, tmp_path):  # noqa: F811
+    """/zip_run from a client whose run list was never filled in its page, for a LoRA checkpoint (the zip holds
+    the merged export): the unzipped folder loads in sentence-transformers, and its card is what its own records
+    say."""
+    import json
+    import shutil
+    import zipfile
+
+    from sentence_transformers import SentenceTransformer
+
+    from stsdemo.model_card import card_text
+
+    client = new_client(app_url)
+    session, run_id = client.session_hash, "copied-scorer"
+    checkpoint = store.session_run_folder(session, run_id) / "checkpoint"
+    shutil.copytree(environment.default_scorer_dir(), checkpoint)
+    store.save_run(session, store.RunInfo(run_id, "#1 copied", status="finished",
+                                          config={"output_dir": str(checkpoint)}))
+    archive = client.predict(store.RUN_PREFIX + run_id, api_name="/zip_run")
+    with zipfile.ZipFile(archive) as handle:
+        handle.extractall(tmp_path / "zip")
+    folder = tmp_path / "zip"
+    records = {name: json.loads((folder / name).read_text()) for name in
+               ("run.json", "stsdemo.json", "senteval.json", "config.json")}
+    card = (folder / "README.md").read_text()
+    assert card == card_text(records["run.json"], records["stsdemo.json"], records["senteval.json"], None,
+                             records["config.json"])
+    assert records["stsdemo.json"]["encoder_weights"] == "full" and 'SentenceTransformer("path/to/this/folder")' in card
+    assert SentenceTransformer(str(folder), device="cpu").encode(list(PAIRS[0])).shape == (2, 384)
+
+
 def test_uploads_over_the_stated_cap_are_refused(app_url, tmp_path):  # noqa: F811
     big = tmp_path / "big.csv"
     line = b"A man is playing a guitar on the stage,A man plays a guitar,4\n"

@@ -34,6 +34,7 @@ from ..atomic import remove_stale_staging, retired_path, write_json_atomic
 from ..errors import InputError
 from ..events import Event, StageStep
 from ..model import SiameseRegressor
+from ..model_card import write_card
 
 RUN_PREFIX = "run:"
 HISTORY_NAME = "history.json"
@@ -236,13 +237,16 @@ def recover_interrupted() -> list[tuple[str, str]]:
 
 def zip_run(state, session: str, run_id: str) -> Path:
     """A zip of the run's best checkpoint whose unzipped folder loads with
-    ``sentence_transformers.SentenceTransformer(folder)`` (and with ``SiameseRegressor.load``)."""
+    ``sentence_transformers.SentenceTransformer(folder)`` (and with ``SiameseRegressor.load``), with the run's
+    records and its model card (``README.md``, written from them)."""
     info = load_run(session, run_id)
     if state.active_run(session) == run_id:
         raise InputError("this run is still training; wait for it to end (or stop it) before downloading")
     if not info.has_checkpoint():
         raise InputError(f"run {info.label!r} has no checkpoint yet")
     target = downloads_dir(session) / f"stsdemo-{run_id}.zip"
+    if not (info.checkpoint / save_format.CARD_NAME).is_file():   # a run saved before cards were written
+        write_card(info.checkpoint)
     stamp = max(p.stat().st_mtime for p in info.checkpoint.rglob("*") if p.is_file())
     if target.is_file() and target.stat().st_mtime >= stamp:
         return target
@@ -253,6 +257,10 @@ def zip_run(state, session: str, run_id: str) -> Path:
         staging_dir = Path(tempfile.mkdtemp(prefix=EXPORT_PREFIX, dir=session_run_folder(session, run_id)))
         model = SiameseRegressor.load(str(source), allowed_roots=environment.model_roots())
         source = model.export(staging_dir / "model")
+        for record in save_format.RECORDS:
+            if (info.checkpoint / record).is_file():
+                shutil.copyfile(info.checkpoint / record, source / record)
+        write_card(source)  # the export's own card: it stores the full weights
     partial = target.with_name(f".{target.name}.tmp")
     try:
         with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=5) as archive:

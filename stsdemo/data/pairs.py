@@ -75,6 +75,13 @@ class PairSet:
             self.scheme,
         )
 
+    def spaced(self, count: int) -> "PairSet":
+        """``count`` pairs evenly spread over the set, the first and the last included (the whole set when
+        ``count >= len``): sets are often ordered by source or genre, so their first pairs are no sample."""
+        if count >= len(self):
+            return self
+        return self.select(np.linspace(0, len(self) - 1, count).round().astype(np.int64))
+
     @staticmethod
     def concat(sets, name) -> "PairSet":
         """One set holding the pairs of ``sets`` in order; all must share a label scheme."""

@@ -99,7 +99,8 @@ def build() -> SimpleNamespace:
                         "download it as a zip (loads with `SentenceTransformer(folder)` and "
                         "`SiameseRegressor.load(folder)`), or delete it.", elem_classes="sts-note")
             with gr.Row(elem_classes="sts-wrap"):
-                run_pick = gr.Dropdown([], label="Run", scale=3, min_width=200)
+                # the session's runs fill it per visitor; an API caller names "run:<id>" (checked by the store)
+                run_pick = gr.Dropdown([], label="Run", scale=3, min_width=200, allow_custom_value=True)
                 zip_button = gr.Button("Prepare zip", scale=1, min_width=120)
                 delete_button = gr.Button("Delete run", variant="stop", scale=1, min_width=120)
             run_info = gr.Markdown()
