@@ -18,6 +18,7 @@ from pathlib import Path
 from stsdemo.app.evidence_view import (NLI, STS, Claim, ClaimLine, Evidence, EvidenceRow, claims_markdown,
                                        evidence_frame, node_cell, spread_cell)
 
+from . import tuning_report
 from .common import ASSETS, REPO, load_results, log, mean_sd
 from .schema import fusion_entries, nli_runs, quality_failed, quality_runs, record_model, section
 
@@ -589,13 +590,14 @@ def evidence(results: dict):
     return Evidence(rows, claims, time.strftime("%Y-%m-%d"))
 
 
-def write_evidence(found, path: Path | None = None) -> Path:
-    """Write ``found`` (:func:`evidence`) as the app's ``evidence.json`` (default: the one that ships with it)."""
+def write_evidence(found, path: Path | None = None, tuning: dict | None = None) -> Path:
+    """Write ``found`` (:func:`evidence`) as the app's ``evidence.json`` (default: the one that ships with it),
+    with ``tuning`` (:func:`bench.tuning_report.evidence_block`) as its ``tuning`` block."""
     from stsdemo.app.evidence_view import EVIDENCE_FILE  # read at call time: tests point it elsewhere
     from stsdemo.atomic import write_json_atomic
 
     path = path or EVIDENCE_FILE
-    write_json_atomic(path, found.to_dict())
+    write_json_atomic(path, {**found.to_dict(), **({"tuning": tuning} if tuning else {})})
     return path
 
 
@@ -628,6 +630,7 @@ def render(results: dict | None = None, md_path: Path | None = None, include_qui
     results = results if results is not None else load_results()
     parts = ["### Verdicts on the paper's claims (computed from the tables below)\n",
              *verdict_table(results),
+             *tuning_report.markdown(results),
              "### NLI accuracy (SNLI test)\n", *nli_table(results),
              "### Quality (7-task SentEval, Spearman x100 of cosine)\n",
              *quality_tables(results, include_quick),
@@ -650,7 +653,7 @@ def main(argv=None) -> None:
     results = load_results()
     render(results)
     found = evidence(results)  # one computation for the app's file and the README, so both carry the same date
-    log(f"wrote {write_evidence(found)}")
+    log(f"wrote {write_evidence(found, tuning=tuning_report.evidence_block(results))}")
     if README_BEGIN in README.read_text(encoding="utf-8"):
         _replace_between(README, README_BEGIN, README_END, readme_evidence(found), "")
         log(f"wrote the evidence block of {README}")

@@ -173,7 +173,7 @@ def describe_factor(factor: str) -> str:
         return quality.ST_DATA[point["data"]]
     if "scale" in point:
         return f"loss scale {point['scale']:g} instead of 20"
-    return "our settings (lr 2e-5, scale 20, STS-B + SICK-R filtered, mixed batches)"
+    return "our settings (lr 2e-5, the loss's default scale, STS-B + SICK-R filtered, mixed batches)"
 
 
 def list_plan() -> None:
