@@ -49,9 +49,9 @@ def resolve_model(name: str | os.PathLike | None, allowed_roots: list[Path] | No
         resolved = path.resolve()
         roots = allowed_roots
         if roots is not None and not _inside(resolved, [Path(r).resolve() for r in roots]):
-            raise InputError(
-                f"model path {text!r} is outside the allowed folders ({', '.join(map(str, roots))}); "
-                "add a folder with STSDEMO_MODEL_ROOTS"
+            raise InputError(  # the folders themselves are the server's business: named by what they hold
+                f"model path {text!r} is outside the allowed folders (the working folder, the output folder, the "
+                "embedded and shipped models, and any in STSDEMO_MODEL_ROOTS); add a folder with STSDEMO_MODEL_ROOTS"
             )
         if not resolved.is_dir():
             kept = retired_path(resolved)

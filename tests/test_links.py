@@ -67,6 +67,9 @@ def test_train_link_round_trip_covers_every_form_setting():
     "?tab=loss&prediction=1e400",
     "?tab=loss&label=%3Cscript%3Ealert(1)%3C/script%3E",
     "?tab=loss&x0=" + "9" * 500,
+    "?tab=loss&k=%D9%A3",                          # Arabic-Indic 3: float() reads it, a link does not
+    "?tab=loss&label=%EF%BC%93",                   # fullwidth 3
+    "?tab=loss&prediction=1_0",                    # Python's digit separator
 ])
 def test_bad_loss_values_fall_back_to_their_default_with_a_notice(query):
     restored = links.parse(query)
@@ -94,6 +97,7 @@ def test_x0_beyond_half_the_gap_falls_back():
     "?tab=score&s1=" + "a" * 2_000,
     "?tab=score&s1=%00",
     "?tab=score&s1=%20%20",
+    "?tab=score&s1=%E2%80%8B%E2%80%8D",            # zero-width characters only: nothing visible to score
     "?tab=score&scheme=%3Cb%3E",
     "?tab=score&categories=one-only&scheme=custom",
     "?tab=score&gap=-1",

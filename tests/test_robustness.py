@@ -29,6 +29,7 @@ import pytest
 import torch
 
 from stsdemo import environment
+from stsdemo.app import loss_view
 from stsdemo.cli import main
 from stsdemo.data import load_csv, load_training_data
 from stsdemo.errors import InputError
@@ -255,6 +256,7 @@ def above(label, maximum):
     return rf"(?i)^{label}: Value -?[\d.e+]+ is greater than maximum value {maximum}"
 
 LONG = "A man is playing a guitar on the stage. " * 2500   # 100,000 characters
+NO_FOLDERS = r"\([^/]*\); add a folder with STSDEMO_MODEL_ROOTS$"   # the server's folders are not named
 
 CASES = [
     # -- sentences --------------------------------------------------------------------------------------------
@@ -299,7 +301,8 @@ CASES = [
     buffer("k < 0", -1, 0.25, 1.0, r"slope k must be > 0", api_expect=below("slope k", 0.1)),
     buffer("k not a number", float("nan"), 0.25, 1.0, r"slope k must be a finite number", api=False),  # no NaN in JSON
     buffer("k huge", 1e9, 0.25, 1.0, r"slope k must be > 0 and <= 1000", api_expect=above("slope k", 5)),
-    buffer("x0 < 0", 2.0, -0.1, 1.0, r"0 <= x0 <= d/2 = 0.5", api_expect=below("buffer x0", 0)),
+    buffer("x0 < 0", 2.0, -0.1, 1.0, r"0 <= x0 <= d/2 = 0.5, got -0.1: x0 is the half-width .* cannot be negative$",
+           api_expect=below("buffer x0", 0)),
     buffer("x0 > d/2", 2.0, 0.6, 1.0, r"0 <= x0 <= d/2 = 0.5, got 0.6.*zero gradient"),
     buffer("x0 not a number", 2.0, float("nan"), 1.0, r"buffer x0 must be a finite number", api=False),
     buffer("d = 0", 2.0, 0.25, 0.0, r"gap d must be > 0", cli=False, api_expect=below("node gap d", 0.2)),
@@ -330,9 +333,9 @@ CASES = [
     # The allowed-folders rule guards the public app; locally (Python, CLI) every path is the user's own.
     # A relative path that climbs to /etc from wherever the suite runs (CI clones sit at other depths).
     model("path outside the allowed folders", lambda c: ETC_RELATIVE, r"folder '/etc' is not a model: it has no config.json",
-          api_expect=rf"model path '{re.escape(ETC_RELATIVE)}' is outside the allowed folders"),
+          api_expect=rf"model path '{re.escape(ETC_RELATIVE)}' is outside the allowed folders {NO_FOLDERS}"),
     model("absolute path outside", lambda c: "/etc", r"folder '/etc' is not a model: it has no config.json",
-          api_expect=r"model path '/etc' is outside the allowed folders"),
+          api_expect=rf"model path '/etc' is outside the allowed folders {NO_FOLDERS}"),
     model("folder that is not a model", lambda c: c.folder("not-a-model"), r"is not a model: it has no config.json"),
     model("checkpoint folder that does not exist", lambda c: c.missing(), r"model folder .* does not exist"),
     model("pickled checkpoint (.bin)", lambda c: c.checkpoint("pickle-bin"), r"has no .safetensors weights; only safetensors are loaded"),
@@ -343,6 +346,17 @@ CASES = [
     model("weights file without the encoder", lambda c: c.checkpoint("missing-tensors"), r"is incomplete or damaged: \d+ encoder weights are missing"),
     model("unreadable stsdemo.json", lambda c: c.checkpoint("bad-config"), r"is not a readable stsdemo config"),
     model("unreadable config.json", lambda c: c.checkpoint("bad-hf-config"), r"could not load model .*Allowed"),
+    # -- the app's own endpoints ------------------------------------------------------------------------------
+    Case("loss at a point too far out", r"prediction must be >= -1000000.0 and <= 1000000.0, got 1e\+200",
+         lambda c: loss_view.loss_at(1e200, 0.0), api=lambda c: ("/loss_at", [1e200, 0.0])),   # MSE: Infinity
+    Case("label too far out", r"label must be >= -1000000.0 and <= 1000000.0", lambda c: loss_view.loss_at(0.0, -1e9),
+         api=lambda c: ("/loss_at", [0.0, -1e9, 2.0, 0.25, 1.0])),
+    Case("unknown label scheme in the form", r"^Label scheme: Value: 'nope' is not in the list of choices: \[\"The model's own\"", None,
+         api=lambda c: _score_args("default", "A man plays.", "A man is playing.", scheme="nope")),
+    Case("negative gap in the form", below("gap d", 0.01), None,
+         api=lambda c: _score_args("default", "A man plays.", "A man is playing.", CUSTOM_CHOICE, "bad, good", -1.0)),
+    Case("download of a run that is not there", r"^no run 'no-such-run' in this session", None,
+         api=lambda c: ("/zip_run", ["run:no-such-run"])),
 ]
 
 
@@ -449,11 +463,12 @@ from app_fixtures import app_state, app_url, client  # noqa: E402,F401  (pytest 
 
 
 @pytest.mark.parametrize("case", API_CASES, ids=_ids(API_CASES))
-def test_api(case, inputs, client):  # noqa: F811
+def test_api(case, inputs, client, capfd):  # noqa: F811
     from gradio_client.exceptions import AppError
 
     from stsdemo.app import store as runs
 
+    capfd.readouterr()
     api_name, args = case.api(inputs)
     watched = (environment.output_dir() / "sessions", inputs.root)
     before, runs_before = snapshot(*watched), len(runs.list_runs(client.session_hash))
@@ -467,6 +482,34 @@ def test_api(case, inputs, client):  # noqa: F811
         check_message(str(error.value), case, case.api_message)
     assert len(runs.list_runs(client.session_hash)) == runs_before, "a run was recorded for bad input"
     check_unchanged(before, snapshot(*watched), inputs)
+    assert "Traceback" not in capfd.readouterr().err, "a refused input put a traceback in the server log"
+
+
+def _rest(app_url: str, name: str, data: list) -> tuple[int, str]:
+    """A raw REST call (no gradio_client): POST /gradio_api/call/<name>, then its result stream."""
+    import urllib.error
+    import urllib.request
+
+    base = app_url.rstrip("/") + f"/gradio_api/call/{name}"
+    request = urllib.request.Request(base, json.dumps({"data": data}).encode(), {"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            event = json.loads(response.read())["event_id"]
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())["detail"]
+    with urllib.request.urlopen(f"{base}/{event}", timeout=60) as response:
+        return 200, response.read().decode()
+
+
+def test_optional_arguments_are_optional_over_raw_rest(app_url, capfd):  # noqa: F811
+    capfd.readouterr()
+    status, stream = _rest(app_url, "loss_at", [3.6, 3])
+    assert status == 200 and "event: complete" in stream, stream
+    answer = json.loads(json.loads(stream.split("data: ", 1)[1].splitlines()[0])[0])
+    assert (answer["k"], answer["x0"], answer["d"]) == (loss_view.START["k"], loss_view.START["x0"], loss_view.START["d"])
+    status, message = _rest(app_url, "loss_at", [3.6])
+    assert status == 422 and message == "/loss_at needs label: it takes prediction, label, [k], [x0], [d] (in brackets: optional)"
+    assert "Traceback" not in capfd.readouterr().err
 
 
 # ---- safety: no code from models, no pickles ------------------------------------------------------------------

@@ -30,6 +30,7 @@ from ..config import check_setting, describe
 from ..errors import InputError, check_range
 from ..labels import get_scheme
 from ..losses.spec import LOSSES
+from ..data import clean_text
 from . import form, loss_view, model_cache, score_view
 
 MAX_QUERY = 8_000          # characters of a whole link's query; a longer link restores nothing
@@ -39,6 +40,7 @@ MAX_SAMPLE = 100.0         # |prediction|, |label| and |gold| a link may carry (
 
 TABS = {"score": "Score a pair", "loss": "Loss explorer", "train": "Fine-tune", "bench": "Benchmark"}
 TAB_ALIASES = {"finetune": "train", "fine-tune": "train", "benchmark": "bench", "explorer": "loss"}
+NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)   # ASCII digits only: not ٣, ３ or 1_0
 LINK_MODELS = (model_cache.DEFAULT_CHOICE, model_cache.SCORER_CHOICE)  # start models a link may name (no session runs)
 # Markup (a tag, a comment, a script URL) or control characters: no sentence needs them, so a link with them is
 # refused rather than passed on to the page.
@@ -84,13 +86,9 @@ def _number_text(value) -> str:
 
 def _read_number(text: str, title: str, low=None, high=None, *, low_open=False, integer=False):
     text = text.strip()
-    if not text or len(text) > MAX_NUMBER_TEXT:
+    if len(text) > MAX_NUMBER_TEXT or not NUMBER.fullmatch(text):
         raise InputError(f"{title} is not a number")
-    try:
-        number = float(text)
-    except ValueError:
-        raise InputError(f"{title} is not a number") from None
-    return check_range(title, number, low, high, low_open=low_open, integer=integer)
+    return check_range(title, float(text), low, high, low_open=low_open, integer=integer)
 
 
 def _read_text(text: str, title: str) -> str:
@@ -98,8 +96,7 @@ def _read_text(text: str, title: str) -> str:
         raise InputError(f"{title} is too long ({len(text):,} characters; a link holds at most {MAX_TEXT:,})")
     if MARKUP.search(text):
         raise InputError(f"{title} holds markup or control characters, which a link may not carry")
-    if not text.strip():
-        raise InputError(f"{title} is empty")
+    clean_text(text, title)   # nothing visible (spaces, zero-width characters): refused here, not at scoring
     return text
 
 

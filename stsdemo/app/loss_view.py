@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, check_range
 from ..losses.buffer import check_buffer
 from ..losses.spec import PAPER_X0, paper_k, paper_k_text
 from . import plots
@@ -16,6 +16,7 @@ SAMPLE = (3.6, 3.0)                                            # a prediction an
 
 # The sliders' ranges (name -> (low, high, step)); the API endpoint checks its numbers against the same.
 SLIDERS = {"k": (0.1, 5.0, 0.05), "x0": (0.0, 1.5, 0.01), "d": (0.2, 2.0, 0.05)}
+MAX_POINT = 1e6     # largest |prediction|, |label| loss_at takes: every loss and pull then stays a finite number
 
 
 def slope_hint() -> str:
@@ -52,7 +53,10 @@ def loss_at(prediction: float, label: float, k: float = START["k"], x0: float = 
             d: float = START["d"]) -> dict:
     """The loss and pull one sample gets under each loss (Translated ReLU, Smooth K2, L1, MSE) at
     ``x = |prediction - label|``, checked as training checks them (``k > 0``, ``0 <= x0 <= d/2``): the numbers
-    of the explorer's "One sample" table, for the API and MCP."""
+    of the explorer's "One sample" table, for the API and MCP. The point lies within ``±MAX_POINT``, so the answer
+    is finite JSON (MSE at 1e200 would be Infinity)."""
+    check_range("prediction", prediction, -MAX_POINT, MAX_POINT)
+    check_range("label", label, -MAX_POINT, MAX_POINT)
     check_buffer(k, x0, d)
     table = plots.sample_losses(prediction, label, k, x0)
     return {"prediction": float(prediction), "label": float(label), "k": float(k), "x0": float(x0), "d": float(d),

@@ -26,7 +26,10 @@ def check_buffer(k: float, x0: float, gap: float) -> None:
     gap = check_range("gap d", gap, 0, MAX_GAP, low_open=True)
     check_range("slope k", k, 0, MAX_K, low_open=True)
     x0 = check_range("buffer x0", x0)  # a finite number first; then the bound that matters
-    if x0 > gap / 2 or x0 < 0:
+    if x0 < 0:
+        raise InputError(f"buffer x0 must satisfy 0 <= x0 <= d/2 = {gap / 2:g}, got {x0!r}: x0 is the half-width of "
+                         "the zero-gradient zone around each label, so it cannot be negative")
+    if x0 > gap / 2:
         raise InputError(
             f"buffer x0 must satisfy 0 <= x0 <= d/2 = {gap / 2:g}, got {x0!r}: with x0 > d/2 a prediction "
             "nearer a wrong node would get zero gradient, so misclassified samples would never be corrected"

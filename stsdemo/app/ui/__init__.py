@@ -9,11 +9,12 @@ from __future__ import annotations
 import os
 
 import gradio as gr
+from starlette.middleware import Middleware
 
 from ...evaluate import TASKS
 from .. import evidence_view, senteval_view
 from ..state import AppState
-from . import benchmark_tab, finetune_tab, loss_tab, score_tab, share, tools
+from . import benchmark_tab, finetune_tab, loss_tab, rest, score_tab, share, tools
 from .common import LATEX, ChoiceLists, name_input_errors, session_of, upload_note
 
 __all__ = ["build_demo", "launch_kwargs", "mcp_wanted", "upload_note"]
@@ -58,10 +59,11 @@ def launch_kwargs(mcp: bool | None = None, demo: gr.Blocks | None = None) -> dic
     theme = gr.themes.Soft(primary_hue="blue", secondary_hue="orange", neutral_hue="slate",
                            font=["ui-sans-serif", "system-ui", "Segoe UI", "Roboto", "sans-serif"],
                            font_mono=["ui-monospace", "SFMono-Regular", "Menlo", "monospace"])
-    extra = {"mcp_server": True} if (mcp_wanted() if mcp is None else mcp) else {}
-    if extra and demo is not None:
-        extra["app_kwargs"] = {"lifespan": tools.mcp_lifespan(demo)}
-    return dict(theme=theme, css=CSS, **extra)
+    mcp = mcp_wanted() if mcp is None else mcp
+    app_kwargs = {"middleware": [Middleware(rest.OptionalArguments)]}   # REST calls may leave optional arguments out
+    if mcp and demo is not None:
+        app_kwargs["lifespan"] = tools.mcp_lifespan(demo)
+    return dict(theme=theme, css=CSS, app_kwargs=app_kwargs, **({"mcp_server": True} if mcp else {}))
 
 
 def header() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import re
 
 import gradio as gr
 
@@ -15,6 +16,7 @@ from ..progress import SKIP
 
 log = logging.getLogger("stsdemo.app.ui")
 
+TYPE_REPR = re.compile(r" \(type: <class '[^']*'>\)")   # in Gradio's "Value: 'x' (type: <class 'str'>) is not in ..."
 LATEX = [{"left": "$$", "right": "$$", "display": True}, {"left": "$", "right": "$", "display": False}]
 
 
@@ -52,19 +54,22 @@ def name_input_errors(demo: gr.Blocks) -> None:
     fields. Gradio checks a Number's or Slider's bounds (and a Dropdown's choices) before our handlers run,
     with a message that names no field ("Value 0 is less than minimum value 0.1."); an API caller sends
     many numbers at once, so each message is prefixed with the field's label. A ``precision=0`` box would
-    silently round 2.5 to 2; it says so instead."""
+    silently round 2.5 to 2; it says so instead. A refused value is the caller's, not the server's: no traceback
+    goes to the log."""
 
     def wrap(block):
         preprocess, label = block.preprocess, str(block.label)
         whole = isinstance(block, gr.Number) and block.precision == 0
 
         def checked(payload):
-            if whole and isinstance(payload, (int, float)) and not isinstance(payload, bool) and payload != int(payload):
-                raise gr.Error(f"{label}: must be a whole number, got {payload:g}")
+            number = isinstance(payload, (int, float)) and not isinstance(payload, bool)
+            if whole and number and not float(payload).is_integer():
+                raise gr.Error(f"{label}: must be a whole number, got {payload:g}", print_exception=False)
             try:
                 return preprocess(payload)
             except gr.Error as error:
-                raise gr.Error(f"{label}: {error.message}") from None
+                message = TYPE_REPR.sub("", error.message)   # without the value's Python type
+                raise gr.Error(f"{label}: {message}", print_exception=False) from None
 
         block.preprocess = checked
 

@@ -39,7 +39,7 @@ def wire(state) -> None:
             A JSON object: prediction (float on the label line), category (nearest node's name), node (its position), cosine (-1..1), scheme (the categories read against, lowest first) and notice (why the scheme was not applied, or input that was shortened; empty when nothing to say).
         """
         return json.dumps(score_view.pair_result(state, session_of(request), sentence1, sentence2, scheme, model),
-                          ensure_ascii=False)
+                          ensure_ascii=False, allow_nan=False)   # finite JSON, or an error: never Infinity
 
     @user_errors
     def loss_at(prediction: float, label: float, k: float = loss_view.START["k"], x0: float = loss_view.START["x0"],
@@ -56,7 +56,7 @@ def wire(state) -> None:
         Returns:
             A JSON object with the inputs and "losses": one row per loss with x, f(x), df/dprediction (negative: gradient descent raises the prediction) and whether the sample is in the buffer.
         """
-        return json.dumps(loss_view.loss_at(prediction, label, k, x0, d), ensure_ascii=False)
+        return json.dumps(loss_view.loss_at(prediction, label, k, x0, d), ensure_ascii=False, allow_nan=False)
 
     # the limits and the paper's values come from their one declaration (stsdemo.data, stsdemo.losses.spec)
     score_pair.__doc__ = score_pair.__doc__.format(max_chars=f"{MAX_SENTENCE_CHARS:,}")
