@@ -18,7 +18,7 @@ from pathlib import Path
 from stsdemo.app.evidence_view import (NLI, STS, Claim, ClaimLine, Evidence, EvidenceRow, claims_markdown,
                                        evidence_frame, node_cell, spread_cell)
 
-from . import tuning_report
+from . import tuning, tuning_report
 from .common import ASSETS, REPO, load_results, log, mean_sd
 from .schema import fusion_entries, nli_runs, quality_failed, quality_runs, record_model, section
 
@@ -69,10 +69,12 @@ def encoder_name(model: str) -> str:
 
 def quality_sections(results: dict, include_quick: bool = False) -> list[tuple[str, str, dict, dict]]:
     """(model, budget key, budget, runs of that model) per table, models in order (MiniLM, mpnet, others),
-    each model's budgets with the paper's budget first, then the most recent."""
+    each model's budgets with the paper's budget first, then the most recent. The tuning's runs have their own
+    tables (:mod:`bench.tuning_report`)."""
     from .quality import MODELS
 
-    runs = {k: v for k, v in quality_runs(results).items() if include_quick or not k.endswith("quick")}
+    runs = {k: v for k, v in quality_runs(results).items()
+            if (include_quick or not k.endswith("quick")) and v.get("budget_tag") not in tuning.QUALITY_TAGS}
     by_model: dict[str, dict] = {}
     for key, result in runs.items():
         by_model.setdefault(record_model(result), {})[key] = result

@@ -237,12 +237,12 @@ def app_function(name: str, fallback: str):
         package = importlib.import_module("stsdemo.app")
     except ImportError:
         package = None
-    if package is not None:
-        if hasattr(package, name):
+    if package is not None:  # a module of the same name (app/score_view.py) is not what is asked for
+        if not inspect.ismodule(getattr(package, name, inspect)):
             return getattr(package, name)
         for info in pkgutil.iter_modules(getattr(package, "__path__", [])):
             module = importlib.import_module(f"stsdemo.app.{info.name}")
-            if hasattr(module, name):
+            if not inspect.ismodule(getattr(module, name, inspect)):
                 return getattr(module, name)
     return getattr(importlib.import_module(fallback), name)
 

@@ -61,6 +61,7 @@ DIAGNOSIS = {
 DIAGNOSIS_ARMS = {"st-cosent": tuple(DIAGNOSIS), "st-angle": tuple(DIAGNOSIS),
                   "st-cossim": ("ours", "one-set-a-batch", "stsb-filtered", "sick-filtered", "stsb-unfiltered")}
 STEPS = ("grid", "tuned", "fixed", "diagnosis", "doc", "mpnet")
+QUALITY_TAGS = ("tuned", "fixed", "doc")  # the tags of its runs in the quality section (with test scores)
 
 
 def paper_k(arm: str) -> float | None:
