@@ -191,7 +191,8 @@ def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m bench.nli", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated arms of: {', '.join(ARMS)}")
-    parser.add_argument("--seeds", type=int, default=3, help="seeds 42, 43, 44: how many")
+    parser.add_argument("--seeds", type=int, default=3, choices=range(1, len(SEEDS) + 1), metavar="N",
+                        help=f"how many of the seeds {', '.join(map(str, SEEDS))} each arm runs: 1 to 3")
     parser.add_argument("--train-pairs", type=int, default=None, help="keep only N training pairs (fixed sample)")
     parser.add_argument("--epochs", type=float, default=1.0, help="passes over the training pairs (default 1)")
     parser.add_argument("--skip-done", action="store_true", help="skip runs already in the results file")

@@ -657,8 +657,9 @@ def main(argv=None) -> dict:
                         "(all-mpnet-base-v2 via bench.mpnet) or a model folder / hub id")
     parser.add_argument("--arms", default="minilm-main", help="comma-separated arms, groups "
                         f"({', '.join(GROUPS)}), plan groups ({', '.join(PLAN_GROUPS)}) or all")
-    parser.add_argument("--seeds", type=int, default=1, help="seeds (42, 43, 44) for the seeded entries of a plan "
-                        "group, or for every arm named")
+    parser.add_argument("--seeds", type=int, default=1, choices=range(1, len(SEEDS) + 1), metavar="N",
+                        help=f"how many of the seeds {', '.join(map(str, SEEDS))} the seeded entries of a plan group "
+                             "(or every arm named) run: 1 to 3; --plan arm@seed names other seeds")
     parser.add_argument("--epochs", type=float, default=1.0)
     parser.add_argument("--max-steps", type=int, default=None,
                         help="same step budget for every arm (default: the full epoch)")

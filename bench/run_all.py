@@ -28,7 +28,8 @@ def main(argv=None) -> None:
     parser.add_argument("--parts", default=",".join(PARTS))
     parser.add_argument("--model", default="minilm", help="quality and fusion: minilm, mpnet or a model folder")
     parser.add_argument("--arms", default="minilm-main", help="quality arms/groups (default: minilm-main)")
-    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--seeds", type=int, default=3, choices=(1, 2, 3), metavar="N",
+                        help="how many of the seeds 42, 43, 44 each arm runs: 1 to 3")
     parser.add_argument("--max-steps", type=int, default=None)
     parser.add_argument("--stage1-max-steps", type=int, default=None)
     parser.add_argument("--eval-every", type=int, default=None)
