@@ -6,6 +6,7 @@ docs/results.json; nothing here is written by hand.
 
 from __future__ import annotations
 
+import statistics
 from collections import defaultdict
 
 from . import tuning
@@ -153,6 +154,26 @@ def readings(results: dict) -> list[str]:
     return out
 
 
+def speed_rows(results: dict) -> list[dict]:
+    """Training pairs/s and 7-task evaluation seconds per machine and encoder (medians over the recorded runs of
+    our loop on the cosine target at batch 16). The GPU ran 6 to 10 jobs side by side, so its figures are per job
+    under that load, not the GPU alone."""
+    runs = list(quality_runs(results).values()) + list(tuning_runs(results).values())
+    rows = []
+    for machine in sorted({r.get("machine") for r in runs if r.get("machine")}):
+        for model in ("minilm", "mpnet"):
+            mine = [r for r in runs if r.get("machine") == machine and record_model(r) == model]
+            pairs = [r["pairs_per_s"] for r in mine if r.get("pairs_per_s") and r.get("kind") == "ours"
+                     and r["budget"]["batch_size"] == 16 and (r.get("settings") or {}).get("target") == "cosine"]
+            evals = [r["eval_seconds"] for r in mine if r.get("eval_seconds")]
+            if pairs or evals:
+                rows.append(dict(machine=machine, encoder=MODELS.get(model, model),
+                                 pairs_per_s=statistics.median(pairs) if pairs else None, pairs_runs=len(pairs),
+                                 eval_seconds=statistics.median(evals) if evals else None, eval_runs=len(evals),
+                                 shared="CPU" not in machine))
+    return rows
+
+
 def evidence_block(results: dict) -> dict:
     """The ``tuning`` block of the app's evidence file."""
     return dict(protocol=protocol(), grid=grid_rows(results),
@@ -211,6 +232,14 @@ def markdown(results: dict) -> list[str]:
             lines.append(f"| {claim['encoder']} | {claim['claim']}: {claim['text']} | {line['test']} "
                          f"| {_cell(line['mean'], line['se'], sign='+')} (n = {line['n']}) | {line['verdict']} | {before} "
                          f"| {fixed.get('verdict', 'not run')} |")
+    lines += ["", "**Speed on each machine** (medians over the recorded runs; the GPU ran 6 to 10 jobs side by side on "
+              "16 CPU cores, so its figures are per job under that load, and its evaluation times are bound by the "
+              "other jobs' tokenisation, not by the GPU; a single-job GPU measurement was not taken)\n",
+              "| machine | encoder | training pairs/s (runs) | 7-task evaluation, s (runs) |", "|---|---|---:|---:|"]
+    for row in speed_rows(results):
+        lines.append(f"| {row['machine']}{' (shared by 6-10 jobs)' if row['shared'] else ''} | {row['encoder']} "
+                     f"| {_cell(row['pairs_per_s'], digits=1)} ({row['pairs_runs']}) "
+                     f"| {_cell(row['eval_seconds'], digits=0)} ({row['eval_runs']}) |")
     lines += ["", "**Why CoSENT and AnglE lowered dev** (one factor changed from our settings at a time; "
               "STS-B dev ×100, mean ± sd over seeds 42-44; CosineSimilarityLoss as the control)\n",
               "| loss | factor | best dev | dev at the end | runs that kept the untrained encoder |",
