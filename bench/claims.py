@@ -68,9 +68,10 @@ TUNED_CLAIMS = [
         Comparison("STS, cosine target, tuned: Smooth K2 vs MSE", "sts-tuned", "sk2-cosine", "mse-cosine"),
         Comparison("STS, cosine target, tuned: Translated ReLU vs L1", "sts-tuned", "trelu-cosine", "l1-cosine")]),
     ("C3", "Smooth K2 beats Translated ReLU", [
-        Comparison("STS, cosine target, tuned", "sts-tuned", "sk2-cosine", "trelu-cosine")]),
+        Comparison("STS, cosine target, tuned: Smooth K2 vs Translated ReLU", "sts-tuned", "sk2-cosine",
+                   "trelu-cosine")]),
     ("best", "CosineSimilarityLoss is the best arm", [
-        Comparison(f"tuned: CosineSimilarityLoss vs {other}", "sts-tuned", "st-cossim", arm)
+        Comparison(f"STS, tuned: CosineSimilarityLoss vs {other}", "sts-tuned", "st-cossim", arm)
         for arm, other in (("sk2-cosine", "Smooth K2"), ("mse-cosine", "MSE"), ("trelu-cosine", "Translated ReLU"),
                            ("l1-cosine", "L1"), ("pcc", "Pcc-tuning"), ("st-cosent", "CoSENT"),
                            ("st-angle", "AnglE"))]),

@@ -135,6 +135,13 @@ def readings(results: dict) -> list[str]:
         out.append(f"On all-MiniLM-L6-v2 the tuned arms' 7-task means moved {min(deltas):+.2f} to {max(deltas):+.2f} "
                    f"from their fixed-setting means (tuned on {tuned[0]['machine']}, fixed on CPU: the machines differ "
                    f"too; the untrained encoder scores the same on both).")
+    changed = [f"{claim['claim']} {line['test'].split(': ', 1)[-1]}: {_kind(line['fixed']['verdict'])} "
+               f"({line['fixed']['mean']:+.2f}) -> {_kind(line['verdict'])} ({line['mean']:+.2f} ± {line['se']:.2f} se)"
+               for claim in claims(results) if claim["encoder"] == MODELS["minilm"] for line in claim["lines"]
+               if line["fixed"] and line["fixed"]["n"] > 1 and line["se"] is not None
+               and _kind(line["fixed"]["verdict"]) != _kind(line["verdict"])]
+    if changed:
+        out.append("What tuning changed in the verdicts on all-MiniLM-L6-v2 (n = 3): " + "; ".join(changed) + ".")
     diag = {(r["arm"], r["factor"]): r for r in diagnosis_rows(results)}
     if ("st-cosent", "scale-5") in diag and ("st-cosent", "ours") in diag:
         ours, scale = diag[("st-cosent", "ours")], diag[("st-cosent", "scale-5")]
@@ -172,6 +179,10 @@ def speed_rows(results: dict) -> list[dict]:
                                  eval_seconds=statistics.median(evals) if evals else None, eval_runs=len(evals),
                                  shared="CPU" not in machine))
     return rows
+
+
+def _kind(verdict: str) -> str:
+    return "no measurable difference" if verdict.startswith("no measurable") else verdict
 
 
 def evidence_block(results: dict) -> dict:

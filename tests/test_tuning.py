@@ -67,3 +67,21 @@ def test_the_recorded_tuned_evidence_pairs_each_claim_with_its_fixed_setting_ver
     for claim in block["claims"]:
         for line in claim["lines"]:
             assert line["n"] == len(line["diffs"]) and line["mean"] == pytest.approx(sum(line["diffs"]) / line["n"])
+
+
+def test_the_benchmark_tab_shows_the_shipped_tuned_evidence_and_a_notice_without_it(tmp_path):
+    from stsdemo.app import tuning_view
+
+    block = tuning_view.load_tuning()
+    assert block is not None, "the shipped evidence.json has no tuning block: run python -m bench.report"
+    table, grid = tuning_view.tuned_frame(block), tuning_view.grid_frame(block)
+    assert len(table) == len(block["rows"]) and set(table["encoder"]) == {"all-MiniLM-L6-v2", "all-mpnet-base-v2"}
+    assert len(grid) == len(block["grid"]) and all("lr" in point for point in grid["chosen point"])
+    text = tuning_view.claims_markdown(block)
+    for claim in block["claims"]:
+        assert f"{claim['claim']} on {claim['encoder']}" in text and claim["verdict"] in text
+    assert " se, n = 3" in text  # a paired difference names its standard error
+    empty = tmp_path / "evidence.json"
+    empty.write_text('{"version": 1, "rows": [], "claims": []}')
+    assert tuning_view.load_tuning(empty) is None
+    assert tuning_view.claims_markdown(None) == tuning_view.UNAVAILABLE and tuning_view.tuned_frame(None).empty
