@@ -62,7 +62,7 @@ def update_results(section: str, entries: dict, path: Path | None = None) -> dic
     path = path or results_path()
     with results_lock(path):
         data = load_results(path)
-        data.setdefault(section, {}).update(json.loads(json.dumps(entries, default=_jsonable)))
+        data.setdefault(section, {}).update(portable(entries))
         data.setdefault("machine", machine())
         write_json_atomic(path, data)
     return data
@@ -74,9 +74,24 @@ def add_run(section: str, key: str, record: dict, path: Path | None = None) -> N
     path = path or results_path()
     with results_lock(path):
         data = load_results(path)
-        data.setdefault(section, {}).setdefault("runs", {})[key] = json.loads(json.dumps(record, default=_jsonable))
+        data.setdefault(section, {}).setdefault("runs", {})[key] = portable(record)
         data.setdefault("machine", machine())
         write_json_atomic(path, data)
+
+
+def portable(record):
+    """``record`` as JSON values, every absolute path inside the repository written relative to it (POSIX), so a
+    record never carries the folders of the machine that wrote it."""
+    def relative(value):
+        if isinstance(value, dict):
+            return {key: relative(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [relative(item) for item in value]
+        if isinstance(value, str) and value.startswith("/") and Path(value).is_relative_to(REPO):
+            return Path(value).relative_to(REPO).as_posix()
+        return value
+
+    return relative(json.loads(json.dumps(record, default=_jsonable)))
 
 
 def _jsonable(value):

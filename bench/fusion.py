@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .common import Timer, device_name, load_results, log, setup_environment, update_results
+from .common import REPO, Timer, device_name, load_results, log, setup_environment, update_results
 from .quality import Budget, base_scores, expand, quick_budget
 from .schema import check_record, fusion_entries, quality_runs, record_model
 
@@ -164,7 +164,7 @@ def alpha_text(alpha: float) -> str:
 def fuse_run(fuser: Fuser, key: str, run: dict, alphas: list[float], base_test: dict | None) -> dict:
     """Linear fusion of one recorded run with the base encoder."""
     started = time.perf_counter()
-    tuned = fuser.encoder_state(run["checkpoint"])
+    tuned = fuser.encoder_state(REPO / run["checkpoint"])   # records hold repository-relative paths
     alpha, curve = fuser.search(lambda a: interpolate(fuser.base, tuned, a), alphas)
     seconds = 0.0
     if alpha == 1:
@@ -186,7 +186,7 @@ def fuse_run(fuser: Fuser, key: str, run: dict, alphas: list[float], base_test: 
 def fuse_seeds(fuser: Fuser, keys: list[str], runs: list[dict], alphas: list[float], base_test: dict | None) -> dict:
     """Delta-guided fusion of several seeds of one arm."""
     started = time.perf_counter()
-    merged = delta_guided(fuser.base, [fuser.encoder_state(r["checkpoint"]) for r in runs])
+    merged = delta_guided(fuser.base, [fuser.encoder_state(REPO / r["checkpoint"]) for r in runs])
     alpha, curve = fuser.search(lambda a: shifted(fuser.base, merged, a), alphas)
     seconds = 0.0
     if alpha == 0 and base_test is not None:
@@ -219,7 +219,7 @@ def fusable(runs: dict, model: str, tag: str, arms: list[str] | None) -> dict:
         if arms is not None and run["arm"] not in arms:
             continue
         checkpoint = run.get("checkpoint")
-        if not checkpoint or not Path(checkpoint).is_dir():
+        if not checkpoint or not (REPO / checkpoint).is_dir():
             log(f"fusion: {key} has no checkpoint on disk; rerun it with bench.quality to fuse it")
             continue
         if run.get("best_step") == "1:0":

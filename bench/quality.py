@@ -243,22 +243,17 @@ def stsb_node_accuracy(model, sets, own_prediction: bool, dev_pairs: int | None 
 
     The prediction is the model's own (its head or a*cos + b) where the run trained one (``own_prediction``);
     an encoder without one (no training, sentence-transformers' losses, Pcc-tuning, InfoNCE) gets
-    ``a*cos + b`` fitted by least squares on STS-B dev, never on test.
+    ``a*cos + b`` fitted by least squares on STS-B dev, never on test: the core's readings
+    (:func:`stsdemo.final_eval.scoring_steps`).
     """
     from stsdemo.config import TrainConfig
-    from stsdemo.evaluate import EncodeCache, cosine_rows, dev_metrics
+    from stsdemo.final_eval import scoring_steps
     from stsdemo.train import load_dev
 
-    test, cache = sets["STSBenchmark"], EncodeCache(model.encode)
-    if own_prediction:
-        return dict(stsb_node_accuracy=dev_metrics(cache.scorer(model), test)["accuracy"] * 100,
-                    node_accuracy_from="the run's prediction")
-    dev = load_dev(TrainConfig(max_dev_pairs=dev_pairs))
-    scale, bias = np.polyfit(cosine_rows(cache(dev.sentences1), cache(dev.sentences2)), dev.labels, 1)
-    predictions = scale * cosine_rows(cache(test.sentences1), cache(test.sentences2)) + bias
-    hits = test.scheme.nearest_index(predictions) == test.scheme.nearest_index(test.labels)
-    return dict(stsb_node_accuracy=float(np.mean(hits)) * 100,
-                node_accuracy_from=f"a*cos + b fitted on STS-B dev (a={scale:.3f}, b={bias:.3f})")
+    dev = None if own_prediction else load_dev(TrainConfig(max_dev_pairs=dev_pairs))
+    *_, (_, scores) = scoring_steps(model, {"STSBenchmark": sets["STSBenchmark"]},
+                                    "prediction" if own_prediction else "fitted", dev)
+    return dict(stsb_node_accuracy=scores.node_accuracy["STSBenchmark"], node_accuracy_from=scores.node_from)
 
 
 def run_base(budget: Budget, sets, model_path: str | None) -> dict:
@@ -291,14 +286,18 @@ def ours_config(spec: dict, seed: int, budget: Budget, model_path: str | None, w
 
 def run_ours(spec: dict, seed: int, budget: Budget, sets, workdir: Path, model_path: str | None, model: str,
              point: dict | None = None) -> dict:
-    """Train one of our arms; ``sets=None`` stops after training (dev only: a tuning grid run)."""
+    """Train one of our arms through the core workflow (:func:`stsdemo.workflow.train_and_evaluate`), which then
+    scores its best checkpoint; ``sets=None`` stops after training (dev only: a tuning grid run)."""
+    from stsdemo.events import DoneEvent, EvalEvent, FinalEvalEvent, StartEvent
+    from stsdemo.losses.spec import LOSSES
     from stsdemo.model import SiameseRegressor
-    from stsdemo.train import DoneEvent, EvalEvent, StartEvent, train
+    from stsdemo.workflow import train_and_evaluate
 
     config = ours_config(spec, seed, budget, model_path, workdir, point)
     evals, done, starts = [], None, []
+    events = train_and_evaluate(config, evaluate=sets is not None, test_sets=sets)
     with Timer() as timer:
-        for event in train(config):
+        for event in events:
             if isinstance(event, EvalEvent):
                 evals.append(dict(stage=event.stage, step=event.step, dev_cosine=round(event.dev_cosine, 3),
                                   dev_head=round(event.dev_head, 3)))
@@ -307,7 +306,9 @@ def run_ours(spec: dict, seed: int, budget: Budget, sets, workdir: Path, model_p
                                    total_steps=event.total_steps))
             elif isinstance(event, DoneEvent):
                 done = event
+                break   # the evaluation, if any, comes next from the same generator
     if done is None or done.outcome != "finished":
+        events.close()
         raise RuntimeError(f"training did not finish: {done and (done.message or done.outcome)}")
     final = starts[-1]
     settings = {k: getattr(config, k) for k in ("loss", "target", "k", "x0", "lr", "epochs", "batch_size",
@@ -315,19 +316,21 @@ def run_ours(spec: dict, seed: int, budget: Budget, sets, workdir: Path, model_p
     trained = dict(dev_best=done.best, best_step=str(done.best_step), dev_curve=evals, stages=starts, settings=settings,
                    steps=final["total_steps"], pairs_seen=final["total_steps"] * config.batch_size,
                    train_pairs=final["train_pairs"], train_seconds=timer.seconds, pairs_per_s=done.pairs_per_s)
+    reuse = base_scores(budget, model) if sets is not None and done.best_step == (1, 0) else None
+    if sets is None or reuse is not None:
+        events.close()   # no 7-task pass: a tuning run, or the step-0 checkpoint is the base encoder
     if sets is None:
         return trained
-    reuse = base_scores(budget, model) if done.best_step == (1, 0) else None
-    best = SiameseRegressor.load(done.checkpoint)
     if reuse is not None:
-        scores, seconds = dict(reuse), 0.0
-    else:
-        scores, seconds = evaluate_encoder(best.encode, sets)
-    # the ce head classifies on the STS line; pcc and infonce leave their head untrained
-    own = config.loss not in ("pcc", "infonce")
-    node = stsb_node_accuracy(best, sets, own, budget.dev_pairs)
-    return dict(trained, test=scores, eval_seconds=seconds, test_from="base" if reuse is not None else "checkpoint",
-                checkpoint=str(done.checkpoint), **node)
+        node = stsb_node_accuracy(SiameseRegressor.load(done.checkpoint), sets,
+                                  LOSSES[config.loss].trains_prediction, budget.dev_pairs)
+        return dict(trained, test=dict(reuse), eval_seconds=0.0, test_from="base", checkpoint=str(done.checkpoint),
+                    **node)
+    with Timer() as evaluation:
+        scores = [e for e in events if isinstance(e, FinalEvalEvent) and e.results is not None][-1]
+    return dict(trained, test=scores.results, eval_seconds=evaluation.seconds, test_from="checkpoint",
+                checkpoint=str(done.checkpoint), stsb_node_accuracy=scores.node_accuracy["STSBenchmark"],
+                node_accuracy_from=scores.node_from)
 
 
 # Training data of sentence-transformers' arms; the tuning's CoSENT/AnglE diagnosis varies it one factor at a time.

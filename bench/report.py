@@ -17,6 +17,7 @@ from pathlib import Path
 
 from stsdemo.app.evidence_view import (NLI, STS, Claim, ClaimLine, Evidence, EvidenceRow, claims_markdown,
                                        evidence_frame, node_cell, spread_cell)
+from stsdemo.evaluate import TABLE_NAMES, TASKS
 
 from . import tuning, tuning_report
 from .common import ASSETS, REPO, load_results, log, mean_sd
@@ -26,8 +27,6 @@ RESULTS_MD = REPO / "docs" / "results.md"
 BEGIN, END = "<!-- BEGIN AUTO -->", "<!-- END AUTO -->"
 README = REPO / "README.md"
 README_BEGIN, README_END = "<!-- BEGIN EVIDENCE (python -m bench.report) -->", "<!-- END EVIDENCE -->"
-TASKS = ("STS12", "STS13", "STS14", "STS15", "STS16", "STSBenchmark", "SICKRelatedness")
-SHORT = {"STSBenchmark": "STS-B", "SICKRelatedness": "SICK-R"}
 GROUP_TITLES = {
     "main": "Main comparison (STS-B + SICK-R train, filtered)",
     "stages": "One-stage versions",
@@ -39,7 +38,7 @@ GROUP_TITLES = {
 # the row each group is read against, repeated at its top: the untrained encoder, or the default setting
 # (head [u,v,|u-v|], k = 2, x0 = 0.25) that the head ablation and the sweep vary
 REFERENCE_ROWS = {"main": "base", "head": "sk2-2stage", "sweep": "sk2-2stage"}
-HEADER = ["Arm", "n", *(SHORT.get(t, t) for t in TASKS), "Avg.", "STS-B dev", "STS-B test on node (%)",
+HEADER = ["Arm", "n", *(TABLE_NAMES.get(t, t) for t in TASKS), "Avg.", "STS-B dev", "STS-B test on node (%)",
           "best dev step", "last-step dev: cosine / head"]
 
 
@@ -330,7 +329,7 @@ def speed_tables(results: dict) -> list[str]:
     if ev:
         lines.append(f"| evaluation time (s, median of {ev['repeats']}) | {ev['ours_seconds']:.1f} | "
                      f"{ev['naive_seconds']:.1f} (naive: pad to 256, every pair) | **{ev['speedup']:.2f}x faster** | "
-                     f"{', '.join(SHORT.get(t, t) for t in ev['tasks'])} ({ev['pairs']:,} pairs); max abs. "
+                     f"{', '.join(TABLE_NAMES.get(t, t) for t in ev['tasks'])} ({ev['pairs']:,} pairs); max abs. "
                      f"difference of the scores {ev['max_abs_diff']:.4f} |")
     else:
         lines.append("| evaluation time | not run | | | `python -m bench.speed --parts eval` |")

@@ -67,3 +67,11 @@ def private_uses(path: Path) -> list[str]:
 def test_the_bench_uses_only_public_helpers():
     files = sorted((REPO / "bench").glob("*.py")) + sorted((REPO / "tests").glob("*.py"))
     assert [use for path in files for use in private_uses(path)] == []
+
+
+def test_records_carry_repository_relative_paths_never_the_writers_folders(tmp_path):
+    text = RESULTS_JSON.read_text(encoding="utf-8")
+    assert str(REPO) not in text and '": "/' not in text, "an absolute path in docs/results.json"
+    path = tmp_path / "results.json"
+    update_results("quality", {"runs": {"r": {"checkpoint": REPO / "bench" / "out" / "x", "start": str(REPO)}}}, path)
+    assert load_results(path)["quality"]["runs"]["r"] == {"checkpoint": "bench/out/x", "start": "."}
