@@ -1,4 +1,5 @@
-"""The package's shape: no import circle in ``stsdemo/``, and every paper value declared once."""
+"""The package's shape: no import circle in ``stsdemo/``, no import of ``bench`` from it, no function over 100 lines
+and no file over 650, and every paper value declared once."""
 
 from __future__ import annotations
 
@@ -74,6 +75,29 @@ def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_no_import_circle_in_the_package():
     circles = import_circles(import_graph())
     assert not circles, "import circles (lazy imports count): " + "; ".join(" -> ".join(c) for c in circles)
+
+
+def test_the_library_and_the_app_import_nothing_from_bench():
+    """Dependencies run one way: bench imports the library and the app, never the other way round."""
+    found = []
+    for module, path in module_names().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            found += [f"{module}: {name}" for name in names if name == "bench" or name.startswith("bench.")]
+    assert not found, found
+
+
+def test_no_function_over_100_lines_and_no_file_over_650():
+    long = []
+    for path in PACKAGE.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        if text.count("\n") > 650:
+            long.append(f"{path.name}: {text.count(chr(10))} lines")
+        long += [f"{path.name}: {node.name}() has {node.end_lineno - node.lineno + 1} lines"
+                 for node in ast.walk(ast.parse(text)) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and node.end_lineno - node.lineno + 1 > 100]
+    assert not long, long
 
 
 def test_the_graph_sees_lazy_and_relative_imports(tmp_path):
