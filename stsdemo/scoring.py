@@ -12,14 +12,14 @@ import numpy as np
 from .atomic import atomic_write
 from .data import MAX_SENTENCE_CHARS, PairSet, clean_text, load_csv
 from .errors import InputError
-from .evaluate import cosine_rows
+from .evaluate import cosine_rows, spearman100
 from .labels import LabelScheme
 from .model import SiameseRegressor
 
 MAX_CSV_ROWS = 50_000   # rows scored from one file by default (the app sets its own, smaller limit)
 
 __all__ = ["MAX_SENTENCE_CHARS", "PairScore", "score_pair", "score_csv", "score_pairs",
-           "check_output_path"]
+           "check_output_path", "label_summary", "scored_file_summary"]
 
 
 @dataclass
@@ -69,7 +69,7 @@ def score_csv(model: SiameseRegressor, path: str | os.PathLike, out_path: str | 
               scheme: LabelScheme | None = None, max_rows: int = MAX_CSV_ROWS, max_bytes: int | None = None) -> Path:
     """Score every row of a CSV/TSV with two sentence columns (a label column is optional).
 
-    Writes ``sentence1, sentence2, [label,] prediction, category, cosine`` to ``out_path`` atomically
+    Writes ``sentence1, sentence2, [label,] prediction, category, node, cosine`` to ``out_path`` atomically
     (a kill mid-write leaves the old file or none). Bad files raise InputError before anything is written.
     """
     scheme = scheme or model.scheme
@@ -87,13 +87,40 @@ def score_pairs(model: SiameseRegressor, pairs: PairSet, out_path: str | os.Path
     embeddings = model.encode(pairs.sentences1 + pairs.sentences2)
     u, v = embeddings[: len(pairs)], embeddings[len(pairs):]
     predictions = model.score_embeddings(u, v)
-    categories = [scheme.categories[i] for i in scheme.nearest_index(predictions)]
+    indices = scheme.nearest_index(predictions)
     cosines = cosine_rows(u, v)
     has_labels = not np.isnan(pairs.labels).all()
     with atomic_write(out_path, newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["sentence1", "sentence2"] + (["label"] if has_labels else []) + ["prediction", "category", "cosine"])
+        writer.writerow(["sentence1", "sentence2"] + (["label"] if has_labels else [])
+                        + ["prediction", "category", "node", "cosine"])
         for i, (a, b) in enumerate(zip(pairs.sentences1, pairs.sentences2)):
             label = [f"{pairs.labels[i]:g}"] if has_labels else []
-            writer.writerow([a, b, *label, f"{predictions[i]:.4f}", categories[i], f"{cosines[i]:.4f}"])
+            writer.writerow([a, b, *label, f"{predictions[i]:.4f}", scheme.categories[indices[i]],
+                             f"{scheme.nodes[indices[i]]:g}", f"{cosines[i]:.4f}"])
     return out_path
+
+
+def label_summary(labels, predictions, scheme: LabelScheme) -> str:
+    """One line on how scored pairs agree with their labels: the Spearman correlation (x100) of prediction and
+    label, and the share of pairs whose prediction rounds to the label's node ("on node", as the benchmarks
+    count it). "" when no pair has a label."""
+    labels, predictions = np.asarray(labels, dtype=np.float64), np.asarray(predictions, dtype=np.float64)
+    known = ~np.isnan(labels)
+    n = int(known.sum())
+    if n == 0:
+        return ""
+    on_node = float(np.mean(scheme.nearest_index(predictions[known]) == scheme.nearest_index(labels[known])))
+    spearman = (f"Spearman {spearman100(predictions[known], labels[known]):.2f}"
+                if n > 1 and np.ptp(labels[known]) > 0 and np.ptp(predictions[known]) > 0
+                else "Spearman not defined (fewer than two distinct labels or predictions)")
+    return f"{n:,} labelled pairs: {spearman} (x100, prediction vs label); {on_node:.1%} on the label's node."
+
+
+def scored_file_summary(path: str | os.PathLike, scheme: LabelScheme) -> str:
+    """:func:`label_summary` of a file :func:`score_pairs` wrote ("" when it has no label column)."""
+    with open(path, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    if not rows or "label" not in rows[0]:
+        return ""
+    return label_summary([float(r["label"]) for r in rows], [float(r["prediction"]) for r in rows], scheme)

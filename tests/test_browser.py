@@ -8,6 +8,7 @@ phone ones to assets/screenshot-phone-<tab>.png).
 """
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -181,3 +182,106 @@ def test_a_link_reopens_the_loss_explorer_and_copy_link_writes_one(app_url, tmp_
         page.goto(link.input_value())
         expect(page.get_by_label("Sentence 2", exact=True)).to_have_value("A kitten naps.", timeout=60_000)
         _shot(page, "link", tmp_path)
+
+
+def test_the_start_here_path_opens_each_state_in_place_and_the_lessons_fixes_hold(page, capfd):  # noqa: F811
+    """Issue 27 on a desktop: the start-here steps are links that open their state in this page (no new browser
+    tab, no reload); a changed scheme re-scores at once and a gold label from another line is not drawn; a typed
+    slider value is clamped and drawn alike; the Benchmark tab has its legend, axis note, plain readings and the
+    paper's rows; no toast covers the Score tab's results and no traceback reaches the server log."""
+    from playwright.sync_api import expect
+
+    start = page.locator("#start-here")
+    expect(start).to_contain_text("See the buffer zone")
+    category = page.get_by_label("Category", exact=True)
+    expect(category).not_to_have_value("", timeout=120_000)
+
+    # Score: the NLI scheme re-scores on its own line; the STS gold label is not drawn there, and its box is cleared
+    page.get_by_label("NLI (contradiction · neutral · entailment)").check()
+    expect(category).to_have_value(re.compile("contradiction|neutral|entailment"), timeout=60_000)
+    expect(page.get_by_label("Gold label (optional)")).to_have_value("")
+    expect(page.locator("#score-notice")).to_contain_text("not drawn")
+    page.get_by_role("button", name="0.6 · A man is cycling.").click()  # an example scores itself
+    expect(page.get_by_label("Sentence 2", exact=True)).to_have_value("A man is talking.")
+    expect(page.locator("#score-notice")).to_contain_text("Gold label 0.6 not drawn", timeout=60_000)
+    assert page.get_by_test_id("toast-body").count() == 0
+
+    # step 1 opens the Loss explorer in this page; typed slider values are clamped and drawn alike
+    page.get_by_role("link", name="See the buffer zone").click()
+    expect(page.get_by_role("tab", name="Loss explorer")).to_have_attribute("aria-selected", "true")
+    assert len(page.context.pages) == 1 and "?tab=loss" in page.url
+    expect(page.get_by_label("number input for buffer x0")).to_have_value("0.25")
+    chart, k = page.locator("#loss-plot"), page.get_by_label("number input for slope k")
+    expect(chart).to_contain_text("pulled, right node")  # the band between x0 and d/2 is named
+    for typed, shown in (("7", "5"), ("-1", "0.1")):
+        k.fill(typed)
+        k.press("Tab")
+        expect(k).to_have_value(shown, timeout=20_000)
+        expect(chart).to_contain_text(f"k = {shown},", timeout=20_000)
+
+    # "See the evidence" switches to the Benchmark tab in this page
+    page.get_by_role("link", name="See the evidence").click()
+    expect(page.get_by_role("tab", name="Benchmark")).to_have_attribute("aria-selected", "true")
+    assert len(page.context.pages) == 1
+    expect(page.locator("#evidence-chart")).to_contain_text("buffer-zone loss (Smooth K2, Translated ReLU)")
+    expect(page.locator("#evidence-chart")).to_contain_text("not 0")
+    expect(page.locator("#evidence-verdicts")).to_contain_text("In plain words")
+    expect(page.locator("#evidence-verdicts")).to_contain_text("batch 512")
+    expect(page.locator("#paper-table")).to_contain_text("76.03")
+    expect(page.locator("#paper-table")).to_contain_text("Table 1")
+
+    # the path is dismissable, stays dismissed on a reload, and the header's link reopens it
+    page.get_by_role("button", name="Hide these steps").click()
+    expect(start).to_be_hidden()
+    page.reload()
+    expect(page.get_by_role("link", name="Start here")).to_be_visible(timeout=60_000)
+    expect(start).to_be_hidden()
+    page.get_by_role("link", name="Start here").click()
+    expect(start).to_be_visible()
+    out, err = capfd.readouterr()
+    assert "Traceback" not in out + err, (out + err)[-3000:]
+
+
+def test_on_a_phone_the_loss_chart_stays_in_view_and_nothing_is_clipped(phone_page, tmp_path):  # noqa: F811
+    """Issue 27 at 390 px: the Loss explorer's chart comes before its sliders and stays in view while they move;
+    the formulas wrap, one axis title serves both charts, tables scroll inside their box and no Plotly toolbar
+    covers a chart's title."""
+    from playwright.sync_api import expect
+
+    window = phone_page
+    expect(window.get_by_label("Category", exact=True)).not_to_have_value("", timeout=120_000)
+    expect(window.locator("#number-line .modebar-container")).to_be_hidden()
+    window.get_by_role("tab", name="Loss explorer").click()
+    chart = window.locator("#loss-plot")
+    expect(chart).to_contain_text("x0 = 0.25")
+    assert chart.bounding_box()["y"] < window.locator("#k-slider").bounding_box()["y"]
+    for slider in ("#k-slider", "#x0-slider", "#d-slider"):  # each slider just below the chart: both in view
+        window.locator(slider).evaluate("""(el) => window.scrollBy(0, el.getBoundingClientRect().top
+            - document.querySelector('#loss-plot').getBoundingClientRect().height - 8)""")
+        top, bottom, slider_top, slider_bottom = window.evaluate(f"""() => [
+            ...['top', 'bottom'].map((side) => document.querySelector('#loss-plot').getBoundingClientRect()[side]),
+            ...['top', 'bottom'].map((side) => document.querySelector('{slider}').getBoundingClientRect()[side])]""")
+        assert 0 <= top and bottom <= slider_top + 1 and slider_bottom <= 844, (slider, top, bottom, slider_top)
+    assert chart.locator("text", has_text="prediction − label").count() == 1
+    expect(chart.locator(".modebar-container")).to_be_hidden()
+    clipped = window.evaluate("""() => [...document.querySelectorAll('#loss-formulas .katex')]
+        .filter((el) => el.getBoundingClientRect().right > document.querySelector('#loss-formulas')
+                          .getBoundingClientRect().right + 1).length""")
+    assert clipped == 0
+    _scrolls_inside(window, "#loss-sample")
+    window.get_by_role("tab", name="Benchmark").click()
+    expect(window.locator("#paper-table")).to_contain_text("76.03")
+    for table in ("#evidence-table", "#paper-table"):
+        _scrolls_inside(window, table)
+    expect(window.locator("#evidence-chart .modebar-container").first).to_be_hidden()
+
+
+def _scrolls_inside(window, selector: str) -> None:
+    """The table stays within the window and its columns scroll sideways inside its own box."""
+    right, scrolls = window.evaluate("""(selector) => {
+        const root = document.querySelector(selector);
+        const boxes = [...root.querySelectorAll('*')].filter((el) => el.scrollWidth > el.clientWidth + 1
+            && ['auto', 'scroll'].includes(getComputedStyle(el).overflowX));
+        return [root.getBoundingClientRect().right, boxes.length > 0];
+    }""", selector)
+    assert right <= 391 and scrolls, (selector, right, scrolls)

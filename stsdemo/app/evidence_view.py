@@ -15,13 +15,18 @@ Layout of ``evidence.json`` (``EVIDENCE_VERSION``)::
 
 from __future__ import annotations
 
+import html
 import json
 import math
+import re
+import textwrap
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 import pandas as pd
 import plotly.graph_objects as go
+
+from .reference import PAPER_ARMS, PAPER_REPORTED
 
 EVIDENCE_FILE = Path(__file__).with_name("evidence.json")
 EVIDENCE_VERSION = 1
@@ -139,33 +144,126 @@ COLUMNS = ["arm", "encoder", "seeds", "7-task mean ± sd", "STS-B test on node (
 COLUMN_WIDTHS = ["400px", "170px", "110px", "130px", "130px", "130px", "140px"]
 
 
-def evidence_frame(evidence: Evidence | None, own: dict[str, dict] | None = None) -> pd.DataFrame:
+def evidence_frame(evidence: Evidence | None, own: dict[str, dict] | None = None,
+                   markup: bool = False) -> pd.DataFrame:
     """The table of the Benchmark tab: every recorded arm, then the visitor's own evaluations
-    (``{name: 7-task results}``) as rows of one run each."""
+    (``{name: 7-task results}``) as rows of one run each. Each arm reads "full name (code)"; with ``markup``
+    (the app's table, whose arm column is HTML) the full name, then its code in small type below it."""
     records = []
     for row in (evidence.rows if evidence else []):
         n = len(row.seeds)
         node_n = n if row.node_n is None else row.node_n
-        records.append([f"{row.label} ({row.arm})", row.encoder, ", ".join(map(str, row.seeds)) or "–",
+        records.append([arm_cell(row.label, row.arm, markup), row.encoder, ", ".join(map(str, row.seeds)) or "–",
                         spread_cell(row.avg, row.avg_sd, n), node_cell(row.node, row.node_sd, node_n, n),
                         spread_cell(row.nli, row.nli_sd, n), row.machine])
     for name, results in (own or {}).items():
-        records.append([f"{name} (evaluated here)", name, "–", spread_cell(results.get("Avg."), None, 1), "–",
-                        "–", "this app"])
+        records.append([arm_cell(name, "evaluated here", markup), name, "–", spread_cell(results.get("Avg."), None, 1),
+                        "–", "–", "this app"])
     return pd.DataFrame(records, columns=COLUMNS)
 
 
+PAPER_COLUMNS = ["encoder (paper)", "trained on", *PAPER_ARMS, "source"]
+PAPER_WIDTHS = ["190px", "150px", *["105px"] * len(PAPER_ARMS), "170px"]
+
+
+def paper_frame() -> pd.DataFrame:
+    """What the paper reported (its 7-task averages), one row per encoder, to set beside this project's rows:
+    labelled as the paper's, and not run here."""
+    records = [[encoder, data, *(f"{scores[arm]:.2f}" if arm in scores else "–" for arm in PAPER_ARMS),
+                f"Zhang & Li 2024, {table}"] for encoder, data, table, scores in PAPER_REPORTED]
+    return pd.DataFrame(records, columns=PAPER_COLUMNS)
+
+
+def paper_reading() -> str:
+    """The paper's buffer-zone comparisons, from its reported averages, to read beside this project's C2."""
+    pairs = []
+    for encoder, data, _, scores in PAPER_REPORTED:
+        for a, b in (("Smooth K2", "MSE"), ("Translated ReLU", "L1")):
+            if a in scores and b in scores:
+                pairs.append(f"{a} − {b} {scores[a] - scores[b]:+.2f} ({encoder}, {data})")
+    return ("**What the paper reported** (its own 7-task averages, Spearman ×100; BERT and RoBERTa trained on NLI, "
+            "Jina v2 and Nomic tuned on STS-B + SICK-R; **not run here**). Its buffer-zone comparisons: "
+            + "; ".join(pairs) + ". Set them beside this project's C2 above (all-MiniLM-L6-v2, paired seeds).")
+
+
+def arm_cell(label: str, code: str, markup: bool = False) -> str:
+    """An arm's name in the table: "label (code)", or as escaped HTML with the code in small type."""
+    if not markup:
+        return f"{label} ({code})"
+    return f"{html.escape(label)}<br><small><code>{html.escape(code)}</code></small>"
+
+
+# Each claim of the paper as the question a reader asks; the verdicts answer it (``plain_reading``).
+QUESTIONS = {
+    "C1": "Does regression on the label line beat a classifier?",
+    "C2": "Does the buffer zone beat the same loss without it?",
+    "C3": "Does Smooth K2 beat Translated ReLU?",
+    "C4": "Does the recipe improve a contrastive encoder, beyond the untrained one and beyond +Contrast?",
+    "C5": "Does the head on [u, v, |u-v|] beat [u, v] and [|u-v|]?",
+    "C6": "Does the fine-tune need about half the memory of contrastive training?",
+}
+SPREADS = ("± in the table: **sd**, the standard deviation of an arm's figure over its seeds. ± in the verdicts: "
+           "**se**, the standard error of the mean of the per-seed differences (what the rule reads).")
+
+
 def claims_markdown(evidence: Evidence | None, reason: str = "") -> str:
-    """One line per claim: its verdict and the numbers behind it."""
+    """One line per claim: its verdict and the numbers behind it (mean difference ± se), then a plain reading."""
     if evidence is None:
         return f"**The project's recorded evidence is unavailable** ({reason}). Your own evaluations still work."
     lines = [f"Verdicts from paired seeds (recorded {evidence.generated}): a comparison *holds* when the mean of "
              "the per-seed differences is more than 2 standard errors above zero, is *reversed* when more than 2 "
-             "below; otherwise there is no measurable difference at that n.", ""]
+             "below; otherwise there is no measurable difference at that n. Each difference reads mean ± se "
+             "(standard error), n = paired seeds.", ""]
     for claim in evidence.claims:
+        memory = memory_reading(claim) if not claim.lines else None
+        head = f"{memory[0]}: **{memory[1]}**" if memory else f"{claim.text}: **{claim.verdict}**"
+        reading = plain_reading(claim)
+        lines.append(f"- **{claim.claim}** {head}" + (f". *In plain words:* {reading}" if reading else ""))
         numbers = "; ".join(_line_text(line) for line in claim.lines if line.n)
-        lines.append(f"- **{claim.claim}** {claim.text}: **{claim.verdict}**" + (f" — {numbers}" if numbers else ""))
+        lines += [f"  - mean ± se: {numbers}"] if numbers else []
     return "\n".join(lines)
+
+
+def plain_reading(claim: Claim) -> str:
+    """One sentence a student can read: the claim's question and how many comparisons answered yes, the
+    opposite, or nothing beyond the seed-to-seed noise, with the largest difference ("" when none was run)."""
+    if not claim.lines:
+        memory = memory_reading(claim)
+        return memory[2] if memory else ""
+    measured = [line for line in claim.lines if line.n > 1 and line.mean is not None]
+    if not measured:
+        return ""
+    held = sum(line.verdict == "holds" for line in measured)
+    against = sum(line.verdict == "reversed" for line in measured)
+    level = len(measured) - held - against
+    parts = [f"yes in {held}" if held else "", f"the opposite in {against}" if against else "",
+             f"no difference beyond the seed-to-seed noise in {level}" if level else ""]
+    largest = max(measured, key=lambda line: abs(line.mean))
+    count = f"{len(measured)} comparison{'' if len(measured) == 1 else 's'}"
+    return (f"{QUESTIONS.get(claim.claim, claim.text)} Of {count}: {', '.join(p for p in parts if p)}. "
+            f"Largest difference: {largest.test}, {largest.mean:+.2f} points ({largest.metric}).")
+
+
+MEMORY = re.compile(r"\((?P<kind>[^:]+): ours \(batch (?P<ours>\d+)\) / InfoNCE \(batch (?P<theirs>\d+)\) = "
+                    r"(?P<ratio>[\d.]+)x at max length (?P<length>\d+), (?P<device>.+)\)$")
+
+
+def memory_reading(claim: Claim) -> tuple[str, str, str] | None:
+    """C6 worded as what it measured: ``(what was measured, the figure, a plain reading)``, read from the claim's
+    text as ``bench.claims.memory_verdict`` writes it; None when the text has another form (it is then shown
+    as written)."""
+    found = MEMORY.search(claim.text)
+    if claim.claim != "C6" or not found:
+        return None
+    ours, theirs, ratio = int(found["ours"]), int(found["theirs"]), float(found["ratio"])
+    what = (f"memory: {found['kind']} of our fine-tune at batch {ours} over InfoNCE contrastive training at batch "
+            f"{theirs} (max length {found['length']}, {found['device']})")
+    figure = f"{ratio:.2f}×, {'less' if ratio < 1 else 'more'} memory than contrastive training"
+    reading = (f"{QUESTIONS['C6']} Ours used {ratio:.2f}× the memory of InfoNCE, each run at its usual batch size "
+               f"({ours} and {theirs}); the paper reports about half. So {'less' if ratio < 1 else 'more'}"
+               f"{', as claimed' if ratio < 1 else ''}: the ratio compares the two recipes as run, not the memory "
+               "one pair needs.")
+    return what, figure, reading
 
 
 def _line_text(line: ClaimLine) -> str:
@@ -190,37 +288,63 @@ def buffer_spread(evidence: Evidence | None, loss: str, target: str) -> str:
     return ""
 
 
-CHARTS = {STS: ("avg", "avg_sd", "STS: 7-task mean (Spearman ×100)"),
-          NLI: ("nli", "nli_sd", "NLI: SNLI test accuracy (%)")}
+CHARTS = {STS: ("avg", "avg_sd", "STS: 7-task mean (Spearman ×100)", "7-task mean"),
+          NLI: ("nli", "nli_sd", "NLI: SNLI test accuracy (%)", "SNLI test accuracy")}
+OURS, OTHERS = "#0072B2", "#9ca3af"   # the buffer-zone losses (Smooth K2, Translated ReLU) | everything else
+TICK_WIDTH, TICK_LINES = 46, 2        # an arm's name on the chart's axis: wrapped, at most this many lines
+
+
+def tick_name(row: EvidenceRow) -> str:
+    """An arm's full name as the chart's axis shows it: wrapped onto short lines (an encoder other than the
+    default is named), cut with "…" past :data:`TICK_LINES` lines (the hover shows it whole)."""
+    name = row.label + ("" if row.encoder == "all-MiniLM-L6-v2" else f" · {row.encoder}")
+    lines = textwrap.wrap(name, TICK_WIDTH) or [row.arm]
+    if len(lines) > TICK_LINES:
+        lines = lines[:TICK_LINES - 1] + [lines[TICK_LINES - 1][:TICK_WIDTH - 1] + "…"]
+    return "<br>".join(html.escape(line) for line in lines)
 
 
 def evidence_figure(evidence: Evidence | None, task: str) -> go.Figure:
-    """Bars with error bars (sd over seeds) for one task: the 7-task mean of each STS arm, or the SNLI test
-    accuracy of each NLI arm; an empty chart with a note when the evidence is unavailable."""
-    value, sd, title = CHARTS[task]
+    """Dots with whiskers (mean ± sd over seeds) for one task: the 7-task mean of each STS arm, or the SNLI test
+    accuracy of each NLI arm, each named in full; a legend tells the buffer-zone losses from the rest, and the
+    axis title says where the axis starts (not at 0). An empty chart with a note when the evidence is
+    unavailable."""
+    value, sd, title, measure = CHARTS[task]
     rows = [r for r in (evidence.rows if evidence else []) if r.task == task and getattr(r, value) is not None]
     rows.sort(key=lambda r: getattr(r, value))
-    # a condition's runs (e.g. "· 500 training pairs, 10 epochs") keep the label's suffix
-    names = [f"{r.arm}{'' if r.encoder == 'all-MiniLM-L6-v2' else ' · ' + r.encoder}"
-             f"{' · ' + r.label.split(' · ', 1)[1] if task == NLI and ' · ' in r.label else ''}" for r in rows]
-    figure = go.Figure(go.Bar(
-        y=names, x=[getattr(r, value) for r in rows], orientation="h", showlegend=False,
-        error_x=dict(type="data", array=[getattr(r, sd) or 0 for r in rows], visible=True, color="#374151"),
-        marker_color=["#0072B2" if r.loss in ("sk2", "trelu") else "#9ca3af" for r in rows],
-        customdata=[[len(r.seeds), r.machine] for r in rows],
-        hovertemplate="%{y}: %{x:.2f} (n = %{customdata[0]}, %{customdata[1]})<extra></extra>"))
+    names = [tick_name(r) for r in rows]
+    names = [name if names.count(name) == 1 else f"{name} ({r.arm})" for name, r in zip(names, rows)]
+    ours = [r.loss in ("sk2", "trelu") for r in rows]
+    figure = go.Figure(go.Scatter(
+        y=names, x=[getattr(r, value) for r in rows], mode="markers", showlegend=False,
+        error_x=dict(type="data", array=[getattr(r, sd) or 0 for r in rows], visible=True, color="#374151",
+                     thickness=1.2, width=3),
+        marker=dict(size=9, color=[OURS if mine else OTHERS for mine in ours], line=dict(width=1, color="#374151")),
+        customdata=[[len(r.seeds), r.machine, r.arm, html.escape(r.label)] for r in rows],
+        hovertemplate="%{customdata[3]} (%{customdata[2]})<br>%{x:.2f} ± sd, n = %{customdata[0]} seeds, "
+                      "%{customdata[1]}<extra></extra>"))
+    for name, color in (("buffer-zone loss (Smooth K2, Translated ReLU)", OURS), ("other losses and baselines", OTHERS)):
+        figure.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=name,
+                                    marker=dict(size=9, color=color, line=dict(width=1, color="#374151"))))
     if evidence is None:
         figure.add_annotation(text="evidence unavailable", x=0.5, y=0.5, xref="paper", yref="paper",
                               showarrow=False, font=dict(size=14, color="#6b7280"))
+    axis = f"{measure}<br>dot = mean, whiskers = ± sd over seeds"
     if rows:
         low = min(getattr(r, value) - (getattr(r, sd) or 0) for r in rows)
         high = max(getattr(r, value) + (getattr(r, sd) or 0) for r in rows)
-        figure.update_xaxes(range=[math.floor(low - 1), math.ceil(high + 0.5)])
-    # about 20 px a bar keeps every name readable; the top margin keeps the title clear of the modebar
-    figure.update_layout(title=dict(text=title, x=0.5, font=dict(size=13)), height=max(300, 114 + 20 * len(rows)),
-                         margin=dict(l=10, r=10, t=64, b=30), bargap=0.25, template="plotly_white",
-                         font=dict(size=11))
-    figure.update_xaxes(tickformat=".0f")
+        start = math.floor(low - 1)
+        figure.update_xaxes(range=[start, math.ceil(high + 0.5)])
+        axis += f"<br>the axis starts at {start}, not 0"
+    # names are spaced evenly: the longest (2 lines of 13 px) and 8 px between keep each readable; 204 px hold the
+    # title, the axis and its 3-line title, and the legend
+    height = max(320, 204 + len(names) * (13 * max([name.count("<br>") + 1 for name in names] or [1]) + 8))
+    figure.update_layout(title=dict(text=title, x=0.5, font=dict(size=13)), height=height,
+                         margin=dict(l=10, r=10, t=64, b=140), template="plotly_white", font=dict(size=11),
+                         legend=dict(orientation="h", yref="container", yanchor="bottom", y=0.01, x=0,
+                                     font=dict(size=11)))
+    figure.update_xaxes(tickformat=".0f", title=dict(text=axis, font=dict(size=11)))
+    figure.update_yaxes(automargin=True, tickfont=dict(size=10), categoryorder="array", categoryarray=names)
     return figure
 
 

@@ -122,9 +122,10 @@ def _shown(value) -> str:
 
 
 def _clean(message: str) -> str:
-    """A notice as it goes on the page: no angle brackets, one line, bounded."""
+    """A notice as it goes on the page: no angle brackets (a comparison in words: "must be more than 0"), one
+    line, bounded."""
     message = " ".join(str(message).split()).replace("<=", "≤").replace(">=", "≥")
-    message = message.replace("<", "‹").replace(">", "›")
+    message = re.sub(r"\s*>\s*", " more than ", re.sub(r"\s*<\s*", " less than ", message))
     return message[:400]
 
 

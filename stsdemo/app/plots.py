@@ -197,7 +197,7 @@ def loss_figure(k: float, x0: float, d: float, references: Iterable[str] = REFER
     chosen = {str(reference).lower() for reference in references}
     wanted = set(BUFFER_LOSSES) | {name for name, cls in LOSS_CURVES.items() if cls.spec.label.lower() in chosen}
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.09,
-                        subplot_titles=("loss f(x)", "gradient df/dx (the pull)"))
+                        subplot_titles=("loss f(x)", "pull df/dx"))
     for name, cls in LOSS_CURVES.items():
         if name not in wanted:
             continue
@@ -217,7 +217,12 @@ def loss_figure(k: float, x0: float, d: float, references: Iterable[str] = REFER
         if x0 > d / 2:
             fig.add_vrect(x0=d / 2, x1=x0, fillcolor=COLORS["bad"], line_width=0, layer="below", row=1, col=col)
         fig.add_vline(x=d / 2, line=dict(color="#374151", width=1.2, dash="dash"), row=1, col=col)
-        fig.update_xaxes(title_text="x = |prediction − label|", range=[0, x_max], row=1, col=col)
+        fig.update_xaxes(range=[0, x_max], row=1, col=col)
+    # one axis title under both charts: two would collide on a phone
+    fig.add_annotation(text="x = |prediction − label| (both charts)", x=0.5, y=-0.1, xref="paper", yref="paper",
+                       yanchor="top", showarrow=False, font=dict(size=12, color="#374151"))
+    for swatch in _loss_zones(x0, d, problem):  # the shaded bands, named in the legend
+        fig.add_trace(swatch, 1, 1)
     fig.add_annotation(x=d / 2, y=1.0, yref="y domain", text="d/2", showarrow=False, xanchor="left",
                        font=dict(size=12, color="#374151"), row=1, col=1)
     if x0 > 0:
@@ -240,8 +245,20 @@ def loss_figure(k: float, x0: float, d: float, references: Iterable[str] = REFER
     fig.update_yaxes(rangemode="tozero", row=1, col=1)
     fig.update_yaxes(rangemode="tozero", row=1, col=2)
     title = f"k = {k:g}, x0 = {x0:g}, d = {d:g}" + ("  —  invalid: x0 > d/2" if problem else "")
-    return _layout(fig, 420, title=dict(text=title, x=0.01, font=dict(color="#a3161b" if problem else "#111827")),
-                   legend=dict(orientation="h", y=-0.22, x=0))
+    return _layout(fig, 480, title=dict(text=title, x=0.01, font=dict(color="#a3161b" if problem else "#111827")),
+                   legend=dict(orientation="h", yanchor="top", y=-0.2, x=0, font=dict(size=11)),
+                   margin=dict(l=45, r=15, t=60, b=140))
+
+
+def _loss_zones(x0: float, d: float, problem: str) -> list[dict]:
+    """Legend entries for the loss charts' bands: the buffer (no gradient), the stretch up to d/2 where a sample
+    is pulled but still rounds to its own node, and (invalid) the stretch past d/2 left without a gradient."""
+    zones = [_swatch("x < x0: buffer, no pull", COLORS["buffer"])] if x0 > 0 else []
+    zones.append(_swatch("x0 ≤ x < d/2: pulled, right node", COLORS["margin"],
+                         dict(color="rgba(31,41,55,0.3)", width=1)))
+    if problem:
+        zones.append(_swatch("d/2 < x < x0: wrong node, no pull", COLORS["bad"]))
+    return zones
 
 
 def sample_losses(prediction: float, label: float, k: float, x0: float) -> pd.DataFrame:
@@ -268,11 +285,14 @@ def sample_losses(prediction: float, label: float, k: float, x0: float) -> pd.Da
 def loss_formulas(k: float, x0: float, d: float) -> str:
     """The two losses with the current numbers filled in, as Markdown with ``$...$`` / ``$$...$$`` LaTeX."""
     problem = check_explorer(k, x0, d)
+    # inline maths, one short formula a line: display maths does not wrap, and a phone would clip it
     text = (
         "**Translated ReLU**: the same pull $k$ on every sample outside the buffer\n\n"
-        f"$$f(x) = \\max\\bigl(0,\\ k\\,(x - x_0)\\bigr) = \\max\\bigl(0,\\ {k:g}\\,(x - {x0:g})\\bigr)$$\n\n"
+        "$f(x) = \\max\\bigl(0,\\ k\\,(x - x_0)\\bigr)$  \n"
+        f"here $f(x) = \\max\\bigl(0,\\ {k:g}\\,(x - {x0:g})\\bigr)$\n\n"
         "**Smooth K2**: the pull $2k(x - x_0)$ grows with the error; smooth at $x_0$\n\n"
-        f"$$f(x) = k\\,\\max(0,\\ x - x_0)^2 = {k:g}\\,\\max(0,\\ x - {x0:g})^2$$\n\n"
+        "$f(x) = k\\,\\max(0,\\ x - x_0)^2$  \n"
+        f"here $f(x) = {k:g}\\,\\max(0,\\ x - {x0:g})^2$\n\n"
         f"$x = |\\text{{prediction}} - \\text{{label}}|$, buffer $0 \\le x_0 \\le d/2$, here $d/2 = {d / 2:g}$."
     )
     if problem:

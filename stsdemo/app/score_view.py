@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..errors import InputError, check_range
 from ..labels import LabelScheme, get_scheme
-from ..scoring import PairScore, score_csv, score_pair
+from ..scoring import PairScore, score_csv, score_pair, scored_file_summary
 from . import model_cache, plots, store
 
 MAX_SCORED_ROWS = 5_000           # rows a visitor may score in one uploaded file
@@ -33,6 +33,7 @@ EXAMPLES = [
 ]
 START = EXAMPLES[2]                               # the pair the tab opens with (sentence 1, sentence 2, gold)
 CUSTOM_START = ("unrelated, related, same", 1.0)  # the custom list and its gap d the tab offers
+STS_LINE = [*get_scheme("sts").categories, float(get_scheme("sts").gap)]  # the line the examples' gold scores are on
 
 # Which shipped model fits a built-in scheme (a dropdown value). A scheme is never read against a model trained
 # on another line: the tab switches to the model that fits when it ships, else says why it cannot.
@@ -74,10 +75,33 @@ class ScoreView:
     notice: str
     mismatch: str = ""            # why the chosen scheme was not paired with this model ("" when it was)
     model_choice: str = ""        # the model actually used (the one that fits the scheme, when the tab switched)
+    gold_dropped: bool = False    # the gold label was given on another line: not drawn (the tab clears its box)
+
+    @property
+    def line(self) -> list:
+        """The line this result is read on, as the tab remembers it: its categories, then its gap."""
+        return line_key(self.scheme)
+
+
+def line_key(scheme: LabelScheme) -> list:
+    """A label line's identity (its categories and gap, as :data:`STS_LINE`), for remembering which line a gold
+    label was given on."""
+    return [*scheme.categories, float(scheme.gap)]
+
+
+def line_text(key: list | None) -> str:
+    """A line in words: "bad … good on nodes 0 … 2" (node i sits at i·d)."""
+    if not key:
+        return "another line"
+    *names, gap = key
+    last = f"{(len(names) - 1) * gap:g}"
+    if (names[0], names[-1]) == ("0", last):  # a numeric line (STS): its names are its nodes
+        return f"{names[0]} … {last}"
+    return f"{names[0]} … {names[-1]} on nodes 0 … {last}"
 
 
 def _line(scheme: LabelScheme) -> str:
-    return f"{scheme.categories[0]} … {scheme.categories[-1]} on nodes {scheme.nodes[0]:g} … {scheme.nodes[-1]:g}"
+    return line_text(line_key(scheme))
 
 
 def scheme_mismatch(scheme_choice: str, model_scheme: LabelScheme) -> str:
@@ -95,16 +119,19 @@ def scheme_mismatch(scheme_choice: str, model_scheme: LabelScheme) -> str:
 
 
 def score_view(state, session: str, choice: str, sentence1: str, sentence2: str, scheme_choice: str,
-               custom: str = "", gap: float = 1.0, gold: float | None = None) -> ScoreView:
-    """Score one pair and draw where its prediction falls on the chosen scheme's line."""
+               custom: str = "", gap: float = 1.0, gold: float | None = None,
+               gold_line: list | None = None) -> ScoreView:
+    """Score one pair and draw where its prediction falls on the chosen scheme's line. ``gold_line``: the line
+    (:func:`line_key`) the gold label was given on, when known; a gold label from another line is not drawn."""
     scheme = parse_scheme(scheme_choice, custom, gap)
     choice, source, model, mismatch, switched = fitting_model_for(state, session, choice, scheme_choice)
     notes = [switched] if switched else []
     scheme = model.scheme if mismatch else (scheme or model.scheme)  # never paired silently: read on its own line
     result = score_pair(model, sentence1, sentence2, scheme)
     gold = None if gold in (None, "") else check_range("gold label", gold)
+    drawn, gold_note = gold_on_line(gold, gold_line, scheme)
     title = f"Prediction {result.prediction:.3f} → “{result.category}” (node {result.node:g})"
-    figure = plots.number_line(scheme, result.prediction, model_cache.training_x0(source), gold, title=title)
+    figure = plots.number_line(scheme, result.prediction, model_cache.training_x0(source), drawn, title=title)
     notes += [f"⚠ **Shown on the model's own line.** {mismatch}"] if mismatch else []
     if source == "":
         notes.append("⚠ No trained scorer is shipped yet: this head is **untrained** (random), so its prediction "
@@ -113,9 +140,38 @@ def score_view(state, session: str, choice: str, sentence1: str, sentence2: str,
     if result.notice:
         notes.append(f"✂ Input shortened: {result.notice}.")
     if scheme is not model.scheme and scheme.categories != model.scheme.categories:
-        notes.append(f"Note: the model predicts on the line it was trained on ({', '.join(model.scheme.categories)}); "
-                     "the chosen scheme only reads that number against other nodes.")
-    return ScoreView(result, scheme, figure, "\n\n".join(notes), mismatch, choice)
+        notes.append(relabel_note(model.scheme, scheme))
+    notes += [gold_note] if gold_note else []
+    return ScoreView(result, scheme, figure, "\n\n".join(notes), mismatch, choice,
+                     gold_dropped=gold is not None and drawn is None and bool(gold_line)
+                     and gold_line != line_key(scheme))
+
+
+def gold_on_line(gold: float | None, gold_line: list | None, scheme: LabelScheme) -> tuple[float | None, str]:
+    """``(gold to draw or None, notice)``: a gold label given on another line (an STS example's score read on
+    the NLI line) or lying off this line's nodes is not drawn, and the notice says why."""
+    if gold is None:
+        return None, ""
+    if gold_line and gold_line != line_key(scheme):
+        return None, (f"⚠ **Gold label {gold:g} not drawn**: it was given on the line {line_text(gold_line)}, and "
+                      f"this result is read on {_line(scheme)}. Type a gold label for this line to "
+                      "draw one.")
+    low, high = scheme.nodes[0] - scheme.gap / 2, scheme.nodes[-1] + scheme.gap / 2
+    if not low <= gold <= high:
+        return None, (f"⚠ **Gold label {gold:g} not drawn**: this line runs from {scheme.nodes[0]:g} "
+                      f"({scheme.categories[0]}) to {scheme.nodes[-1]:g} ({scheme.categories[-1]}).")
+    return gold, ""
+
+
+def relabel_note(model_scheme: LabelScheme, scheme: LabelScheme) -> str:
+    """Why a list the model was not trained on only relabels its number, with the list's cut-offs."""
+    cuts = ", ".join(f"{name} from {node - scheme.gap / 2:g}" for name, node in
+                     zip(scheme.categories[1:], scheme.nodes[1:]))
+    return (f"ℹ **Your list relabels this model's number; the model was not trained on it.** The model predicts "
+            f"on its own line ({_line(model_scheme)}); your categories sit on nodes "
+            f"{', '.join(f'{n}={v:g}' for n, v in zip(scheme.categories, scheme.nodes))}, so a prediction reads as "
+            f"{scheme.categories[0]} below {scheme.nodes[0] + scheme.gap / 2:g}, then {cuts}. For a model that "
+            "predicts on your list, fine-tune one on pairs labelled with it (*Fine-tune* tab, label scheme).")
 
 
 def fitting_model_for(state, session: str, choice: str, scheme_choice: str):
@@ -164,8 +220,9 @@ def pair_result(state, session: str, sentence1: str, sentence2: str, scheme: str
 
 def score_file_view(state, session: str, choice: str, path: str | None, scheme_choice: str, custom: str = "",
                     gap: float = 1.0) -> tuple[Path, pd.DataFrame, str]:
-    """Score an uploaded CSV/TSV; returns the scored CSV (staged for this session), its first rows and a note
-    naming the model used when it is not the chosen one (the one that fits the scheme)."""
+    """Score an uploaded CSV/TSV; returns the scored CSV (staged for this session), its first rows and a note:
+    the model used when it is not the chosen one (the one that fits the scheme) and, when the file has a
+    label column, the Spearman and the share on the label's node (:func:`stsdemo.scoring.label_summary`)."""
     if not path:
         raise InputError("upload a CSV or TSV file with two sentence columns (e.g. sentence1, sentence2)")
     scheme = parse_scheme(scheme_choice, custom, gap)
@@ -176,7 +233,8 @@ def score_file_view(state, session: str, choice: str, path: str | None, scheme_c
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(path).stem)[:60] or "pairs"
     out = folder / f"{stem}-scored-{time.strftime('%H%M%S')}.csv"
     score_csv(model, path, out, scheme or model.scheme, max_rows=MAX_SCORED_ROWS)
-    return out, pd.read_csv(out, nrows=20), _plain(switched)
+    summary = scored_file_summary(out, scheme or model.scheme)
+    return out, pd.read_csv(out, nrows=20), " ".join(n for n in (_plain(switched), summary) if n)
 
 
 def _plain(markdown: str) -> str:

@@ -12,7 +12,7 @@ import gradio as gr
 from starlette.middleware import Middleware
 
 from ...evaluate import TASKS
-from .. import evidence_view, senteval_view
+from .. import evidence_view, lesson, senteval_view
 from ..state import AppState
 from . import benchmark_tab, finetune_tab, loss_tab, rest, score_tab, share, tools
 from .common import LATEX, ChoiceLists, name_input_errors, session_of, upload_note
@@ -28,6 +28,7 @@ TITLE = "STS as regression: Translated ReLU & Smooth K2"
 # itself is set outside it.)
 CSS = """
 .gradio-container {max-width: min(1320px, 100%) !important; margin: auto;}
+.gradio-container {overflow: clip !important;}  /* clips as "hidden" did, without the scroll box that stops sticky */
 .gradio-container, .gradio-container .main, .gradio-container .wrap, .gradio-container .contain,
 .gradio-container .column, .gradio-container .tabs, .gradio-container .tab-wrapper {min-width: 0 !important;}
 #sts-header h1 {margin-bottom: 0.1em;}
@@ -36,7 +37,15 @@ CSS = """
 .sts-result input, .sts-result textarea {font-weight: 600; font-size: 1.08em;}
 .sts-wrap {flex-wrap: wrap !important;}
 footer {visibility: hidden;}
+#start-here {border: 1px solid var(--border-color-primary); border-radius: 10px; padding: 4px 14px 10px;
+  background: var(--background-fill-secondary);}
+#start-here ol {margin-top: 0.3em;}
+#start-here-hide {align-self: flex-start; width: auto !important; flex: 0 0 auto !important;}
+.sts-start-hidden #start-here {display: none !important;}
 @media (max-width: 720px) {
+  /* the Loss explorer's chart first, and in view while the sliders below it move */
+  #loss-chart-column {order: -1; position: sticky; top: 0; z-index: 20; background: var(--background-fill-primary);}
+  .js-plotly-plot .modebar-container {display: none !important;}
   .sts-wrap {flex-direction: column !important;}
   .sts-wrap > * {min-width: 0 !important; width: 100% !important; flex: 1 1 auto !important;}
   #sts-header h1 {font-size: 1.45em;}
@@ -63,7 +72,8 @@ def launch_kwargs(mcp: bool | None = None, demo: gr.Blocks | None = None) -> dic
     app_kwargs = {"middleware": [Middleware(rest.OptionalArguments)]}   # REST calls may leave optional arguments out
     if mcp and demo is not None:
         app_kwargs["lifespan"] = tools.mcp_lifespan(demo)
-    return dict(theme=theme, css=CSS, app_kwargs=app_kwargs, **({"mcp_server": True} if mcp else {}))
+    return dict(theme=theme, css=CSS, js=share.PAGE_JS, app_kwargs=app_kwargs,
+                **({"mcp_server": True} if mcp else {}))
 
 
 def header() -> None:
@@ -74,8 +84,16 @@ def header() -> None:
         "encoder predicts a point on that line (a head on $[u, v, |u-v|]$, or a calibrated cosine "
         "$a\\cdot\\cos(u, v) + b$); the category is the nearest node. Training uses losses with a zero-gradient "
         f"**buffer zone** around each label. After Zhang & Li (2024), [arXiv 2406.05326]({PAPER}). "
-        f"{evidence_view.headline(found)} [See the evidence](?tab=bench).",
+        f"{evidence_view.headline(found)} [See the evidence](?tab=bench). New here? [Start here](#start-here).",
         elem_id="sts-header", latex_delimiters=LATEX)
+
+
+def start_here() -> None:
+    """The start-here path (:mod:`stsdemo.app.lesson`): dismissable; the header's *Start here* reopens it."""
+    with gr.Column(elem_id="start-here", elem_classes="sts-start"):
+        gr.Markdown(lesson.start_markdown(), elem_id="start-here-steps")
+        gr.Button("Hide these steps", size="sm", elem_id="start-here-hide").click(
+            None, js=share.HIDE_START_JS, api_visibility="private", queue=False)
 
 
 def build_demo(state: AppState | None = None) -> gr.Blocks:
@@ -83,6 +101,8 @@ def build_demo(state: AppState | None = None) -> gr.Blocks:
     state = state or AppState()
     with gr.Blocks(title="stsdemo · STS regression with Translated ReLU and Smooth K2") as demo:
         header()
+        start_here()
+        opener = share.link_opener()
         with gr.Tabs(overflow_behavior="wrap") as tabs:
             score = score_tab.build()
             loss = loss_tab.build()
@@ -98,7 +118,8 @@ def build_demo(state: AppState | None = None) -> gr.Blocks:
                          "loss": {"k": loss.k, "x0": loss.x0, "d": loss.d, "prediction": loss.prediction,
                                   "label": loss.label},
                          "train": finetune_tab.link_fields(tune)},
-            {"score": score.link, "loss": loss.link, "train": tune.link}, (loss.chart, loss.formulas, loss.table))
+            {"score": score.link, "loss": loss.link, "train": tune.link}, (loss.chart, loss.formulas, loss.table),
+            opener)
         score_tab.wire(score, state, demo, restored)
         loss_tab.wire(loss)
         finetune_tab.wire(tune, state, lists)

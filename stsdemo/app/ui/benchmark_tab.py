@@ -17,15 +17,21 @@ def build() -> SimpleNamespace:
     with gr.Tab("Benchmark", id="bench") as tab:
         gr.Markdown("### What this project measured\n"
                     "Every arm below was trained and scored by this repository's benchmarks (`python -m "
-                    "bench.evidence`) and recorded with its seeds and machine; bars show the mean, whiskers one sd over "
-                    "seeds. Your own evaluations join the table.", elem_classes="sts-note")
+                    "bench.evidence`) and recorded with its seeds and machine. Each claim of the paper has a verdict "
+                    "from paired seeds and a plain reading; the charts show each arm's mean (dot) and its spread "
+                    "over seeds (whiskers, ± sd), blue for the buffer-zone losses. Your own evaluations join the "
+                    f"table.\n\n{evidence_view.SPREADS}", elem_classes="sts-note")
         verdicts = gr.Markdown(verdicts_now, elem_id="evidence-verdicts")
-        evidence_table = gr.Dataframe(table_now, interactive=False, label="Recorded evidence", wrap=True,
-                                      column_widths=evidence_view.COLUMN_WIDTHS, max_height=720,
-                                      elem_id="evidence-table")
         with gr.Row(elem_classes="sts-wrap", elem_id="evidence-chart", equal_height=False):  # one column on a phone
             sts_chart = gr.Plot(sts_now, show_label=False, scale=2, min_width=340)
             nli_chart = gr.Plot(nli_now, show_label=False, scale=1, min_width=300)
+        evidence_table = gr.Dataframe(table_now, interactive=False, label="Recorded evidence (± sd over seeds)",
+                                      wrap=True, column_widths=evidence_view.COLUMN_WIDTHS, max_height=720,
+                                      datatype=["html", *["str"] * (len(evidence_view.COLUMNS) - 1)],
+                                      elem_id="evidence-table")
+        gr.Markdown(evidence_view.paper_reading(), elem_classes="sts-note", elem_id="paper-reading")
+        gr.Dataframe(evidence_view.paper_frame(), interactive=False, label="What the paper reported (not run here)",
+                     wrap=True, column_widths=evidence_view.PAPER_WIDTHS, elem_id="paper-table")
         gr.Markdown("### Evaluate a model\n"
                     "SentEval's seven STS test sets (STS12–16 in the *all* setting, STS-B test, SICK-R test): "
                     "Spearman ×100 of the cosine similarity of the two sentence embeddings, as SimCSE and the paper "

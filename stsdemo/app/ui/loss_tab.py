@@ -11,6 +11,17 @@ from . import share
 from .common import LATEX, user_errors
 
 
+def clamp_js() -> str:
+    """The browser step before each slider event: a number typed into a slider's box beyond its range is clamped
+    to the range's nearest end (k = 7 -> 5, k = -1 -> 0.1) and one that is not a number becomes the starting
+    value, so the chart draws what the box then shows (and Gradio's own range check, which would refuse it with a
+    traceback in the server log, never sees it). The ranges are :data:`loss_view.SLIDERS`."""
+    limits = ", ".join(f"[{low}, {high}, {loss_view.START[name]}]" for name, (low, high, _) in loss_view.SLIDERS.items())
+    return ("(...values) => { const limits = [" + limits + "]; return values.map((value, i) => { if (i >= limits.length) "
+            "return value; const [low, high, start] = limits[i]; const number = Number(value); return (value === null || "
+            "value === '' || !Number.isFinite(number)) ? start : Math.min(Math.max(number, low), high); }); }")
+
+
 def build() -> SimpleNamespace:
     start = loss_view.START
     sliders = {name: dict(minimum=low, maximum=high, step=step, value=start[name])
@@ -18,8 +29,9 @@ def build() -> SimpleNamespace:
     first = loss_view.loss_view(**start, references=plots.REFERENCE_LOSSES, prediction=loss_view.SAMPLE[0],
                            label=loss_view.SAMPLE[1])
     with gr.Tab("Loss explorer", id="loss") as tab:
-        with gr.Row(equal_height=False, elem_classes="sts-wrap"):
-            with gr.Column(scale=4, min_width=280):
+        # On a phone the chart comes first and stays in view (sticky) while the sliders below it move.
+        with gr.Row(equal_height=False, elem_classes="sts-wrap", elem_id="loss-top"):
+            with gr.Column(scale=4, min_width=280, elem_id="loss-controls"):
                 k = gr.Slider(**sliders["k"], label="slope k", elem_id="k-slider",
                               info=loss_view.slope_hint())
                 x0 = gr.Slider(**sliders["x0"], label="buffer x0", elem_id="x0-slider",
@@ -28,16 +40,20 @@ def build() -> SimpleNamespace:
                               info="Distance between neighbouring labels")
                 references = gr.CheckboxGroup(list(plots.REFERENCE_LOSSES), value=list(plots.REFERENCE_LOSSES),
                                               label="Reference losses")
-                formulas = gr.Markdown(first.formulas, latex_delimiters=LATEX)
+            with gr.Column(scale=8, min_width=280, elem_id="loss-chart-column"):
+                chart = gr.Plot(first.figure, show_label=False, elem_id="loss-plot")
+        with gr.Row(equal_height=False, elem_classes="sts-wrap"):
+            with gr.Column(scale=4, min_width=280):
+                formulas = gr.Markdown(first.formulas, latex_delimiters=LATEX, elem_id="loss-formulas")
                 link = share.link_box("loss")
             with gr.Column(scale=8, min_width=280):
-                chart = gr.Plot(first.figure, show_label=False, elem_id="loss-plot")
                 gr.Markdown("**Try a prediction**: the loss and pull one sample gets (before the batch mean; training "
                             "also clamps predictions beyond the outermost nodes).", elem_classes="sts-note")
                 with gr.Row(elem_classes="sts-wrap"):
                     prediction = gr.Number(label="Prediction", value=loss_view.SAMPLE[0], step=0.05, min_width=120)
                     label = gr.Number(label="Label", value=loss_view.SAMPLE[1], step=0.5, min_width=120)
-                table = gr.Dataframe(first.table, interactive=False, label="One sample")
+                table = gr.Dataframe(first.table, interactive=False, label="One sample", elem_id="loss-sample",
+                                     wrap=True, column_widths=["120px", "110px", "80px", "150px", "120px"])
     return SimpleNamespace(**locals())
 
 
@@ -52,11 +68,10 @@ def wire(tab: SimpleNamespace) -> None:
             return gr.skip(), view, gr.skip()
         return view.figure, view.formulas, view.table
 
-    @user_errors
     def released(k, x0, d, references, prediction, label):
-        """The same charts, but x0 > d/2 (or any bad number) is an error."""
-        view = loss_view.loss_view(k, x0, d, references, prediction, label, strict=True)
-        return view.figure, view.formulas, view.table
+        """When a slider is let go (or a number typed into its box): the charts, and the sliders' values as drawn
+        (a typed k = 7 shows as 5, the end of its range)."""
+        return (*live(k, x0, d, references, prediction, label), k, x0, d)
 
     @user_errors
     def loss_chart(k: float = loss_view.START["k"], x0: float = loss_view.START["x0"], d: float = loss_view.START["d"],
@@ -77,11 +92,11 @@ def wire(tab: SimpleNamespace) -> None:
     # The API endpoint checks its numbers with the sliders' own checks (so a caller gets the same messages).
     gr.api(loss_chart, api_name="loss_chart", concurrency_limit=None)
     for slider in (tab.k, tab.x0, tab.d):
-        slider.input(live, inputs, outputs, trigger_mode="always_last", concurrency_limit=None,
+        slider.input(live, inputs, outputs, js=clamp_js(), trigger_mode="always_last", concurrency_limit=None,
                      show_progress="hidden", api_visibility="private")
-        slider.release(released, inputs, outputs, concurrency_limit=None, show_progress="hidden",
-                       api_visibility="private")
-    gr.on([tab.references.change, tab.prediction.change, tab.label.change], live, inputs, outputs,
+        slider.release(released, inputs, [*outputs, tab.k, tab.x0, tab.d], js=clamp_js(), concurrency_limit=None,
+                       show_progress="hidden", api_visibility="private")
+    gr.on([tab.references.change, tab.prediction.change, tab.label.change], live, inputs, outputs, js=clamp_js(),
           trigger_mode="always_last", concurrency_limit=None, show_progress="hidden", api_visibility="private")
     share.wire_copy(tab.link, "loss", {"k": tab.k, "x0": tab.x0, "d": tab.d, "prediction": tab.prediction,
                                        "label": tab.label})

@@ -44,30 +44,35 @@ def build() -> SimpleNamespace:
                     node = gr.Number(label="Node", interactive=False, elem_classes="sts-result", min_width=100)
                     cosine = gr.Number(label="Cosine similarity", interactive=False, elem_classes="sts-result",
                                        min_width=140)
-                gr.Markdown(score_view.NUMBERS_NOTE, elem_classes="sts-note", latex_delimiters=LATEX)
+                notice = gr.Markdown(elem_classes="sts-note", elem_id="score-notice")
                 number_line = gr.Plot(label="Number line", show_label=False, elem_id="number-line")
-                notice = gr.Markdown(elem_classes="sts-note")
-        gr.Examples(EXAMPLES, inputs=[s1, s2, gold], label="STS Benchmark test pairs (gold score 0–5)",
-                    example_labels=[f"{g:g} · {a}  /  {b}" for a, b, g in EXAMPLES])
+                gr.Markdown(score_view.NUMBERS_NOTE, elem_classes="sts-note", latex_delimiters=LATEX)
+        line = gr.State(None)       # the line the shown result is read on (a gold label typed now belongs to it)
+        dropped = gr.State(False)   # the last scoring did not draw the gold label: it was given on another line
+        examples = gr.Examples(EXAMPLES, inputs=[s1, s2, gold], label="STS Benchmark test pairs (gold score 0–5)",
+                               example_labels=[f"{g:g} · {a}  /  {b}" for a, b, g in EXAMPLES])
         with gr.Accordion("Batch mode: score a CSV / TSV file", open=False):
             gr.Markdown("A header row with two sentence columns (`sentence1,sentence2`, `premise,hypothesis`, …); a "
-                        "label column is optional. You get the file back with `prediction`, `category` and `cosine` "
-                        f"per row (up to {score_view.MAX_SCORED_ROWS:,} rows). " + upload_note(),
+                        "label column is optional. You get the file back with `prediction`, `category`, `node` and "
+                        "`cosine` per row, and with a label column, its Spearman and the share on the label's node "
+                        f"(up to (up to {score_view.MAX_SCORED_ROWS:,} rows). " + upload_note(),
                         elem_classes="sts-note")
             with gr.Row(elem_classes="sts-wrap"):
                 pairs_file = gr.File(label="Pairs to score", file_types=[".csv", ".tsv", ".txt"], min_width=200)
                 scored = gr.File(label="Scored file", interactive=False, min_width=200)
             file_button = gr.Button("Score the file")
+            file_summary = gr.Markdown(elem_classes="sts-note", elem_id="score-file-summary")
             preview = gr.Dataframe(label="First rows", visible=False, interactive=False)
     return SimpleNamespace(**locals())
 
 
-def wire(tab: SimpleNamespace, state, demo: gr.Blocks, restored=None) -> None:
-    """``restored``: the page-load event that restores a link's state; the first pair is scored after it."""
+def wire(tab: SimpleNamespace, state, demo: gr.Blocks, restored=()) -> None:
+    """``restored``: the events that restore a link's state (on page load, and a link followed in place); the
+    pair is scored after each (with no link events, on page load)."""
 
     @user_errors
     def score_and_draw(model: str, sentence1: str, sentence2: str, scheme_choice: str, custom: str, gap: float,
-                   gold: float | None, request: gr.Request):
+                       gold: float | None, request: gr.Request, gold_line: list | None = None):
         """Score how similar two sentences are, on an ordered label line (STS 0-5 by default).
 
         Returns the prediction (a float on the label line, from the scorer's head or its calibrated cosine
@@ -85,37 +90,46 @@ def wire(tab: SimpleNamespace, state, demo: gr.Blocks, restored=None) -> None:
             gold: an optional gold label, drawn on the number line.
         """
         view = score_view.score_view(state, session_of(request), model, sentence1, sentence2, scheme_choice, custom,
-                                     gap, gold)
-        if view.mismatch:
-            gr.Warning(view.mismatch, duration=12)
-        elif view.model_choice != model:
-            gr.Info(f"Scored with {model_cache.display_name(session_of(request), view.model_choice)}: it predicts on "
-                    "the chosen scheme's line.")
-        s = view.score
-        return round(s.prediction, 4), s.category, s.node, round(s.cosine, 4), view.figure, view.notice
+                                     gap, gold, gold_line)
+        s = view.score  # which model scored and why (a switch, a scheme that does not fit) is in the notice
+        return (round(s.prediction, 4), s.category, s.node, round(s.cosine, 4), view.figure, view.notice, view.line,
+                view.gold_dropped)
 
     @user_errors
     def score_file(model, path, scheme_choice, custom, gap, request: gr.Request):
-        out, rows, switched = score_view.score_file_view(state, session_of(request), model, path, scheme_choice, custom,
-                                                    gap)
-        if switched:
-            gr.Info(switched, duration=12)
-        return str(out), gr.update(value=rows, visible=True)
+        out, rows, summary = score_view.score_file_view(state, session_of(request), model, path, scheme_choice,
+                                                        custom, gap)
+        return str(out), gr.update(value=rows, visible=True), summary
 
     def scheme_visibility(choice):
         custom = choice == score_view.SCHEMES["custom"]
         return gr.update(visible=custom), gr.update(visible=custom)
 
-    inputs = [tab.model, tab.s1, tab.s2, tab.scheme, tab.custom, tab.gap, tab.gold]
-    outputs = [tab.prediction, tab.category, tab.node, tab.cosine, tab.number_line, tab.notice]
-    tab.button.click(score_and_draw, inputs, outputs, api_name="score", concurrency_id="score", concurrency_limit=4)
-    gr.on([tab.s1.submit, tab.s2.submit], score_and_draw, inputs, outputs, api_visibility="private",
-          concurrency_id="score", concurrency_limit=4)
+    # the public endpoint (the button) takes no State: an MCP server warns about one, and an API call has no line
+    # to remember; the other triggers pass the line the gold label was given on
+    public = [tab.model, tab.s1, tab.s2, tab.scheme, tab.custom, tab.gap, tab.gold]
+    inputs = [*public, tab.line]
+    outputs = [tab.prediction, tab.category, tab.node, tab.cosine, tab.number_line, tab.notice, tab.line, tab.dropped]
+
+    def scored(event) -> None:
+        """A gold label that the scoring did not draw (given on another line) is cleared from its box."""
+        event.success(lambda dropped: None if dropped else gr.skip(), tab.dropped, tab.gold,
+                      api_visibility="private", queue=False)
+
+    scoring = dict(concurrency_id="score", concurrency_limit=4)
+    scored(tab.button.click(score_and_draw, public, outputs, api_name="score", **scoring))
+    # a changed scheme (or custom list) re-scores at once: an old result is never shown under a new line
+    scored(gr.on([tab.s1.submit, tab.s2.submit, tab.scheme.input, tab.custom.submit, tab.gap.submit], score_and_draw,
+                 inputs, outputs, api_visibility="private", **scoring))
+    # an example's gold score is on the STS line: it is drawn only when the result is read there
+    scored(tab.examples.load_input_event.then(lambda: score_view.STS_LINE, None, tab.line, queue=False,
+                                              api_visibility="private")
+           .then(score_and_draw, inputs, outputs, api_visibility="private", **scoring))
     tab.scheme.change(scheme_visibility, tab.scheme, [tab.custom, tab.gap], api_visibility="private", queue=False)
     tab.file_button.click(score_file, [tab.model, tab.pairs_file, tab.scheme, tab.custom, tab.gap],
-                          [tab.scored, tab.preview], api_name="score_file", concurrency_id="score",
-                          concurrency_limit=4)
-    first = restored.then if restored is not None else demo.load
-    first(score_and_draw, inputs, outputs, api_visibility="private", concurrency_id="score", concurrency_limit=4)
+                          [tab.scored, tab.preview, tab.file_summary], api_name="score_file", **scoring)
+    for start in [event.then for event in restored] or [demo.load]:  # a restored gold belongs to the link's line
+        scored(start(lambda: None, None, tab.line, queue=False, api_visibility="private")
+               .then(score_and_draw, inputs, outputs, api_visibility="private", **scoring))
     share.wire_copy(tab.link, "score", {"s1": tab.s1, "s2": tab.s2, "scheme": tab.scheme, "custom": tab.custom,
                                         "gap": tab.gap, "gold": tab.gold})

@@ -26,6 +26,54 @@ COPY_JS = """
 """
 
 
+# The page's own script (launch(js=...)): a click on a link to another state of this page (``?tab=...``, the
+# start-here steps, "See the evidence") opens it in place, through the hidden opener (:func:`link_opener`),
+# instead of a new browser tab (Gradio's Markdown opens links in one) or a reload (which would start a new
+# session); the back button does the same. "#start-here" reopens the start-here panel, which its Hide button
+# closes; the choice is remembered by the browser.
+PAGE_JS = """
+() => {
+  const hidden = "sts-start-hidden", root = document.documentElement;
+  const remember = (value) => { try { value ? localStorage.setItem(hidden, "1") : localStorage.removeItem(hidden); }
+                                catch (error) {} };
+  try { if (localStorage.getItem(hidden) === "1") root.classList.add(hidden); } catch (error) {}
+  const open = () => { const button = document.querySelector("#sts-open-link"); if (button) button.click(); };
+  window.stsHideStart = () => { root.classList.add(hidden); remember(true); };
+  document.addEventListener("click", (event) => {
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    const anchor = event.target instanceof Element ? event.target.closest("a[href]") : null;
+    if (!anchor) return;
+    const href = anchor.getAttribute("href");
+    if (href === "#start-here") {
+      event.preventDefault();
+      root.classList.remove(hidden);
+      remember(false);
+      const panel = document.getElementById("start-here");
+      if (panel) panel.scrollIntoView({block: "start"});
+      return;
+    }
+    const url = new URL(href, window.location.href);
+    if (url.origin !== window.location.origin || url.pathname !== window.location.pathname
+        || !url.searchParams.has("tab")) return;
+    event.preventDefault();
+    event.stopPropagation();
+    history.pushState(null, "", url.search);
+    open();
+  }, true);
+  window.addEventListener("popstate", open);
+}
+"""
+HIDE_START_JS = "() => { if (window.stsHideStart) window.stsHideStart(); }"
+
+
+def link_opener() -> SimpleNamespace:
+    """The hidden control that opens a link in place: the page script clicks it after putting the link in the
+    address bar, and :func:`wire_restore` restores what the link names, as on page load."""
+    query = gr.Textbox(visible="hidden", elem_id="sts-open-query")
+    button = gr.Button("Open link", visible="hidden", elem_id="sts-open-link")
+    return SimpleNamespace(query=query, button=button)
+
+
 def link_box(tab: str) -> SimpleNamespace:
     """The "Copy link" button and the box that shows the link (and any notice about it) in a tab."""
     with gr.Row(elem_classes="sts-wrap sts-link", equal_height=False):
@@ -53,17 +101,17 @@ def wire_copy(box: SimpleNamespace, tab: str, components: dict) -> None:
 
 
 def wire_restore(demo: gr.Blocks, tabs: gr.Tabs, parts: dict[str, dict], boxes: dict[str, SimpleNamespace],
-                 loss_outputs: tuple | None = None):
-    """On page load, a link's tab is selected and its fields filled; bad values fall back with a notice (a
+                 loss_outputs: tuple | None = None, opener: SimpleNamespace | None = None) -> list:
+    """On page load, and when a link to another state of the page is followed in place (``opener``, see
+    :data:`PAGE_JS`), a link's tab is selected and its fields filled; bad values fall back with a notice (a
     toast and a line under the tab's link box). Nothing is started. ``parts``: per tab, its fields by their
     names in :mod:`stsdemo.app.links`; ``loss_outputs``: the Loss explorer's chart, formulas and table, redrawn
-    for restored settings. Returns the load event (the Score tab scores its pair after it)."""
+    for restored settings. Returns the restoring events (the Score tab scores its pair after each)."""
     order = [(tab, name, component) for tab, fields in parts.items() for name, component in fields.items()]
     notice_boxes = list(boxes.items())
     extra = list(loss_outputs or ())
 
-    def restore(request: gr.Request):
-        state = links.parse(getattr(request, "query_params", None))
+    def restored(state: links.Restored) -> list:
         out = [gr.Tabs(selected=state.tab) if state.tab else gr.skip()]
         out += [state.values[name] if tab == state.tab and name in state.values else gr.skip()
                 for tab, name, _ in order]
@@ -75,10 +123,20 @@ def wire_restore(demo: gr.Blocks, tabs: gr.Tabs, parts: dict[str, dict], boxes: 
             gr.Warning("This link was partly restored: " + " · ".join(state.notices), duration=15)
         return out
 
+    def restore(request: gr.Request):
+        return restored(links.parse(getattr(request, "query_params", None)))
+
+    def follow(query: str):
+        return restored(links.parse(str(query or "")))
+
     outputs = [tabs, *(component for *_, component in order), *(box.notice for _, box in notice_boxes), *extra]
     # queued (so the notice's toast reaches the page), never waiting behind another event
-    return demo.load(restore, None, outputs, api_visibility="private", concurrency_limit=None,
-                     show_progress="hidden")
+    events = [demo.load(restore, None, outputs, api_visibility="private", concurrency_limit=None,
+                        show_progress="hidden")]
+    if opener is not None:
+        events.append(opener.button.click(follow, opener.query, outputs, js="() => [window.location.search]",
+                                          api_visibility="private", concurrency_limit=None, show_progress="hidden"))
+    return events
 
 
 def _loss_redraw(state: links.Restored) -> list:
