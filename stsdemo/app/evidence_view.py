@@ -26,6 +26,7 @@ from pathlib import Path
 import pandas as pd
 import plotly.graph_objects as go
 
+from ..losses.spec import LOSSES
 from .reference import PAPER_ARMS, PAPER_REPORTED
 
 EVIDENCE_FILE = Path(__file__).with_name("evidence.json")
@@ -271,21 +272,32 @@ def _line_text(line: ClaimLine) -> str:
     return f"{line.test} {line.mean:+.2f}{spread} (n = {line.n})"
 
 
-def buffer_spread(evidence: Evidence | None, loss: str, target: str) -> str:
-    """What the recorded runs say about a buffer-vs-none difference for this loss and target: the paired
-    comparison of the loss with its no-buffer twin (Smooth K2 / MSE, Translated ReLU / L1), or '' if none."""
-    if evidence is None:
-        return ""
-    twin = {"sk2": "mse", "trelu": "l1"}.get(loss)
-    family = "cosine" if target == "cosine" else "2stage"
+def buffer_line(evidence: Evidence | None, loss: str, target: str) -> tuple[ClaimLine, EvidenceRow] | None:
+    """The recorded paired comparison (7-task Avg.) of ``loss`` with its no-buffer twin (the loss's declared
+    ``twin``: Smooth K2 / MSE, Translated ReLU / L1) on ``target``, found by what its two rows record, and the
+    row of the buffer side; None if none was recorded."""
+    twin = LOSSES[loss].twin if loss in LOSSES else None
+    if evidence is None or twin is None:
+        return None
     for claim in evidence.claims:
         for line in claim.lines:
-            if twin and (line.a, line.b) == (f"{loss}-{family}", f"{twin}-{family}") and line.n:
-                spread = f", standard error {line.se:.2f}" if line.n > 1 and line.se is not None else ""
-                return (f"Recorded at the paper's budget ({line.a} vs {line.b}, 7-task Avg., n = {line.n} "
-                        f"seed{'' if line.n == 1 else 's'}): "
-                        f"mean difference {line.mean:+.2f}{spread}; verdict: {line.verdict}.")
-    return ""
+            with_buffer, without = evidence.row(line.a), evidence.row(line.b)
+            if line.n and with_buffer and without and (with_buffer.loss, with_buffer.target, without.loss,
+                                                       without.target) == (loss, target, twin, target):
+                return line, with_buffer
+    return None
+
+
+def buffer_spread(evidence: Evidence | None, loss: str, target: str) -> str:
+    """What the recorded runs say about a buffer-vs-none difference for this loss and target
+    (:func:`buffer_line`), or '' if nothing."""
+    found = buffer_line(evidence, loss, target)
+    if found is None:
+        return ""
+    line, _ = found
+    spread = f", standard error {line.se:.2f}" if line.n > 1 and line.se is not None else ""
+    return (f"Recorded at the paper's budget ({line.a} vs {line.b}, 7-task Avg., n = {line.n} "
+            f"seed{'' if line.n == 1 else 's'}): mean difference {line.mean:+.2f}{spread}; verdict: {line.verdict}.")
 
 
 CHARTS = {STS: ("avg", "avg_sd", "STS: 7-task mean (Spearman ×100)", "7-task mean"),
