@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import gradio as gr
 
-from .. import evidence_view, model_cache, plots, senteval_view
+from .. import evidence_view, model_cache, plots, senteval_view, tuning_view
 from ..reference import REFERENCE_NOTE
 from .common import session_of, skip, user_errors
 
@@ -32,6 +32,17 @@ def build() -> SimpleNamespace:
         gr.Markdown(evidence_view.paper_reading(), elem_classes="sts-note", elem_id="paper-reading")
         gr.Dataframe(evidence_view.paper_frame(), interactive=False, label="What the paper reported (not run here)",
                      wrap=True, column_widths=evidence_view.PAPER_WIDTHS, elem_id="paper-table")
+        tuned = tuning_view.load_tuning()
+        gr.Markdown("### Tuned evidence: every arm at its own best settings\n" + tuning_view.claims_markdown(tuned),
+                    elem_classes="sts-note", elem_id="tuned-claims")
+        with gr.Accordion("The tuned arms, the grid point each chose, and why CoSENT and AnglE lowered dev",
+                          open=False, elem_id="tuned-evidence"):
+            gr.Dataframe(tuning_view.tuned_frame(tuned), interactive=False, wrap=True, elem_id="tuned-table",
+                         label="Tuned arms beside the fixed settings (7-task mean ± sd over seeds)")
+            gr.Dataframe(tuning_view.grid_frame(tuned), interactive=False, wrap=True, elem_id="tuned-grid",
+                         label="The grid point each arm chose (STS-B dev ×100)")
+            gr.Dataframe(tuning_view.diagnosis_frame(tuned), interactive=False, wrap=True, elem_id="tuned-diagnosis",
+                         label="Why CoSENT and AnglE lowered dev: one factor changed at a time")
         gr.Markdown("### Evaluate a model\n"
                     "SentEval's seven STS test sets (STS12–16 in the *all* setting, STS-B test, SICK-R test): "
                     "Spearman ×100 of the cosine similarity of the two sentence embeddings, as SimCSE and the paper "
