@@ -12,6 +12,7 @@ import urllib.request
 import pytest
 
 DEV_PAIRS = 150
+PLAYGROUND_PAIRS = 240   # per part (training, held out) of a Playground data set
 
 # A tiny fine-tune: 64 pairs, batch 16, 4 steps, dev score every 2 steps, no 7-task evaluation; the paper's head
 # on the embedded encoder. Inputs not named here take the form's defaults.
@@ -55,9 +56,18 @@ def wait_for_info(url: str, timeout: float = 60.0) -> None:
 @pytest.fixture(scope="module")
 def app_state():
     """The launched app's state (its runs in progress, its line, its models)."""
+    return small_app_state()
+
+
+def small_app_state():
+    """An app state whose Playground data sets are cut to PLAYGROUND_PAIRS evenly spread pairs a part, so embedding
+    them takes seconds."""
+    from stsdemo.app.model_cache import ModelCache
+    from stsdemo.app.playground_store import PlaygroundStore
     from stsdemo.app.state import AppState
 
-    return AppState()
+    models = ModelCache()
+    return AppState(models=models, playground=PlaygroundStore(models, max_pairs=PLAYGROUND_PAIRS))
 
 
 @pytest.fixture(scope="module")

@@ -285,3 +285,49 @@ def _scrolls_inside(window, selector: str) -> None:
         return [root.getBoundingClientRect().right, boxes.length > 0];
     }""", selector)
     assert right <= 391 and scrolls, (selector, right, scrolls)
+
+
+def _step_shown(window) -> int:
+    """The step the Playground's status names ("Step 1,234 of ...")."""
+    found = re.search(r"Step ([0-9,]+) of", window.locator("#pg-status").inner_text())
+    return int(found.group(1).replace(",", "")) if found else -1
+
+
+def test_the_playground_plays_pauses_and_steps_on_a_desktop_and_a_phone(app_url, tmp_path):  # noqa: F811
+    """Step, Play (the canvas is redrawn as the run goes), Pause (nothing moves), Step (one step more); a link
+    fills the settings and starts nothing; on a phone nothing sticks out. Takes the README's screenshots."""
+    from app_fixtures import open_page
+    from playwright.sync_api import expect
+
+    link = app_url.rstrip("/") + "/?tab=playground&noise=0.3&train_pairs=120&seeds=4&k=-1"
+    for window in open_page(link, viewport={"width": 1400, "height": 1000}):
+        expect(window.locator("#pg-train_pairs input")).to_have_value("120", timeout=60_000)
+        expect(window.locator("#playground-link-notice")).to_contain_text("slope k")
+        expect(window.locator("#pg-status")).to_contain_text("Press")          # a link starts nothing
+        window.locator("#pg-step").click()
+        expect(window.locator("#pg-status")).to_contain_text("Step 1 of", timeout=120_000)
+        expect(window.locator("#pg-dots canvas")).to_have_attribute("data-drawn", "1")
+        window.locator("#pg-play").click()
+        expect(window.locator("#pg-dots canvas")).not_to_have_attribute("data-drawn", "1", timeout=30_000)
+        window.wait_for_function("() => /Step ([0-9]{3,}|[5-9][0-9]) of/.test("
+                                 "document.querySelector('#pg-status').innerText)", timeout=60_000)
+        window.locator("#pg-pause").click()
+        window.wait_for_timeout(1_500)              # a tick already on its way may still land
+        paused = _step_shown(window)
+        window.wait_for_timeout(1_500)
+        assert _step_shown(window) == paused > 50
+        window.locator("#pg-step").click()
+        expect(window.locator("#pg-status")).to_contain_text(f"Step {paused + 1:,} of", timeout=30_000)
+        expect(window.locator("#pg-dots canvas")).to_have_attribute("data-drawn", str(paused + 1))
+        expect(window.locator("#pg-status")).to_contain_text("Buffer − none")
+        _shot(window, "playground", tmp_path)
+
+    for window in open_page(app_url.rstrip("/") + "/?tab=playground", viewport={"width": 390, "height": 844},
+                            is_mobile=True, has_touch=True):
+        window.locator("#pg-step").click()
+        expect(window.locator("#pg-status")).to_contain_text("Step 1 of", timeout=120_000)
+        width, scroll = window.evaluate("[window.innerWidth, document.scrollingElement.scrollWidth]")
+        assert scroll <= width, _overflowing(window, width)
+        canvas = window.locator("#pg-dots canvas").bounding_box()
+        assert canvas["width"] <= width and canvas["height"] > 500     # the two twins stacked, one column
+        _shot(window, "phone-playground", tmp_path)

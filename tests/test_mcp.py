@@ -12,7 +12,7 @@ mcp = pytest.importorskip("mcp", reason='the MCP extra is not installed (pip ins
 
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
-from app_fixtures import wait_for_info  # noqa: E402
+from app_fixtures import small_app_state, wait_for_info  # noqa: E402
 
 PAIR = ("A man is playing a guitar.", "A man plays the guitar.")
 
@@ -24,10 +24,9 @@ def mcp_app(tmp_path_factory):
     saved = os.environ.get("GRADIO_ANALYTICS_ENABLED")
     os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
     from stsdemo import environment
-    from stsdemo.app.state import AppState
     from stsdemo.app.ui import build_demo, launch_kwargs
 
-    demo = build_demo(AppState())
+    demo = build_demo(small_app_state())
     try:
         _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, show_error=True,
                                 max_file_size=environment.max_upload(), blocked_paths=[str(output)],
@@ -64,7 +63,7 @@ def test_the_tools_are_the_scorer_and_the_loss_described_by_their_docstrings(mcp
         return (await session.list_tools()).tools
 
     tools = {tool.name: tool for tool in _session(mcp_app, work)}
-    assert set(tools) == {"score_pair", "loss_at"}  # the app's other endpoints stay API-only
+    assert set(tools) == {"score_pair", "loss_at", "playground"}  # the app's other endpoints stay API-only
     score = tools["score_pair"]
     assert score.description.startswith("Score how similar two sentences are")
     assert "Returns:" in score.description and "Args:" not in score.description
@@ -77,6 +76,12 @@ def test_the_tools_are_the_scorer_and_the_loss_described_by_their_docstrings(mcp
     assert loss.description.startswith("Evaluate the paper's buffer-zone losses")
     assert {"prediction", "label", "k", "x0", "d"} <= set(loss.inputSchema["properties"])
     assert "d/2" in loss.inputSchema["properties"]["x0"]["description"]
+    playground = tools["playground"]
+    assert playground.description.startswith("Train the paper's regression head on frozen sentence embeddings")
+    arguments = playground.inputSchema["properties"]
+    assert {"data", "loss", "head", "noise", "train_pairs", "k", "x0", "seeds", "steps", "model"} <= set(arguments)
+    assert "<= 20" in arguments["seeds"]["description"]      # the limit of its one declaration
+    assert "one of sk2, trelu" in arguments["loss"]["description"]
 
 
 def test_the_servers_own_table_holds_only_the_two_tools(mcp_app):
@@ -86,7 +91,7 @@ def test_the_servers_own_table_holds_only_the_two_tools(mcp_app):
 
     with urllib.request.urlopen(f"{mcp_app}/gradio_api/mcp/schema", timeout=30) as response:
         schema = json.loads(response.read())
-    assert sorted(tool["name"] for tool in schema) == ["loss_at", "score_pair"]
+    assert sorted(tool["name"] for tool in schema) == ["loss_at", "playground", "score_pair"]
 
     async def work(session):
         return await session.call_tool("score_and_draw", {})
@@ -115,6 +120,23 @@ def test_calling_the_scorer_and_the_loss_through_a_real_client(mcp_app):
     assert rows["Smooth K2"]["df/dprediction"] == pytest.approx(2 * 2.0 * (0.6 - 0.25))
 
 
+def test_a_playground_run_through_a_real_client(mcp_app):
+    """Both twins over three seeds on the small data set: the paired difference is the twins' difference, read by
+    the paired-seed rule."""
+    async def work(session):
+        return await session.call_tool("playground", {"seeds": 3, "steps": 50, "noise": 0.5, "train_pairs": 100})
+
+    answer = _session(mcp_app, work)
+    assert not answer.isError, _text(answer)
+    result = json.loads(_text(answer))
+    assert result["settings"]["seeds"] == 3 and result["step"] == 50 and result["encoder"] == "all-MiniLM-L6-v2"
+    twins, paired = result["twins"], result["paired"]["spearman"]
+    assert paired["n"] == 3 and paired["mean"] == pytest.approx(
+        twins["buffer"]["spearman"]["mean"] - twins["none"]["spearman"]["mean"], abs=1e-3)
+    assert paired["verdict"] in ("holds", "reversed", "no measurable difference at n = 3")
+    assert 0 <= twins["buffer"]["inside"]["mean"] <= 100 and twins["none"]["error"]["mean"] > 0
+
+
 def test_bad_arguments_get_the_apis_one_line_error(mcp_app):
     from gradio_client import Client
     from gradio_client.exceptions import AppError
@@ -122,13 +144,18 @@ def test_bad_arguments_get_the_apis_one_line_error(mcp_app):
     async def work(session):
         return (await session.call_tool("loss_at", {"prediction": 3.6, "label": 3.0, "k": 2.0, "x0": 0.8, "d": 1}),
                 await session.call_tool("score_pair", {"sentence1": "   ", "sentence2": "x"}),
-                await session.call_tool("score_pair", {"sentence1": "a", "sentence2": "b", "scheme": "stss"}))
+                await session.call_tool("score_pair", {"sentence1": "a", "sentence2": "b", "scheme": "stss"}),
+                await session.call_tool("playground", {"seeds": 50}),
+                await session.call_tool("playground", {"x0": 0.8}),
+                await session.call_tool("playground", {"head": "mlp", "width": 64, "seeds": 20, "steps": 5000}))
 
     results = _session(mcp_app, work)
     client = Client(mcp_app + "/", verbose=False)
     calls = [dict(prediction=3.6, label=3.0, k=2.0, x0=0.8, d=1, api_name="/loss_at"),
              dict(sentence1="   ", sentence2="x", api_name="/score_pair"),
-             dict(sentence1="a", sentence2="b", scheme="stss", api_name="/score_pair")]
+             dict(sentence1="a", sentence2="b", scheme="stss", api_name="/score_pair"),
+             dict(seeds=50, api_name="/playground"), dict(x0=0.8, api_name="/playground"),
+             dict(head="mlp", width=64, seeds=20, steps=5000, api_name="/playground")]
     for result, call in zip(results, calls):
         text = _text(result)
         assert result.isError and "\n" not in text.strip() and "Traceback" not in text

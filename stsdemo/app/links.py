@@ -8,12 +8,15 @@ A link names its tab and that tab's state, e.g. ``?tab=loss&k=3&x0=0.1&d=1&predi
 * ``tab=train``: the Fine-tune form: ``model`` (``default`` or ``scorer``), ``data`` (a built-in set),
   every setting of the form under its own name (its values and checks come from the setting's one
   declaration in :mod:`stsdemo.config`, through :mod:`stsdemo.app.form`) and ``final_eval``;
+* ``tab=playground``: the Playground's settings, each under its own name (values and checks from their one
+  declaration in :mod:`stsdemo.playground.config`); the encoder is always the embedded one;
 * ``tab=bench``: the Benchmark tab (no state).
 
 :func:`encode` writes a tab's values (as its components hold them) as a query; :func:`parse` reads one back:
 a field the link leaves out takes its default, a bad or out-of-range value (markup, a number too large, NaN,
 negative ``k``, ``x0 > d/2``, text too long, an unknown tab, ...) its default *and a notice* saying why; an
-unknown key is ignored. Nothing here raises on any input. A link only fills fields: it never starts a run.
+unknown key is ignored. Nothing here raises on any input. A link only fills fields: it never starts a run (nor
+a Playground's play, nor the embedding of its data).
 
 Notices never repeat a link's text beyond a short plain word or number, so a link cannot put markup on the
 page through them.
@@ -30,6 +33,7 @@ from ..config import check_setting, describe
 from ..errors import InputError, check_range
 from ..labels import get_scheme
 from ..losses.spec import LOSSES
+from ..playground.config import PlaygroundConfig, declaration, lenient
 from ..data import clean_text
 from . import form, loss_view, model_cache, score_view
 
@@ -38,8 +42,10 @@ MAX_TEXT = 1_000           # characters of one text field (a sentence, the custo
 MAX_NUMBER_TEXT = 40       # characters of a number
 MAX_SAMPLE = 100.0         # |prediction|, |label| and |gold| a link may carry (labels live on 0..5, 0..2, ...)
 
-TABS = {"score": "Score a pair", "loss": "Loss explorer", "train": "Fine-tune", "bench": "Benchmark"}
-TAB_ALIASES = {"finetune": "train", "fine-tune": "train", "benchmark": "bench", "explorer": "loss"}
+TABS = {"score": "Score a pair", "playground": "Playground", "loss": "Loss explorer", "train": "Fine-tune",
+        "bench": "Benchmark"}
+TAB_ALIASES = {"finetune": "train", "fine-tune": "train", "benchmark": "bench", "explorer": "loss",
+               "play": "playground"}
 NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)   # ASCII digits only: not ٣, ３ or 1_0
 LINK_MODELS = (model_cache.DEFAULT_CHOICE, model_cache.SCORER_CHOICE)  # start models a link may name (no session runs)
 # Markup (a tag, a comment, a script URL) or control characters: no sentence needs them, so a link with them is
@@ -288,6 +294,40 @@ def _check_train(values: dict, notices: list[str]) -> None:
         values["x0"] = default
 
 
+# ---- the Playground ----------------------------------------------------------------------------------------------
+
+PLAYGROUND_START = PlaygroundConfig()
+
+
+def _playground_field(name: str) -> Field:
+    """A Playground setting, read and checked through its one declaration (a choice is checked here, so its
+    notice repeats no link text)."""
+    meta = declaration(name)
+    title, default = meta["title"], getattr(PLAYGROUND_START, name)
+
+    def read(text: str):
+        if meta["choices"]:
+            if text.strip() not in meta["choices"]:
+                raise InputError(f"unknown {title}; choose one of: {', '.join(meta['choices'])}")
+            return text.strip()
+        if isinstance(default, bool):
+            return _read_bool(text, title)
+        return check_setting(name, _read_number(text, title), PlaygroundConfig)
+
+    return Field(name, title, default, lambda value: value if meta["choices"] else _number_text(value), read)
+
+
+def _playground_fields() -> tuple[Field, ...]:
+    return tuple(_playground_field(name) for name in PLAYGROUND_START.to_dict() if name != "model")
+
+
+def _check_playground(values: dict, notices: list[str]) -> None:
+    """x0 <= d/2, by the Playground's own rule (:func:`stsdemo.playground.config.lenient`)."""
+    config, more = lenient(values)
+    values["x0"] = config.x0
+    notices.extend(more)
+
+
 # ---- the tabs ----------------------------------------------------------------------------------------------------
 
 
@@ -306,6 +346,7 @@ TAB_LINKS = {
                      lambda values: set() if values.get("scheme") == score_view.SCHEMES["custom"]
                      else {"categories", "gap"}),
     "train": TabLink(_train_fields, _check_train),
+    "playground": TabLink(_playground_fields, _check_playground),
     "bench": TabLink(lambda: ()),
 }
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from ..data import senteval_test_sets
 from ..errors import InputError
 from .model_cache import ModelCache
+from .playground_store import PlaygroundStore
 from .slots import JobLine, Ticket
 
 MAX_BENCH_SESSIONS = 500          # sessions whose benchmark rows are remembered
@@ -37,12 +38,15 @@ class StopSignal(threading.Event):
 
 
 class AppState:
-    """The app's memory: loaded models, the training line and the runs in it, benchmark rows per session.
+    """The app's memory: loaded models, the training line and the runs in it, benchmark rows per session, the
+    Playground's data sets and visitors' runs.
 
     Each part has its own lock; none is held while a model loads for another part."""
 
-    def __init__(self, line: JobLine | None = None, models: ModelCache | None = None):
+    def __init__(self, line: JobLine | None = None, models: ModelCache | None = None,
+                 playground: PlaygroundStore | None = None):
         self.models = models or ModelCache()
+        self.playground = playground or PlaygroundStore(self.models)   # the Playground's data sets and runs
         self.line = line or JobLine()
         self._active: dict[str, tuple[str, StopSignal, Ticket]] = {}   # session -> (run id, stop signal, ticket)
         self._active_lock = threading.Lock()

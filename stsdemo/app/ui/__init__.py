@@ -14,7 +14,7 @@ from starlette.middleware import Middleware
 from ...evaluate import TASKS
 from .. import evidence_view, lesson, senteval_view
 from ..state import AppState
-from . import benchmark_tab, finetune_tab, loss_tab, rest, score_tab, share, tools
+from . import benchmark_tab, finetune_tab, loss_tab, playground_tab, rest, score_tab, share, tools
 from .common import LATEX, ChoiceLists, name_input_errors, session_of, upload_note
 
 __all__ = ["build_demo", "launch_kwargs", "mcp_wanted", "upload_note"]
@@ -84,7 +84,9 @@ def header() -> None:
         "encoder predicts a point on that line (a head on $[u, v, |u-v|]$, or a calibrated cosine "
         "$a\\cdot\\cos(u, v) + b$); the category is the nearest node. Training uses losses with a zero-gradient "
         f"**buffer zone** around each label. After Zhang & Li (2024), [arXiv 2406.05326]({PAPER}). "
-        f"{evidence_view.headline(found)} [See the evidence](?tab=bench). New here? [Start here](#start-here).",
+        f"{evidence_view.headline(found)} [See the evidence](?tab=bench). "
+        "First visit? **[Watch the buffer act](?tab=playground)** in the Playground. "
+        "New here? [Start here](#start-here).",
         elem_id="sts-header", latex_delimiters=LATEX)
 
 
@@ -97,7 +99,7 @@ def start_here() -> None:
 
 
 def build_demo(state: AppState | None = None) -> gr.Blocks:
-    """The app: four tabs over one :class:`AppState` (a new one unless given)."""
+    """The app: five tabs over one :class:`AppState` (a new one unless given)."""
     state = state or AppState()
     with gr.Blocks(title="stsdemo · STS regression with Translated ReLU and Smooth K2") as demo:
         header()
@@ -105,6 +107,7 @@ def build_demo(state: AppState | None = None) -> gr.Blocks:
         opener = share.link_opener()
         with gr.Tabs(overflow_behavior="wrap") as tabs:
             score = score_tab.build()
+            playground = playground_tab.build()
             loss = loss_tab.build()
             tune = finetune_tab.build()
             bench = benchmark_tab.build()
@@ -117,12 +120,15 @@ def build_demo(state: AppState | None = None) -> gr.Blocks:
                                    "gap": score.gap, "gold": score.gold},
                          "loss": {"k": loss.k, "x0": loss.x0, "d": loss.d, "prediction": loss.prediction,
                                   "label": loss.label},
-                         "train": finetune_tab.link_fields(tune)},
-            {"score": score.link, "loss": loss.link, "train": tune.link}, (loss.chart, loss.formulas, loss.table),
+                         "train": finetune_tab.link_fields(tune),
+                         "playground": {name: c for name, c in playground.controls.items() if name != "model"}},
+            {"score": score.link, "loss": loss.link, "train": tune.link,
+             "playground": playground.link}, (loss.chart, loss.formulas, loss.table),
             opener)
         score_tab.wire(score, state, demo, restored)
         loss_tab.wire(loss)
         finetune_tab.wire(tune, state, lists)
+        playground_tab.wire(playground, state, demo)
         benchmark_tab.wire(bench, state, demo)
         tools.wire(state)
         lists.refresh_on_select(score.tab, tune.tab, bench.tab)

@@ -1,11 +1,11 @@
-"""The two endpoints an agent uses: scoring a pair and the losses at a point. Answers are JSON text (no figures),
-public in the API (``/score_pair``, ``/loss_at``) and the only tools of the MCP server
-(``python app.py --mcp`` or ``STSDEMO_MCP=1``).
+"""The endpoints an agent uses: scoring a pair, the losses at a point, and a Playground run (the buffer against
+its twin over seeds). Answers are JSON text (no figures), public in the API (``/score_pair``, ``/loss_at``,
+``/playground``) and the only tools of the MCP server (``python app.py --mcp`` or ``STSDEMO_MCP=1``).
 
 Gradio makes every public endpoint an MCP tool named after its function, described by the function's
 docstring (the text before ``Args:``; each argument's line under ``Args:`` describes that argument). The
 app's other endpoints (the tabs' /score with its figure, /train, /zip_run, ...) stay in the API but are kept
-off the tool list by :func:`tools_only`, so an agent sees two tools that answer in plain data.
+off the tool list by :func:`tools_only`, so an agent sees three tools that answer in plain data.
 """
 
 from __future__ import annotations
@@ -17,10 +17,22 @@ import gradio as gr
 
 from ...data import MAX_SENTENCE_CHARS
 from ...losses.spec import PAPER_X0, paper_k
-from .. import loss_view, model_cache, score_view
+from ...playground.config import PlaygroundConfig, argument_line
+from .. import loss_view, model_cache, playground_view, score_view
 from .common import session_of, user_errors
 
-MCP_TOOLS = ("score_pair", "loss_at")      # api names (and the tools' names: the functions are called so)
+MCP_TOOLS = ("score_pair", "loss_at", "playground")   # api names (and the tools' names: the functions' names)
+PLAYGROUND = PlaygroundConfig()
+PLAYGROUND_ARGUMENTS = tuple(name for name in PLAYGROUND.to_dict() if name != "speed")   # speed: only the tab's
+PLAYGROUND_DOC = """Train the paper's regression head on frozen sentence embeddings twice in lockstep, with the buffer-zone loss (Smooth K2 or Translated ReLU, buffer x0) and with its no-buffer twin (the same loss at x0 = 0), over several seeds at once, on held-out pairs of STS-B or SNLI; then compare. Bounded: seeds x steps x batch size (x width for the mlp head) has a budget (about 10 s on 2 CPU cores).
+
+Args:
+{arguments}
+    model: "default" (the embedded all-MiniLM-L6-v2) or "scorer" (the shipped scorer's encoder); optional.
+
+Returns:
+    A JSON object: settings (as checked), encoder, twins_named (buffer, none), twins (each twin's final held-out spearman x100, accuracy (% on the gold node), error (mean |error|) and inside (% of training pairs inside the buffer): mean and sd over seeds), paired (buffer - none of spearman and accuracy over seeds: mean, se, n, per-seed diffs and the verdict: holds, reversed, or no measurable difference at n = N), step, seeds and seconds.
+"""
 
 
 def wire(state) -> None:
@@ -63,8 +75,24 @@ def wire(state) -> None:
     loss_at.__doc__ = loss_at.__doc__.format(sk2_k=f"{paper_k('sk2'):g}", trelu_k=f"{paper_k('trelu'):g}",
                                              x0=f"{PAPER_X0:g}")
 
+    @user_errors
+    def playground(data: str = PLAYGROUND.data, loss: str = PLAYGROUND.loss, head: str = PLAYGROUND.head,
+                   width: int = PLAYGROUND.width, k: float = PLAYGROUND.k, x0: float = PLAYGROUND.x0,
+                   d: float = PLAYGROUND.d, noise: float = PLAYGROUND.noise, train_pairs: int = PLAYGROUND.train_pairs,
+                   round_labels: bool = PLAYGROUND.round_labels, lr: float = PLAYGROUND.lr,
+                   batch_size: int = PLAYGROUND.batch_size, steps: int = PLAYGROUND.steps,
+                   seeds: int = PLAYGROUND.seeds, model: str = model_cache.DEFAULT_CHOICE) -> str:
+        given = locals()
+        settings = {name: given[name] for name in PLAYGROUND_ARGUMENTS}
+        return json.dumps(playground_view.api_run(state.playground, settings))
+
+    # its arguments' help, limits and defaults come from their one declaration (stsdemo.playground.config)
+    playground.__doc__ = PLAYGROUND_DOC.format(arguments="\n".join(
+        "    " + argument_line(name) for name in PLAYGROUND_ARGUMENTS if name != "model"))
+
     gr.api(score_pair, api_name="score_pair", concurrency_id="score", concurrency_limit=4)
     gr.api(loss_at, api_name="loss_at", concurrency_limit=None)
+    gr.api(playground, api_name="playground", concurrency_id="playground_api", concurrency_limit=1)
 
 
 def tools_only(demo: gr.Blocks, names=MCP_TOOLS) -> None:

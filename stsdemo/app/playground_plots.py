@@ -1,0 +1,168 @@
+"""The Playground's figures: the live ones as drawing specs for the tab's canvas (plain dicts of ranges, ticks,
+bands, lines and dots, drawn by ``ui/playground_canvas.js`` several times a second while a run plays), the payoff
+map as a Plotly figure (drawn once per setting).
+
+Every figure holds a bounded number of points: at most :data:`MAX_DOTS` dots per twin, at most
+:data:`stsdemo.playground.run.MAX_HISTORY` points per curve, and one cell per grid point of the map.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import torch
+
+from ..losses.spec import loss_spec
+from ..paired import Paired
+from ..playground import payoff
+from ..playground.metrics import METRICS
+from ..playground.run import Playground, baseline_of
+from .plots import COLORS, FONT, _template
+
+class FigureJSON:
+    """A Plotly figure as plain dicts. ``gr.Plot`` draws any value whose ``to_json()`` gives Plotly's JSON (a
+    plotly ``Figure`` is one); skipping plotly's object tree (it copies the template and walks every property)
+    makes a figure some 1 ms instead of 7 to 20, which matters at several redraws a second."""
+
+    def __init__(self, data: list[dict], height: int, **layout):
+        layout.setdefault("margin", dict(l=50, r=20, t=50, b=45))
+        self.figure = dict(data=data, layout=dict(template=_template(), height=height, font=FONT,
+                                                  hoverlabel=dict(font=dict(size=12)), **layout))
+
+    def to_json(self) -> str:
+        return json.dumps(self.figure, separators=(",", ":"))
+
+
+MAX_DOTS = 600
+JITTER = 0.18                 # spread of dots around a node when the gold labels sit on nodes (NLI), in gaps
+VERDICT_MARKS = {"holds": "▲", "reversed": "▼"}     # any other verdict: no measurable difference, unmarked
+CURVES = ("spearman", "accuracy", "error", "inside")
+
+
+def twin_colors(loss: str) -> tuple[str, str]:
+    """The buffered twin in its loss's colour, the x0 = 0 twin in its baseline's (MSE, L1)."""
+    return COLORS[loss_spec(loss).name], COLORS[baseline_of(loss).name]
+
+
+def nice_ticks(low: float, high: float, count: int = 4) -> list[tuple[float, str]]:
+    """About ``count`` round values between ``low`` and ``high`` (steps of 1, 2 or 5 times a power of ten), each
+    with its label."""
+    span = max(high - low, 1e-9)
+    raw = span / count
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    first = math.ceil(low / step) * step
+    digits = max(0, -int(math.floor(math.log10(step))))
+    return [(round(float(v), 10), f"{v:.{digits}f}") for v in np.arange(first, high + step * 1e-9, step)]
+
+
+def padded_range(values: list, pad: float = 0.08, least: float = 1e-3) -> list[float]:
+    """The range of the finite ``values`` with ``pad`` of its span added on each side (at least ``least`` wide)."""
+    finite = [v for v in values if v is not None and math.isfinite(v)]
+    if not finite:
+        return [0.0, 1.0]
+    low, high = min(finite), max(finite)
+    margin = max((high - low) * pad, least)
+    return [low - margin, high + margin]
+
+
+def dot_positions(playground: Playground) -> np.ndarray:
+    """Where the drawn held-out pairs sit across: their gold label, spread a little around each node when the
+    gold labels are all on nodes (else they would hide each other), the same at every redraw."""
+    gold = playground.gold[playground.shown]
+    scheme = playground.scheme
+    if not np.allclose(gold, scheme.snap(gold)):
+        return gold
+    return gold + np.random.default_rng(0).uniform(-JITTER, JITTER, len(gold)) * scheme.gap
+
+
+def dots_panel(playground: Playground, predictions: np.ndarray, twin: int, title: str, across: np.ndarray) -> dict:
+    """One twin's held-out pairs (the first seed): gold label across, prediction up, the buffer ``±x0`` shaded
+    around each node. For the buffered twin the pairs inside the buffer (``|error| < x0``: as training pairs they
+    would get no gradient) are drawn hollow; the twin has no buffer, so it pulls every pair."""
+    scheme, config = playground.scheme, playground.config
+    gold = playground.gold[playground.shown]
+    inside = playground.losses[twin].in_buffer(torch.from_numpy(predictions), torch.from_numpy(gold)).numpy()
+    low, high = scheme.low - 0.6 * scheme.gap, scheme.high + 0.6 * scheme.gap
+    shown = np.clip(predictions, low, high).round(3)
+    color = twin_colors(config.loss)[twin]
+    dots, legend = [], []
+    for hollow, name in ((False, "pulled"), (True, "inside the buffer: no gradient")):
+        chosen = inside == hollow
+        if hollow and twin == 1:
+            continue
+        dots.append(dict(x=across[chosen].round(3).tolist(), y=shown[chosen].tolist(), color=color, hollow=hollow))
+        legend.append(dict(name=f"{name} ({int(chosen.sum())})", color=color, mark="hollow" if hollow else "dot"))
+    ticks = [(float(node), f"{node:g}") for node in scheme.nodes]
+    return dict(title=title, legend=legend, x_range=[low, high], y_range=[low, high], x_ticks=ticks, y_ticks=ticks,
+                x_title="gold label", y_title="prediction",
+                bands=[dict(box=[node - scheme.gap / 2, node + scheme.gap / 2, node - config.x0, node + config.x0],
+                            color=COLORS["buffer"]) for node in scheme.nodes.tolist()],
+                lines=[dict(x=[low, high], y=[low, high], color="rgba(31,41,55,0.35)", width=1, dash=True)],
+                dots=dots)
+
+
+def dots_spec(playground: Playground, predictions: np.ndarray, titles: tuple[str, str]) -> dict:
+    """Both twins' held-out pairs side by side (stacked in a narrow window)."""
+    across = dot_positions(playground)
+    panels = [dots_panel(playground, predictions[twin], twin, titles[twin], across) for twin in range(2)]
+    return dict(columns=2, panel_height=330, legends=True, panels=panels, stamp=playground.steps_done)
+
+
+def curves_spec(history: list[dict], labels: tuple[str, str], loss: str, steps: int) -> dict:
+    """The twins' means over seeds of each held-out metric (and the share inside the buffer) against the step,
+    four small panels; the buffered twin solid, the twin dotted."""
+    x = [point["step"] for point in history]
+    colors = twin_colors(loss)
+    panels = []
+    for metric in CURVES:
+        series = [[None if not np.isfinite(point[metric][twin]) else round(float(point[metric][twin]), 3)
+                   for point in history] for twin in range(2)]
+        y_range = padded_range(series[0] + series[1])
+        panels.append(dict(title=METRICS[metric], x_range=[0, steps], y_range=y_range,
+                           x_ticks=nice_ticks(0, steps), y_ticks=nice_ticks(*y_range, count=3),
+                           lines=[dict(x=x, y=values, color=color, width=2.2 if twin == 0 else 1.8, dash=twin == 1)
+                                  for twin, (values, color) in enumerate(zip(series, colors))],
+                           legend=[dict(name=label, color=color, mark="line" if twin == 0 else "dash")
+                                   for twin, (label, color) in enumerate(zip(labels, colors))] if metric == CURVES[0]
+                           else []))
+    panels[-2]["x_title"] = panels[-1]["x_title"] = "step"
+    return dict(columns=2, panel_height=210, legends=True, panels=panels, stamp=x[-1] if x else 0)
+
+
+def _size_label(size: int) -> str:
+    return "all" if size == 0 else f"{size:,}"
+
+
+def payoff_figure(cells: dict, metric: str, current: tuple[float, int] | None, title: str) -> object:
+    """The recorded paired difference ``buffer - none`` (mean over seeds) per cell of noise x training size:
+    blue where the buffer helped, red where it cost, ▲ where the rule says it holds, ▼ reversed."""
+    noises, sizes = list(payoff.NOISES), list(payoff.SIZES)
+    z, text = [], []
+    for noise in noises:
+        row_z, row_text = [], []
+        for size in sizes:
+            entry = cells.get((noise, size))
+            found: Paired | None = payoff.cell_paired(entry, metric) if entry else None
+            row_z.append(None if found is None else round(found.mean, 3))
+            row_text.append("" if found is None else f"{found.mean:+.2f}{VERDICT_MARKS.get(found.verdict, '')}<br>"
+                                                     f"±{found.se:.2f}")
+        z.append(row_z)
+        text.append(row_text)
+    scale = max([abs(v) for row in z for v in row if v is not None] + [0.1])
+    x = [_size_label(size) for size in sizes]
+    y = [f"σ {noise:g}" for noise in noises]
+    data = [dict(type="heatmap", x=x, y=y, z=z, text=text, texttemplate="%{text}", zmid=0, zmin=-scale,
+                 zmax=scale, colorscale="RdBu", colorbar=dict(title=dict(text="buffer − none"), thickness=10),
+                 hovertemplate="%{y} · %{x} pairs<br>buffer − none %{z:+.3f}<extra></extra>", xgap=2, ygap=2)]
+    shapes = []
+    if current is not None:
+        column, row = sizes.index(current[1]), noises.index(current[0])
+        shapes.append(dict(type="rect", x0=column - 0.5, x1=column + 0.5, y0=row - 0.5, y1=row + 0.5,
+                           line=dict(color="#111827", width=3), xref="x", yref="y"))
+    return FigureJSON(data, 360, shapes=shapes, title=dict(text=title, x=0.01, font=dict(size=14)),
+                         xaxis=dict(title=dict(text="training pairs per seed"), type="category"),
+                         yaxis=dict(title=dict(text="label noise"), type="category"),
+                         margin=dict(l=60, r=10, t=44, b=45))

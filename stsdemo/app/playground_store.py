@@ -1,0 +1,148 @@
+"""What the app keeps in memory for the Playground: the prepared data sets, shared by every visitor, and each
+visitor's own run, shared with no one.
+
+A data set is prepared once per encoder (its sentences embedded, :mod:`stsdemo.playground.embeddings`, read from
+the disk cache when it holds them) in a background thread, one encoding at a time; whoever needs it waits and
+watches its progress. A visitor's run lives under their session key (one per page load); the least recently
+used runs beyond :data:`MAX_SESSIONS` are dropped, and so are the least recently used prepared sets beyond
+:data:`MAX_PREPARED`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..errors import InputError
+from ..model_source import resolve_model
+from ..playground.datasets import PlaygroundData, load_playground_data
+from ..playground.embeddings import Embeddings, embed_sentences, encoder_from
+from ..playground.run import Features, Playground, prepare_features
+from . import model_cache
+
+MAX_PREPARED = 3          # data sets x encoders kept in memory (each some 50 to 100 MB with its features)
+MAX_SESSIONS = 16         # visitors' runs kept; an MLP run of 20 seeds at width 64 holds some 35 MB
+POLL_S = 0.25             # how often a waiting request reports the preparation's progress
+
+Report = Callable[[float, str], None]     # (fraction done, what is happening)
+
+
+@dataclass
+class Prepared:
+    """A data set embedded by one encoder, and the heads' features of its pairs (made on first use)."""
+
+    data: PlaygroundData
+    embeddings: Embeddings
+    encoder: str
+    features: dict = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def features_for(self, head: str) -> Features:
+        kind = "cosine" if head == "cosine" else "pair"
+        with self.lock:
+            if kind not in self.features:
+                self.features[kind] = prepare_features(self.data, self.embeddings.vectors, head)
+            return self.features[kind]
+
+
+class Preparation:
+    """One data set being prepared for one encoder: its progress, then its result or its error."""
+
+    def __init__(self, what: str):
+        self.what, self.done, self.fraction = what, threading.Event(), 0.0
+        self.result: Prepared | None = None
+        self.error: Exception | None = None
+
+    def report(self, done: int, total: int) -> None:
+        self.fraction = done / max(total, 1)
+
+
+@dataclass
+class SessionRun:
+    """A visitor's Playground: the run (None before the first Play, Step or Reset) and the lock its events take."""
+
+    playground: Playground | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class PlaygroundStore:
+    """The prepared data sets and the visitors' runs. ``models``: the app's model cache (encoders load through it);
+    ``max_pairs``: cut each data set to this many evenly spread pairs (tests, quick demos)."""
+
+    def __init__(self, models: model_cache.ModelCache | None = None, max_pairs: int | None = None):
+        self.models = models or model_cache.ModelCache()
+        self.max_pairs = max_pairs
+        self._prepared: OrderedDict[tuple, Preparation] = OrderedDict()
+        self._sessions: OrderedDict[str, SessionRun] = OrderedDict()
+        self._lock = threading.Lock()
+        self._encoding = threading.Lock()       # one encoding pass at a time: they share two cores
+
+    # ---- data sets ----------------------------------------------------------------------------------------
+
+    def source(self, session: str, choice: str) -> tuple[str, str]:
+        """(the model name to load, how people call it) of a model choice; InputError for one not allowed."""
+        name = model_cache.resolve_choice(session, choice, encoder_default=True)
+        return name, model_cache.display_name(session, choice)
+
+    def prepare(self, session: str, choice: str, dataset: str) -> Preparation:
+        """The preparation of ``dataset`` for the encoder of ``choice``: the one under way or done, else a new one
+        started in the background."""
+        name, shown = self.source(session, choice)
+        place, _ = resolve_model(name, model_cache.allowed_roots())
+        key = (place, dataset, self.max_pairs)
+        with self._lock:
+            found = self._prepared.get(key)
+            if found is not None and found.error is None:
+                self._prepared.move_to_end(key)
+                return found
+            preparation = self._prepared[key] = Preparation(f"{dataset} with {shown}")
+            while len(self._prepared) > MAX_PREPARED:
+                self._prepared.popitem(last=False)
+        threading.Thread(target=self._run, args=(preparation, name, place, shown, dataset), daemon=True,
+                         name="stsdemo-playground-prepare").start()
+        return preparation
+
+    def _run(self, preparation: Preparation, name: str, place: str, shown: str, dataset: str) -> None:
+        try:
+            data = load_playground_data(dataset, self.max_pairs)
+            encoder = encoder_from(place, lambda: self.models.get(name), shown)
+            with self._encoding:
+                embeddings = embed_sentences(data.sentences, encoder, preparation.report)
+            preparation.result = Prepared(data, embeddings, shown)
+        except Exception as error:  # noqa: BLE001 - handed to whoever waits for it
+            preparation.error = error
+        finally:
+            preparation.done.set()
+
+    def prepared(self, session: str, choice: str, dataset: str, report: Report | None = None) -> Prepared:
+        """The prepared data set, waiting for its preparation (calling ``report`` as it goes) when needed."""
+        preparation = self.prepare(session, choice, dataset)
+        while not preparation.done.wait(POLL_S):
+            if report is not None:
+                report(preparation.fraction, f"Embedding the sentences of {preparation.what} (once; then cached)")
+        if preparation.error is not None:
+            error = preparation.error
+            raise error if isinstance(error, InputError) else InputError(
+                f"could not prepare {preparation.what}: {type(error).__name__}: {str(error)[:200]}")
+        return preparation.result
+
+    # ---- visitors' runs -------------------------------------------------------------------------------------
+
+    def session(self, session: str) -> SessionRun:
+        """The visitor's run (a new, empty one for a new visitor); the least recently used beyond
+        :data:`MAX_SESSIONS` are dropped."""
+        with self._lock:
+            run = self._sessions.get(session)
+            if run is None:
+                run = self._sessions[session] = SessionRun()
+            self._sessions.move_to_end(session)
+            while len(self._sessions) > MAX_SESSIONS:
+                self._sessions.popitem(last=False)
+            return run
+
+    def forget(self, session: str) -> None:
+        """Drop a visitor's run (their page closed)."""
+        with self._lock:
+            self._sessions.pop(session, None)

@@ -1,0 +1,149 @@
+// The Playground's live charts on a <canvas>: a gr.HTML component's js_on_load (``element``, ``props`` and
+// ``watch`` are Gradio's). The server sends a finished drawing spec (stsdemo.app.playground_plots): panels with
+// their ranges, ticks, shaded bands, lines and dots, and a legend per panel. This only draws it, so a redraw of
+// 1,200 dots takes a few milliseconds where a plotting library's takes hundreds, and the page keeps up while a
+// run plays. Panels sit in ``spec.columns`` columns, one column in a window narrower than 560 px.
+(() => {
+  const FONT = "12px ui-sans-serif, system-ui, -apple-system, 'Segoe UI', sans-serif";
+  const INK = "#1f2937", GRID = "rgba(31, 41, 55, 0.12)", SUBTLE = "#6b7280";
+  let drawnWidth = 0;
+
+  // Where each legend entry goes: [x, line] from the panel's left, wrapping to a new line at its right edge.
+  function legendPlaces(ctx, panel, width) {
+    let x = 4, line = 0;
+    return (panel.legend || []).map((entry) => {
+      const size = (entry.mark === "line" || entry.mark === "dash" ? 22 : 12) + ctx.measureText(entry.name).width;
+      if (x > 4 && x + size > width - 4) { x = 4; line += 1; }
+      const place = [x, line];
+      x += size + 14;
+      return place;
+    });
+  }
+
+  function frame(spec, panel, left, top, width, height, lines) {
+    const margin = {l: 44, r: 18, t: 22 + 18 * Math.max(lines, spec.legends ? 1 : 0), b: panel.x_title ? 34 : 20};
+    const [x0, x1] = panel.x_range, [y0, y1] = panel.y_range;
+    const innerW = Math.max(10, width - margin.l - margin.r), innerH = Math.max(10, height - margin.t - margin.b);
+    return {
+      margin, left, top, width, height,
+      X: (v) => left + margin.l + (v - x0) / (x1 - x0 || 1) * innerW,
+      Y: (v) => top + margin.t + innerH - (v - y0) / (y1 - y0 || 1) * innerH,
+      inside: [left + margin.l, top + margin.t, innerW, innerH],
+    };
+  }
+
+  function axes(ctx, panel, f) {
+    ctx.strokeStyle = GRID; ctx.fillStyle = SUBTLE; ctx.lineWidth = 1;
+    ctx.textAlign = "center"; ctx.textBaseline = "top";
+    for (const [value, label] of panel.x_ticks || []) {
+      const x = f.X(value);
+      ctx.beginPath(); ctx.moveTo(x, f.inside[1]); ctx.lineTo(x, f.inside[1] + f.inside[3]); ctx.stroke();
+      ctx.fillText(label, x, f.inside[1] + f.inside[3] + 3);
+    }
+    ctx.textAlign = "right"; ctx.textBaseline = "middle";
+    for (const [value, label] of panel.y_ticks || []) {
+      const y = f.Y(value);
+      ctx.beginPath(); ctx.moveTo(f.inside[0], y); ctx.lineTo(f.inside[0] + f.inside[2], y); ctx.stroke();
+      ctx.fillText(label, f.inside[0] - 4, y);
+    }
+    ctx.strokeStyle = "rgba(31, 41, 55, 0.35)";
+    ctx.strokeRect(...f.inside);
+    ctx.textAlign = "center"; ctx.textBaseline = "bottom";
+    if (panel.x_title) ctx.fillText(panel.x_title, f.inside[0] + f.inside[2] / 2, f.top + f.height - 2);
+    if (panel.y_title) {
+      ctx.save(); ctx.translate(f.left + 11, f.inside[1] + f.inside[3] / 2); ctx.rotate(-Math.PI / 2);
+      ctx.textBaseline = "middle"; ctx.fillText(panel.y_title, 0, 0); ctx.restore();
+    }
+  }
+
+  function marks(ctx, panel, f) {
+    ctx.save();
+    ctx.beginPath(); ctx.rect(...f.inside); ctx.clip();
+    for (const band of panel.bands || []) {
+      ctx.fillStyle = band.color;
+      const [x0, x1, y0, y1] = band.box;
+      ctx.fillRect(f.X(x0), f.Y(y1), f.X(x1) - f.X(x0), f.Y(y0) - f.Y(y1));
+    }
+    for (const line of panel.lines || []) {
+      ctx.strokeStyle = line.color; ctx.lineWidth = line.width || 2; ctx.setLineDash(line.dash ? [5, 4] : []);
+      ctx.beginPath();
+      let open = false;
+      line.x.forEach((x, i) => {
+        const y = line.y[i];
+        if (y === null || y === undefined) { open = false; return; }
+        if (open) ctx.lineTo(f.X(x), f.Y(y)); else ctx.moveTo(f.X(x), f.Y(y));
+        open = true;
+      });
+      ctx.stroke();
+    }
+    ctx.setLineDash([]);
+    for (const dots of panel.dots || []) {
+      ctx.lineWidth = 1.3; ctx.strokeStyle = dots.color; ctx.fillStyle = dots.hollow ? "#ffffff" : dots.color;
+      ctx.globalAlpha = dots.hollow ? 1 : 0.8;
+      for (let i = 0; i < dots.x.length; i++) {
+        ctx.beginPath(); ctx.arc(f.X(dots.x[i]), f.Y(dots.y[i]), 3, 0, 2 * Math.PI); ctx.fill();
+        if (dots.hollow) ctx.stroke();
+      }
+      ctx.globalAlpha = 1;
+    }
+    ctx.restore();
+  }
+
+  function heading(ctx, panel, f, places) {
+    ctx.textAlign = "left"; ctx.textBaseline = "top"; ctx.fillStyle = INK;
+    ctx.font = "600 " + FONT; ctx.fillText(panel.title || "", f.left + 4, f.top + 2); ctx.font = FONT;
+    (panel.legend || []).forEach((entry, index) => {
+      let x = f.left + places[index][0];
+      const y = f.top + 22 + 18 * places[index][1];
+      ctx.strokeStyle = entry.color; ctx.fillStyle = entry.color; ctx.lineWidth = 2;
+      if (entry.mark === "line" || entry.mark === "dash") {
+        ctx.setLineDash(entry.mark === "dash" ? [5, 4] : []);
+        ctx.beginPath(); ctx.moveTo(x, y + 6); ctx.lineTo(x + 18, y + 6); ctx.stroke(); ctx.setLineDash([]);
+        x += 22;
+      } else {
+        ctx.beginPath(); ctx.arc(x + 4, y + 6, 3.5, 0, 2 * Math.PI);
+        if (entry.mark === "hollow") { ctx.fillStyle = "#ffffff"; ctx.fill(); ctx.lineWidth = 1.3; ctx.stroke(); }
+        else ctx.fill();
+        x += 12;
+      }
+      ctx.fillStyle = INK; ctx.fillText(entry.name, x, y);
+    });
+  }
+
+  function draw() {
+    const spec = props.value;
+    const canvas = element.querySelector("canvas");
+    if (!canvas || !spec || !spec.panels) return;
+    const width = Math.max(220, Math.floor(element.clientWidth || 600));
+    const columns = width < 560 ? 1 : (spec.columns || 1);
+    const rows = Math.ceil(spec.panels.length / columns);
+    const panelHeight = spec.panel_height || 260, height = rows * panelHeight;
+    const ratio = window.devicePixelRatio || 1;
+    canvas.style.width = width + "px"; canvas.style.height = height + "px";
+    if (canvas.width !== Math.round(width * ratio) || canvas.height !== Math.round(height * ratio)) {
+      canvas.width = Math.round(width * ratio); canvas.height = Math.round(height * ratio);
+    }
+    const ctx = canvas.getContext("2d");
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.clearRect(0, 0, width, height);
+    ctx.font = FONT;
+    const panelWidth = width / columns;
+    spec.panels.forEach((panel, index) => {
+      const places = legendPlaces(ctx, panel, panelWidth);
+      const lines = places.length ? places[places.length - 1][1] + 1 : 0;
+      const f = frame(spec, panel, (index % columns) * panelWidth, Math.floor(index / columns) * panelHeight,
+                      panelWidth, panelHeight, lines);
+      axes(ctx, panel, f);
+      marks(ctx, panel, f);
+      heading(ctx, panel, f, places);
+    });
+    canvas.dataset.drawn = String(spec.stamp || 0);   // what was drawn last (the tests read it)
+    drawnWidth = width;
+  }
+
+  watch("value", draw);
+  draw();
+  new ResizeObserver(() => {
+    if (Math.floor(element.clientWidth) !== drawnWidth) draw();
+  }).observe(element);
+})();
