@@ -12,6 +12,8 @@ The file is one JSON object of sections; each writer merges its entries into its
 * ``speed``: ``{part: measurements}``, parts train, eval, latency, view, cli, eval7 and stsb (bench.speed),
   app_default and app_compare (bench.app_default); ``<part>_quick`` for ``--quick``
 * ``memory``: ``{"peak" | "quick": measurements}``, claim C6 reads ``peak`` (bench.memory)
+* ``playground``: ``{"speed" | "speed_quick": measurements}`` (bench.playground) and ``{cell key: payoff cell}``, keys
+  ``payoff/<data>/<loss>/<head>/noise<sigma>/pairs<N>`` (bench.payoff; stsdemo.playground.payoff reads them)
 * ``scaling``: ``{"cost" | "quick": measurements}`` (bench.scaling)
 * ``machine``: the first writer's machine: python, torch, cpus, torch_threads, platform, cuda, gpu, ram_gib
   (bench.common.machine)
@@ -26,7 +28,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-SECTIONS = ("quality", "nli", "fusion", "tuning", "speed", "memory", "scaling", "machine")
+SECTIONS = ("quality", "nli", "fusion", "tuning", "speed", "memory", "scaling", "playground", "machine")
 
 
 def run_key(model: str, arm: str, seed: int, tag: str) -> str:
