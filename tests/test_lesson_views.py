@@ -166,8 +166,8 @@ def test_the_evidence_charts_have_a_legend_full_names_and_say_where_the_axis_sta
         legend = [trace.name for trace in figure.data if trace.name]
         assert legend == ["buffer-zone loss (Smooth K2, Translated ReLU)", "other losses and baselines"]
         start = figure.layout.xaxis.range[0]
-        assert f"the axis starts at {start}, not 0" in figure.layout.xaxis.title.text
-        assert "sd" in figure.layout.xaxis.title.text
+        reading = figure.layout.title.subtitle.text
+        assert f"the axis starts at {start}, not 0" in reading and "± sd over seeds" in reading
         ticks = list(figure.data[0].y)
         assert len(ticks) == len(set(ticks)) and not any(re.fullmatch(r"[a-z0-9+-]+", t) for t in ticks)
     names = evidence_view.evidence_figure(found, evidence_view.STS).data[0].y

@@ -341,21 +341,23 @@ def evidence_figure(evidence: Evidence | None, task: str) -> go.Figure:
     if evidence is None:
         figure.add_annotation(text="evidence unavailable", x=0.5, y=0.5, xref="paper", yref="paper",
                               showarrow=False, font=dict(size=14, color="#6b7280"))
-    axis = f"{measure}<br>dot = mean, whiskers = ± sd over seeds"
+    # how to read it sits under the title, across the whole figure: the plot beside long names is narrow on a phone
+    reading = "dot = mean, whiskers = ± sd over seeds"
     if rows:
         low = min(getattr(r, value) - (getattr(r, sd) or 0) for r in rows)
         high = max(getattr(r, value) + (getattr(r, sd) or 0) for r in rows)
         start = math.floor(low - 1)
         figure.update_xaxes(range=[start, math.ceil(high + 0.5)])
-        axis += f"<br>the axis starts at {start}, not 0"
-    # names are spaced evenly: the longest (2 lines of 13 px) and 8 px between keep each readable; 204 px hold the
-    # title, the axis and its 3-line title, and the legend
-    height = max(320, 204 + len(names) * (13 * max([name.count("<br>") + 1 for name in names] or [1]) + 8))
-    figure.update_layout(title=dict(text=title, x=0.5, font=dict(size=13)), height=height,
-                         margin=dict(l=10, r=10, t=64, b=140), template="plotly_white", font=dict(size=11),
-                         legend=dict(orientation="h", yref="container", yanchor="bottom", y=0.01, x=0,
-                                     font=dict(size=11)))
-    figure.update_xaxes(tickformat=".0f", title=dict(text=axis, font=dict(size=11)))
+        reading += f"<br>the axis starts at {start}, not 0"
+    # names are spaced evenly: the longest (2 lines of 13 px) and 8 px between keep each readable; 200 px hold the
+    # title and its two lines, the axis and the legend
+    height = max(320, 200 + len(names) * (13 * max([name.count("<br>") + 1 for name in names] or [1]) + 8))
+    figure.update_layout(title=dict(text=title, x=0.5, font=dict(size=13),
+                                    subtitle=dict(text=reading, font=dict(size=11, color="#4b5563"))),
+                         height=height, margin=dict(l=10, r=10, t=90, b=110), template="plotly_white",
+                         font=dict(size=11), legend=dict(orientation="h", yref="container", yanchor="bottom", y=0.01,
+                                                         x=0, font=dict(size=11)))
+    figure.update_xaxes(tickformat=".0f", title=dict(text=measure, font=dict(size=11)))
     figure.update_yaxes(automargin=True, tickfont=dict(size=10), categoryorder="array", categoryarray=names)
     return figure
 

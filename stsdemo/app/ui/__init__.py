@@ -28,7 +28,6 @@ TITLE = "STS as regression: Translated ReLU & Smooth K2"
 # itself is set outside it.)
 CSS = """
 .gradio-container {max-width: min(1320px, 100%) !important; margin: auto;}
-.gradio-container {overflow: clip !important;}  /* clips as "hidden" did, without the scroll box that stops sticky */
 .gradio-container, .gradio-container .main, .gradio-container .wrap, .gradio-container .contain,
 .gradio-container .column, .gradio-container .tabs, .gradio-container .tab-wrapper {min-width: 0 !important;}
 #sts-header h1 {margin-bottom: 0.1em;}
@@ -43,8 +42,8 @@ footer {visibility: hidden;}
 #start-here-hide {align-self: flex-start; width: auto !important; flex: 0 0 auto !important;}
 .sts-start-hidden #start-here {display: none !important;}
 @media (max-width: 720px) {
-  /* the Loss explorer's chart first, and in view while the sliders below it move */
-  #loss-chart-column {order: -1; position: sticky; top: 0; z-index: 20; background: var(--background-fill-primary);}
+  /* the Loss explorer's chart first, its sliders right below it: both in view while a slider moves */
+  #loss-chart-column {order: -1;}
   .js-plotly-plot .modebar-container {display: none !important;}
   .sts-wrap {flex-direction: column !important;}
   .sts-wrap > * {min-width: 0 !important; width: 100% !important; flex: 1 1 auto !important;}
