@@ -25,8 +25,8 @@ from .schema import fusion_entries, nli_runs, quality_failed, quality_runs, reco
 
 RESULTS_MD = REPO / "docs" / "results.md"
 BEGIN, END = "<!-- BEGIN AUTO -->", "<!-- END AUTO -->"
-README = REPO / "README.md"
-README_BEGIN, README_END = "<!-- BEGIN EVIDENCE (python -m bench.report) -->", "<!-- END EVIDENCE -->"
+EVIDENCE_MD = REPO / "docs" / "evidence.md"   # the evidence block's page (it left the README, issue 27)
+EVIDENCE_BEGIN, EVIDENCE_END = "<!-- BEGIN EVIDENCE (python -m bench.report) -->", "<!-- END EVIDENCE -->"
 GROUP_TITLES = {
     "main": "Main comparison (STS-B + SICK-R train, filtered)",
     "stages": "One-stage versions",
@@ -602,8 +602,8 @@ def write_evidence(found, path: Path | None = None, tuning: dict | None = None) 
     return path
 
 
-def readme_evidence(found) -> str:
-    """The README's evidence block: the table and the verdict lines the app's Benchmark tab shows, drawn by the
+def evidence_page_block(found) -> str:
+    """The evidence block of docs/evidence.md: the table and the verdict lines the app's Benchmark tab shows, drawn by the
     same functions from the same :func:`evidence` (``found``)."""
     frame = evidence_frame(found)
     rows = [frame.columns.tolist(), ["---"] * len(frame.columns),
@@ -653,11 +653,11 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     results = load_results()
     render(results)
-    found = evidence(results)  # one computation for the app's file and the README, so both carry the same date
+    found = evidence(results)  # one computation for the app's file and the evidence page: both carry one date
     log(f"wrote {write_evidence(found, tuning=tuning_report.evidence_block(results))}")
-    if README_BEGIN in README.read_text(encoding="utf-8"):
-        _replace_between(README, README_BEGIN, README_END, readme_evidence(found), "")
-        log(f"wrote the evidence block of {README}")
+    if EVIDENCE_BEGIN in EVIDENCE_MD.read_text(encoding="utf-8"):
+        _replace_between(EVIDENCE_MD, EVIDENCE_BEGIN, EVIDENCE_END, evidence_page_block(found), "")
+        log(f"wrote the evidence block of {EVIDENCE_MD}")
     if not args.no_plots:
         cost = section(results, "scaling").get("cost")
         for made in (plot_quality(results), plot_speed(results), plot_scaling(cost) if cost else None):

@@ -99,10 +99,10 @@ def test_the_shipped_evidence_is_what_the_recorded_results_give():
     fresh = json.loads(json.dumps({**found.to_dict(), "tuning": tuning_report.evidence_block(results)}))
     shipped.pop("generated"), fresh.pop("generated")
     assert shipped == fresh, "stale stsdemo/app/evidence.json: run python -m bench.report"
-    page = (report.REPO / "docs" / "evidence.md").read_text(encoding="utf-8")
-    block = page.split(report.README_BEGIN, 1)[1].split(report.README_END, 1)[0]
+    page = report.EVIDENCE_MD.read_text(encoding="utf-8")
+    block = page.split(report.EVIDENCE_BEGIN, 1)[1].split(report.EVIDENCE_END, 1)[0]
     dated = re.compile(r"recorded \d{4}-\d{2}-\d{2}")
-    assert dated.sub("", block.strip()) == dated.sub("", report.readme_evidence(found).strip()), \
+    assert dated.sub("", block.strip()) == dated.sub("", report.evidence_page_block(found).strip()), \
         "stale evidence block in docs/evidence.md: run python -m bench.report"
 
 
