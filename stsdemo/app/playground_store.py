@@ -17,8 +17,9 @@ from typing import Callable
 
 from ..errors import InputError
 from ..model_source import resolve_model
-from ..playground.datasets import PlaygroundData, load_playground_data
-from ..playground.embeddings import Embeddings, embed_sentences, encoder_from
+from ..playground.datasets import PlaygroundData
+from ..playground.embeddings import Embeddings, Encoder, encoder_from
+from ..playground.prepared import embedded
 from ..playground.run import Features, Playground, prepare_features
 from . import model_cache
 
@@ -67,13 +68,21 @@ class SessionRun:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
+EncoderFor = Callable[[str, str, str], Encoder]     # (where the model is, its name to load, its name for people)
+
+
 class PlaygroundStore:
     """The prepared data sets and the visitors' runs. ``models``: the app's model cache (encoders load through it);
-    ``max_pairs``: cut each data set to this many evenly spread pairs (tests, quick demos)."""
+    ``max_pairs``: cut each data set to this many evenly spread pairs (tests, quick demos); ``encoder_for``: how a
+    model becomes an :class:`~stsdemo.playground.embeddings.Encoder` (default: its files' fingerprint, loaded
+    through ``models`` when sentences must be encoded)."""
 
-    def __init__(self, models: model_cache.ModelCache | None = None, max_pairs: int | None = None):
+    def __init__(self, models: model_cache.ModelCache | None = None, max_pairs: int | None = None,
+                 encoder_for: EncoderFor | None = None):
         self.models = models or model_cache.ModelCache()
         self.max_pairs = max_pairs
+        self.encoder_for = encoder_for or (lambda place, name, shown: encoder_from(
+            place, lambda: self.models.get(name), shown))
         self._prepared: OrderedDict[tuple, Preparation] = OrderedDict()
         self._sessions: OrderedDict[str, SessionRun] = OrderedDict()
         self._lock = threading.Lock()
@@ -106,10 +115,9 @@ class PlaygroundStore:
 
     def _run(self, preparation: Preparation, name: str, place: str, shown: str, dataset: str) -> None:
         try:
-            data = load_playground_data(dataset, self.max_pairs)
-            encoder = encoder_from(place, lambda: self.models.get(name), shown)
+            encoder = self.encoder_for(place, name, shown)
             with self._encoding:
-                embeddings = embed_sentences(data.sentences, encoder, preparation.report)
+                data, embeddings = embedded(dataset, encoder, self.max_pairs, preparation.report)
             preparation.result = Prepared(data, embeddings, shown)
         except Exception as error:  # noqa: BLE001 - handed to whoever waits for it
             preparation.error = error

@@ -5,6 +5,7 @@ One concept per file; nothing here imports gradio, so the app, the API, the benc
 - ``config.py``: every Playground setting declared once (limits, default, help), the cross-field checks.
 - ``datasets.py``: the pairs a run trains on and is measured on (STS-B train / dev, SNLI dev split).
 - ``embeddings.py``: each distinct sentence embedded once by an encoder, cached on disk (safetensors).
+- ``prepared.py``: a data set with its sentences embedded (default encoder: the embedded all-MiniLM-L6-v2).
 - ``conditions.py``: what a teacher does to the training labels: a subset, Gaussian noise, rounding.
 - ``heads.py``: batched heads over a leading (seed, twin) dimension: the paper's, the calibrated cosine, an MLP.
 - ``metrics.py``: held-out Spearman, node accuracy, mean |error|, the share inside the buffer, for all heads.

@@ -181,7 +181,7 @@ class Playground:
         if self.history and self.history[-1]["step"] == measurement.step:
             self.history.pop()
         self.history.append({"step": measurement.step, **{name: measurement.mean(name) for name in measurement.values}})
-        if len(self.history) > MAX_HISTORY:
+        while len(self.history) > MAX_HISTORY:
             self.history = self.history[:-1:2] + self.history[-1:]
 
 

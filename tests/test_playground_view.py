@@ -1,0 +1,94 @@
+"""The Playground tab's view-model on a small slice of STS-B with a stand-in encoder (no model is loaded): each
+visitor's run is their own, Play / tick / Step / Reset move it as the tab says, a changed setting starts it again,
+bad values fall back with notices, the drawn points stay bounded, and the API's run is checked and bounded."""
+
+import numpy as np
+import pytest
+
+from stsdemo.app import playground_plots, playground_view
+from stsdemo.app.playground_store import PlaygroundStore
+from stsdemo.errors import InputError
+from stsdemo.playground.config import PlaygroundConfig
+from stsdemo.playground.embeddings import Encoder
+
+
+def stand_in(place: str, name: str, shown: str) -> Encoder:
+    """Sentence vectors from character counts: cheap, fixed, and enough for a head to learn something."""
+    def encode(sentences):
+        letters = "etaoinshrdlucmfwypvbgk"
+        return np.array([[s.lower().count(c) for c in letters] + [len(s) / 20] for s in sentences], dtype=np.float32)
+
+    return Encoder("stand-in", f"stand-in:{place}", 128, encode)
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    return PlaygroundStore(max_pairs=120, encoder_for=stand_in)
+
+
+def values(**changes) -> dict:
+    return {**PlaygroundConfig(seeds=3, steps=60, speed=20).to_dict(), **changes}
+
+
+def test_play_ticks_step_and_reset_move_one_visitors_run(store):
+    first = playground_view.advance(store, "visitor-a", values(), "play")
+    assert first.playing and "Step 20 of 60" in first.status
+    assert "Step 40 of 60" in playground_view.advance(store, "visitor-a", values(), "tick").status
+    last = playground_view.advance(store, "visitor-a", values(), "tick")
+    assert "Step 60 of 60" in last.status and not last.playing          # the run's end stops the timer
+    assert "Step 1 of 60" in playground_view.advance(store, "visitor-b", values(), "step").status  # b's own run
+    assert "Step 60 of 60" in playground_view.advance(store, "visitor-a", values(), "step").status
+    assert "Step 0 of 60" in playground_view.advance(store, "visitor-a", values(), "reset").status
+    again = playground_view.advance(store, "visitor-b", values(steps=100), "step")   # a longer run continues
+    assert "Step 2 of 100" in again.status
+
+
+def test_a_changed_setting_starts_the_run_again_with_a_notice(store):
+    playground_view.advance(store, "visitor-c", values(), "play")
+    changed = playground_view.advance(store, "visitor-c", values(noise=0.5), "tick")
+    assert "Step 20 of 60" in changed.status and "started again" in " ".join(changed.notices)
+    assert "σ 0.5" in changed.status
+
+
+def test_bad_values_fall_back_with_notices(store):
+    view = playground_view.advance(store, "visitor-d", values(k=-3, x0=0.9, seeds=99), "step")
+    assert len(view.notices) == 3 and "Step 1 of 60" in view.status and "10 seeds" in view.status
+
+
+def test_the_drawn_points_are_bounded_and_the_hollow_dots_are_inside_the_buffer(store):
+    view = playground_view.advance(store, "visitor-e", values(x0=0.5), "step")
+    buffered, twin = view.dots["panels"]
+    assert sum(len(d["x"]) for d in buffered["dots"]) <= playground_plots.MAX_DOTS
+    run = store.session("visitor-e").playground
+    gold = run.gold[run.shown]
+    hollow = next(d for d in buffered["dots"] if d["hollow"])
+    filled = next(d for d in buffered["dots"] if not d["hollow"])
+    predictions = run.head(run.features.held_out).detach().numpy()[0, 0, run.shown]    # seed 0, the buffered twin
+    inside = np.abs(np.clip(predictions, 0, 5) - gold) < 0.5
+    assert 0 < inside.sum() == len(hollow["y"]) and len(filled["y"]) == len(gold) - inside.sum()
+    np.testing.assert_allclose(hollow["y"], predictions[inside], atol=1e-3)
+    assert not any(d["hollow"] for d in twin["dots"])                  # the twin pulls every pair
+    run.history = [dict(run.history[-1], step=i) for i in range(1000)]
+    curves = playground_view.advance(store, "visitor-e", values(x0=0.5), "step").curves
+    assert all(len(line["x"]) <= 401 for panel in curves["panels"] for line in panel["lines"])
+
+
+def test_the_api_run_is_checked_and_bounded(store):
+    result = playground_view.api_run(store, dict(seeds=2, steps=50, model="default"))
+    assert result["step"] == 50 and result["paired"]["spearman"]["n"] == 2
+    assert result["twins_named"]["none"].startswith("no buffer: x0 = 0")
+    with pytest.raises(InputError, match="model must be one of"):
+        playground_view.api_run(store, dict(model="bert-base-uncased"))
+    with pytest.raises(InputError, match="too large"):
+        playground_view.api_run(store, dict(head="mlp", width=64, seeds=20, steps=5000, batch_size=256))
+
+
+def test_the_payoff_view_reads_the_recorded_map_for_the_settings():
+    figure, reading = playground_view.payoff_view(values(data="nli", loss="trelu", noise=0.6, train_pairs=190))
+    layout = figure.figure["layout"]
+    assert "Translated ReLU" in layout["title"]["text"] and "NLI" in layout["title"]["text"]
+    cells = playground_view.recorded_map()["cells"]
+    if any(key.startswith("payoff/nli/trelu/paper/") for key in cells):
+        assert "Nearest your settings (σ 0.5, 200 pairs)" in reading and len(layout["shapes"]) == 1
+    else:
+        assert "not been recorded" in reading
