@@ -208,62 +208,56 @@ def _cell(value, sd=None, digits=2, sign="") -> str:
     return f"{value:{sign}.{digits}f}" + (f" ± {sd:.{digits}f}" if sd is not None else "")
 
 
+def _table(title: str, header: list[str], rows: list[list], numeric_from: int) -> list[str]:
+    """A markdown table under a bold title; columns from ``numeric_from`` on are right-aligned."""
+    rule = ["---" if i < numeric_from else "---:" for i in range(len(header))]
+    return ["", title + "\n", "| " + " | ".join(header) + " |", "|" + "|".join(rule) + "|",
+            *["| " + " | ".join(map(str, row)) + " |" for row in rows]]
+
+
 def markdown(results: dict) -> list[str]:
     """The tuned-evidence part of docs/results.md."""
     block = evidence_block(results)
     if not block["grid"]:
         return []
-    lines = ["### Tuned evidence: every arm at its own best settings (`python -m bench.tuning`)\n",
-             block["protocol"] + "\n", *[f"- {line}" for line in block["readings"]], "",
-             "**The grid point each arm chose** (STS-B dev ×100 at the grid seed; a run that kept its untrained "
-             "encoder scores 86.72)\n",
-             "| arm | chosen point | dev | dev at the fixed settings | lowest dev on its grid | k moved dev by "
-             "| x0 moved dev by | points (kept the start) | machine |", "|---|---|---:|---:|---:|---:|---:|---:|---|"]
-    for row in block["grid"]:
-        lines.append(f"| {row['label']} | {point_slug(row['point'])} | {row['dev']:.2f} | {_cell(row['fixed_dev'])} "
-                     f"| {row['low']:.2f} | {_cell(row['k_spread'])} | {_cell(row['x0_spread'])} "
-                     f"| {row['points']} ({row['kept_start']}) | {row['machine']} |")
-    lines += ["", "**Tuned arms** (7-task Avg. mean ± sd over seeds; fixed: the same arm at lr 2e-5, paper k and "
-              "x0, on CPU)\n",
-              "| encoder | arm | seeds | tuned 7-task | fixed 7-task (n) | STS-B dev | on node (%) | point | machine |",
-              "|---|---|---|---:|---:|---:|---:|---|---|"]
-    for row in block["rows"]:
-        point = point_slug(row["point"]) if row["point"] else ("documented recipe" if row["tag"] == "doc" else "–")
-        fixed = f"{row['fixed_avg']:.2f} ({row['fixed_n']})" if row["fixed_avg"] is not None else "–"
-        lines.append(f"| {row['encoder']} | {row['label']} | {','.join(map(str, row['seeds']))} "
-                     f"| {_cell(row['avg'], row['avg_sd'])} | {fixed} | {_cell(row['dev'])} | {_cell(row['node'])} "
-                     f"| {point} | {row['machine']} |")
-    lines += ["", "**Claims on the tuned arms** (paired by seed; mean ± se; the rule: stsdemo.paired)\n",
-              "| encoder | claim | comparison | tuned | verdict | fixed settings | verdict then |",
-              "|---|---|---|---:|---|---:|---|"]
+    grid = [[r["label"], point_slug(r["point"]), f"{r['dev']:.2f}", _cell(r["fixed_dev"]), f"{r['low']:.2f}",
+             _cell(r["k_spread"]), _cell(r["x0_spread"]), f"{r['points']} ({r['kept_start']})", r["machine"]]
+            for r in block["grid"]]
+    arms = [[r["encoder"], r["label"], ",".join(map(str, r["seeds"])), _cell(r["avg"], r["avg_sd"]),
+             f"{r['fixed_avg']:.2f} ({r['fixed_n']})" if r["fixed_avg"] is not None else "–", _cell(r["dev"]),
+             _cell(r["node"]), point_slug(r["point"]) if r["point"] else
+             ("documented recipe" if r["tag"] == "doc" else "–"), r["machine"]] for r in block["rows"]]
+    claim_rows = []
     for claim in block["claims"]:
         for line in claim["lines"]:
             fixed = line["fixed"] or {}
-            before = f"{_cell(fixed['mean'], fixed['se'], sign='+')} (n = {fixed['n']})" if fixed else "–"
-            lines.append(f"| {claim['encoder']} | {claim['claim']}: {claim['text']} | {line['test']} "
-                         f"| {_cell(line['mean'], line['se'], sign='+')} (n = {line['n']}) | {line['verdict']} | {before} "
-                         f"| {fixed.get('verdict', 'not run')} |")
-    lines += ["", "**Speed on each machine** (medians over the recorded runs; the GPU ran 6 to 10 jobs side by side on "
-              "16 CPU cores, so its figures are per job under that load, and its evaluation times are bound by the "
-              "other jobs' tokenisation, not by the GPU; a single-job GPU measurement was not taken)\n",
-              "| machine | encoder | training pairs/s (runs) | 7-task evaluation, s (runs) |", "|---|---|---:|---:|"]
-    for row in speed_rows(results):
-        lines.append(f"| {row['machine']}{' (shared by 6-10 jobs)' if row['shared'] else ''} | {row['encoder']} "
-                     f"| {_cell(row['pairs_per_s'], digits=1)} ({row['pairs_runs']}) "
-                     f"| {_cell(row['eval_seconds'], digits=0)} ({row['eval_runs']}) |")
-    lines += ["", "**Why CoSENT and AnglE lowered dev** (one factor changed from our settings at a time; "
-              "STS-B dev ×100, mean ± sd over seeds 42-44; CosineSimilarityLoss as the control)\n",
-              "| loss | factor | best dev | dev at the end | runs that kept the untrained encoder |",
-              "|---|---|---:|---:|---:|"]
-    for row in block["diagnosis"]:
-        lines.append(f"| {row['loss']} | {row['description']} | {_cell(row['dev'], row['dev_sd'])} "
-                     f"| {_cell(row['last'], row['last_sd'])} | {row['kept_start']} of {row['n']} |")
-    return lines + [""]
-
-
-def summary_line(results: dict) -> str:
-    """One line for the README: the tuned verdicts on both encoders."""
-    parts = []
-    for claim in claims(results):
-        parts.append(f"{claim['claim']} on {claim['encoder']}: {claim['verdict']}")
-    return "; ".join(parts)
+            claim_rows.append([claim["encoder"], f"{claim['claim']}: {claim['text']}", line["test"],
+                               f"{_cell(line['mean'], line['se'], sign='+')} (n = {line['n']})", line["verdict"],
+                               f"{_cell(fixed['mean'], fixed['se'], sign='+')} (n = {fixed['n']})" if fixed else "–",
+                               fixed.get("verdict", "not run")])
+    speed = [[r["machine"] + (" (shared by 6-10 jobs)" if r["shared"] else ""), r["encoder"],
+              f"{_cell(r['pairs_per_s'], digits=1)} ({r['pairs_runs']})",
+              f"{_cell(r['eval_seconds'], digits=0)} ({r['eval_runs']})"] for r in speed_rows(results)]
+    diagnosis = [[r["loss"], r["description"], _cell(r["dev"], r["dev_sd"]), _cell(r["last"], r["last_sd"]),
+                  f"{r['kept_start']} of {r['n']}"] for r in block["diagnosis"]]
+    return ["### Tuned evidence: every arm at its own best settings (`python -m bench.tuning`)\n",
+            block["protocol"] + "\n", *[f"- {line}" for line in block["readings"]],
+            *_table("**The grid point each arm chose** (STS-B dev ×100 at the grid seed; a run that kept its "
+                    "untrained encoder scores 86.72)",
+                    ["arm", "chosen point", "dev", "dev at the fixed settings", "lowest dev on its grid",
+                     "k moved dev by", "x0 moved dev by", "points (kept the start)", "machine"], grid, 2),
+            *_table("**Tuned arms** (7-task Avg. mean ± sd over seeds; fixed: the same arm at lr 2e-5, paper k and "
+                    "x0, on CPU)", ["encoder", "arm", "seeds", "tuned 7-task", "fixed 7-task (n)", "STS-B dev",
+                                    "on node (%)", "point", "machine"], arms, 3),
+            *_table("**Claims on the tuned arms** (paired by seed; mean ± se; the rule: stsdemo.paired)",
+                    ["encoder", "claim", "comparison", "tuned", "verdict", "fixed settings", "verdict then"],
+                    claim_rows, 3),
+            *_table("**Speed on each machine** (medians over the recorded runs; the GPU ran 6 to 10 jobs side by "
+                    "side on 16 CPU cores, so its figures are per job under that load, and its evaluation times are "
+                    "bound by the other jobs' tokenisation, not by the GPU; a single-job GPU measurement was not "
+                    "taken)", ["machine", "encoder", "training pairs/s (runs)", "7-task evaluation, s (runs)"],
+                    speed, 2),
+            *_table("**Why CoSENT and AnglE lowered dev** (one factor changed from our settings at a time; STS-B "
+                    "dev ×100, mean ± sd over seeds 42-44; CosineSimilarityLoss as the control)",
+                    ["loss", "factor", "best dev", "dev at the end", "runs that kept the untrained encoder"],
+                    diagnosis, 2), ""]
