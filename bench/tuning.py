@@ -69,7 +69,7 @@ def paper_k(arm: str) -> float | None:
     from stsdemo.losses.spec import paper_k as loss_paper_k
 
     loss = quality.ARMS[arm].get("config", {}).get("loss")
-    return loss_paper_k(loss) if loss else None
+    return loss_paper_k(loss, "bert") if loss else None  # MiniLM and mpnet are not RoBERTa-family
 
 
 def grid_points(arm: str) -> list[dict]:
