@@ -36,6 +36,7 @@ import torch
 from fault_helpers import PAIRS, tiny_model
 
 import stsdemo.train as train_module
+import stsdemo.workflow as workflow
 from stsdemo.atomic import write_json_atomic
 from stsdemo.errors import InputError
 from stsdemo.losses.registry import build_loss
@@ -337,7 +338,8 @@ def test_cli_run_that_runs_out_of_memory_says_so_in_one_line_and_exits_1(tmp_pat
     from stsdemo.cli import main
 
     loss = FailingLoss(build_loss("sk2"), OOM_ERRORS["cpu"], fail_at=2)
-    monkeypatch.setattr(train_module, "train", functools.partial(train_module.train, model=tiny_start, loss=loss))
+    # the CLI trains through the core workflow, which holds its own name for train
+    monkeypatch.setattr(workflow, "train", functools.partial(train_module.train, model=tiny_start, loss=loss))
     folder = tmp_path / "run"
     code = main(["train", "--data", "stsb", "--max-pairs", "64", "--max-length", "16", "--batch-size", "4",
                  "--max-steps", "10", "--eval-every", "1000", "--max-dev-pairs", "16", "--output-dir", str(folder)])
