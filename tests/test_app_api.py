@@ -190,33 +190,46 @@ def test_train_with_no_arguments_starts_the_default_run(client, app_state):
     assert info.status == "stopped" and isinstance(info.events[0], StartEvent)
 
 
-def test_compare_runs_the_pair_with_and_without_the_buffer_as_one_job(client, app_state):
+def test_compare_runs_the_pairs_with_and_without_the_buffer_as_one_job(client, app_state):
+    """Compare seeds 2: four runs (seeds 42 and 43, each with x0 = 0.25 and x0 = 0) in one job; the verdict's rows
+    are the runs' last dev scores as shown, with their paired mean ± se; the charts and the histogram name both runs
+    of the last pair by their x0."""
+    from stsdemo.app import compare_view, finetune_view
+    from stsdemo.paired import paired
+
     before = len(_session_runs(client))
-    job = client.submit(*train_args(), api_name="/compare_buffer")
+    job = client.submit(*train_args(), 2, api_name="/compare_buffer")
     outputs = list(job)
     assert job.status().success, job.status()
-    first, second = _session_runs(client)[before:]
-    assert (first.config["x0"], second.config["x0"]) == (0.25, 0.0)
-    same = ("seed", "loss", "k", "max_steps", "max_pairs", "model", "data", "target", "lr")
-    assert all(first.config[name] == second.config[name] for name in same)
-    assert first.status == second.status == "finished"
-    final = outputs[-1]
-    assert "With vs without the buffer" in final[1] and "difference" in final[1]
-    from stsdemo.app import finetune_view
-
+    runs = _session_runs(client)[before:]
+    assert [(run.config["seed"], run.config["x0"]) for run in runs] == [(42, 0.25), (42, 0.0), (43, 0.25), (43, 0.0)]
+    same = ("loss", "k", "max_steps", "max_pairs", "model", "data", "target", "lr")
+    assert all(run.config[name] == runs[0].config[name] for run in runs for name in same)
+    assert all(run.status == "finished" for run in runs)
+    final = outputs[-1][1]
+    shown = {}
+    for seed, first, second in ((42, *runs[:2]), (43, *runs[2:])):
+        a, b = (round(compare_view.final_dev(run, "head"), 2) for run in (first, second))
+        assert f"| {seed} | {a:.2f} | {b:.2f} | {a - b:+.2f} |" in final
+        shown[seed] = (a, b)
+    rule = paired({seed: a for seed, (a, _) in shown.items()}, {seed: b for seed, (_, b) in shown.items()})
+    assert f"mean difference {rule.numbers()}: **{rule.verdict}**" in final
     on_dev_chart = set(finetune_view.curves_for(client.session_hash).dev["run"])
-    assert all(any(name.startswith(run.label) for name in on_dev_chart) for run in (first, second)), on_dev_chart
-    histogram = json.loads(final[-1]["plot"])
-    assert [trace["name"].split(" · ")[0] for trace in histogram["data"]] == [first.label, second.label]
+    assert all(any(name.startswith(run.label) for name in on_dev_chart) for run in runs[-2:]), on_dev_chart
+    histogram = json.loads(outputs[-1][-1]["plot"])
+    names = [compare_view.chart_name(run) for run in runs[2:]]
+    assert [trace["name"].split(" · ")[0] for trace in histogram["data"]] == names
+    assert names == [f"#{before + 3} x0=0.25", f"#{before + 4} x0=0"]
     _wait_until_idle(app_state)
 
 
-@pytest.mark.parametrize("overrides, message", [(dict(x0=0.0), "x0 is already 0"),
-                                                (dict(loss="MSE [mse]"), "has no buffer zone")])
-def test_compare_refuses_what_it_cannot_compare_and_starts_nothing(client, overrides, message):
+@pytest.mark.parametrize("overrides, seeds, message", [(dict(x0=0.0), 1, "x0 is already 0"),
+                                                       (dict(loss="MSE [mse]"), 1, "has no buffer zone"),
+                                                       ({}, 4, "Compare seeds"), ({}, 0, "Compare seeds")])
+def test_compare_refuses_what_it_cannot_compare_and_starts_nothing(client, overrides, seeds, message):
     before = len(_session_runs(client))
     with pytest.raises(AppError, match=message):
-        client.predict(*train_args(**overrides), api_name="/compare_buffer")
+        client.predict(*train_args(**overrides), seeds, api_name="/compare_buffer")
     assert len(_session_runs(client)) == before
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import spaces  # noqa: I001  (before torch, so ZeroGPU can patch CUDA initialisation)
 
-import math
 import shutil
 import time
 from dataclasses import asdict, dataclass
@@ -28,8 +27,9 @@ import pandas as pd
 
 from ..config import TrainConfig
 from ..errors import InputError
-from ..events import DoneEvent, EvalEvent, Event, FinalEvalEvent, StageStep, StartEvent, StepEvent
+from ..events import DoneEvent, EvalEvent, Event, FinalEvalEvent, StartEvent, StepEvent
 from ..losses.spec import LOSSES, PAPER_X0
+from ..selection import curve_of, metric_name, score_text, selection_text, where
 from ..workflow import train_and_evaluate
 from . import form, model_cache, plots, store
 from .progress import SKIP, Progress, duration
@@ -68,9 +68,16 @@ class TrainView:
 
 def session_curves(runs: list[store.RunInfo]) -> Curves:
     """The training charts of ``runs`` (the last :data:`CURVE_RUNS` of them), from their events in memory."""
-    runs = runs[-CURVE_RUNS:]
-    dev, loss, buffer = plots.curve_frames([{"label": r.label, "events": r.events} for r in runs])
-    dev_palette, run_palette = plots.curve_colors([r.label for r in runs])
+    return named_curves([(r.label, r.events) for r in runs[-CURVE_RUNS:]])
+
+
+def named_curves(runs: list[tuple[str, list[Event]]], dev_metric: str | None = None) -> Curves:
+    """The training charts of ``(name, events)`` runs, each series named after its run; ``dev_metric`` ('cosine'
+    or 'head'): the dev chart draws that Spearman alone (fewer legend entries, so none is cut off)."""
+    dev, loss, buffer = plots.curve_frames([{"label": name, "events": events} for name, events in runs])
+    dev_palette, run_palette = plots.curve_colors([name for name, _ in runs])
+    if dev_metric is not None:
+        dev = dev[dev["run"].str.endswith(f" · {dev_metric}")].reset_index(drop=True)
 
     def present(frame, palette):
         names = set(frame["run"])
@@ -100,22 +107,42 @@ def result_table(info: store.RunInfo) -> pd.DataFrame | None:
                              f"{info.base_name} (base)")
 
 
-def _step_text(best_step: StageStep | None, stages: int) -> str:
-    """(1, 40) -> 'step 40', or 'stage 1, step 40' for two stages."""
-    if best_step is None:
-        return "–"
-    return f"stage {best_step.stage}, step {best_step.step}" if stages > 1 else f"step {best_step.step}"
-
-
-def run_label(index: int, config: TrainConfig) -> str:
-    """Short, for chart legends: '#2 sk2 k=2 cos' (x0 only when not the paper's; 'cos' for the cosine
-    target). ``config`` is checked (:func:`stsdemo.preflight.preflight`), so its k is what the run trains with
+def run_label(index: int, config: TrainConfig, show_x0: bool = False) -> str:
+    """Short, for chart legends: '#2 sk2 k=2 cos' (x0 only when not the paper's, or ``show_x0``; 'cos' for the
+    cosine target). ``config`` is checked (:func:`stsdemo.preflight.preflight`), so its k is what the run trains with
     wherever the start model's files tell the encoder family; a hub encoder's reads 'k=paper' until it loads."""
     detail = ""
     if LOSSES[config.loss].buffer:
         detail = (f" k={config.k:g}" if config.k is not None else " k=paper") \
-            + (f" x0={config.x0:g}" if config.x0 != PAPER_X0 else "")
+            + (f" x0={config.x0:g}" if config.x0 != PAPER_X0 or show_x0 else "")
     return f"#{index} {config.loss}{detail}" + (" cos" if config.target == "cosine" else "")
+
+
+def stages_text(config: dict) -> str:
+    """How a run's stages read in a summary: 'one stage', 'two stages (the head on nli with the encoder frozen,
+    then everything)', with 'encoder frozen', a LoRA adapter and a calibration stage named."""
+    parts = [f"two stages (the head on {config.get('stage1_data', 'nli')} with the encoder frozen, then everything)"
+             if config.get("two_stage") else "one stage"]
+    if config.get("head_only"):
+        parts.append("encoder frozen (only the head or a, b learn)")
+    if config.get("lora_rank"):
+        parts.append(f"LoRA adapter of rank {config['lora_rank']}")
+    if config.get("calibrate_data"):
+        parts.append(f"then a, b or the head refit on {config['calibrate_data']}")
+    return ", ".join(parts)
+
+
+def loss_numbers(config: dict) -> str:
+    """' k=2 x0=0.25' for a loss with a buffer, ' k=2' where only k is set, '' for a loss without either."""
+    spec = LOSSES.get(config.get("loss"))
+    k = f" k={config['k']:g}" if config.get("k") is not None else ""
+    return k + (f" x0={config.get('x0', PAPER_X0):g}" if spec is not None and spec.buffer else "")
+
+
+def selection_of(info: store.RunInfo) -> str:
+    """Which metric picked the run's checkpoint, its score and step, and why the start was kept when it was."""
+    stages = 1 + bool(info.config.get("two_stage")) + bool(info.config.get("calibrate_data"))
+    return selection_text(info.config, info.best, info.best_step, curve_of(evaluations(info)), stages)
 
 
 def run_summary(info: store.RunInfo) -> str:
@@ -123,16 +150,12 @@ def run_summary(info: store.RunInfo) -> str:
     c = info.config
     data = c.get("data", "")
     data = Path(data).name if "/" in data else data
-    stages = 2 if c.get("two_stage") else 1
-    known = info.best is not None and math.isfinite(info.best)
-    best = f"{info.best:.2f} at {_step_text(info.best_step, stages)}" if known else "–"
     lines = [f"**{info.label}**: {info.status}" + (f" ({info.message})" if info.message else ""),
              f"from `{info.base_name or c.get('model') or model_cache.ENCODER_NAME}` · "
              f"target `{c.get('target', 'head')}` · "
-             f"data `{data}` · loss `{c.get('loss')}` k={c.get('k')} x0={c.get('x0')} · lr {c.get('lr')} · batch "
-             f"{c.get('batch_size')} · max steps {c.get('max_steps')} · two-stage {c.get('two_stage')}",
-             f"best STS-B dev Spearman ({c.get('select_by', 'cosine')}): {best}"
-             + ("" if info.has_checkpoint() else " · no checkpoint")]
+             f"data `{data}` · loss `{c.get('loss')}`{loss_numbers(c)} · lr {c.get('lr')} · batch "
+             f"{c.get('batch_size')} · max steps {c.get('max_steps') or 'all (the epochs)'} · {stages_text(c)}",
+             selection_of(info) + ("" if info.has_checkpoint() else " No checkpoint was written.")]
     if info.results:
         lines.append(f"7-task Avg.: {info.results.get('Avg.', float('nan')):.2f}")
     return "  \n".join(lines)
@@ -165,10 +188,13 @@ def training_events(config: TrainConfig, final_eval: bool, signal: StopSignal,
 class LiveRun:
     """One run as the tab streams it, folded from its events in memory: its record (``info``), its progress and
     the two texts shown. Each view is built from these and the session's earlier runs (read once, when the run
-    starts), never from disk."""
+    starts), never from disk. ``charts`` draws the charts from the run's record instead (a comparison draws its
+    pair alone)."""
 
-    def __init__(self, session: str, info: store.RunInfo, config: TrainConfig, earlier: list[store.RunInfo]):
+    def __init__(self, session: str, info: store.RunInfo, config: TrainConfig, earlier: list[store.RunInfo],
+                 charts: Callable[[store.RunInfo], Curves] | None = None):
         self.session, self.info, self.config, self.earlier = session, info, config, list(earlier)
+        self.charts = charts or (lambda info: session_curves([*self.earlier, info]))
         self.progress = Progress(2 if config.two_stage else 1, info.final_eval)
         self.status = f"**{info.label}**: loading the model and the training data…"
         self.text = "Starting…"
@@ -180,7 +206,7 @@ class LiveRun:
         histogram = SKIP if count == self.drawn else histogram_for(self.info)
         self.drawn = count
         return TrainView(plots.progress_html(fraction, self.text, bar_state), self.status,
-                         session_curves([*self.earlier, self.info]), result_table(self.info), finished,
+                         self.charts(self.info), result_table(self.info), finished,
                          self.info.run_id, histogram)
 
     def apply(self, event: Event) -> None:
@@ -204,9 +230,11 @@ class LiveRun:
                          f"{event.loss:.4f}{share} · {event.pairs_per_s:.0f} pairs/s · {self.progress.eta()}")
         elif isinstance(event, EvalEvent):
             self.info.best, self.info.best_step = event.best, event.best_step
+            picked = self.config.select_by
             self.text = (f"Stage {event.stage}/{stages} · step {event.step}/{event.total_steps} · STS-B dev "
-                         f"Spearman: cosine {event.dev_cosine:.2f}, head {event.dev_head:.2f} (best "
-                         f"{event.best:.2f} at {_step_text(event.best_step, stages)}) · {self.progress.eta()}")
+                         f"Spearman: cosine {event.dev_cosine:.2f}, head {event.dev_head:.2f} · best {picked} "
+                         f"{score_text(event.best, picked)} at {where(event.best_step, stages)} · "
+                         f"{self.progress.eta()}")
         elif isinstance(event, DoneEvent):
             self._done(event)
 
@@ -215,8 +243,9 @@ class LiveRun:
         self.info.status, self.info.message = event.outcome, event.message
         self.progress.train_fraction = 1.0
         how = {"finished": "Finished", "stopped": "Stopped", "failed": "Ended early"}[event.outcome]
-        self.text = (f"{how} after {event.steps} steps in {duration(event.elapsed)}; best STS-B dev Spearman "
-                     f"{event.best:.2f} at {_step_text(event.best_step, self.progress.stages)}.")
+        self.text = (f"{how} after {event.steps} steps in {duration(event.elapsed)}; best "
+                     f"{metric_name(self.info.config)} {score_text(event.best, self.config.select_by)} at "
+                     f"{where(event.best_step, self.progress.stages)}.")
         if self.info.final_eval and event.outcome == "finished":
             self.text += " Now the 7-task evaluation…"
 
@@ -236,13 +265,14 @@ class LiveRun:
         info = self.info
         kept = "its best checkpoint is kept" if info.has_checkpoint() else "no checkpoint was written"
         why = f" ({info.message})" if info.message and info.message not in (info.status, "finished") else ""
-        self.status = (f"**{info.label}** {info.status}{why}; {kept}."
+        self.status = (f"**{info.label}** {info.status}{why}; {kept}. {selection_of(info)}"
                        + (" It is now in the model lists of *Score a pair* and *Benchmark* and can start another "
                           "run (warm start), or be downloaded below." if info.has_checkpoint() else ""))
         if info.results:
             base = info.base_results or {}
             change = f" ({info.results['Avg.'] - base['Avg.']:+.2f} vs. base)" if "Avg." in base else ""
-            self.text = (f"Finished: best STS-B dev Spearman {info.best:.2f}; 7-task Avg. "
+            self.text = (f"Finished: best {metric_name(info.config)} "
+                         f"{score_text(info.best, self.config.select_by)}; 7-task Avg. "
                          f"{info.results['Avg.']:.2f}{change}.")
 
 
@@ -289,17 +319,18 @@ def stream_job(state, session: str, config: TrainConfig, earlier: list[store.Run
         state.end_run(session, ticket)
 
 
-def start_run(session: str, config: TrainConfig, final_eval: bool, values: dict,
-              earlier: list[store.RunInfo]) -> LiveRun:
-    """An admitted run's folder and first record (its uploaded data copied in), as a :class:`LiveRun`."""
+def start_run(session: str, config: TrainConfig, final_eval: bool, values: dict, earlier: list[store.RunInfo],
+              label: str | None = None, charts: Callable[[store.RunInfo], Curves] | None = None) -> LiveRun:
+    """An admitted run's folder and first record (its uploaded data copied in), as a :class:`LiveRun`; ``label``
+    and ``charts``: another name than :func:`run_label`'s, other charts than the session's (a comparison's)."""
     store.session_run_folder(session, config.run_name).mkdir(parents=True, exist_ok=True)
     if form.TRAINING_DATA_CHOICES.get(values.get("data"), values.get("data")) == "upload":
         shutil.copyfile(values["upload"], config.data)
     base_name = model_cache.display_name(session, values.get("model", "")) if config.model else model_cache.ENCODER_NAME
-    info = store.RunInfo(config.run_name, run_label(len(earlier) + 1, config), config=asdict(config),
+    info = store.RunInfo(config.run_name, label or run_label(len(earlier) + 1, config), config=asdict(config),
                          final_eval=final_eval, base_name=base_name, owner=store.PROCESS)
     store.save_run(session, info)
-    return LiveRun(session, info, config, earlier)
+    return LiveRun(session, info, config, earlier, charts)
 
 
 def run_admitted(state, live: LiveRun, signal: StopSignal) -> Iterator[TrainView]:

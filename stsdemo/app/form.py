@@ -79,6 +79,7 @@ class FieldSpec:
     minimum: float | None = None
     integer: bool = False
     choices: tuple = ()           # the texts of a choice
+    maximum: float | None = None  # drawn for the settings of another declaration than TrainConfig's
 
 
 def on_gpu() -> bool:
@@ -96,13 +97,17 @@ def empty_as_zero(meta: dict) -> bool:
     return bool(meta["optional"] and meta["integer"] and meta["low"] is not None and meta["low"] >= 1)
 
 
-def field_spec(name: str) -> FieldSpec:
-    """A setting's form field, from its declaration in :mod:`stsdemo.config` and :func:`default_form`."""
-    meta = describe(name)
+def field_spec(name: str, of: type | None = None) -> FieldSpec:
+    """A setting's form field, from its declaration in :mod:`stsdemo.config` and :func:`default_form`; ``of``:
+    another dataclass declaring it with :func:`stsdemo.config.setting` (its field gets its upper bound too)."""
+    meta = describe(name, of)
     label = meta["title"][:1].upper() + meta["title"][1:]
     # A choice's options say what each value does; its help up to the first colon says what it chooses.
     text = meta["help"].split(": ", 1)[0] if meta["choices"] else meta["help"]
     info = text + (f" · paper: {as_written(meta['paper'])}" if meta["paper"] not in (None, "") else "")
+    if of is not None:
+        return FieldSpec(name, "number", label, info, meta["default"], meta["low"], bool(meta["integer"]),
+                         maximum=meta["high"])
     value = default_form().get(name, meta["default"])
     if isinstance(meta["default"], bool):
         return FieldSpec(name, "checkbox", label, info, bool(value))

@@ -25,7 +25,8 @@ def field(spec: form.FieldSpec):
     if spec.kind == "choice":
         kind = gr.Radio if len(spec.choices) <= 3 else gr.Dropdown
         return kind(list(spec.choices), **common)
-    return gr.Number(**common, minimum=spec.minimum, precision=0 if spec.integer else None, min_width=110)
+    return gr.Number(**common, minimum=spec.minimum, maximum=spec.maximum, precision=0 if spec.integer else None,
+                     min_width=110)
 
 
 def fields(rows) -> dict:
@@ -46,7 +47,8 @@ def build() -> SimpleNamespace:
             with gr.Column(scale=5, min_width=280):
                 preset = gr.Dropdown([(preset_label(key), key) for key in form.form_presets()], value=None,
                                      label="Presets", info="A whole recipe in one click (the paper's, or beyond it); "
-                                                          "the run's length stays as set below")
+                                                          "the run's length stays as set below, and each picks its "
+                                                          "checkpoint by what it trains (the Select by setting)")
                 base_model = gr.Dropdown(model_cache.base_model_choices(""), value=defaults["model"],
                                          label="Start from",
                                          allow_custom_value=True,
@@ -76,6 +78,7 @@ def build() -> SimpleNamespace:
                     compare = gr.Button("Compare with and without the buffer", scale=3, min_width=120,
                                         elem_id="train-compare")
                     stop = gr.Button("Stop", variant="stop", scale=1, min_width=80)
+                compare_seeds = field(form.field_spec("seeds", compare_view.CompareSettings))
                 progress = gr.HTML(plots.progress_html(0, IDLE, "idle"), elem_id="train-progress")
                 status = gr.Markdown("", elem_id="train-status")
                 with gr.Row(elem_classes="sts-wrap"):
@@ -87,11 +90,11 @@ def build() -> SimpleNamespace:
                                         min_width=280)
                 with gr.Row(elem_classes="sts-wrap"):
                     loss_curve = gr.LinePlot(empty.loss, x="step", y="loss", color="run", height=230,
-                                             title="Training loss", x_title="step", min_width=280,
+                                             title="Training loss", x_title="step", min_width=280, elem_id="loss-curve",
                                              **plots.CURVE_AXES["loss"])
                     buffer_curve = gr.LinePlot(empty.buffer, x="step", y="share", color="run", height=230,
                                                title="Share of pairs in the buffer zone", x_title="step",
-                                               min_width=280, **plots.CURVE_AXES["buffer"])
+                                               min_width=280, elem_id="buffer-curve", **plots.CURVE_AXES["buffer"])
                 results = gr.Dataframe(label="7 STS tasks: best checkpoint vs. base model (Spearman ×100)",
                                        visible=False, interactive=False)
         with gr.Accordion("Runs of this session", open=False):
@@ -117,6 +120,7 @@ def wire(tab: SimpleNamespace, state, lists) -> None:
     curves = [tab.dev_plot, tab.loss_curve, tab.buffer_curve]
     inputs = {"model": tab.base_model, "data": tab.data, "upload": tab.upload, "scheme": tab.scheme, **tab.settings,
               "final_eval": tab.final_eval}
+    compare_inputs = {**inputs, "seeds": tab.compare_seeds}
     streamed = [tab.progress, tab.status, *curves, tab.results, *lists.components, tab.histogram]  # a run's views
 
     def stream(session: str, views):
@@ -144,8 +148,9 @@ def wire(tab: SimpleNamespace, state, lists) -> None:
 
     @user_errors
     def compare_buffer(request: gr.Request, upload: str | None = None, **values):
-        """Two runs with the same start, seed and data order, the second with x0 = 0 (no buffer zone): their
-        curves and dev error histograms overlaid and the final dev difference beside the recorded spread."""
+        """Pairs of runs with the same start, seed and data order, the second of each with x0 = 0 (no buffer
+        zone), at 1 to 3 seeds (``seeds``): their curves and dev error histograms overlaid, each dev difference,
+        their paired mean ± se and verdict beside the recorded spread."""
         session = session_of(request)
         yield from stream(session, compare_view.stream_comparison(state, session, {**values, "upload": upload}))
 
@@ -194,8 +199,9 @@ def wire(tab: SimpleNamespace, state, lists) -> None:
     # The state's line admits one run at a time (STSDEMO_MAX_TRAINING); others wait in it and show their place,
     # and a full line refuses at once, so Gradio's own limit must not hold them back. Closing the tab cancels
     # the generator (the run ends after its current step); Stop lets the final update through.
-    for button, handler, name in ((tab.start, train, "train"), (tab.compare, compare_buffer, "compare_buffer")):
-        button.click(handler, [], streamed, inputs_kwargs=inputs, api_name=name, concurrency_id="train",
+    for button, handler, name, given in ((tab.start, train, "train", inputs),
+                                         (tab.compare, compare_buffer, "compare_buffer", compare_inputs)):
+        button.click(handler, [], streamed, inputs_kwargs=given, api_name=name, concurrency_id="train",
                      concurrency_limit=None, show_progress="minimal")
     tab.stop.click(stop, None, None, api_name="stop", concurrency_id="stop", concurrency_limit=None)
     tab.preset.input(apply_preset, tab.preset, list(inputs.values()), api_visibility="private")

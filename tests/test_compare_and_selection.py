@@ -1,0 +1,168 @@
+"""Issue 27: Compare teaches (each difference from the values shown, a paired mean ± se over 1 to 3 seeds, what
+x0 = 0 makes of the loss, a stop that keeps the pairs that finished) and a preset's run picks its checkpoint by
+what it trains, saying so in words (and why, when it keeps the start)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+import pytest
+
+from stsdemo.config import PRESETS, TrainConfig
+from stsdemo.errors import InputError
+from stsdemo.events import DoneEvent, EvalEvent, StageStep
+
+TINY = dict(model="default", data="STS-B train", loss="Smooth K2 (ours) [sk2]", target="head", k=2.0, x0=0.25,
+            batch_size=16, max_steps=2, eval_every=2, log_every=1, max_length=32, max_pairs=32, max_dev_pairs=120,
+            seed=42, select_by="head Spearman (what Score a pair uses)", final_eval=False)
+
+
+def _run(label: str, x0: float, last: float, status: str = "finished"):
+    from stsdemo.app import store
+
+    evals = [EvalEvent(1, step, 4, cosine, cosine, 0.3, cosine, StageStep(1, step), True, 1.0, {}, x0, 1.0)
+             for step, cosine in ((0, 85.0), (4, last))]
+    return store.RunInfo(label.replace(" ", "-"), label, status, config={"x0": x0}, events=evals)
+
+
+def _pairs(*scores):
+    from stsdemo.app.compare_view import Pair
+
+    return [Pair(42 + index, (None, None),
+                 [_run(f"#{2 * index + 1} sk2", 0.25, a), _run(f"#{2 * index + 2} sk2", 0.0, b)])
+            for index, (a, b) in enumerate(scores)]
+
+
+def test_the_difference_is_taken_from_the_values_shown():
+    from stsdemo.app.compare_view import verdict_text
+
+    # 90.1251 and 90.1449 show as 90.13 and 90.14: the difference shown is theirs (-0.01), not -0.0198's -0.02
+    text = verdict_text(_pairs((90.1251, 90.1449)), TrainConfig(loss="sk2", k=2.0, x0=0.25))
+    assert "| 42 | 90.13 | 90.14 | -0.01 |" in text and "-0.02" not in text
+    assert "One pair of runs is one seed" in text and "no verdict" in text
+
+
+def test_three_seeds_give_the_paired_mean_and_se_under_the_benchmark_rule():
+    from stsdemo.app.compare_view import verdict_text
+    from stsdemo.paired import paired
+
+    text = verdict_text(_pairs((90.10, 90.00), (90.25, 90.05), (90.40, 90.10)), TrainConfig(loss="sk2", x0=0.25))
+    rule = paired({42: 90.10, 43: 90.25, 44: 90.40}, {42: 90.00, 43: 90.05, 44: 90.10})
+    assert rule.verdict == "holds" and f"mean difference {rule.numbers()}: **holds**" in text
+    assert "+0.20 ± 0.06 (se), n = 3" in text
+    assert [line.split("|")[1].strip() for line in text.splitlines() if line.startswith("| 4")] == ["42", "43", "44"]
+    level = verdict_text(_pairs((90.10, 90.00), (90.00, 90.10)), TrainConfig(loss="sk2", x0=0.25))
+    assert "no measurable difference at n = 2" in level
+
+
+@pytest.mark.parametrize("loss, formula", [("sk2", "Smooth K2 becomes k·x², i.e. MSE scaled by k (k = 2)"),
+                                           ("trelu", "Translated ReLU becomes k·|x|, i.e. L1 scaled by k (k = 2)")])
+def test_the_comparison_says_what_x0_0_makes_of_the_loss_and_why_the_loss_curves_differ_in_height(loss, formula):
+    from stsdemo.app.compare_view import verdict_text
+
+    text = verdict_text(_pairs((90.0, 89.0)), TrainConfig(loss=loss, k=2.0, x0=0.25))
+    assert formula in text
+    assert "not comparable in height" in text and "The higher curve is not the worse model" in text
+
+
+@pytest.mark.parametrize("value", [0, 4, 2.5, "two"])
+def test_compare_seeds_are_bounded_by_their_one_declaration(value):
+    from stsdemo.app import compare_view, form
+
+    with pytest.raises(InputError, match="compare seeds must be"):
+        compare_view.compare_seeds(value)
+    assert compare_view.compare_seeds(None) == 1 and compare_view.compare_seeds(3.0) == 3
+    spec = form.field_spec("seeds", compare_view.CompareSettings)
+    assert (spec.minimum, spec.maximum, spec.integer, spec.label) == (1, 3, True, "Compare seeds")
+
+
+def test_a_stopped_comparison_keeps_the_pairs_that_finished(tmp_path):
+    """Two seeds as one job: after the first pair, the stop ends the third run; the comparison reads the finished
+    pair, and the charts name both runs of the pair by their x0."""
+    from stsdemo.app import compare_view, form, store
+    from stsdemo.app.state import AppState
+
+    state, session = AppState(), "compare-stop"
+    views = []
+    for view in compare_view.stream_comparison(state, session, {**form.form_defaults(), **TINY, "seeds": 2}):
+        views.append(view)
+        if view.status.startswith("Pair 2 of 2") and state.active_run(session):
+            state.request_stop(session)
+    runs = store.list_runs(session)
+    assert [(run.config["seed"], run.config["x0"], run.status) for run in runs] == \
+        [(42, 0.25, "finished"), (42, 0.0, "finished"), (43, 0.25, "stopped")]
+    final = views[-1]
+    assert final.finished and "reads the 1 pair that finished" in final.status and "| 42 |" in final.status
+    assert set(final.curves.dev["run"]) == {"#1 x0=0.25 · head", "#2 x0=0 · head"}
+    assert set(final.curves.loss_colors) == {"#1 x0=0.25", "#2 x0=0"}
+    assert [trace.name.split(" · ")[0] for trace in final.histogram.data] == ["#1 x0=0.25", "#2 x0=0"]
+    assert state.active_run(session) is None
+
+
+def test_a_preset_picks_its_checkpoint_by_what_it_trains():
+    for name in PRESETS:
+        config = TrainConfig.from_preset(name)
+        own = "select_by" in PRESETS[name].recipe
+        if not own and (config.head_only or (config.target == "head" and not config.two_stage)):
+            assert config.select_by == "head", name
+    assert TrainConfig.from_preset("paper-bert-sk2").select_by == "head"
+    assert TrainConfig.from_preset("tune-sk2").select_by == "cosine"        # the paper's, for the 7-task benchmark
+    assert TrainConfig.from_preset("nli-scorer").select_by == "accuracy"    # a recipe's own choice stays
+
+
+def test_the_paper_preset_keeps_its_trained_head_and_says_which_metric_picked_it():
+    """A tiny real run of "Paper · BERT · Smooth K2 (NLI)" from the form: the head is picked by its dev Spearman,
+    so the kept checkpoint is a trained step, not the untouched start."""
+    from stsdemo.app import finetune_view, form, store
+    from stsdemo.train import train
+
+    values = {**form.form_defaults(), **form.preset_values("paper-bert-sk2"),
+              **{name: TINY[name] for name in ("max_steps", "eval_every", "log_every", "max_length", "max_pairs",
+                                               "max_dev_pairs")}}
+    config = form.build_config("preset", store.new_run_id(), values)
+    assert (config.select_by, config.data, config.target) == ("head", "nli", "head")
+    events = list(train(config))
+    done = events[-1]
+    assert isinstance(done, DoneEvent) and done.outcome == "finished"
+    evals = [event for event in events if isinstance(event, EvalEvent)]
+    assert done.best == max(event.dev_head for event in evals) and done.best_step != StageStep(1, 0)
+    info = store.RunInfo("r", "#1 sk2 k=2", "finished", config=asdict(config), events=events, best=done.best,
+                         best_step=done.best_step)
+    summary = finetune_view.run_summary(info)
+    picked = f"Checkpoint picked by the STS-B dev head Spearman: {done.best:.2f} at step {done.best_step.step}."
+    assert picked in summary
+    assert "one stage" in summary and "False" not in summary and "True" not in summary
+
+
+def test_a_kept_start_is_explained():
+    from stsdemo.selection import selection_text
+
+    start = {"stage": 1, "step": 0, "dev_cosine": 88.40, "dev_head": 10.56, "dev_accuracy": 0.15}
+    later = {"stage": 1, "step": 60, "dev_cosine": 88.36, "dev_head": 57.80, "dev_accuracy": 0.17}
+    cosine = dict(select_by="cosine", target="head", dev_data="stsb")
+    text = selection_text(cosine, 88.40, [1, 0], [start, later])
+    assert text.startswith("Checkpoint picked by the STS-B dev cosine Spearman: 88.40 at step 0 (the start).")
+    assert "The start was kept: no later evaluation beat the start's cosine Spearman (88.40; the best later was " \
+           "88.36)" in text
+    assert "head Spearman went from 10.56 to 57.80" in text and "select by the head" in text
+    frozen = selection_text({**cosine, "head_only": True}, 88.40, [1, 0], [start, later])
+    assert "the encoder was frozen in every evaluated stage, so the cosine could not change" in frozen
+    head = selection_text({**cosine, "select_by": "head", "two_stage": True}, 57.80, [2, 60], [start, later], 2)
+    assert head == "Checkpoint picked by the STS-B dev head Spearman: 57.80 at stage 2, step 60."
+    # the two-stage recipe by the cosine: a checkpoint of its first stage holds the start's encoder, and says so
+    head_fitted = {"stage": 1, "step": 20, "dev_cosine": 88.40, "dev_head": 68.51, "dev_accuracy": 0.21}
+    stage2 = {"stage": 2, "step": 20, "dev_cosine": 88.37, "dev_head": 60.01, "dev_accuracy": 0.22}
+    text = selection_text({**cosine, "two_stage": True}, 88.40, [1, 20], [start, head_fitted, stage2], 2)
+    assert text.endswith("at stage 1, step 20. The encoder kept is the start's: stage 1 trains the head alone, so "
+                         "the cosine there is the start's (node accuracy broke the tie with the start), and no "
+                         "evaluation of a later stage beat its cosine Spearman (88.40; the best later was 88.37).")
+
+
+def test_a_summary_prints_words_not_booleans():
+    from stsdemo.app import finetune_view, store
+
+    for name, words in (("tune-sk2", "two stages (the head on nli with the encoder frozen, then everything)"),
+                        ("calibrate", "one stage, encoder frozen"), ("paper-bert-sk2", "one stage")):
+        info = store.RunInfo("r", "#1", "finished", config=TrainConfig.from_preset(name).to_dict())
+        summary = finetune_view.run_summary(info)
+        assert words in summary and "True" not in summary and "False" not in summary, summary
