@@ -541,3 +541,22 @@ def test_a_model_folder_with_its_own_code_is_refused_without_running_it(tmp_path
     with pytest.raises(InputError, match=r"custom-code-model.*needs to run its own code.*allow-list"):
         SiameseRegressor.load(str(folder))
     assert not marker.exists(), "the folder's own code was executed"
+
+
+def test_a_fields_own_check_names_it_in_every_copy_of_the_field():
+    """Gradio rebuilds a session's components when an event updates them (a link restored at page load does):
+    the check that names the field must hold for a component built after the app, not only for the app's own."""
+    import gradio as gr
+
+    from stsdemo.app.ui.common import name_input_errors
+
+    name_input_errors()
+    name_input_errors()                                    # once per process: no label twice
+    rebuilt = gr.Number(label="Batch size", minimum=1, precision=0)
+    with pytest.raises(gr.Error, match=r"^'Batch size: Value 0 is less than minimum value 1"):
+        rebuilt.preprocess(0)
+    with pytest.raises(gr.Error, match=r"^'Batch size: must be a whole number, got 2.5'$"):
+        rebuilt.preprocess(2.5)
+    with pytest.raises(gr.Error, match=r"^'Node gap d: Value 3 is greater than maximum value 2"):
+        gr.Slider(0.2, 2, label="Node gap d").preprocess(3)
+    assert gr.Number(label="Batch size", minimum=1, precision=0).preprocess(4) == 4

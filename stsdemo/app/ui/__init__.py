@@ -137,6 +137,6 @@ def build_demo(state: AppState | None = None) -> gr.Blocks:
 
         demo.unload(leave)
         demo.queue(max_size=32, default_concurrency_limit=1)
-    name_input_errors(demo)
+    name_input_errors()
     tools.tools_only(demo)
     return demo

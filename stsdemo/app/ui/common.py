@@ -49,33 +49,42 @@ def user_errors(fn):
     return call
 
 
-def name_input_errors(demo: gr.Blocks) -> None:
+FIELD_CLASSES = (gr.Number, gr.Slider, gr.Dropdown, gr.Radio, gr.CheckboxGroup)
+
+
+def name_input_errors() -> None:
     """Make Gradio's own input checks say which field they are about, and refuse fractions in whole-number
     fields. Gradio checks a Number's or Slider's bounds (and a Dropdown's choices) before our handlers run,
     with a message that names no field ("Value 0 is less than minimum value 0.1."); an API caller sends
     many numbers at once, so each message is prefixed with the field's label. A ``precision=0`` box would
     silently round 2.5 to 2; it says so instead. A refused value is the caller's, not the server's: no traceback
-    goes to the log."""
+    goes to the log.
 
-    def wrap(block):
-        preprocess, label = block.preprocess, str(block.label)
-        whole = isinstance(block, gr.Number) and block.precision == 0
+    The field classes' ``preprocess`` is wrapped, once per process, rather than each block's: Gradio copies a
+    session's blocks when an event updates them (a link restored at page load does), and a copy would lose a
+    per-block wrapper."""
+    for cls in FIELD_CLASSES:
+        if not getattr(cls.preprocess, "names_the_field", False):
+            cls.preprocess = _naming_preprocess(cls.preprocess)
 
-        def checked(payload):
-            number = isinstance(payload, (int, float)) and not isinstance(payload, bool)
-            if whole and number and not float(payload).is_integer():
-                raise gr.Error(f"{label}: must be a whole number, got {payload:g}", print_exception=False)
-            try:
-                return preprocess(payload)
-            except gr.Error as error:
-                message = TYPE_REPR.sub("", error.message)   # without the value's Python type
-                raise gr.Error(f"{label}: {message}", print_exception=False) from None
 
-        block.preprocess = checked
+def _naming_preprocess(preprocess):
+    @functools.wraps(preprocess)
+    def checked(block, payload):
+        if not block.label:
+            return preprocess(block, payload)
+        label = str(block.label)
+        number = isinstance(payload, (int, float)) and not isinstance(payload, bool)
+        if isinstance(block, gr.Number) and block.precision == 0 and number and not float(payload).is_integer():
+            raise gr.Error(f"{label}: must be a whole number, got {payload:g}", print_exception=False)
+        try:
+            return preprocess(block, payload)
+        except gr.Error as error:
+            message = TYPE_REPR.sub("", error.message)   # without the value's Python type
+            raise gr.Error(f"{label}: {message}", print_exception=False) from None
 
-    for block in demo.blocks.values():
-        if isinstance(block, (gr.Number, gr.Slider, gr.Dropdown, gr.Radio, gr.CheckboxGroup)) and block.label:
-            wrap(block)
+    checked.names_the_field = True
+    return checked
 
 
 def session_of(request: gr.Request | None) -> str:
