@@ -19,7 +19,7 @@ from stsdemo.app.evidence_view import (NLI, STS, Claim, ClaimLine, Evidence, Evi
                                        evidence_frame, node_cell, spread_cell)
 from stsdemo.evaluate import TABLE_NAMES, TASKS
 
-from . import tuning, tuning_report
+from . import payoff, playground, tuning, tuning_report
 from .common import ASSETS, REPO, load_results, log, mean_sd
 from .schema import fusion_entries, nli_runs, quality_failed, quality_runs, record_model, section
 
@@ -636,7 +636,10 @@ def render(results: dict | None = None, md_path: Path | None = None, include_qui
              "### Quality (7-task SentEval, Spearman x100 of cosine)\n",
              *quality_tables(results, include_quick),
              *cpu_time_table(results),
-             "### Speed and memory (measured side by side in one run)\n", *speed_tables(results)]
+             "### Speed and memory (measured side by side in one run)\n", *speed_tables(results),
+             "### Playground: speed (`python -m bench.playground`)\n", *playground.markdown(results),
+             "### Playground: where the buffer pays off (`python -m bench.payoff`)\n",
+             *payoff.markdown(payoff.recorded_map(results))]
     machine = section(results, "machine")
     if machine:
         parts.append(f"Machine: {machine.get('cpus')} CPU cores, torch {machine.get('torch')} "

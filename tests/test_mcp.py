@@ -58,7 +58,7 @@ def _text(result) -> str:
     return "".join(getattr(part, "text", "") for part in result.content)
 
 
-def test_the_tools_are_the_scorer_and_the_loss_described_by_their_docstrings(mcp_app):
+def test_the_tools_are_the_scorer_the_loss_and_the_playground_described_by_their_docstrings(mcp_app):
     async def work(session):
         return (await session.list_tools()).tools
 
@@ -84,7 +84,7 @@ def test_the_tools_are_the_scorer_and_the_loss_described_by_their_docstrings(mcp
     assert "one of sk2, trelu" in arguments["loss"]["description"]
 
 
-def test_the_servers_own_table_holds_only_the_two_tools(mcp_app):
+def test_the_servers_own_table_holds_only_the_three_tools(mcp_app):
     """Its /schema (which the Hugging Face MCP server reads for a Space) and calls by name: the other
     endpoints are not tools, though the API still serves them."""
     import urllib.request

@@ -17,7 +17,7 @@ from stsdemo.playground.config import PlaygroundConfig, argument_line, lenient
 from stsdemo.playground.datasets import PairIndex, PlaygroundData, evenly_spread, index_pairs
 from stsdemo.playground.embeddings import Encoder, embed_sentences, encode_with_progress, files_fingerprint
 from stsdemo.playground.metrics import spearman_rows
-from stsdemo.playground.run import Playground, prepare_features, run_seeds, summary
+from stsdemo.playground.run import Playground, prepare_features, run_seeds
 
 SENTENCES, DIM = 80, 12
 

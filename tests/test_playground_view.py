@@ -43,6 +43,26 @@ def test_play_ticks_step_and_reset_move_one_visitors_run(store):
     assert "Step 2 of 100" in again.status
 
 
+def test_a_playing_page_asks_for_its_next_frames_with_the_key_play_handed_out(store):
+    """The page of a playing run fetches its frames itself, under that run's own settings: only with the key its
+    Play returned (the last one: a new Play retires the old key), and never another visitor's run."""
+    first = playground_view.advance(store, "visitor-k", values(), "play")
+    assert first.playing and first.token and first.frame()["token"] == first.token
+    frame = playground_view.next_frame(store, first.token)
+    assert "Step 40 of 60" in frame["status"] and frame["playing"] and frame["dots"]["panels"]
+    other = playground_view.advance(store, "visitor-l", values(), "play")
+    assert other.token != first.token
+    last = playground_view.next_frame(store, first.token)                     # k's run, not l's
+    assert "Step 60 of 60" in last["status"] and not last["playing"]
+    assert "Step 40 of 60" in playground_view.next_frame(store, other.token)["status"]
+    again = playground_view.advance(store, "visitor-k", values(), "play")       # Play again: a new key
+    assert playground_view.next_frame(store, first.token) is None
+    assert "Step" in playground_view.next_frame(store, again.token)["status"]
+    for bad in (None, 7, "", "x" * 500, {"token": again.token}):
+        assert playground_view.next_frame(store, bad) is None
+    assert playground_view.advance(store, "visitor-k", values(), "step").token is None   # Step hands out none
+
+
 def test_a_changed_setting_starts_the_run_again_with_a_notice(store):
     playground_view.advance(store, "visitor-c", values(), "play")
     changed = playground_view.advance(store, "visitor-c", values(noise=0.5), "tick")

@@ -9,9 +9,15 @@
 * ``score_view.py``, ``loss_view.py``, ``finetune_view.py``, ``senteval_view.py``: one view-model per tab, plain
   Python (no gradio): what each tab computes and shows; ``form.py``: the Fine-tune form, drawn from the settings'
   declarations in :mod:`stsdemo.config`; ``progress.py``: progress, time left and durations in words.
-* ``compare_view.py``: *Compare with and without the buffer* (two runs that differ only in ``x0``, one job);
+* ``compare_view.py``: *Compare with and without the buffer* (pairs of runs that differ only in ``x0``, at 1 to
+  3 seeds, one job);
   ``evidence_view.py``: the project's recorded evidence (``evidence.json``: arms, seeds, verdicts) as the
-  Benchmark tab and the header show it.
+  Benchmark tab and the header show it; ``tuning_view.py``: the tuned evidence (every arm at its own best
+  settings) as the Benchmark tab shows it.
+* ``playground_view.py``: the *Playground* as plain Python (a visitor's run advanced by Play, Step, Reset, its
+  numbers and the recorded payoff map); ``playground_store.py``: the prepared data sets every visitor shares and
+  each visitor's own run; ``playground_plots.py``: its live charts as drawing specs and the payoff map.
+* ``lesson.py``: the start-here path at the top of the app and the README.
 * ``plots.py``: the tabs' figures and tables (the evidence's own are in ``evidence_view.py``); ``slots.py``: the
   line long jobs wait in; ``reference.py``: published scores shown beside the benchmark; ``links.py``: links that
   reopen a tab's state (``?tab=loss&k=3&x0=0.1&d=1``), written and read back with every value checked.

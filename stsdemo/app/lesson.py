@@ -2,8 +2,7 @@
 opens the state it talks about, with what to do there and what to notice.
 
 The app shows them at the top of the page (dismissable, reopened by the header's *Start here* link) and the
-README lists the same links. A step whose tab this copy of the app does not have (the Playground, while it is
-being built) is left out rather than linked to nothing.
+README lists the same links.
 """
 
 from __future__ import annotations
@@ -28,9 +27,13 @@ STEPS = (
          "Inside the buffer both losses are flat and the pull (right chart) is zero: a prediction that close to its "
          "label is left alone. Past d/2 a red band opens: predictions there already round to the wrong label yet "
          "get no pull, which is why training keeps x0 ≤ d/2."),
-    Step("playground", "Watch the buffer act", "?tab=playground",
-         "Train the paper's head with and without the buffer, side by side, on noisier or fewer labels.",
-         "Where the buffered run pulls ahead of its no-buffer twin, and where the two stay level."),
+    Step("playground", "Watch the buffer act", "?tab=playground&noise=0.25&train_pairs=800&seeds=20",
+         "Press **▶ Play**: 20 seeds of the paper's head learn from 800 STS-B pairs with noisy labels (σ 0.25), with "
+         "the buffer (Smooth K2) and without it (k·MSE), side by side. Then set **training pairs** to 0 (all) and "
+         "press Play again.",
+         "Hollow dots sit inside the buffer and get no pull. On 800 noisy pairs the buffered twin ends ahead by "
+         "more than 2 standard errors; on all pairs the two end level. The map below the run shows where else the "
+         "buffer pays off, and where it costs."),
     Step("score", "Read a prediction on the label line",
          "?tab=score&s1=A%20man%20is%20riding%20an%20electric%20bicycle.&s2=A%20man%20is%20riding%20a%20bicycle."
          "&scheme=sts&gold=3.5",
@@ -40,7 +43,7 @@ STEPS = (
          "NLI scorer: a number is read only on the line its model was trained on."),
     Step("train", "Train with and without the buffer", "?tab=train",
          "Press **Compare with and without the buffer**: the same short fine-tune twice, with x0 = 0.25 and with "
-         "x0 = 0, one after the other.",
+         "x0 = 0, one after the other (set **Compare seeds** to 2 or 3 for a paired mean ± se).",
          "Whether the two dev curves differ by more than the seed-to-seed spread stated beside them: the question "
          "the Benchmark tab's claim C2 answers over many runs."),
 )
@@ -48,18 +51,8 @@ CLOSING = ("Then the [Benchmark](?tab=bench) tab sets what the paper reported be
            "claim by claim.")
 
 
-def steps(tabs=None) -> list[Step]:
-    """The steps whose tab exists (``tabs``: the link tab keys; default: :data:`stsdemo.app.links.TABS`)."""
-    tabs = links.TABS if tabs is None else tabs
-    return [step for step in STEPS if step.tab in tabs]
-
-
-def start_markdown(tabs=None) -> str:
+def start_markdown() -> str:
     """The start-here panel: a numbered list, each step a link to its state, then what to do and to notice."""
-    items = [f"{i}. **[{step.title}]({step.query})** ({_tab_name(step.tab)}). {step.do}  \n"
-             f"   *Notice:* {step.notice}" for i, step in enumerate(steps(tabs), 1)]
+    items = [f"{i}. **[{step.title}]({step.query})** ({links.TABS[step.tab]}). {step.do}  \n"
+             f"   *Notice:* {step.notice}" for i, step in enumerate(STEPS, 1)]
     return "### Start here\n" + "\n".join(items) + f"\n\n{CLOSING}"
-
-
-def _tab_name(tab: str) -> str:
-    return links.TABS.get(tab, tab)

@@ -30,23 +30,23 @@ from typing import Callable, Mapping
 from urllib.parse import parse_qsl, quote, urlencode
 
 from ..config import check_setting, describe
+from ..data import clean_text
 from ..errors import InputError, check_range
 from ..labels import get_scheme
 from ..losses.spec import LOSSES
 from ..playground.config import PlaygroundConfig, declaration, lenient
-from ..data import clean_text
 from . import form, loss_view, model_cache, score_view
 
 MAX_QUERY = 8_000          # characters of a whole link's query; a longer link restores nothing
 MAX_TEXT = 1_000           # characters of one text field (a sentence, the custom categories)
 MAX_NUMBER_TEXT = 40       # characters of a number
+NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)   # ASCII digits only: not ٣, ３ or 1_0
 MAX_SAMPLE = 100.0         # |prediction|, |label| and |gold| a link may carry (labels live on 0..5, 0..2, ...)
 
 TABS = {"score": "Score a pair", "playground": "Playground", "loss": "Loss explorer", "train": "Fine-tune",
         "bench": "Benchmark"}
 TAB_ALIASES = {"finetune": "train", "fine-tune": "train", "benchmark": "bench", "explorer": "loss",
                "play": "playground"}
-NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)   # ASCII digits only: not ٣, ３ or 1_0
 LINK_MODELS = (model_cache.DEFAULT_CHOICE, model_cache.SCORER_CHOICE)  # start models a link may name (no session runs)
 # Markup (a tag, a comment, a script URL) or control characters: no sentence needs them, so a link with them is
 # refused rather than passed on to the page.

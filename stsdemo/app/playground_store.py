@@ -10,6 +10,7 @@ used runs beyond :data:`MAX_SESSIONS` are dropped, and so are the least recently
 
 from __future__ import annotations
 
+import secrets
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -62,9 +63,11 @@ class Preparation:
 
 @dataclass
 class SessionRun:
-    """A visitor's Playground: the run (None before the first Play, Step or Reset) and the lock its events take."""
+    """A visitor's Playground: the run (None before the first Play, Step or Reset), the key its page asks for the
+    next frames of a playing run with, and the lock its requests take."""
 
     playground: Playground | None = None
+    token: str | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -85,6 +88,7 @@ class PlaygroundStore:
             place, lambda: self.models.get(name), shown))
         self._prepared: OrderedDict[tuple, Preparation] = OrderedDict()
         self._sessions: OrderedDict[str, SessionRun] = OrderedDict()
+        self._tokens: dict[str, str] = {}       # play token -> session
         self._lock = threading.Lock()
         self._encoding = threading.Lock()       # one encoding pass at a time: they share two cores
 
@@ -147,10 +151,30 @@ class PlaygroundStore:
                 run = self._sessions[session] = SessionRun()
             self._sessions.move_to_end(session)
             while len(self._sessions) > MAX_SESSIONS:
-                self._sessions.popitem(last=False)
+                _, dropped = self._sessions.popitem(last=False)
+                self._tokens.pop(dropped.token, None)
             return run
+
+    def play_token(self, session: str) -> str:
+        """A new key for the visitor's page to ask for the next frames of their playing run with (unguessable, so
+        no other page can advance or read this run); the run's previous key stops working."""
+        token = secrets.token_urlsafe(18)
+        run = self.session(session)
+        with self._lock:
+            self._tokens.pop(run.token, None)
+            run.token, self._tokens[token] = token, session
+        return token
+
+    def session_of_token(self, token) -> str | None:
+        """Whose run a play token names (None for an unknown, stale or malformed one)."""
+        if not isinstance(token, str) or len(token) > 64:
+            return None
+        with self._lock:
+            return self._tokens.get(token)
 
     def forget(self, session: str) -> None:
         """Drop a visitor's run (their page closed)."""
         with self._lock:
-            self._sessions.pop(session, None)
+            dropped = self._sessions.pop(session, None)
+            if dropped is not None:
+                self._tokens.pop(dropped.token, None)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, fields
+from html import escape
 
 from ..errors import InputError
 from ..losses.spec import loss_spec
@@ -31,23 +32,30 @@ METRIC_DIGITS = {"spearman": 2, "accuracy": 1, "error": 3, "inside": 1}
 
 @dataclass
 class PlaygroundView:
-    """What the tab shows after an action: both twins' dots and the curves (canvas drawing specs), the numbers,
-    whether Play goes on, and notices about values that fell back."""
+    """What the tab shows after an action: the run's status (HTML, every text in it escaped), both twins' dots and
+    the curves (canvas drawing specs), whether Play goes on and, then, the key the page asks for the next frames
+    with; and notices about values that fell back."""
 
+    status: str
     dots: dict
     curves: dict
-    status: str
     playing: bool
     notices: list[str]
+    token: str | None = None
+
+    def frame(self) -> dict:
+        """What the page draws: status, dots, curves, whether it plays on, and the play key."""
+        return dict(status=self.status, dots=self.dots, curves=self.curves, playing=self.playing, token=self.token)
 
 
 def advance(store: PlaygroundStore, session: str, values: dict, action: str, report: Report | None = None
             ) -> PlaygroundView:
     """Do ``action`` (one of :data:`ACTIONS`) to the visitor's run under the settings ``values`` and measure it.
 
-    ``play`` starts a run (again, when the last one finished) and takes its first steps; ``tick`` takes the next
-    ``speed`` steps of a playing run; ``step`` takes one; ``reset`` starts the run again at step 0. A run whose
-    settings changed (beyond its length and speed) starts again, with a notice when that happens mid-play.
+    ``play`` starts a run (again, when the last one finished), takes its first steps and hands out a play key;
+    ``tick`` takes the next ``speed`` steps of a playing run; ``step`` takes one; ``reset`` starts the run again
+    at step 0. A run whose settings changed (beyond its length and speed) starts again, with a notice when that
+    happens mid-play.
     """
     config, notices = lenient(values)
     prepared = store.prepared(session, config.model, config.data, report)
@@ -68,7 +76,19 @@ def advance(store: PlaygroundStore, session: str, values: dict, action: str, rep
         measurement = playground.measure()
         view = render(playground, measurement, prepared.encoder)
     playing = action in ("play", "tick") and not playground.finished
-    return PlaygroundView(*view, playing=playing, notices=notices)
+    token = store.play_token(session) if action == "play" and playing else run.token if playing else None
+    return PlaygroundView(*view, playing=playing, notices=notices, token=token)
+
+
+def next_frame(store: PlaygroundStore, token) -> dict | None:
+    """The next frame of the playing run whose page holds ``token``, under that run's own settings (they changed
+    only through Play, Step or Reset); None for an unknown token or a run that is gone."""
+    session = store.session_of_token(token)
+    playground = store.session(session).playground if session is not None else None
+    if playground is None:
+        return None
+    view = advance(store, session, playground.config.to_dict(), "tick")
+    return view.frame()
 
 
 API_MODELS = ("default", "scorer")      # encoders an API call may name (each embedded once, then cached)
@@ -91,35 +111,34 @@ def api_run(store: PlaygroundStore, values: dict) -> dict:
 
 
 def render(playground: Playground, measurement: Measurement, encoder: str) -> tuple:
-    """The dots of both twins, the curves and the status text of a measured run."""
+    """The status, the dots of both twins and the curves of a measured run."""
     labels = twin_labels(playground.config)
     titles = (f"With the buffer · {labels[0]}", f"Without · {labels[1]}")
-    return (playground_plots.dots_spec(playground, measurement.shown, titles),
-            playground_plots.curves_spec(playground.history, labels, playground.config.loss, playground.config.steps),
-            status_text(playground, measurement, labels, encoder))
+    return (status_html(playground, measurement, labels, encoder),
+            playground_plots.dots_spec(playground, measurement.shown, titles),
+            playground_plots.curves_spec(playground.history, labels, playground.config.loss, playground.config.steps))
 
 
-def status_text(playground: Playground, measurement: Measurement, labels: tuple[str, str], encoder: str) -> str:
+def status_html(playground: Playground, measurement: Measurement, labels: tuple[str, str], encoder: str) -> str:
     """Where the run is, both twins' numbers (mean over seeds) and the paired difference of each "higher is
-    better" metric with its verdict (:mod:`stsdemo.paired`)."""
+    better" metric with its verdict (:mod:`stsdemo.paired`), as HTML; every text in it is escaped (the encoder's
+    name may be a visitor's)."""
     config = playground.config
-    rows = ["| | " + " | ".join(labels) + " |", "| --- | ---: | ---: |"]
+    rows = ["<tr><th></th>" + "".join(f"<th>{escape(label)}</th>" for label in labels) + "</tr>"]
     for metric, title in METRICS.items():
-        means = measurement.mean(metric)
-        digits = METRIC_DIGITS[metric]
-        cells = ("–" if m != m else f"{m:.{digits}f}" for m in means)
-        rows.append(f"| {title.replace('|', chr(92) + '|')} | " + " | ".join(cells) + " |")
+        cells = ("–" if m != m else f"{m:.{METRIC_DIGITS[metric]}f}" for m in measurement.mean(metric))
+        rows.append(f"<tr><td>{escape(title)}</td>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
     differences = []
     for metric in PAIRED:
         found = measurement.paired(metric)
-        differences.append(f"{METRICS[metric]} **{found.numbers()}**: {found.verdict}")
-    pairs = len(playground.subsets[0])
+        differences.append(f"{escape(METRICS[metric])} <b>{escape(found.numbers())}</b>: {escape(found.verdict)}")
     head = f"{config.head} head" + (f" ({config.width} hidden units)" if config.head == "mlp" else "")
-    return (f"**Step {measurement.step:,} of {config.steps:,}** · {config.seeds} seeds · {head} on frozen "
-            f"{encoder} embeddings · {pairs:,} training pairs per seed (σ {config.noise:g}"
-            f"{', rounded to nodes' if config.round_labels else ''}) · measured on {len(playground.gold):,} held-out "
-            f"pairs of {TITLES[config.data]}\n\n" + "\n".join(rows) +
-            "\n\n**Buffer − none**, paired over the seeds: " + " · ".join(differences))
+    labels_of = (f"{len(playground.subsets[0]):,} training pairs per seed (σ {config.noise:g}"
+                 f"{', rounded to nodes' if config.round_labels else ''})")
+    return (f"<p><b>Step {measurement.step:,} of {config.steps:,}</b> · {config.seeds} seeds · {escape(head)} on "
+            f"frozen {escape(encoder)} embeddings · {labels_of} · measured on {len(playground.gold):,} held-out "
+            f"pairs of {escape(TITLES[config.data])}</p><table>{''.join(rows)}</table>"
+            f"<p><b>Buffer − none</b>, paired over the seeds: {' · '.join(differences)}</p>")
 
 
 # ---- the recorded payoff map -------------------------------------------------------------------------------

@@ -92,5 +92,8 @@ def reading(cells: dict[tuple[float, int], dict], metric: str) -> str:
     neutral = len(verdicts) - len(holds) - len(reversed_)
     where = ("nowhere on this grid" if not holds else
              "at " + ", ".join(f"σ {noise:g} × {'all' if size == 0 else size} pairs" for noise, size in sorted(holds)))
+    chance = len(verdicts) / 20
     return (f"The buffer pays off {where}: it holds in {len(holds)} of {len(verdicts)} cells, is reversed in "
-            f"{len(reversed_)} and makes no measurable difference in {neutral}.")
+            f"{len(reversed_)} and makes no measurable difference in {neutral}. By chance alone about {chance:.1f} "
+            f"of {len(verdicts)} cells would read holds or reversed (the 2-se rule errs about 1 time in 20), so a "
+            "lone marked cell is weak evidence; a run of them along a row or a column is not.")

@@ -28,7 +28,7 @@ from ..paired import Paired, paired
 from .conditions import BatchOrder, training_labels, training_subset
 from .config import PlaygroundConfig
 from .datasets import PlaygroundData
-from .heads import TWINS, build_head, pair_features
+from .heads import build_head, pair_features
 from .metrics import PAIRED, held_out_metrics
 
 TWIN_NAMES = ("buffer", "none")

@@ -1,8 +1,10 @@
-// The Playground's live charts on a <canvas>: a gr.HTML component's js_on_load (``element``, ``props`` and
-// ``watch`` are Gradio's). The server sends a finished drawing spec (stsdemo.app.playground_plots): panels with
-// their ranges, ticks, shaded bands, lines and dots, and a legend per panel. This only draws it, so a redraw of
-// 1,200 dots takes a few milliseconds where a plotting library's takes hundreds, and the page keeps up while a
-// run plays. Panels sit in ``spec.columns`` columns, one column in a window narrower than 560 px.
+// The Playground's live view: a gr.HTML component's js_on_load (``element``, ``props``, ``watch`` and ``server``
+// are Gradio's). A frame is the run's status (HTML the server escaped) and two charts, each a finished drawing spec
+// (stsdemo.app.playground_plots): panels with their ranges, ticks, shaded bands, lines and dots, and a legend per
+// panel. Play, Step and Reset send a frame as the component's value (one JSON string); while a run plays, this
+// asks the server for each next frame itself (``server.playground_tick``), bypassing the event queue, whose
+// bookkeeping cost more than the drawing. This only draws: 1,200 dots take a few milliseconds on a canvas where
+// a plotting library took hundreds. Panels sit in ``spec.columns`` columns, one in a window narrower than 560 px.
 (() => {
   const FONT = "12px ui-sans-serif, system-ui, -apple-system, 'Segoe UI', sans-serif";
   const INK = "#1f2937", GRID = "rgba(31, 41, 55, 0.12)", SUBTLE = "#6b7280";
@@ -110,9 +112,7 @@
     });
   }
 
-  function draw() {
-    const spec = props.value;
-    const canvas = element.querySelector("canvas");
+  function drawChart(canvas, spec) {
     if (!canvas || !spec || !spec.panels) return;
     const width = Math.max(220, Math.floor(element.clientWidth || 600));
     const columns = width < 560 ? 1 : (spec.columns || 1);
@@ -138,12 +138,53 @@
       heading(ctx, panel, f, places);
     });
     canvas.dataset.drawn = String(spec.stamp || 0);   // what was drawn last (the tests read it)
-    drawnWidth = width;
   }
 
-  watch("value", draw);
-  draw();
+  // A frame: {status (HTML the server escaped), dots, curves, playing, token}.
+  let shown = null;
+  function render(view) {
+    if (!view || !view.dots) return;
+    shown = view;
+    element.querySelector("#pg-status").innerHTML = view.status;
+    drawChart(element.querySelector("#pg-dots"), view.dots);
+    drawChart(element.querySelector("#pg-curves"), view.curves);
+    drawnWidth = Math.floor(element.clientWidth);
+  }
+
+  // Play: while playing, ask the server for the next frame, draw it, and ask again no sooner than
+  // MIN_INTERVAL_MS after the last ask: one request at a time, so a slow machine gets fewer frames, never a queue.
+  const MIN_INTERVAL_MS = 120;
+  let playing = false, generation = 0;
+  async function play(token) {
+    const mine = ++generation;
+    playing = true;
+    while (playing && mine === generation) {
+      const asked = performance.now();
+      let view;
+      try { view = await server.playground_tick(token); } catch (error) { view = null; }
+      if (!playing || mine !== generation) return;
+      if (!view || !view.dots) { playing = false; return; }
+      render(view);
+      if (!view.playing) { playing = false; return; }
+      const wait = MIN_INTERVAL_MS - (performance.now() - asked);
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+  function pause() { playing = false; generation += 1; }
+
+  function received() {
+    let view;
+    try { view = JSON.parse(props.value || "{}"); } catch (error) { return; }
+    if (!view.dots) return;
+    pause();
+    render(view);
+    if (view.playing && view.token) play(view.token);
+  }
+
+  watch("value", received);
+  received();
+  document.addEventListener("stsdemo-playground-pause", pause);
   new ResizeObserver(() => {
-    if (Math.floor(element.clientWidth) !== drawnWidth) draw();
+    if (shown && Math.floor(element.clientWidth) !== drawnWidth) render(shown);
   }).observe(element);
 })();

@@ -2,13 +2,16 @@
 embeddings, its buffered loss beside its no-buffer twin, and the recorded map of where the buffer pays off.
 
 Layout and wiring only: every control is drawn from its declaration (:mod:`stsdemo.playground.config`), every
-action is :func:`stsdemo.app.playground_view.advance`. Play switches on a timer whose ticks each advance the run
-by ``speed`` steps (a tick that arrives while the last is still being answered is dropped, so a slow machine
-gets fewer, never stale, updates); Pause, Step and Reset switch it off.
+action is :func:`stsdemo.app.playground_view.advance`. The live view is one component (the run's status and two
+canvases, drawn by ``playground_canvas.js``). Play, Step and Reset are ordinary events that send it a frame; while a
+run plays, the page itself asks the component's server function for each next frame, one request at a time (a
+slow machine gets fewer frames, never a queue), with the key Play handed out. Pause, and any change of a setting,
+stop that loop in the page; the next Play starts the run again under the new settings.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -22,7 +25,6 @@ from . import share
 from .common import session_of, user_errors
 
 CANVAS_JS = (Path(__file__).with_name("playground_canvas.js")).read_text(encoding="utf-8")
-TICK_S = 0.1                  # the timer's interval: a tick every 0.1 s at most, each answered before the next
 START = PlaygroundConfig()
 CHOICE_LABELS = {"data": {"sts": "STS-B (0–5)", "nli": "SNLI (3 nodes)"},
                  "head": {"paper": "paper: [u, v, |u−v|] → 1", "cosine": "a·cos + b", "mlp": "one hidden layer"},
@@ -50,10 +52,34 @@ def control(name: str, **extra):
     return gr.Slider(low, meta["high"], step=meta["step"], **common, min_width=160)
 
 
-def canvas(elem_id: str) -> gr.HTML:
-    """A live chart: the view-model's drawing spec as the value, drawn by :data:`CANVAS_JS` on every change."""
-    return gr.HTML(value={}, html_template="<canvas></canvas>", js_on_load=CANVAS_JS, elem_id=elem_id,
-                   css_template="canvas {display: block; max-width: 100%;}")
+LIVE_HTML = ('<div id="pg-status" class="pg-status"><p>Press <b>▶ Play</b> (or <b>Step</b>) to start.</p></div>'
+             '<canvas id="pg-dots"></canvas><canvas id="pg-curves"></canvas>')
+LIVE_CSS = """
+canvas {display: block; max-width: 100%; margin-top: 10px;}
+.pg-status table {border-collapse: collapse; font-size: 0.92em; margin: 6px 0;}
+.pg-status th, .pg-status td {padding: 3px 10px; border-bottom: 1px solid var(--border-color-primary); text-align: right;}
+.pg-status th:first-child, .pg-status td:first-child {text-align: left;}
+.pg-status p {margin: 4px 0;}
+"""
+PAUSE_JS = "() => { document.dispatchEvent(new Event('stsdemo-playground-pause')); }"
+
+
+def live_view(next_frame) -> gr.HTML:
+    """The run's status and two canvases; ``next_frame(token)`` is its server function (the page calls it as
+    ``server.playground_tick`` while a run plays)."""
+    def playground_tick(token):
+        return next_frame(token)
+
+    return gr.HTML(value="", html_template=LIVE_HTML, css_template=LIVE_CSS, js_on_load=CANVAS_JS,
+                   server_functions=[playground_tick], elem_id="pg-live",
+                   min_height=120)
+
+
+def frame_value(view: playground_view.PlaygroundView) -> str:
+    """A frame as the live component's value: one JSON string, which the page parses once. (A nested value becomes
+    a deeply watched object in the page, cloned and proxied on every update: at 1,200 dots that took most of a
+    second per frame.)"""
+    return json.dumps(view.frame(), separators=(",", ":"))
 
 
 def build() -> SimpleNamespace:
@@ -78,9 +104,8 @@ def build() -> SimpleNamespace:
                                                          "then cached)")
                 link = share.link_box("playground")
             with gr.Column(scale=8, min_width=280):
-                status = gr.Markdown("Press **▶ Play** (or **Step**) to start.", elem_id="pg-status")
-                dots = canvas("pg-dots")
-                curves = canvas("pg-curves")
+                ticker = SimpleNamespace(next_frame=lambda token: None)    # wire() gives it the store
+                live = live_view(lambda token: ticker.next_frame(token))
         gr.Markdown("### Where does the buffer pay off?\nThe paired difference buffer − none, recorded over a grid "
                     "of label noise × training pairs, many seeds a cell, at the default settings.",
                     elem_classes="sts-note")
@@ -88,7 +113,6 @@ def build() -> SimpleNamespace:
         with gr.Row(elem_classes="sts-wrap", equal_height=False):
             heatmap = gr.Plot(first_map, show_label=False, elem_id="pg-payoff", scale=3, min_width=280)
             reading = gr.Markdown(first_reading, elem_id="pg-payoff-reading", min_height=0)
-        timer = gr.Timer(TICK_S, active=False)
     return SimpleNamespace(**locals())
 
 
@@ -96,39 +120,28 @@ def wire(tab: SimpleNamespace, state, demo: gr.Blocks) -> None:
     store = state.playground
     names = {component: name for name, component in tab.controls.items()}
     inputs = set(tab.controls.values())          # a set: each handler gets {component: value}
-    shown = [tab.dots, tab.curves, tab.status]
+    tab.ticker.next_frame = lambda token: playground_view.next_frame(store, token)
 
     def values_of(given: dict) -> dict:
         return {names[component]: value for component, value in given.items() if component in names}
-
-    def answer(view: playground_view.PlaygroundView, timer) -> tuple:
-        for notice in view.notices:
-            gr.Warning(notice, duration=8)
-        return view.dots, view.curves, view.status, timer
 
     def action(kind: str):
         @user_errors
         def run(given: dict, request: gr.Request, progress=gr.Progress()):
             report = (lambda fraction, text: progress(fraction, desc=text))
             view = playground_view.advance(store, session_of(request), values_of(given), kind, report)
-            return answer(view, gr.Timer(active=view.playing))
+            for notice in view.notices:
+                gr.Warning(notice, duration=8)
+            return frame_value(view)
         run.__name__ = f"playground_{kind}"
         return run
 
-    def tick(given: dict, request: gr.Request):
-        """One tick of a playing run; the timer stops at the run's end or at an error (with a notice)."""
-        try:
-            view = playground_view.advance(store, session_of(request), values_of(given), "tick")
-        except InputError as error:
-            gr.Warning(str(error), duration=10)
-            return *[gr.skip()] * len(shown), gr.Timer(active=False)
-        return answer(view, gr.skip() if view.playing else gr.Timer(active=False))
-
-    events = dict(concurrency_id="playground", concurrency_limit=4, api_visibility="private")
     for button, kind in ((tab.play, "play"), (tab.step, "step"), (tab.reset, "reset")):
-        button.click(action(kind), inputs, [*shown, tab.timer], show_progress="minimal", **events)
-    tab.timer.tick(tick, inputs, [*shown, tab.timer], show_progress="hidden", **events)
-    tab.pause.click(lambda: gr.Timer(active=False), None, tab.timer, queue=False, api_visibility="private")
+        button.click(action(kind), inputs, tab.live, show_progress="minimal", concurrency_id="playground",
+                     concurrency_limit=4, api_visibility="private")
+    tab.pause.click(None, js=PAUSE_JS, queue=False, api_visibility="private")
+    gr.on([component.change for component in tab.controls.values()], None, js=PAUSE_JS, queue=False,
+          api_visibility="private")
 
     def redraw_map(given: dict):
         return playground_view.payoff_view(values_of(given))

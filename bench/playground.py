@@ -1,0 +1,162 @@
+"""How fast the Playground is on this machine: what issue 24's targets read.
+
+* embedding: the embedded all-MiniLM-L6-v2 over STS-B train + dev's 13,177 distinct sentences, cold (into an empty
+  cache folder; the model's own load reported apart) and cached (the data set loaded and its vectors read back);
+  targets 30 s and 1 s; beside them, sentence-transformers encoding the same sentences (the reference);
+* steps: the paper's head at the default settings, 1 and 20 seeds (x 2 twins), steps per second, and a whole run
+  of 20 seeds x 1,000 steps with its final measurement (target 5 s); the one-hidden-layer head beside it;
+* UI: the app on the real data, Play pressed in headless Chromium on this same machine (which also draws the
+  page), the canvas redraws counted per second for ``--play-seconds`` (default 120), in windows of 10 s, with the
+  longest gap between two redraws and the main thread's long tasks (target: at least 5 a second, throughout).
+
+    python -m bench.playground --no-record      # while developing: print only
+    python -m bench.playground                  # on an idle machine: print and record (section playground)
+
+Timings mean something only when nothing else runs: other jobs on the two cores slow every figure here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from .common import REPO, Timer, device_name, log, median, setup_environment, update_results
+
+UI_PROBE = Path(__file__).with_name("playground_ui_probe.py")
+
+
+def embedding_times() -> dict:
+    """Cold and cached preparation of STS in a fresh cache folder."""
+    from stsdemo.model import SiameseRegressor
+    from stsdemo.model_source import resolve_model
+    from stsdemo.playground.embeddings import encoder_from
+    from stsdemo.playground.prepared import DEFAULT_NAME, embedded
+
+    with Timer() as load:
+        model = SiameseRegressor.from_encoder(None)
+    encoder = encoder_from(resolve_model(None)[0], lambda: model, DEFAULT_NAME)
+    with tempfile.TemporaryDirectory() as folder:
+        data, cold = embedded("sts", encoder, folder=Path(folder))
+        cached = []
+        for _ in range(3):
+            with Timer() as timer:
+                embedded("sts", encoder, folder=Path(folder))
+            cached.append(timer.seconds)
+    return dict(sentences=len(data.sentences), model_load_seconds=load.seconds, cold_seconds=cold.seconds,
+                cached_seconds=median(cached), cached_all=cached,
+                sentence_transformers_seconds=sentence_transformers_time(data.sentences))
+
+
+def sentence_transformers_time(sentences: list[str]) -> float:
+    """The reference: sentence-transformers encoding the same sentences with the same model and max length."""
+    from sentence_transformers import SentenceTransformer
+
+    from stsdemo.model_source import resolve_model
+    from stsdemo.playground.embeddings import MAX_LENGTH
+
+    model = SentenceTransformer(resolve_model(None)[0], device="cpu")
+    model.max_seq_length = MAX_LENGTH
+    with Timer() as timer:
+        model.encode(sentences, batch_size=64)
+    return timer.seconds
+
+
+def step_rates(steps: int = 1000) -> dict:
+    """Steps per second of the default run at 1 and 20 seeds (paper and mlp heads), on the cached STS vectors."""
+    from stsdemo.playground.config import PlaygroundConfig
+    from stsdemo.playground.prepared import default_encoder, embedded
+    from stsdemo.playground.run import Playground, prepare_features, run_seeds
+
+    data, embeddings = embedded("sts", default_encoder())
+    out = {}
+    for head in ("paper", "mlp"):
+        features = prepare_features(data, embeddings.vectors, head)
+        for seeds in (1, 20):
+            config = PlaygroundConfig(head=head, seeds=seeds, steps=steps)
+            run = Playground(config, data, features)
+            run.step(50)                                    # warm up
+            with Timer() as timer:
+                run.step(steps)
+            out[f"{head}_seeds{seeds}_steps_per_s"] = steps / timer.seconds
+        with Timer() as whole:
+            run_seeds(PlaygroundConfig(head=head, seeds=20, steps=steps), data, features)
+        out[f"{head}_20seeds_{steps}steps_seconds"] = whole.seconds
+    return out
+
+
+def ui_rate(seconds: float) -> dict:
+    """The app on the real data in this process; Chromium plays it for ``seconds`` (bench/playground_ui_probe.py)."""
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    sys.path.insert(0, str(REPO / "tests"))
+    from app_fixtures import wait_for_info
+
+    from stsdemo.app.state import AppState
+    from stsdemo.app.ui import build_demo, launch_kwargs
+
+    demo = build_demo(AppState())
+    try:
+        _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, **launch_kwargs())
+        wait_for_info(url)
+        probe = subprocess.run([sys.executable, str(UI_PROBE), url, str(seconds)], capture_output=True, text=True,
+                               timeout=seconds + 600)
+        if probe.returncode != 0:
+            raise RuntimeError(f"the UI probe failed: {probe.stderr[-2000:]}")
+        return json.loads(probe.stdout.strip().splitlines()[-1])
+    finally:
+        demo.close()
+
+
+def markdown(results: dict) -> list[str]:
+    """The recorded speed figures beside issue 24's targets, as docs/results.md shows them."""
+    found = results.get("playground", {}).get("speed")
+    if not found:
+        return ["Not measured yet (`python -m bench.playground`).\n"]
+    embedding, steps, ui = found["embedding"], found["steps"], found.get("ui")
+    rows = ["| what | target | measured |", "| --- | --- | --- |",
+            f"| embedding STS-B train + dev ({embedding['sentences']:,} sentences), cold | ≤ 30 s | "
+            f"{embedding['cold_seconds']:.1f} s (sentence-transformers on the same sentences: "
+            f"{embedding['sentence_transformers_seconds']:.1f} s) |",
+            f"| the same, from the cache | ≤ 1 s | {embedding['cached_seconds']:.2f} s |",
+            f"| 20 seeds × 2 twins × 1,000 steps, paper head | ≤ 5 s | "
+            f"{steps['paper_20seeds_1000steps_seconds']:.1f} s (one hidden layer: "
+            f"{steps['mlp_20seeds_1000steps_seconds']:.1f} s) |",
+            f"| steps per second, 1 / 20 seeds, paper head | | {steps['paper_seeds1_steps_per_s']:.0f} / "
+            f"{steps['paper_seeds20_steps_per_s']:.0f} |"]
+    if ui:
+        rows.append(f"| screen updates while playing ({ui['play_seconds']:g} s in headless Chromium) | ≥ 5 / s | "
+                    f"{ui['redraws_per_s']:.1f} / s (10-s windows: {min(ui['per_10s']):.1f} to "
+                    f"{max(ui['per_10s']):.1f}); longest gap {ui['longest_gap_s']:.2f} s |")
+    return ["\n".join(rows) + f"\n\nMeasured {found['measured']} on {found['device']}.\n"]
+
+
+def main(argv=None) -> dict:
+    parser = argparse.ArgumentParser(prog="python -m bench.playground", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--no-record", action="store_true", help="print only")
+    parser.add_argument("--play-seconds", type=float, default=120.0, help="how long the UI plays (default 120)")
+    parser.add_argument("--skip-ui", action="store_true", help="leave out the browser measurement")
+    parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
+    args = parser.parse_args(argv)
+    setup_environment(args.threads)
+    result = {"device": device_name(), "measured": time.strftime("%Y-%m-%d %H:%M:%S")}
+    log("embedding ...")
+    result["embedding"] = embedding_times()
+    log("steps ...")
+    result["steps"] = step_rates()
+    if not args.skip_ui:
+        log(f"UI, playing {args.play_seconds:g} s ...")
+        result["ui"] = ui_rate(args.play_seconds)
+    print(json.dumps(result, indent=1))
+    if not args.no_record:
+        update_results("playground", {"speed": result})
+    return result
+
+
+if __name__ == "__main__":
+    main()
