@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
+from app_fixtures import PLAYGROUND_PAIRS
 from app_fixtures import CHROMIUM, app_state, app_url, page, phone_page  # noqa: F401  (pytest fixtures)
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
@@ -92,14 +93,24 @@ def _walk_through(page, tmp_path):
     expect(page.locator("#train-status")).to_contain_text("finished", timeout=180_000)
     _shot(page, "finetune", tmp_path)
 
-    # 4. Compare with and without the buffer: the same tiny run twice (x0 = 0.25, then 0); the two last dev
-    #    error histograms are overlaid and the dev difference is stated.
+    # 4. Compare with and without the buffer at 2 seeds: the same tiny run at x0 = 0.25 and at x0 = 0, seeds 42
+    #    and 43; each chart's legend names both runs of the pair in full (none cut off), the last pair's dev error
+    #    histograms are overlaid, and the differences, their paired mean ± se and what x0 = 0 does are stated.
+    page.get_by_label("Compare seeds", exact=True).fill("2")
     page.locator("#train-compare").click()
-    expect(page.locator("#train-status")).to_contain_text("With vs without the buffer", timeout=360_000)
+    status = page.locator("#train-status")
+    expect(status).to_contain_text("With vs without the buffer", timeout=600_000)
+    expect(status).to_contain_text("Paired over 2 seeds")
+    expect(status).to_contain_text("MSE scaled by k")
     histogram = page.locator("#error-histogram")
-    expect(histogram).to_contain_text("with vs without the buffer")
-    expect(histogram).to_contain_text("x0=0")  # the second run's legend entry
-    expect(page.locator("#dev-plot")).to_contain_text("x0=0")
+    expect(histogram).to_contain_text("with vs without the buffer (seed 43)")
+    expect(histogram).to_contain_text("x0=0 ·")  # the second run's legend entry
+    for chart, names in (("#dev-plot", ("x0=0.25 · cosine", "x0=0 · cosine")), ("#loss-curve", ("x0=0.25", "x0=0")),
+                         ("#buffer-curve", ("x0=0.25", "x0=0"))):
+        expect(page.locator(chart)).to_contain_text("x0=0", timeout=30_000)
+        labels = _legend_labels(page, chart)
+        assert all(any(text.endswith(name) for text, _ in labels) for name in names), (chart, labels)
+        assert all(inside and not text.endswith("…") for text, inside in labels), (chart, labels)
     _shot(page, "compare", tmp_path)
 
     # 5. Benchmark: the recorded evidence (table, verdicts, bars with error bars) opens the tab; the reference
@@ -111,6 +122,17 @@ def _walk_through(page, tmp_path):
     expect(page.get_by_text("Evaluate on 7 tasks")).to_be_visible()
     expect(page.locator(".js-plotly-plot").last).to_contain_text("MTEB")
     _shot(page, "benchmark", tmp_path)
+
+
+def _legend_labels(page, chart: str) -> list:
+    """The legend entries of a line chart: ``[text, whether it lies wholly inside the chart's box]``."""
+    return page.evaluate("""(chart) => {
+        const root = document.querySelector(chart), box = root.getBoundingClientRect();
+        return [...root.querySelectorAll('.role-legend-label text')].map((text) => {
+            const at = text.getBoundingClientRect();
+            return [text.textContent, at.width > 0 && at.left >= box.left - 1 && at.right <= box.right + 1];
+        });
+    }""", chart)
 
 
 TABS = {"score": "Score a pair", "loss": "Loss explorer", "finetune": "Fine-tune", "benchmark": "Benchmark"}
@@ -305,9 +327,9 @@ def test_the_playground_plays_pauses_and_steps_on_a_desktop_and_a_phone(app_url,
         expect(window.locator("#pg-status")).to_contain_text("Press")          # a link starts nothing
         window.locator("#pg-step").click()
         expect(window.locator("#pg-status")).to_contain_text("Step 1 of", timeout=120_000)
-        expect(window.locator("#pg-dots canvas")).to_have_attribute("data-drawn", "1")
+        expect(window.locator("#pg-dots")).to_have_attribute("data-drawn", "1")
         window.locator("#pg-play").click()
-        expect(window.locator("#pg-dots canvas")).not_to_have_attribute("data-drawn", "1", timeout=30_000)
+        expect(window.locator("#pg-dots")).not_to_have_attribute("data-drawn", "1", timeout=30_000)
         window.wait_for_function("() => /Step ([0-9]{3,}|[5-9][0-9]) of/.test("
                                  "document.querySelector('#pg-status').innerText)", timeout=60_000)
         window.locator("#pg-pause").click()
@@ -317,8 +339,22 @@ def test_the_playground_plays_pauses_and_steps_on_a_desktop_and_a_phone(app_url,
         assert _step_shown(window) == paused > 50
         window.locator("#pg-step").click()
         expect(window.locator("#pg-status")).to_contain_text(f"Step {paused + 1:,} of", timeout=30_000)
-        expect(window.locator("#pg-dots canvas")).to_have_attribute("data-drawn", str(paused + 1))
+        expect(window.locator("#pg-dots")).to_have_attribute("data-drawn", str(paused + 1))
         expect(window.locator("#pg-status")).to_contain_text("Buffer − none")
+
+    # The start-here step's link, played to its end (on this app's data sets, cut to PLAYGROUND_PAIRS pairs a part,
+    # as its status says): the paired difference over its 20 seeds. The README's screenshot.
+    from stsdemo.app import lesson
+
+    step = next(step for step in lesson.STEPS if step.tab == "playground")
+    for window in open_page(app_url.rstrip("/") + "/" + step.query, viewport={"width": 1400, "height": 1000}):
+        expect(window.locator("#pg-train_pairs input")).to_have_value("800", timeout=60_000)
+        window.locator("#start-here-hide").click()
+        window.locator("#pg-play").click()
+        expect(window.locator("#pg-status")).to_contain_text("Step 1,000 of 1,000", timeout=120_000)
+        differences = window.locator("#pg-status").inner_text().split("Buffer − none", 1)[1]
+        assert re.search(r"Spearman ×100 [+−-][0-9.]+ ± [0-9.]+ \(se\), n = 20: ", differences), differences
+        expect(window.locator("#pg-status")).to_contain_text(f"{PLAYGROUND_PAIRS} training pairs per seed")
         _shot(window, "playground", tmp_path)
 
     for window in open_page(app_url.rstrip("/") + "/?tab=playground", viewport={"width": 390, "height": 844},
@@ -327,6 +363,6 @@ def test_the_playground_plays_pauses_and_steps_on_a_desktop_and_a_phone(app_url,
         expect(window.locator("#pg-status")).to_contain_text("Step 1 of", timeout=120_000)
         width, scroll = window.evaluate("[window.innerWidth, document.scrollingElement.scrollWidth]")
         assert scroll <= width, _overflowing(window, width)
-        canvas = window.locator("#pg-dots canvas").bounding_box()
+        canvas = window.locator("#pg-dots").bounding_box()
         assert canvas["width"] <= width and canvas["height"] > 500     # the two twins stacked, one column
         _shot(window, "phone-playground", tmp_path)
