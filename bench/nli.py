@@ -32,7 +32,6 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import numpy as np
 
 from stsdemo.data import SNLI_HELD_OUT
 
@@ -89,9 +88,7 @@ def test_set(budget: Budget):
     from stsdemo.data import load_snli
 
     test = load_snli("test")
-    if budget.test_pairs:
-        test = test.select(np.linspace(0, len(test) - 1, budget.test_pairs).round().astype(int))
-    return test
+    return test.spaced(budget.test_pairs) if budget.test_pairs else test
 
 
 def run_one(arm: str, seed: int, budget: Budget, train_pairs, held_out, test) -> dict:
@@ -157,7 +154,7 @@ def evaluate_scorer(folder: str) -> dict:
     model, test = SiameseRegressor.load(folder), test_set(Budget())
     with Timer() as timer:
         record = dict(test=snli_metrics(model, test),
-                      slice=snli_metrics(model, test.select(np.linspace(0, len(test) - 1, SLICE).round().astype(int))))
+                      slice=snli_metrics(model, test.spaced(SLICE)))
     record.update(seconds=timer.seconds, machine=device_name(), finished=time.strftime("%Y-%m-%d %H:%M:%S"))
     write_json_atomic(Path(folder) / "snli.json", record)
     return record

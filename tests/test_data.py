@@ -312,3 +312,11 @@ def test_snli_from_the_hub_is_snli_with_gold_labels_only(fake_hub):
 def test_hub_failure_is_an_input_error(fake_hub):
     with pytest.raises(InputError, match="could not load mteb/sts12-sts.*STSDEMO_DATA_DIR"):
         data.load_sts_year(12)
+
+
+def test_an_evenly_spread_subset_keeps_the_first_and_the_last_pair():
+    """The one rule for a subset (dev pairs, the Playground's cut data, bench's test slices): sets are often
+    ordered by source, so a subset spreads over the whole set."""
+    pairs = PairSet("p", [f"a{i}" for i in range(10)], [f"b{i}" for i in range(10)], [i / 2 for i in range(10)], STS)
+    assert pairs.spaced(4).sentences1 == ["a0", "a3", "a6", "a9"]
+    assert pairs.spaced(10) is pairs and pairs.spaced(50) is pairs

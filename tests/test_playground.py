@@ -14,7 +14,7 @@ from stsdemo.labels import STS
 from stsdemo.losses.registry import build_loss
 from stsdemo.playground import payoff
 from stsdemo.playground.config import PlaygroundConfig, argument_line, lenient
-from stsdemo.playground.datasets import PairIndex, PlaygroundData, evenly_spread, index_pairs
+from stsdemo.playground.datasets import PairIndex, PlaygroundData, index_pairs
 from stsdemo.playground.embeddings import Encoder, embed_sentences, encode_with_progress, files_fingerprint
 from stsdemo.playground.metrics import spearman_rows
 from stsdemo.playground.run import Playground, prepare_features, run_seeds
@@ -216,7 +216,6 @@ def test_pairs_are_indexed_into_distinct_sentences():
     sentences, train_index, held_index = index_pairs(train, held)
     assert sentences == ["a", "b", "c", "d"]
     assert [sentences[i] for i in held_index.u] == ["c", "d"] and held_index.labels.tolist() == [4.0, 5.0]
-    assert len(evenly_spread(train, 2)) == 2 and evenly_spread(train, None) is train
 
 
 # ---- the settings -------------------------------------------------------------------------------------------------

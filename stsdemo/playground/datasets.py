@@ -45,13 +45,6 @@ class PlaygroundData:
     scheme: LabelScheme
 
 
-def evenly_spread(pairs: PairSet, limit: int | None) -> PairSet:
-    """At most ``limit`` pairs, spread evenly over the set (all of them when ``limit`` is None)."""
-    if limit is None or limit >= len(pairs):
-        return pairs
-    return pairs.select(np.linspace(0, len(pairs) - 1, limit).round().astype(np.int64))
-
-
 def index_pairs(train: PairSet, held_out: PairSet) -> tuple[list[str], PairIndex, PairIndex]:
     """The distinct sentences of both parts (first seen first) and each part's pairs as indices into them."""
     sentences = list(dict.fromkeys(train.sentences1 + train.sentences2 + held_out.sentences1 + held_out.sentences2))
@@ -78,6 +71,6 @@ LOADERS = {"sts": _sts, "nli": _nli}   # one per name in DATASETS
 def load_playground_data(name: str, max_pairs: int | None = None, source: str = "auto") -> PlaygroundData:
     """The data set ``name`` (one of :data:`~stsdemo.playground.config.DATASETS`), each part cut to at most
     ``max_pairs`` evenly spread pairs when given."""
-    train, held_out = (evenly_spread(part, max_pairs) for part in LOADERS[name](source))
+    train, held_out = (part if max_pairs is None else part.spaced(max_pairs) for part in LOADERS[name](source))
     sentences, train_index, held_index = index_pairs(train, held_out)
     return PlaygroundData(name, sentences, train_index, held_index, train.scheme)
