@@ -80,20 +80,15 @@ def add_run(section: str, key: str, record: dict, path: Path | None = None) -> N
 
 
 def portable(record):
-    """``record`` as JSON values, every absolute path inside the repository written relative to it (POSIX) and any
-    other path of this machine by its last name (an assembled model folder in a cache: ``all-mpnet-base-v2``), so
-    a record never carries the folders of the machine that wrote it."""
+    """``record`` as JSON values, every absolute path inside the repository written relative to it (POSIX), so a
+    record never carries the folders of the machine that wrote it."""
     def relative(value):
         if isinstance(value, dict):
             return {key: relative(item) for key, item in value.items()}
         if isinstance(value, list):
             return [relative(item) for item in value]
-        if isinstance(value, str) and value.startswith("/"):
-            path = Path(value)
-            if path.is_relative_to(REPO):
-                return path.relative_to(REPO).as_posix()
-            if path.exists():
-                return path.name
+        if isinstance(value, str) and value.startswith("/") and Path(value).is_relative_to(REPO):
+            return Path(value).relative_to(REPO).as_posix()
         return value
 
     return relative(json.loads(json.dumps(record, default=_jsonable)))

@@ -497,7 +497,8 @@ def run_one(name: str, seed: int, budget: Budget, sets, model: str = "minilm", m
         shutil.rmtree(workdir, ignore_errors=True)
     if point is not None:
         result["point"] = dict(point)
-    result.update(model=model, model_path=model_path or MODELS["minilm"], arm=name, seed=seed,
+    # a known encoder by its name (its assembled folder is this machine's), any other as given
+    result.update(model=model, model_path=MODELS.get(model, model_path or MODELS["minilm"]), arm=name, seed=seed,
                   label=arm_label(name, model), group=spec["group"], kind=spec["kind"], family=spec.get("family"),
                   notes=spec.get("notes", ""), budget=asdict(budget), budget_key=budget.key(), budget_tag=tag,
                   lr=run_lr(spec, point), wall_seconds=time.perf_counter() - started,

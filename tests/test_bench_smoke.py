@@ -28,6 +28,7 @@ def test_quality_fusion_and_report_quick(bench_files):
         assert set(result["test"]) >= {"STS12", "SICKRelatedness", "Avg."}
         assert result["dev_best"] > 0 and result["steps"] == 2
         assert result["model"] == "minilm" and result["budget_tag"] == "quick"
+        assert result["model_path"] == "all-MiniLM-L6-v2"   # a known encoder by its name, not this machine's folder
     ours = finished["minilm/sk2-cosine/seed42/quick"]
     assert ours["settings"]["target"] == "cosine"
 

@@ -73,9 +73,5 @@ def test_records_carry_repository_relative_paths_never_the_writers_folders(tmp_p
     text = RESULTS_JSON.read_text(encoding="utf-8")
     assert str(REPO) not in text and '": "/' not in text, "an absolute path in docs/results.json"
     path = tmp_path / "results.json"
-    model = tmp_path / "cache" / "all-mpnet-base-v2"       # a folder of this machine outside the repository
-    model.mkdir(parents=True)
-    update_results("quality", {"runs": {"r": {"checkpoint": REPO / "bench" / "out" / "x", "start": str(REPO),
-                                              "model_path": str(model), "endpoint": "/score"}}}, path)
-    assert load_results(path)["quality"]["runs"]["r"] == {"checkpoint": "bench/out/x", "start": ".",
-                                                          "model_path": "all-mpnet-base-v2", "endpoint": "/score"}
+    update_results("quality", {"runs": {"r": {"checkpoint": REPO / "bench" / "out" / "x", "start": str(REPO)}}}, path)
+    assert load_results(path)["quality"]["runs"]["r"] == {"checkpoint": "bench/out/x", "start": "."}
