@@ -128,3 +128,17 @@ def test_build_loss_defaults_and_errors():
     assert build_loss("trelu", k=1.0, x0=0.1).x0 == 0.1
     with pytest.raises(InputError, match="unknown loss"):
         build_loss("hinge")
+
+
+def test_each_buffer_losss_declared_twin_is_the_baseline_with_its_distance():
+    """LossSpec.twin (the claims' pair, Compare's and the Playground's x0 = 0 twin) names the baseline that measures
+    |prediction - label| the same way: Smooth K2 -> MSE, Translated ReLU -> L1."""
+    from stsdemo.losses.baselines import BaselineLoss
+    from stsdemo.losses.registry import LOSS_CLASSES
+    from stsdemo.losses.spec import LOSSES
+
+    buffered = [spec for spec in LOSSES.values() if spec.buffer]
+    assert {spec.name: spec.twin for spec in buffered} == {"sk2": "mse", "trelu": "l1"}
+    for spec in buffered:
+        twin = LOSS_CLASSES[spec.twin]
+        assert issubclass(twin, BaselineLoss) and twin.distance_loss is LOSS_CLASSES[spec.name].distance_loss

@@ -21,8 +21,7 @@ import numpy as np
 import torch
 
 from ..labels import LabelScheme
-from ..losses.baselines import BaselineLoss
-from ..losses.registry import LOSS_CLASSES, build_loss
+from ..losses.registry import build_loss
 from ..losses.spec import LossSpec, loss_spec
 from ..paired import Paired, paired
 from .conditions import BatchOrder, training_labels, training_subset
@@ -38,10 +37,9 @@ STEPS_AT_ONCE = 256       # batches drawn at a time (bounds the index memory of 
 
 
 def baseline_of(loss: str) -> LossSpec:
-    """The baseline a buffer-zone loss becomes at ``x0 = 0`` (Smooth K2: MSE, Translated ReLU: L1), read from the
-    loss modules: the baseline whose distance function is the loss's own."""
-    own = LOSS_CLASSES[loss_spec(loss).name].distance_loss
-    return next(cls.spec for cls in LOSS_CLASSES.values() if issubclass(cls, BaselineLoss) and cls.distance_loss is own)
+    """The baseline a buffer-zone loss becomes at ``x0 = 0`` (Smooth K2: MSE, Translated ReLU: L1): its declared
+    twin (:attr:`~stsdemo.losses.spec.LossSpec.twin`)."""
+    return loss_spec(loss_spec(loss).twin)
 
 
 def twin_labels(config: PlaygroundConfig) -> tuple[str, str]:
