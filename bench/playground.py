@@ -34,13 +34,11 @@ UI_PROBE = Path(__file__).with_name("playground_ui_probe.py")
 def embedding_times() -> dict:
     """Cold and cached preparation of STS in a fresh cache folder."""
     from stsdemo.model import SiameseRegressor
-    from stsdemo.model_source import resolve_model
-    from stsdemo.playground.embeddings import encoder_from
-    from stsdemo.playground.prepared import DEFAULT_NAME, embedded
+    from stsdemo.playground.prepared import default_encoder, embedded
 
     with Timer() as load:
         model = SiameseRegressor.from_encoder(None)
-    encoder = encoder_from(resolve_model(None)[0], lambda: model, DEFAULT_NAME)
+    encoder = default_encoder(lambda: model)
     with tempfile.TemporaryDirectory() as folder:
         data, cold = embedded("sts", encoder, folder=Path(folder))
         cached = []

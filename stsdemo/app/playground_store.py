@@ -63,10 +63,11 @@ class Preparation:
 
 @dataclass
 class SessionRun:
-    """A visitor's Playground: the run (None before the first Play, Step or Reset), the key its page asks for the
-    next frames of a playing run with, and the lock its requests take."""
+    """A visitor's Playground: the run (None before the first Play, Step or Reset), how people call its encoder,
+    the key its page asks for the next frames of a playing run with, and the lock its requests take."""
 
     playground: Playground | None = None
+    encoder: str = ""
     token: str | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 

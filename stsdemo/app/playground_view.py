@@ -71,10 +71,9 @@ def advance(store: PlaygroundStore, session: str, values: dict, action: str, rep
                                                      shown=playground_plots.MAX_DOTS)
         else:
             playground.continue_with(config)
-        steps = STEPS_OF[action] if STEPS_OF[action] is not None else config.speed
-        playground.step(min(steps, config.steps - playground.steps_done))
-        measurement = playground.measure()
-        view = render(playground, measurement, prepared.encoder)
+        run.encoder = prepared.encoder
+        view = take_steps(playground, STEPS_OF[action] if STEPS_OF[action] is not None else config.speed,
+                          run.encoder)
     playing = action in ("play", "tick") and not playground.finished
     token = store.play_token(session) if action == "play" and playing else run.token if playing else None
     return PlaygroundView(*view, playing=playing, notices=notices, token=token)
@@ -82,13 +81,25 @@ def advance(store: PlaygroundStore, session: str, values: dict, action: str, rep
 
 def next_frame(store: PlaygroundStore, token) -> dict | None:
     """The next frame of the playing run whose page holds ``token``, under that run's own settings (they changed
-    only through Play, Step or Reset); None for an unknown token or a run that is gone."""
+    only through Play, Step or Reset): straight to the run, with nothing looked up again; None for an unknown
+    token or a run that is gone."""
     session = store.session_of_token(token)
-    playground = store.session(session).playground if session is not None else None
-    if playground is None:
+    if session is None:
         return None
-    view = advance(store, session, playground.config.to_dict(), "tick")
-    return view.frame()
+    run = store.session(session)
+    with run.lock:
+        playground = run.playground
+        if playground is None:
+            return None
+        view = take_steps(playground, playground.config.speed, run.encoder)
+    playing = not playground.finished
+    return PlaygroundView(*view, playing=playing, notices=[], token=run.token if playing else None).frame()
+
+
+def take_steps(playground: Playground, steps: int, encoder: str) -> tuple:
+    """Train the run ``steps`` steps further (never past its end), measure it and render what the tab shows."""
+    playground.step(min(steps, playground.config.steps - playground.steps_done))
+    return render(playground, playground.measure(), encoder)
 
 
 API_MODELS = ("default", "scorer")      # encoders an API call may name (each embedded once, then cached)

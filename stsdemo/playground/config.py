@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 
 from ..config import as_written, check_setting, describe, setting
 from ..errors import InputError
+from ..losses.buffer import check_buffer
 from ..losses.spec import LOSSES, PAPER_X0, paper_k, paper_k_text
 
 DATASETS = ("sts", "nli")                      # stsdemo.playground.datasets loads them
@@ -73,10 +74,7 @@ class PlaygroundConfig:
         number as int."""
         checked = {item.name: check_setting(item.name, getattr(self, item.name), PlaygroundConfig)
                    for item in fields(self)}
-        if checked["x0"] > checked["d"] / 2:
-            raise InputError(f"buffer x0 must satisfy 0 <= x0 <= d/2 = {as_written(checked['d'] / 2)}, got "
-                             f"{as_written(checked['x0'])}: with x0 > d/2 a prediction nearer a wrong node would get "
-                             "no gradient")
+        check_buffer(checked["k"], checked["x0"], checked["d"])
         return PlaygroundConfig(**checked)
 
     def to_dict(self) -> dict:
@@ -131,9 +129,10 @@ def lenient(values: dict) -> tuple[PlaygroundConfig, list[str]]:
         except InputError as error:
             notices.append(f"{error}: using the default {as_written(getattr(defaults, item.name)) or 'empty'}")
     config = replace(defaults, **kept)
-    if config.x0 > config.d / 2:
+    try:
+        check_buffer(config.k, config.x0, config.d)      # k, d and x0 >= 0 passed their declarations: x0 <= d/2
+    except InputError as error:
         x0 = min(defaults.x0, config.d / 2)
-        notices.append(f"buffer x0 = {as_written(config.x0)} is more than d/2 = {as_written(config.d / 2)} (a "
-                       f"prediction nearer a wrong node would get no gradient): using x0 = {as_written(x0)}")
+        notices.append(f"{error}: using x0 = {as_written(x0)}")
         config = replace(config, x0=x0)
     return config, notices

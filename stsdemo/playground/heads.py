@@ -51,7 +51,7 @@ class BatchedHead(nn.Module):
 
     def __init__(self, seeds: list[int], features: int, scheme: LabelScheme):
         super().__init__()
-        self.seeds, self.features, self.middle = list(seeds), features, scheme.high / 2
+        self.seeds, self.middle = list(seeds), scheme.high / 2
 
     def forward(self, inputs: torch.Tensor) -> torch.Tensor:
         """``(seeds, batch, F)`` per-seed batches or ``(pairs, F)`` shared pairs -> ``(seeds, twins, pairs)``."""
