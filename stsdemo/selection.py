@@ -42,11 +42,17 @@ def where(step: StageStep, stages: int) -> str:
     return text + (" (the start)" if tuple(step) == START else "")
 
 
-def encoder_frozen(config: dict, stage: int) -> bool:
-    """Whether the encoder was frozen in ``stage`` of a run (as :func:`stsdemo.train.plan_stages` plans them):
-    the head stage of the two-stage recipe, the main stage of a head-only run, the calibration stage."""
-    plan = ([True] if config.get("two_stage") else []) + [bool(config.get("head_only"))] \
+def stage_plan(config: dict) -> list[bool]:
+    """Whether the encoder is frozen in each stage of a run, in order, as :func:`stsdemo.train.plan_stages` plans
+    them: the head stage of the two-stage recipe, the main stage (frozen for a head-only run), the calibration
+    stage. Its length is the run's number of stages."""
+    return ([True] if config.get("two_stage") else []) + [bool(config.get("head_only"))] \
         + ([True] if config.get("calibrate_data") else [])
+
+
+def encoder_frozen(config: dict, stage: int) -> bool:
+    """Whether the encoder was frozen in ``stage`` (1, 2, ...) of a run."""
+    plan = stage_plan(config)
     return 0 < stage <= len(plan) and plan[stage - 1]
 
 

@@ -166,3 +166,19 @@ def test_a_summary_prints_words_not_booleans():
         info = store.RunInfo("r", "#1", "finished", config=TrainConfig.from_preset(name).to_dict())
         summary = finetune_view.run_summary(info)
         assert words in summary and "True" not in summary and "False" not in summary, summary
+
+
+def test_a_calibrated_two_stage_run_counts_three_stages_in_its_live_text_and_its_summary():
+    """The stage plan is the one the training loop follows (head stage, main stage, calibration): the live
+    progress and the summary count the same stages and name the same place."""
+    from stsdemo.app import finetune_view, store
+    from stsdemo.selection import encoder_frozen, stage_plan
+
+    config = TrainConfig(two_stage=True, calibrate_data="stsb", select_by="cosine")
+    assert stage_plan(config.to_dict()) == [True, False, True]
+    assert [encoder_frozen(config.to_dict(), stage) for stage in (0, 1, 2, 3, 4)] == [False, True, False, True, False]
+    info = store.RunInfo("r", "#1", "finished", config=config.to_dict(), events=[], best=88.0,
+                         best_step=StageStep(3, 10))
+    live = finetune_view.LiveRun("s", info, config, [])
+    assert live.progress.stages == 3
+    assert "at stage 3, step 10." in finetune_view.selection_of(info)

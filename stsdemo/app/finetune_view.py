@@ -29,7 +29,7 @@ from ..config import TrainConfig
 from ..errors import InputError
 from ..events import DoneEvent, EvalEvent, Event, FinalEvalEvent, StartEvent, StepEvent
 from ..losses.spec import LOSSES, PAPER_X0
-from ..selection import curve_of, metric_name, score_text, selection_text, where
+from ..selection import curve_of, metric_name, score_text, selection_text, stage_plan, where
 from ..workflow import train_and_evaluate
 from . import form, model_cache, plots, store
 from .progress import SKIP, Progress, duration
@@ -141,8 +141,8 @@ def loss_numbers(config: dict) -> str:
 
 def selection_of(info: store.RunInfo) -> str:
     """Which metric picked the run's checkpoint, its score and step, and why the start was kept when it was."""
-    stages = 1 + bool(info.config.get("two_stage")) + bool(info.config.get("calibrate_data"))
-    return selection_text(info.config, info.best, info.best_step, curve_of(evaluations(info)), stages)
+    return selection_text(info.config, info.best, info.best_step, curve_of(evaluations(info)),
+                          len(stage_plan(info.config)))
 
 
 def run_summary(info: store.RunInfo) -> str:
@@ -167,7 +167,7 @@ def run_summary(info: store.RunInfo) -> str:
 def _training_seconds(config: TrainConfig, final_eval: bool, *_) -> int:
     """ZeroGPU time to ask for: a rough bound from the step count (a full epoch when unbounded)."""
     steps = config.max_steps or 400
-    stages = 2 if config.two_stage else 1
+    stages = len(stage_plan(asdict(config)))
     return int(min(1500, 60 + stages * steps * 0.25 + (150 if final_eval else 0)))
 
 
@@ -195,7 +195,7 @@ class LiveRun:
                  charts: Callable[[store.RunInfo], Curves] | None = None):
         self.session, self.info, self.config, self.earlier = session, info, config, list(earlier)
         self.charts = charts or (lambda info: session_curves([*self.earlier, info]))
-        self.progress = Progress(2 if config.two_stage else 1, info.final_eval)
+        self.progress = Progress(len(stage_plan(info.config)), info.final_eval)
         self.status = f"**{info.label}**: loading the model and the training data…"
         self.text = "Starting…"
         self.drawn = -1                  # evaluations in the histogram last sent
