@@ -42,6 +42,7 @@ from .events import DoneEvent, EvalEvent, Event, StageStep, StartEvent, StepEven
 from .labels import LabelScheme, get_scheme
 from .losses.registry import build_loss
 from .losses.spec import run_k
+from .model_card import framework_versions
 from .model import SiameseRegressor, cuda_bf16
 from .model_card import write_card
 from .model_source import check_max_length, is_saved_run
@@ -277,7 +278,7 @@ class Checkpointer:
         write_json_atomic(self.folder / RUN_RECORD, {
             "config": self.config.to_dict(), "best_dev": self.best, "best_step": self.best_step,
             "dev_metrics": self.best_metrics, "dev_pairs": len(self.evaluator.dev), "stages": self.stages,
-            "dev_curve": self.curve, **ending})
+            "dev_curve": self.curve, "versions": framework_versions(), **ending})
 
 
 @dataclass

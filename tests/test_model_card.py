@@ -101,6 +101,7 @@ def test_the_model_card_reads_true_against_the_runs_record(roberta_run):
                          f"{point['dev_head']:.2f}", f"{100 * point['dev_accuracy']:.1f}"]
         assert row.startswith("| **") == ([point["stage"], point["step"]] == run["best_step"])
     assert f"The run finished after {run['steps']:,} steps." in card
+    assert "### Framework Versions" in card and f"- torch: {run['versions']['torch']}" in card
     for label, row in tests.items():
         assert " | ".join(f"{row[t]:.2f}" for t in row) in card, label
     assert str(folder.parent) not in card and "SiameseRegressor.load(\"path/to/this/folder\")" in card
