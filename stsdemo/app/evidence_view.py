@@ -326,7 +326,7 @@ def evidence_figure(evidence: Evidence | None, task: str) -> go.Figure:
     rows.sort(key=lambda r: getattr(r, value))
     names = [tick_name(r) for r in rows]
     names = [name if names.count(name) == 1 else f"{name} ({r.arm})" for name, r in zip(names, rows)]
-    ours = [r.loss in ("sk2", "trelu") for r in rows]
+    ours = [r.loss in LOSSES and LOSSES[r.loss].buffer for r in rows]
     figure = go.Figure(go.Scatter(
         y=names, x=[getattr(r, value) for r in rows], mode="markers", showlegend=False,
         error_x=dict(type="data", array=[getattr(r, sd) or 0 for r in rows], visible=True, color="#374151",
