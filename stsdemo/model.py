@@ -13,6 +13,7 @@ import weakref
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import torch
@@ -230,26 +231,29 @@ class SiameseRegressor(nn.Module):
         self.encoder = get_peft_model(self.encoder, config)
         self.lora = True
 
-    def save(self, folder: str | os.PathLike, head_only: bool = False, fp16: bool = False) -> Path:
+    def save(self, folder: str | os.PathLike, head_only: bool = False, fp16: bool = False,
+             beside: Callable[[Path], None] | None = None) -> Path:
         """Write the model atomically (:func:`stsdemo.save_format.write`). ``head_only`` writes just the head
         and config (a few KB), for an encoder that was not trained: loading takes the encoder from
         ``base_model``. A LoRA-trained encoder is saved as its adapter (a few MB; :meth:`export` writes it
         merged). ``fp16`` halves the encoder's weights on disk (they are computed in fp32 again on load).
+        ``beside(folder)`` writes the records that go with these weights, swapped in with them as one.
         """
         if self.lora and not self.base_weights:  # an adapter over changed weights: only merged is complete
-            return self.export(folder, fp16=fp16)
+            return self.export(folder, fp16=fp16, beside=beside)
         weights = ("lora" if self.lora else "none" if head_only and self.base_weights
                    else "fp16" if fp16 else "full")
-        return save_format.write(self, folder, weights)
+        return save_format.write(self, folder, weights, beside)
 
-    def export(self, folder: str | os.PathLike, fp16: bool = False) -> Path:
+    def export(self, folder: str | os.PathLike, fp16: bool = False,
+               beside: Callable[[Path], None] | None = None) -> Path:
         """Save with the encoder's full weights (a LoRA adapter merged in), so the folder also loads as
-        ``SentenceTransformer(folder)``."""
+        ``SentenceTransformer(folder)``; ``beside`` as for :meth:`save`."""
         if not self.lora:
-            return self.save(folder, fp16=fp16)
+            return self.save(folder, fp16=fp16, beside=beside)
         merged = copy.deepcopy(self)
         merged.encoder, merged.lora, merged.base_weights = merged.encoder.merge_and_unload(), False, False
-        return merged.save(folder, fp16=fp16)
+        return merged.save(folder, fp16=fp16, beside=beside)
 
     # ---- computation -----------------------------------------------------------------------------
 

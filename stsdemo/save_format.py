@@ -14,6 +14,7 @@ import json
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Callable
 
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
@@ -151,12 +152,14 @@ def attach_adapter(encoder: nn.Module, folder: Path, merge: bool) -> nn.Module:
 # ---- writing ----------------------------------------------------------------------------------------
 
 
-def write(model, folder: str | Path, encoder_weights: str) -> Path:
+def write(model, folder: str | Path, encoder_weights: str, beside: Callable[[Path], None] | None = None) -> Path:
     """Write ``model`` (a :class:`~stsdemo.model.SiameseRegressor`) atomically, its encoder stored as
     ``encoder_weights``: into a temporary sibling folder, flushed, then swapped into place.
 
-    A kill mid-write leaves either the old folder or the new one, never a half-written model (see
-    :mod:`stsdemo.atomic`).
+    ``beside(staging)`` writes the files that describe these weights (the run's ``run.json``, its card) into
+    that folder before the swap, so the weights and their records arrive as one: a kill mid-write leaves
+    either the old folder with its records or the new one with its own, never a half-written model nor
+    weights beside another checkpoint's record (see :mod:`stsdemo.atomic`).
     """
     folder = Path(folder).resolve()
     folder.parent.mkdir(parents=True, exist_ok=True)
@@ -183,6 +186,8 @@ def write(model, folder: str | Path, encoder_weights: str) -> Path:
                   "features": model.features, "classification": model.classification,
                   "scheme": model.scheme.to_dict(), "max_length": model.max_length, "encoder_weights": encoder_weights}
         (staging / CONFIG_NAME).write_text(json.dumps(config, indent=2), encoding="utf-8")
+        if beside is not None:
+            beside(staging)
         replace_folder(staging, folder)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

@@ -261,21 +261,22 @@ class Checkpointer:
         # its ranking, only where its predictions fall.
         key = (metrics["score"], metrics["accuracy"])
         is_best = key > self.key
-        if is_best:
-            self.key, self.best, self.best_step = key, metrics["score"], StageStep(stage, step)
-            self.best_metrics = metrics
-            model.save(self.folder, head_only=self.config.head_only)
         self.curve.append({"stage": stage, "step": step, "dev_cosine": metrics["cosine_spearman"],
                            "dev_head": metrics["head_spearman"], "dev_accuracy": metrics["accuracy"]})
-        self.write_record()
+        if is_best:   # the new weights and the record that names them are swapped in as one
+            self.key, self.best, self.best_step = key, metrics["score"], StageStep(stage, step)
+            self.best_metrics = metrics
+            model.save(self.folder, head_only=self.config.head_only, beside=self.write_record)
+        else:
+            self.write_record()
         return EvalEvent(stage, step, total, metrics["cosine_spearman"], metrics["head_spearman"],
                          metrics["accuracy"], self.best, self.best_step, is_best, time.perf_counter() - self.started,
                          metrics["error_hist"], getattr(loss_fn, "x0", 0.0), self.evaluator.dev.scheme.gap)
 
-    def write_record(self, **ending) -> None:
-        """``run.json`` beside the best checkpoint; ``ending``: how the run ended (``outcome``, ``message``,
-        ``steps``), added by the last call."""
-        write_json_atomic(self.folder / RUN_RECORD, {
+    def write_record(self, folder: Path | None = None, **ending) -> None:
+        """``run.json`` beside the best checkpoint (in ``folder``: the checkpoint's staging folder while it is
+        written); ``ending``: how the run ended (``outcome``, ``message``, ``steps``), added by the last call."""
+        write_json_atomic((folder or self.folder) / RUN_RECORD, {
             "config": self.config.to_dict(), "best_dev": self.best, "best_step": self.best_step,
             "dev_metrics": self.best_metrics, "dev_pairs": len(self.evaluator.dev), "stages": self.stages,
             "dev_curve": self.curve, "versions": framework_versions(), **ending})
