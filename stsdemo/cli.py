@@ -115,6 +115,7 @@ def cmd_train(args) -> int:
 
 
 def cmd_eval(args) -> int:
+    from . import mteb_format
     from .data import senteval_test_sets
     from .evaluate import TASKS, format_table
     from .final_eval import reading_for, scoring_steps
@@ -124,6 +125,7 @@ def cmd_eval(args) -> int:
     unknown = [t for t in tasks if t not in TASKS]
     if unknown:
         raise InputError(f"unknown task(s) {', '.join(unknown)}; choose from: {', '.join(TASKS)}")
+    mteb_out = mteb_format.check_output_folder(args.mteb_out) if args.mteb_out else None
     every = senteval_test_sets()
     sets = {task: every[task] for task in tasks}
     rows = {}
@@ -132,6 +134,10 @@ def cmd_eval(args) -> int:
         reading = reading_for(model.scheme.categories, None) if args.head else "cosine"
         *_, (_, scores) = scoring_steps(model, sets, reading)
         rows.update(scores.rows(name or "all-MiniLM-L6-v2"))
+        if mteb_out is not None:
+            files = mteb_format.mteb_files(name, scores.cosine, {task: len(pairs) for task, pairs in sets.items()})
+            written = mteb_format.write_mteb_results(mteb_out, files)
+            print(f"stsdemo: MTEB-format results of {name or 'all-MiniLM-L6-v2'} in {written}", file=sys.stderr)
     print(json.dumps(rows, indent=2) if args.json else format_table(rows, tasks=tuple(tasks)))
     return 0
 
@@ -205,6 +211,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--json", action="store_true", help="print JSON instead of a table")
     evaluate.add_argument("--head", action="store_true",
                           help="also score the prediction (head or a*cos+b): Spearman and share on the right node")
+    evaluate.add_argument("--mteb-out", metavar="DIR",
+                          help="also write MTEB-format results: DIR/<model>/<revision>/<task>.json and model_meta.json "
+                               "(the cosine scores of SentEval's test sets; see stsdemo.mteb_format)")
     evaluate.set_defaults(run=cmd_eval)
 
     score = commands.add_parser("score", help="score a pair (float, category, cosine) or a CSV of pairs")
