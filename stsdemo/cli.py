@@ -143,9 +143,9 @@ def cmd_eval(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from .model import SiameseRegressor
+    from .export import export_scorer
 
-    print(SiameseRegressor.load(args.model).export(args.out, fp16=args.fp16))
+    print(export_scorer(args.model, args.out, fp16=args.fp16))
     return 0
 
 
@@ -228,7 +228,8 @@ def build_parser() -> argparse.ArgumentParser:
     score.set_defaults(run=cmd_score)
 
     export = commands.add_parser("export", help="write a scorer with full encoder weights (a LoRA adapter merged), "
-                                                "so it loads as SentenceTransformer(folder)")
+                                                "its run's records and model card, so it loads as "
+                                                "SentenceTransformer(folder)")
     export.add_argument("model", help="saved scorer or run")
     export.add_argument("out", help="folder to write")
     export.add_argument("--fp16", action="store_true", help="store the encoder's weights in fp16 (half the size)")

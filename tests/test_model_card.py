@@ -131,3 +131,24 @@ def test_a_sentence_transformers_load_of_the_run_matches_ours(roberta_run):
     st = SentenceTransformer(str(folder), device="cpu").encode(PAIRS[0])
     ours = SiameseRegressor.load(str(folder)).encode(PAIRS[0])
     assert st.shape == ours.shape and abs(st - ours).max() < 1e-4
+
+
+def test_stsdemo_export_writes_the_model_its_records_and_its_card(roberta_run, tmp_path, capsys):
+    """``python -m stsdemo export`` (the export the app's zip uses too): the folder loads on its own and holds
+    the run's records, with no path of the machine in them, and the card written from those records."""
+    from stsdemo.cli import main
+
+    _, _, folder = roberta_run
+    out = tmp_path / "exported"
+    assert main(["export", str(folder), str(out)]) == 0
+    assert capsys.readouterr().out.strip() == str(out.resolve())
+    records = {name: json.loads((out / name).read_text()) for name in
+               ("run.json", "senteval.json", "stsdemo.json", "config.json")}
+    card = (out / "README.md").read_text()
+    assert card == card_text(records["run.json"], records["stsdemo.json"], records["senteval.json"], None,
+                             records["config.json"])
+    run = json.loads((folder / "run.json").read_text())
+    assert records["run.json"]["dev_curve"] == run["dev_curve"] and records["run.json"]["config"]["output_dir"] == "./run"
+    assert str(folder.parent) not in (out / "run.json").read_text() + (out / "stsdemo.json").read_text()
+    assert records["run.json"]["config"]["model"] == "./start"
+    assert SiameseRegressor.load(str(out)).predict(*PAIRS).shape == (2,)
