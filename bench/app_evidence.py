@@ -10,6 +10,7 @@ from stsdemo.app.evidence_view import NLI, STS, Claim, ClaimLine, Evidence, Evid
 
 from .common import mean_sd
 from .nli_tables import epochs_text, nli_groups
+from .quality_arms import ARMS, MODELS
 from .quality_tables import budget_short, headline_sections, section_summary
 from .schema import fusion_entries, section
 
@@ -28,7 +29,6 @@ def evidence(results: dict):
 
     from .claims import SOURCES, claim_verdicts, memory_verdict
     from .nli import ARMS as NLI_ARMS
-    from .quality import ARMS, MODELS
 
     rows = []
     for model, (key, budget, runs) in headline_sections(results).items():

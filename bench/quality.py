@@ -17,133 +17,30 @@ of the two-stage recipe (head on SNLI, encoder frozen) is capped at ``STAGE1_MAX
 ``model/arm/seedN/budget-tag``; ``--skip-done`` skips what is there, so a plan can be stopped and resumed.
 The best checkpoint of every run is kept under ``bench/out/checkpoints/`` (``bench.fusion`` reads them).
 """
+# The arms, seeds and budget are declared in bench.quality_arms, the scoring of an encoder is in
+# bench.quality_scoring, sentence-transformers' trainer in bench.st_training; this module runs, plans and
+# summarises the arms.
 
 from __future__ import annotations
 
 import argparse
 import gc
-import hashlib
 import json
 import os
 import shutil
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
-import numpy as np
-
-from .common import (Timer, add_run, cuda_available, device_name, load_results, log, mean_sd, out_dir, results_lock,
-                     results_path, setup_environment, st_module, update_results)
-from .schema import check_record, quality_failed, quality_runs, record_model, run_key
-
-SEEDS = (42, 43, 44)
-STEPS_PER_EPOCH = 380       # 6,080 filtered pairs / batch 16
-EVAL_EVERY = 95             # a quarter epoch: dev at steps 95, 190, 285 and 380 (and step 0)
-STAGE1_MAX_STEPS = 190      # stage 1 of the two-stage recipe: 190 steps x 16 = 3,040 SNLI pairs, head only
-MODELS = {"minilm": "all-MiniLM-L6-v2", "mpnet": "all-mpnet-base-v2"}
-
-# sentence-transformers' trainer at two settings: "matched" = our loop's budget and optimiser settings
-# (lr 2e-5, warm-up 20 %, weight decay 0.01, the table's epochs and batch size); "doc" = what the library's
-# documentation recommends for STS fine-tuning of a trained sentence-transformers model (its example
-# training_stsbenchmark_continue_training.py, written for all-mpnet-base-v2: 4 epochs, batch 16, warm-up
-# ratio 0.1, and TrainingArguments' defaults lr 5e-5, weight decay 0, linear schedule; the losses at their
-# default scale, 20 for CoSENT and AnglE).
-ST_SETTINGS = {
-    "matched": dict(lr=2e-5, warmup=0.2, weight_decay=0.01, epochs=None, batch_size=None),
-    "doc": dict(lr=5e-5, warmup=0.1, weight_decay=0.0, epochs=4.0, batch_size=16),
-}
-ST_DOC_NOTE = ("sentence-transformers' documented STS recipe (examples/.../sts/training_stsbenchmark_continue_"
-               "training.py + TrainingArguments defaults): 4 epochs, batch 16, lr 5e-5, warm-up ratio 0.1, weight "
-               "decay 0, linear schedule, loss at its default scale (20 for CoSENT/AnglE)")
-
-# ---- the arms ---------------------------------------------------------------------------------------
-# kind: base (no training), ours (stsdemo.train), st (sentence-transformers' own SentenceTransformerTrainer).
-# Order matters: a plan runs the main arms in this order, the four-epoch recipes (official, st-*-doc) last.
-# family: "head" = the paper's head [u, v, |u-v|], "cosine" = the prediction a*cos(u, v) + b (a, b learned).
-
-ARMS: dict[str, dict] = {
-    "base": dict(kind="base", group="main", label="{encoder} (no training)"),
-    # the paper's head, two-stage (the paper's recipe for contrastive encoders)
-    "sk2-2stage": dict(kind="ours", group="main", family="head", label="ours: Smooth K2, paper head, two-stage "
-                       "(paper recipe)", config=dict(loss="sk2", two_stage=True)),
-    "trelu-2stage": dict(kind="ours", group="main", family="head",
-                         label="ours: Translated ReLU, paper head, two-stage",
-                         config=dict(loss="trelu", two_stage=True)),
-    "mse-2stage": dict(kind="ours", group="main", family="head", label="MSE, paper head, two-stage",
-                       config=dict(loss="mse", two_stage=True)),
-    "l1-2stage": dict(kind="ours", group="main", family="head", label="L1, paper head, two-stage",
-                      config=dict(loss="l1", two_stage=True)),
-    # the cosine target: a*cos(u, v) + b, one stage (no head to fit first)
-    "sk2-cosine": dict(kind="ours", group="main", family="cosine", label="ours: Smooth K2, cosine target",
-                       config=dict(loss="sk2", target="cosine")),
-    "trelu-cosine": dict(kind="ours", group="main", family="cosine", label="ours: Translated ReLU, cosine target",
-                         config=dict(loss="trelu", target="cosine")),
-    "mse-cosine": dict(kind="ours", group="main", family="cosine", label="MSE, cosine target",
-                       config=dict(loss="mse", target="cosine")),
-    "l1-cosine": dict(kind="ours", group="main", family="cosine", label="L1, cosine target",
-                      config=dict(loss="l1", target="cosine")),
-    "ce": dict(kind="ours", group="main", family="head", label="cross-entropy head (Sentence-BERT classification)",
-               config=dict(loss="ce")),
-    "infonce": dict(kind="ours", group="main", label="+Contrast: InfoNCE on pairs >= 4.0",
-                    config=dict(loss="infonce", threshold=4.0)),
-    "pcc": dict(kind="ours", group="main", label="Pcc-tuning: 1 - Pearson(cos, label) per batch",
-                config=dict(loss="pcc")),
-    "st-cossim": dict(kind="st", group="main", loss="CosineSimilarityLoss", settings="matched",
-                      label="sentence-transformers CosineSimilarityLoss (our settings)"),
-    "st-cosent": dict(kind="st", group="main", loss="CoSENTLoss", settings="matched",
-                      label="sentence-transformers CoSENTLoss (our settings)"),
-    "st-angle": dict(kind="st", group="main", loss="AnglELoss", settings="matched",
-                     label="sentence-transformers AnglELoss (our settings)"),
-    "official": dict(kind="ours", group="main", family="head", preset="tune-official",
-                     label="official code's tune settings (SK2 k 3.5, x0 0.2, lr 5e-5, 4 epochs, batch 8, two-stage)",
-                     notes="preset tune-official (ZBWpro/STS-Regression tune-jina-nomic.py); its own epochs, batch "
-                           "size and lr; dev every 1,520 pairs like the others"),
-    "st-cossim-doc": dict(kind="st", group="main", loss="CosineSimilarityLoss", settings="doc",
-                          label="sentence-transformers CosineSimilarityLoss (documented recipe)", notes=ST_DOC_NOTE),
-    "st-cosent-doc": dict(kind="st", group="main", loss="CoSENTLoss", settings="doc",
-                          label="sentence-transformers CoSENTLoss (documented recipe, scale 20)", notes=ST_DOC_NOTE),
-    "st-angle-doc": dict(kind="st", group="main", loss="AnglELoss", settings="doc",
-                         label="sentence-transformers AnglELoss (documented recipe, scale 20)", notes=ST_DOC_NOTE),
-    # one-stage versions of the paper-head losses
-    "sk2-1stage": dict(kind="ours", group="stages", family="head", label="ours: Smooth K2, paper head, one stage",
-                       config=dict(loss="sk2")),
-    "trelu-1stage": dict(kind="ours", group="stages", family="head",
-                         label="ours: Translated ReLU, paper head, one stage", config=dict(loss="trelu")),
-    "mse-1stage": dict(kind="ours", group="stages", family="head", label="MSE, paper head, one stage",
-                       config=dict(loss="mse")),
-    "l1-1stage": dict(kind="ours", group="stages", family="head", label="L1, paper head, one stage",
-                      config=dict(loss="l1")),
-    # the cosine target without rounding the training labels to the nodes 0..5 (the paper rounds its tune data)
-    "sk2-cosine-raw": dict(kind="ours", group="variant", family="cosine",
-                           label="ours: Smooth K2, cosine target, unrounded labels",
-                           config=dict(loss="sk2", target="cosine", snap_labels=False)),
-    # head ablation (paper Table 6); [u,v,|u-v|] is sk2-2stage
-    "head-uv": dict(kind="ours", group="head", family="head", label="head [u,v] (Smooth K2, two-stage)",
-                    config=dict(loss="sk2", two_stage=True, features="u,v")),
-    "head-absdiff": dict(kind="ours", group="head", family="head", label="head [|u-v|] (Smooth K2, two-stage)",
-                         config=dict(loss="sk2", two_stage=True, features="|u-v|")),
-    # paper Table 1's question on NLI data (SNLI dev+test): regression vs classification, buffer vs none
-    "nli-sk2": dict(kind="ours", group="nli", label="NLI: regression, Smooth K2 (buffer)",
-                    config=dict(loss="sk2", data="nli")),
-    "nli-trelu": dict(kind="ours", group="nli", label="NLI: regression, Translated ReLU (buffer)",
-                      config=dict(loss="trelu", data="nli")),
-    "nli-mse": dict(kind="ours", group="nli", label="NLI: regression, MSE (no buffer)",
-                    config=dict(loss="mse", data="nli")),
-    "nli-l1": dict(kind="ours", group="nli", label="NLI: regression, L1 (no buffer)",
-                   config=dict(loss="l1", data="nli")),
-    "nli-ce": dict(kind="ours", group="nli", label="NLI: classification, cross-entropy",
-                   config=dict(loss="ce", data="nli")),
-}
-# k / x0 sweep like the paper's Table 5 (Smooth K2, two-stage), dev-selected: one knob at a time around
-# k = 2, x0 = 0.25 (that point is sk2-2stage); x0 = 0 is the same loss without a buffer zone.
-SWEEP = [(2.0, 0.0), (2.0, 0.1), (2.0, 0.5), (1.0, 0.25), (3.0, 0.25)]
-for _k, _x0 in SWEEP:
-    ARMS[f"sweep-k{_k:g}-x{_x0:g}"] = dict(kind="ours", group="sweep", family="head",
-                                           label=f"Smooth K2 k={_k:g} x0={_x0:g}, two-stage",
-                                           config=dict(loss="sk2", two_stage=True, k=_k, x0=_x0))
-GROUPS = sorted({spec["group"] for spec in ARMS.values()})
-MAIN = [name for name, spec in ARMS.items() if spec["group"] == "main"]
+from .common import (Timer, add_run, device_name, load_results, log, out_dir, results_lock, results_path,
+                     setup_environment, update_results)
+from .quality_arms import (ARMS, EVAL_EVERY, GROUPS, MAIN, MODELS, SEEDS, ST_SETTINGS, STAGE1_MAX_STEPS,
+                           STEPS_PER_EPOCH, Budget, arm_label, quick_budget)
+from .quality_scoring import base_scores, evaluate_encoder, stsb_node_accuracy, test_sets
+from .schema import check_record, quality_failed, quality_runs, run_key
+# bench.speed and bench.tuning read sentence-transformers' trainer and its data sets through this module
+from .st_training import ST_DATA, run_st, st_trainer  # noqa: F401
 
 # Plan groups: the arms of one launch, and which of them get the extra seeds of ``--seeds``. "best:a|b" is
 # whichever of a and b had the higher STS-B dev on the first seed (decided when its second seed is due,
@@ -157,103 +54,12 @@ PLAN_GROUPS = {
 }
 
 
-@dataclass
-class Budget:
-    """What every arm gets; the same for all of them in one table (arms with their own recipe, such as
-    ``official`` and the ``st-*-doc`` arms, override epochs, batch size and lr, and say so)."""
-
-    epochs: float = 1.0
-    max_steps: int | None = None       # None = the full epoch(s)
-    batch_size: int = 16
-    max_length: int = 256
-    eval_every: int = EVAL_EVERY
-    stage1_max_steps: int | None = STAGE1_MAX_STEPS
-    max_pairs: int | None = None       # quick mode only
-    dev_pairs: int | None = None       # quick mode only (None = all 1,500 STS-B dev pairs)
-    test_pairs: int | None = None      # quick mode only (None = every test pair)
-
-    def key(self) -> str:
-        return ",".join(f"{k}={v}" for k, v in asdict(self).items())
-
-    def tag(self) -> str:
-        """A short name for result keys: ``paper`` (the default), ``quick``, or a hash of the settings."""
-        if self == Budget():
-            return "paper"
-        if self == quick_budget():
-            return "quick"
-        return "b" + hashlib.sha1(self.key().encode()).hexdigest()[:8]
-
-    def eval_every_for(self, batch_size: int) -> int:
-        """Dev cadence for an arm with its own batch size: every as many pairs as the table's cadence."""
-        return max(1, round(self.eval_every * self.batch_size / batch_size))
-
-
-def quick_budget() -> Budget:
-    return Budget(max_steps=2, batch_size=8, max_length=32, eval_every=2, stage1_max_steps=1, max_pairs=32,
-                  dev_pairs=24, test_pairs=12)
-
-
-def arm_label(name: str, model: str) -> str:
-    return ARMS[name]["label"].format(encoder=MODELS.get(model, model))
-
-
 # ---- running one arm --------------------------------------------------------------------------------
 
 
 def checkpoint_dir(model: str, arm: str, seed: int, tag: str) -> Path:
     """Where a run's best checkpoint is kept (bench.fusion reads it): ``bench/out/checkpoints/...``."""
     return out_dir() / "checkpoints" / model / tag / f"{arm}-s{seed}"
-
-
-def test_sets(budget: Budget) -> dict:
-    from stsdemo.data import senteval_test_sets
-
-    sets = senteval_test_sets()
-    if budget.test_pairs:
-        sets = {name: pairs.spaced(budget.test_pairs) for name, pairs in sets.items()}
-    return sets
-
-
-def base_scores(budget: Budget, model: str) -> dict | None:
-    """Test scores of the recorded base run of ``model`` (same max length, full test sets), if any.
-
-    When an arm's best dev checkpoint is step 0, that checkpoint *is* the untrained encoder, so its test
-    scores are the base run's (deterministic, same evaluation): they are reused, saving a 7-task pass, and
-    the run is marked ``test_from = "base"``. This looks at dev only, never at test.
-    """
-    if budget.test_pairs:
-        return None
-    for key, result in quality_runs(load_results()).items():
-        if (result["arm"] == "base" and record_model(result) == model and not key.endswith("quick")
-                and result["budget"]["max_length"] == budget.max_length):
-            return result["test"]
-    return None
-
-
-def evaluate_encoder(encode, sets) -> tuple[dict, float]:
-    from stsdemo.evaluate import evaluate_senteval
-
-    with Timer() as timer:
-        scores = evaluate_senteval(encode, test_sets=sets)
-    return scores, timer.seconds
-
-
-def stsb_node_accuracy(model, sets, own_prediction: bool, dev_pairs: int | None = None) -> dict:
-    """STS-B test node accuracy (%): the share of pairs whose prediction rounds to the gold label's node.
-
-    The prediction is the model's own (its head or a*cos + b) where the run trained one (``own_prediction``);
-    an encoder without one (no training, sentence-transformers' losses, Pcc-tuning, InfoNCE) gets
-    ``a*cos + b`` fitted by least squares on STS-B dev, never on test: the core's readings
-    (:func:`stsdemo.final_eval.scoring_steps`).
-    """
-    from stsdemo.config import TrainConfig
-    from stsdemo.final_eval import scoring_steps
-    from stsdemo.train import load_dev
-
-    dev = None if own_prediction else load_dev(TrainConfig(max_dev_pairs=dev_pairs))
-    *_, (_, scores) = scoring_steps(model, {"STSBenchmark": sets["STSBenchmark"]},
-                                    "prediction" if own_prediction else "fitted", dev)
-    return dict(stsb_node_accuracy=scores.node_accuracy["STSBenchmark"], node_accuracy_from=scores.node_from)
 
 
 def run_base(budget: Budget, sets, model_path: str | None) -> dict:
@@ -333,143 +139,6 @@ def run_ours(spec: dict, seed: int, budget: Budget, sets, workdir: Path, model_p
                 node_accuracy_from=scores.node_from)
 
 
-# Training data of sentence-transformers' arms; the tuning's CoSENT/AnglE diagnosis varies it one factor at a time.
-ST_DATA = {
-    "stsb+sick": "STS-B + SICK-R train, leakage-filtered, mixed in every batch (ours)",
-    "stsb+sick/one-set-a-batch": "the same pairs, each batch from one data set (sentence-transformers' proportional "
-                                 "multi-dataset sampler)",
-    "stsb-filtered": "STS-B train alone, leakage-filtered",
-    "sick-filtered": "SICK-R train alone, leakage-filtered",
-    "stsb": "STS-B train alone, unfiltered (the documented recipe's data)",
-}
-
-
-def st_training_parts(data: str) -> dict:
-    """``{part name: PairSet}`` for a key of ``ST_DATA``: one part, or one per data set where each batch must come
-    from one set."""
-    from stsdemo.data import filter_leakage, load_sick, load_stsb, load_training_data, senteval_test_sets
-
-    if data == "stsb+sick":
-        return {"train": load_training_data("stsb+sick")}
-    if data == "stsb":
-        return {"train": load_stsb("train")}
-    tests = list(senteval_test_sets().values())
-    parts = {"stsb": filter_leakage(load_stsb("train"), tests)[0], "sick": filter_leakage(load_sick("train"), tests)[0]}
-    if data == "stsb+sick/one-set-a-batch":
-        return parts
-    return {"train": parts[data.split("-")[0]]}
-
-
-def st_trainer(loss_name: str, seed: int, budget: Budget, workdir, dev=None, train_pairs=None, evaluate=True,
-               model_path: str | None = None, settings: str = "matched", point: dict | None = None):
-    """sentence-transformers' own trainer on our training pairs (labels scaled to 0..1), ready to ``.train()``.
-
-    ``settings="matched"``: the same model, pairs, batch size, max length, steps, warm-up share, weight decay
-    and (encoder) lr as our loop. ``"doc"``: the library's documented STS recipe (``ST_SETTINGS``), capped by
-    ``budget.max_steps`` when that is set. ``point`` overrides ``lr``, the loss's ``scale`` and the training
-    ``data`` (a key of ``ST_DATA``). Dev: ``EmbeddingSimilarityEvaluator`` on STS-B dev.
-    """
-    from datasets import Dataset
-    from sentence_transformers import (SentenceTransformer, SentenceTransformerTrainer,
-                                       SentenceTransformerTrainingArguments)
-
-    from stsdemo import environment as stsdemo_environment
-
-    point = point or {}
-    recipe = {**ST_SETTINGS[settings], **{k: v for k, v in point.items() if k == "lr"}}
-    batch_size = recipe["batch_size"] or budget.batch_size
-    epochs = recipe["epochs"] or budget.epochs
-    parts = {"train": train_pairs} if train_pairs is not None else st_training_parts(point.get("data", "stsb+sick"))
-    if budget.max_pairs:
-        parts = {name: pairs.select(range(min(budget.max_pairs, len(pairs)))) for name, pairs in parts.items()}
-    model = SentenceTransformer(str(model_path or stsdemo_environment.default_model_path()),
-                                device="cuda" if cuda_available() else "cpu")
-    model.max_seq_length = budget.max_length
-    datasets = {name: Dataset.from_dict({"sentence1": pairs.sentences1, "sentence2": pairs.sentences2,
-                                         "score": (pairs.labels / 5.0).tolist()}) for name, pairs in parts.items()}
-    data = datasets["train"] if len(datasets) == 1 else datasets  # a dict: each batch from one set
-    steps_per_epoch = sum(-(-len(pairs) // batch_size) for pairs in parts.values())
-    total = max(1, int(np.ceil(steps_per_epoch * epochs)))
-    if budget.max_steps:
-        total = min(total, budget.max_steps)
-    evaluator = None
-    if evaluate and dev is not None:
-        evaluator = st_module("evaluation").EmbeddingSimilarityEvaluator(
-            dev.sentences1, dev.sentences2, (dev.labels / 5.0).tolist(), main_similarity="cosine", name="stsb-dev",
-            batch_size=64, write_csv=False)
-    args = SentenceTransformerTrainingArguments(
-        output_dir=str(workdir), max_steps=total, per_device_train_batch_size=batch_size,
-        learning_rate=recipe["lr"], warmup_steps=int(recipe["warmup"] * total), weight_decay=recipe["weight_decay"],
-        lr_scheduler_type="linear", max_grad_norm=1.0, seed=seed, data_seed=seed,
-        eval_strategy="steps" if evaluator else "no", eval_steps=budget.eval_every_for(batch_size),
-        save_strategy="no", logging_steps=50, report_to=[], disable_tqdm=True, bf16=cuda_available(),
-        # pinned memory only helps a GPU; on a CPU torch warns it is unused
-        dataloader_num_workers=0, dataloader_pin_memory=cuda_available())
-    loss = getattr(st_module("losses"), loss_name)(model, **{k: v for k, v in point.items() if k == "scale"})
-    trainer = SentenceTransformerTrainer(model=model, args=args, train_dataset=data, loss=loss, evaluator=evaluator)
-    info = dict(loss=loss_name, settings=settings, lr=recipe["lr"], warmup=recipe["warmup"],
-                weight_decay=recipe["weight_decay"], epochs=epochs, batch_size=batch_size,
-                eval_every=budget.eval_every_for(batch_size), scale=getattr(loss, "scale", None),
-                data=point.get("data", "stsb+sick") if train_pairs is None else "given")
-    return trainer, model, evaluator, total, sum(len(pairs) for pairs in parts.values()), info
-
-
-def run_st(spec: dict, seed: int, budget: Budget, sets, workdir: Path, model_path: str | None, model_tag: str,
-           point: dict | None = None) -> dict:
-    """Train a sentence-transformers arm with its own trainer; ``sets=None`` stops after training (dev only)."""
-    import torch
-    from transformers import TrainerCallback
-
-    from stsdemo.config import TrainConfig
-    from stsdemo.model import SiameseRegressor
-    from stsdemo.train import load_dev
-
-    dev = load_dev(TrainConfig(max_dev_pairs=budget.dev_pairs))  # the same dev pairs as our arms score
-    torch.manual_seed(seed)
-    trainer, model, evaluator, total, n_pairs, info = st_trainer(
-        spec["loss"], seed, budget, workdir / "trainer", dev=dev, model_path=model_path, settings=spec["settings"],
-        point=point)
-    initial = evaluator(model)  # sets evaluator.primary_metric
-    metric = evaluator.primary_metric or "stsb-dev_spearman_cosine"
-    best = dict(score=-np.inf, step=0, state=None)
-    curve = []
-
-    def consider(score: float, step: int):
-        curve.append(dict(stage=1, step=step, dev_cosine=round(score * 100, 3)))
-        if score > best["score"]:
-            best.update(score=score, step=step,
-                        state={k: v.detach().cpu().clone() for k, v in model.state_dict().items()})
-
-    class KeepBest(TrainerCallback):
-        def on_evaluate(self, args, state, control, metrics=None, **kwargs):
-            value = (metrics or {}).get(f"eval_{metric}")
-            if value is not None:
-                consider(float(value), state.global_step)
-
-    trainer.add_callback(KeepBest())
-    consider(float(initial[metric]), 0)  # the untrained model is a candidate too, as in ours
-    with Timer() as timer:
-        output = trainer.train()
-    if total % info["eval_every"]:
-        consider(float(evaluator(model)[metric]), total)
-    shutil.rmtree(workdir / "trainer", ignore_errors=True)
-    trained = dict(dev_best=best["score"] * 100, best_step=f"1:{best['step']}", dev_curve=curve, settings=info,
-                   steps=total, pairs_seen=total * info["batch_size"], train_pairs=n_pairs,
-                   train_seconds=timer.seconds, train_runtime=output.metrics.get("train_runtime"))
-    if sets is None:
-        return trained
-    model.load_state_dict(best["state"])
-    model.save(str(workdir))  # a sentence-transformers folder; SiameseRegressor.load reads its encoder
-    reuse = base_scores(budget, model_tag) if best["step"] == 0 else None
-    tuned = SiameseRegressor.load(str(workdir))
-    if reuse is not None:
-        scores, seconds = dict(reuse), 0.0
-    else:
-        scores, seconds = evaluate_encoder(tuned.encode, sets)
-    return dict(trained, test=scores, eval_seconds=seconds, test_from="base" if reuse is not None else "checkpoint",
-                checkpoint=str(workdir), **stsb_node_accuracy(tuned, sets, False, budget.dev_pairs))
-
-
 def run_one(name: str, seed: int, budget: Budget, sets, model: str = "minilm", model_path: str | None = None,
             point: dict | None = None, tag: str | None = None) -> dict:
     """Run one arm; its best checkpoint stays in :func:`checkpoint_dir` (the base arm keeps none).
@@ -523,51 +192,6 @@ def run_lr(spec: dict, point: dict | None) -> float | None:
     if spec["kind"] == "ours":
         return PRESETS[spec["preset"]].settings().get("lr", TrainConfig.lr) if spec.get("preset") else TrainConfig.lr
     return None
-
-
-# ---- aggregation ------------------------------------------------------------------------------------
-
-
-def summarize(runs: dict, budget_key: str | None = None, model: str | None = None) -> dict:
-    """Per arm: mean and sd over seeds of each task and Avg., dev best, and how many seeds ran.
-
-    Only runs of ``model`` (when given) and ``budget_key`` (when given; the untrained base run belongs to
-    every budget of its model) count."""
-    from stsdemo.evaluate import TASKS
-
-    by_arm: dict[str, list] = {}
-    for result in runs.values():
-        if model is not None and record_model(result) != model:
-            continue
-        if budget_key is None or result.get("budget_key") == budget_key or result["arm"] == "base":
-            by_arm.setdefault(result["arm"], []).append(result)
-    summary = {}
-    for arm, results in by_arm.items():
-        if arm == "base":  # one base row per model: the most recent record
-            results = sorted(results, key=lambda r: r.get("finished", ""))[-1:]
-        row = {"label": results[0]["label"], "group": results[0]["group"], "kind": results[0].get("kind"),
-               "family": results[0].get("family", ARMS.get(arm, {}).get("family")),
-               "seeds": sorted(r["seed"] for r in results)}
-        for task in (*TASKS, "Avg."):
-            row[task], row[f"{task} sd"] = mean_sd([r["test"][task] for r in results])
-        row["per_seed"] = {r["seed"]: r["test"]["Avg."] for r in results}
-        row["best_steps"] = [r.get("best_step", "-") for r in sorted(results, key=lambda r: r["seed"])]
-        devs = [r["dev_best"] for r in results if r.get("dev_best") is not None]
-        if devs:
-            row["dev"], row["dev sd"] = mean_sd(devs)
-        nodes = [r["stsb_node_accuracy"] for r in results if "stsb_node_accuracy" in r]
-        if nodes:
-            (row["node"], row["node sd"]), row["node n"] = mean_sd(nodes), len(nodes)
-        # where training ended up on dev, whatever was selected: cosine, and the head's own Spearman
-        last = [r["dev_curve"][-1] for r in results if r.get("dev_curve")]
-        if last:
-            row["last dev cosine"] = float(np.mean([e["dev_cosine"] for e in last]))
-            heads = [e["dev_head"] for e in last if "dev_head" in e]
-            row["last dev head"] = float(np.mean(heads)) if heads else None
-        row["train_seconds"] = sum(r.get("train_seconds", 0.0) or 0.0 for r in results)
-        row["wall_seconds"] = sum(r.get("wall_seconds", 0.0) or 0.0 for r in results)
-        summary[arm] = row
-    return summary
 
 
 def expand(selection: str) -> list[str]:

@@ -1,10 +1,12 @@
 """The quality section of docs/results.md: one table per encoder and budget (7-task SentEval, Spearman x100 of
-cosine), each arm's row read against the untrained encoder, the fused rows beside their arms, and the CPU time the
-recorded runs took. :func:`headline_sections` picks the table per encoder that the plot and the app's evidence
-read.
+cosine), each arm's row the mean and sd over its seeds (:func:`summarize`) read against the untrained encoder,
+the fused rows beside their arms, and the CPU time the recorded runs took. :func:`headline_sections` picks the
+table per encoder that the plot and the app's evidence read.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from stsdemo.app.evidence_view import node_cell, spread_cell
 from stsdemo.evaluate import TABLE_NAMES, TASKS
@@ -12,6 +14,7 @@ from stsdemo.evaluate import TABLE_NAMES, TASKS
 from . import tuning
 from .common import mean_sd
 from .nli_tables import epochs_text, nli_groups
+from .quality_arms import ARMS, MODELS
 from .schema import fusion_entries, quality_failed, quality_runs, record_model
 
 GROUP_TITLES = {
@@ -48,8 +51,6 @@ def budget_short(budget: dict | None) -> str:
 
 
 def encoder_name(model: str) -> str:
-    from .quality import MODELS
-
     return MODELS.get(model, model)
 
 
@@ -57,8 +58,6 @@ def quality_sections(results: dict, include_quick: bool = False) -> list[tuple[s
     """(model, budget key, budget, runs of that model) per table, models in order (MiniLM, mpnet, others),
     each model's budgets with the paper's budget first, then the most recent. The tuning's runs have their own
     tables (:mod:`bench.tuning_report`)."""
-    from .quality import MODELS
-
     runs = {k: v for k, v in quality_runs(results).items()
             if (include_quick or not k.endswith("quick")) and v.get("budget_tag") not in tuning.QUALITY_TAGS}
     by_model: dict[str, dict] = {}
@@ -79,10 +78,48 @@ def quality_sections(results: dict, include_quick: bool = False) -> list[tuple[s
     return sections
 
 
+def summarize(runs: dict, budget_key: str | None = None, model: str | None = None) -> dict:
+    """Per arm: mean and sd over seeds of each task and Avg., dev best, and how many seeds ran.
+
+    Only runs of ``model`` (when given) and ``budget_key`` (when given; the untrained base run belongs to
+    every budget of its model) count."""
+    by_arm: dict[str, list] = {}
+    for result in runs.values():
+        if model is not None and record_model(result) != model:
+            continue
+        if budget_key is None or result.get("budget_key") == budget_key or result["arm"] == "base":
+            by_arm.setdefault(result["arm"], []).append(result)
+    summary = {}
+    for arm, results in by_arm.items():
+        if arm == "base":  # one base row per model: the most recent record
+            results = sorted(results, key=lambda r: r.get("finished", ""))[-1:]
+        row = {"label": results[0]["label"], "group": results[0]["group"], "kind": results[0].get("kind"),
+               "family": results[0].get("family", ARMS.get(arm, {}).get("family")),
+               "seeds": sorted(r["seed"] for r in results)}
+        for task in (*TASKS, "Avg."):
+            row[task], row[f"{task} sd"] = mean_sd([r["test"][task] for r in results])
+        row["per_seed"] = {r["seed"]: r["test"]["Avg."] for r in results}
+        row["best_steps"] = [r.get("best_step", "-") for r in sorted(results, key=lambda r: r["seed"])]
+        devs = [r["dev_best"] for r in results if r.get("dev_best") is not None]
+        if devs:
+            row["dev"], row["dev sd"] = mean_sd(devs)
+        nodes = [r["stsb_node_accuracy"] for r in results if "stsb_node_accuracy" in r]
+        if nodes:
+            (row["node"], row["node sd"]), row["node n"] = mean_sd(nodes), len(nodes)
+        # where training ended up on dev, whatever was selected: cosine, and the head's own Spearman
+        last = [r["dev_curve"][-1] for r in results if r.get("dev_curve")]
+        if last:
+            row["last dev cosine"] = float(np.mean([e["dev_cosine"] for e in last]))
+            heads = [e["dev_head"] for e in last if "dev_head" in e]
+            row["last dev head"] = float(np.mean(heads)) if heads else None
+        row["train_seconds"] = sum(r.get("train_seconds", 0.0) or 0.0 for r in results)
+        row["wall_seconds"] = sum(r.get("wall_seconds", 0.0) or 0.0 for r in results)
+        summary[arm] = row
+    return summary
+
+
 def section_summary(runs: dict, model: str, key: str) -> dict:
     """``summarize`` for one table, with the base row's dev taken from step 0 of the runs' dev curves."""
-    from .quality import summarize
-
     summary = summarize(runs, key, model)
     if "base" in summary and "dev" not in summary["base"]:
         step0 = [r["dev_curve"][0]["dev_cosine"] for r in runs.values()
@@ -110,8 +147,6 @@ def arm_row(arm: str, row: dict, base: float | None) -> str:
 
 
 def group_tables(summary: dict, runs: dict, key: str, model: str) -> list[str]:
-    from .quality import ARMS, summarize
-
     base = summary.get("base", {}).get("Avg.")
     known = [a for a in ARMS if a in summary] + [a for a in summary if a not in ARMS]
     lines = []

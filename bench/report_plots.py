@@ -7,6 +7,7 @@ import textwrap
 from pathlib import Path
 
 from .common import ASSETS, log, mean_sd
+from .quality_arms import ARMS
 from .quality_tables import budget_short, encoder_name, headline_sections, section_summary
 from .schema import fusion_entries, section
 
@@ -59,8 +60,6 @@ def plot_scaling(scaling: dict, path: Path | None = None) -> Path | None:
 
 def plot_quality(results: dict, path: Path | None = None) -> Path | None:
     """7-task Avg. per arm, one panel per encoder (its headline table), fused rows beside their arms."""
-    from .quality import ARMS
-
     plt = _pyplot()
     chosen = headline_sections(results)
     if plt is None or not chosen:
