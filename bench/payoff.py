@@ -1,14 +1,18 @@
 """Where does the buffer pay off? The Playground's paired difference buffer - none over a grid of label noise x
-training size, for Smooth K2 against k·MSE and Translated ReLU against k·L1 (each loss against itself at x0 = 0),
-on STS (STS-B train -> dev) and NLI (SNLI dev -> its 1,000 held-out pairs), for the paper's head and a one-hidden-
+training size, for Smooth K2 against k·MSE and Translated ReLU against k·L1 (each loss against itself at x0 = 0), on
+STS (STS-B train -> dev) and NLI (SNLI dev -> its 1,000 held-out pairs), for the paper's head and a one-hidden-
 layer head, from frozen all-MiniLM-L6-v2 embeddings.
 
 Each cell is :func:`stsdemo.playground.run.run_seeds` of the Playground's default settings at that noise and size
 (:func:`stsdemo.playground.payoff.cell_config`: 1,000 steps of batch 32, Adam lr 0.01, the loss's paper k, x0 = 0.25,
-20 seeds), read by the paired-seed rule (:mod:`stsdemo.paired`). This is compute, not timing: the figures do not
-depend on how busy the machine is.
+20 seeds), recorded with both readings: each twin stopped at its best step on the selection set, and both twins at
+step 1,000, with every head's chosen step. A paper-head cell adds the tuned reading: each twin's lr in
+{0.001, 0.003, 0.01, 0.03} and its step are chosen on the selection set over seeds 0-19 (the mean of each seed's best
+selection value), then both twins run at their chosen lr on fresh seeds 20-39 and are read at their best steps.
+Verdicts: :mod:`stsdemo.paired`'s t-test, corrected over the cells of a reading (Benjamini-Hochberg at 5 %). This is
+compute, not timing: the figures do not depend on how busy the machine is.
 
-    python -m bench.payoff --skip-done             # the whole grid, resumable (minutes on 2 CPU cores)
+    python -m bench.payoff --skip-done             # the whole grid, resumable (about an hour on 2 CPU cores)
     python -m bench.payoff --data sts --heads paper --no-record
     python -m bench.payoff --export                # only write the app's map from docs/results.json
 
@@ -20,14 +24,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import time
+from dataclasses import replace
+
+import numpy as np
 
 from stsdemo.atomic import atomic_write
 from stsdemo.playground import payoff
 from stsdemo.playground.config import BUFFER_LOSSES, DATASETS
-from stsdemo.playground.metrics import PAIRED
+from stsdemo.playground.metrics import PAIRED, READ_BY
 from stsdemo.playground.prepared import default_encoder, embedded
-from stsdemo.playground.run import prepare_features, run_seeds
+from stsdemo.playground.run import Playground, TWIN_NAMES, paired_entry, paired_over_seeds, prepare_features, run_seeds
 
 from . import schema
 from .common import device_name, load_results, log, setup_environment, update_results
@@ -36,22 +44,54 @@ SECTION = "playground"
 
 
 def run_cell(cell: tuple, data, features) -> dict:
-    """One cell, as recorded: its settings, both twins' metrics, the paired differences, its machine."""
+    """One cell, as recorded: its settings, both readings (at the last step; each twin stopped at its best, with
+    the chosen steps), the tuned reading for the paper's head, its machine."""
     config = payoff.cell_config(*cell)
     result = run_seeds(config, data, features)
+    if config.head == "paper":
+        result["tuned"] = tuned_reading(config, data, features, result)
     return {"config": config.to_dict(), **result, "machine": device_name(),
             "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
 
 
-SHIPPED = ("config", "seeds", "paired", "machine")   # what the app reads of a cell (the rest stays in the record)
+def tuned_reading(config, data, features, at_default: dict) -> dict:
+    """Each twin's lr chosen on the selection set (seeds 0-19, the mean of each seed's best selection value;
+    ``at_default`` is the run at the cell's own lr), then each twin run at its lr on fresh seeds and read at its
+    best steps: the paired differences, the chosen lrs, the grid they were chosen from and the chosen steps."""
+    grid = {}
+    for lr in payoff.TUNED_LRS:
+        found = at_default if lr == config.lr else run_seeds(replace(config, lr=lr), data, features)
+        grid[lr] = found["stopped_at_best"]["selection"]
+    def selected(lr, name):          # None: every seed's selection value was undefined (a constant head)
+        return -math.inf if grid[lr][name] is None else grid[lr][name]
+
+    chosen = {name: max(payoff.TUNED_LRS, key=lambda lr: selected(lr, name)) for name in TWIN_NAMES}
+    fresh = list(range(config.seeds, 2 * config.seeds))
+    runs = {}
+    for lr in set(chosen.values()):
+        playground = Playground(replace(config, lr=lr), data, features, shown=0, seeds=fresh)
+        playground.step(config.steps)
+        runs[lr] = playground.measure()
+    best = {metric: np.stack([runs[chosen[name]].best[metric][:, twin] for twin, name in enumerate(TWIN_NAMES)], 1)
+            for metric in PAIRED}
+    return {"lr": chosen, "grid": {f"{lr:g}": values for lr, values in grid.items()}, "seeds": fresh,
+            "paired": {metric: paired_entry(paired_over_seeds(best[metric], fresh)) for metric in PAIRED},
+            "steps": {name: runs[chosen[name]].best_steps[:, twin].tolist() for twin, name in enumerate(TWIN_NAMES)}}
+
+
+def is_done(entry: dict | None) -> bool:
+    """Whether a recorded cell holds every reading this version records."""
+    return bool(entry) and "stopped_at_best" in entry and (entry["config"]["head"] != "paper" or "tuned" in entry)
 
 
 def recorded_map(results: dict) -> dict:
     """The map as the app reads it, from the recorded cells (every cell key of the grid found in ``results``), each
     cell with the fields the app reads."""
     recorded = schema.section(results, SECTION)
-    cells = {key: {field: recorded[key][field] for field in SHIPPED}
-             for key in (payoff.cell_key(*cell) for cell in payoff.grid()) if key in recorded}
+    cells = {key: {**{field: recorded[key][field] for field in SHIPPED},
+                   **{part: {field: recorded[key][part][field] for field in fields}
+                      for part, fields in SHIPPED_PARTS.items() if part in recorded[key]}}
+             for key in (payoff.cell_key(*cell) for cell in payoff.grid()) if is_done(recorded.get(key))}
     machines = sorted({entry["machine"] for entry in cells.values()})
     return {"version": payoff.MAP_VERSION, "machine": ", ".join(machines), "cells": cells}
 
@@ -65,31 +105,38 @@ def export(path=payoff.MAP_FILE) -> dict:
 
 
 def markdown(found: dict) -> list[str]:
-    """Each recorded map as a Markdown table of paired differences (buffer − none, mean ± se; ▲ holds, ▼ reversed)
-    under its title, then its reading: what ``report`` prints and docs/results.md holds."""
+    """Each recorded map under each reading as a Markdown table of paired differences (buffer − none, mean ± se;
+    ▲ holds, ▼ reversed after the correction) under its title, then its reading: what ``report`` prints and
+    docs/results.md holds."""
     parts = []
-    for dataset in DATASETS:
-        for loss in BUFFER_LOSSES:
-            for head in payoff.HEADS:
-                cells = payoff.cells_of(found, dataset, loss, head)
-                if not cells:
-                    continue
-                metric = payoff.PRIMARY[dataset]
-                rows = [f"**{dataset.upper()} · {loss} vs its x0 = 0 twin · {head} head · {metric}** "
-                        "(buffer − none, mean ± se; ▲ holds, ▼ reversed)\n",
-                        "| noise σ \\ training pairs | " + " | ".join("all" if size == 0 else f"{size:,}"
-                                                                   for size in payoff.SIZES) + " |",
-                        "| ---: |" + " ---: |" * len(payoff.SIZES)]
-                for noise in payoff.NOISES:
-                    row = []
-                    for size in payoff.SIZES:
-                        entry = cells.get((noise, size))
-                        found_pair = payoff.cell_paired(entry, metric) if entry else None
-                        mark = {"holds": " ▲", "reversed": " ▼"}.get(found_pair.verdict, "") if found_pair else ""
-                        row.append(f"{found_pair.mean:+.2f} ± {found_pair.se:.2f}{mark}" if found_pair else "")
-                    rows.append(f"| {noise:g} | " + " | ".join(row) + " |")
-                parts.append("\n".join(rows) + "\n\n" + payoff.reading(cells, metric) + "\n")
+    for label in payoff.READINGS:
+        marks = payoff.verdicts(found, label)
+        for dataset in DATASETS:
+            for loss in BUFFER_LOSSES:
+                for head in payoff.HEADS:
+                    cells = payoff.cells_of(found, dataset, loss, head)
+                    if cells and any(payoff.cell_reading(entry, label) for entry in cells.values()):
+                        parts.append(map_table(cells, marks, len(marks), label, (dataset, loss, head)))
     return parts
+
+
+def map_table(cells: dict, marks: dict, total: int, label: str, title: tuple) -> str:
+    """One map under one reading: the table and what it shows."""
+    dataset, loss, head = title
+    metric = READ_BY[dataset]
+    rows = [f"**{dataset.upper()} · {loss} vs its x0 = 0 twin · {head} head · {metric} · {payoff.READINGS[label]}** "
+            "(buffer − none, mean ± se; ▲ holds, ▼ reversed, after the correction)\n",
+            "| noise σ \\ training pairs | " + " | ".join("all" if size == 0 else f"{size:,}" for size in payoff.SIZES)
+            + " |", "| ---: |" + " ---: |" * len(payoff.SIZES)]
+    for noise in payoff.NOISES:
+        row = []
+        for size in payoff.SIZES:
+            entry = cells.get((noise, size))
+            result = payoff.cell_paired(entry, metric, label) if entry else None
+            mark = payoff.VERDICT_MARKS.get(marks.get(payoff.cell_key_of(entry), ""), "") if result else ""
+            row.append(f"{result.mean:+.2f} ± {result.se:.2f}{mark and ' ' + mark}" if result else "")
+        rows.append(f"| {noise:g} | " + " | ".join(row) + " |")
+    return "\n".join(rows) + "\n\n" + payoff.reading(cells, marks, total, label) + "\n"
 
 
 def report(found: dict) -> None:
@@ -110,9 +157,9 @@ def main(argv=None) -> dict:
     args = parser.parse_args(argv)
     setup_environment(args.threads)
     if not args.export:
-        done = set(schema.section(load_results(), SECTION)) if args.skip_done else set()
+        recorded = schema.section(load_results(), SECTION) if args.skip_done else {}
         cells = [cell for cell in payoff.grid() if cell[0] in args.data and cell[1] in args.losses
-                 and cell[2] in args.heads and payoff.cell_key(*cell) not in done]
+                 and cell[2] in args.heads and not is_done(recorded.get(payoff.cell_key(*cell)))]
         log(f"{len(cells)} cells to run")
         encoder, loaded = default_encoder(), {}
         for cell in cells:
@@ -120,9 +167,12 @@ def main(argv=None) -> dict:
             if dataset not in loaded:
                 loaded[dataset] = embedded(dataset, encoder)
             data, embeddings = loaded[dataset]
+            started = time.time()
             entry = run_cell(cell, data, prepare_features(data, embeddings.vectors, head))
-            diffs = " · ".join(f"{m} {entry['paired'][m]['text']} ({entry['paired'][m]['verdict']})" for m in PAIRED)
-            log(payoff.cell_key(*cell), f"{entry['seconds']:.1f}s", diffs)
+            metric = READ_BY[dataset]
+            readings = [f"{label} {payoff.cell_paired(entry, metric, label).numbers()}" for label in payoff.READINGS
+                        if payoff.cell_reading(entry, label)]
+            log(payoff.cell_key(*cell), f"{time.time() - started:.1f}s", metric, " · ".join(readings))
             if not args.no_record:
                 update_results(SECTION, {payoff.cell_key(*cell): entry})
     if args.no_record:

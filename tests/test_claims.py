@@ -15,12 +15,51 @@ from stsdemo.app import evidence_view, senteval_view
 @pytest.mark.parametrize("a, b, verdict", [
     ({42: 81.0, 43: 81.2, 44: 80.9}, {42: 80.5, 43: 80.6, 44: 80.5}, "holds"),            # +0.5, +0.6, +0.4
     ({42: 80.0, 43: 80.1, 44: 79.9}, {42: 80.5, 43: 80.6, 44: 80.5}, "reversed"),
-    ({42: 80.6, 43: 80.2, 44: 80.5}, {42: 80.5, 43: 80.6, 44: 80.3}, "no measurable difference at n = 3"),
+    ({42: 81.1, 43: 80.3, 44: 80.6}, {42: 80.5, 43: 80.6, 44: 80.3}, "no measurable difference at n = 3"),
+    ({42: 80.6, 43: 80.2, 44: 80.5}, {42: 80.5, 43: 80.6, 44: 80.3}, "negligible"),          # mean -0.03
     ({42: 80.6}, {42: 80.5}, "one seed: n = 1"),
     ({42: 80.6}, {43: 80.5}, "not measured"),                                              # no shared seed
 ])
 def test_the_verdict_rule_on_paired_differences(a, b, verdict):
     assert claims.paired(a, b).verdict == verdict
+
+
+def _diffs_at(ratio: float, n: int) -> list[float]:
+    """``n`` paired differences whose mean is ``ratio`` standard errors (sd 1: mean ratio / sqrt(n))."""
+    import numpy as np
+
+    noise = np.random.default_rng(n).standard_normal(n)
+    noise = (noise - noise.mean()) / noise.std(ddof=1)
+    return list(ratio / np.sqrt(n) + noise)
+
+
+@pytest.mark.parametrize("n, verdict", [(3, "no measurable difference at n = 3"), (20, "holds")])
+def test_a_mean_of_2_5_standard_errors_is_read_by_the_t_quantile_of_its_n(n, verdict):
+    diffs = _diffs_at(2.5, n)
+    result = claims.paired(dict(enumerate(diffs)), {None: 0.0})
+    assert result.mean / result.se == pytest.approx(2.5)
+    assert result.verdict == verdict
+
+
+def test_the_threshold_is_the_two_sided_95_percent_t_quantile():
+    from stsdemo.paired import rule_text, t_quantile
+
+    assert t_quantile(3) == pytest.approx(4.303, abs=1e-3) and t_quantile(20) == pytest.approx(2.093, abs=1e-3)
+    assert "4.30 standard errors" in rule_text(3) and "2 degrees of freedom" in rule_text(3)
+
+
+def test_a_difference_under_a_tenth_of_a_point_is_negligible_even_when_the_test_marks_it():
+    result = claims.paired({1: 0.05, 2: 0.06, 3: 0.05, 4: 0.06}, {None: 0.0})
+    assert result.p_value < 0.01 and result.verdict == "negligible"
+
+
+def test_benjamini_hochberg_keeps_the_smallest_p_values_under_their_rank_line():
+    from stsdemo.paired import benjamini_hochberg
+
+    # m = 4: lines 0.0125, 0.025, 0.0375, 0.05; the third p-value is under its line, so the three smallest pass
+    assert benjamini_hochberg([0.03, 0.001, 0.2, 0.02]) == [True, True, False, True]
+    assert benjamini_hochberg([0.04, 0.2, 0.3, float("nan")]) == [False] * 4    # 0.04 > 0.0125: nothing
+    assert benjamini_hochberg([0.04]) == [True]
 
 
 def test_the_rule_uses_the_standard_error_of_the_differences_not_of_the_arms():
@@ -40,6 +79,8 @@ def test_a_claim_combines_its_comparisons():
     assert claims.combine(["holds", "not measured"]) == "holds (comparisons with 2+ seeds)"
     assert claims.combine(["no measurable difference at n = 3", "reversed"]).startswith("mixed: 1 reversed")
     assert claims.combine(["one seed: n = 1", "not measured"]) == "one seed only"
+    assert claims.combine(["negligible", "no measurable difference at n = 3"]) == \
+        "mixed: 1 negligible, 1 no measurable difference"
 
 
 def _sts_run(arm, seed, avg, node=45.0, dev=88.0):

@@ -127,7 +127,7 @@ def test_a_run_measures_every_head_and_keeps_its_curves_bounded(synthetic):
         run.measure()
     assert [point["step"] for point in run.history] == [5, 10, 15]
     measured = run.measure()
-    assert set(measured.values) == {"spearman", "accuracy", "error", "inside"}
+    assert set(measured.values) == {"spearman", "accuracy", "error", "inside", "selection", "fit"}
     assert measured.values["spearman"].shape == (3, 2) and measured.shown.shape == (2, 60)
     assert (measured.values["inside"][:, 0] >= 0).all() and measured.paired("spearman").n == 3
     run.history = [{"step": i} for i in range(400)]
@@ -144,7 +144,65 @@ def test_run_seeds_trains_to_the_last_step_and_reads_the_pairs(synthetic):
     buffer, none = result["twins"]["buffer"]["spearman"]["mean"], result["twins"]["none"]["spearman"]["mean"]
     assert paired["mean"] == pytest.approx(buffer - none, abs=1e-3)
     assert paired["n"] == 4 and len(paired["diffs"]) == 4
-    assert paired["verdict"] in ("holds", "reversed", "no measurable difference at n = 4")
+    assert paired["verdict"] in ("holds", "reversed", "negligible", "no measurable difference at n = 4")
+
+
+@pytest.mark.parametrize("train_pairs", [40, 0])
+def test_training_selection_and_report_sets_are_disjoint(synthetic, train_pairs):
+    from stsdemo.playground.conditions import split_sizes
+    from stsdemo.playground.config import SELECTION_MIN
+
+    run = playground(synthetic, seeds=[0, 1, 2], train_pairs=train_pairs, noise=0.4)
+    pool = len(synthetic[0].train)
+    for train, held in zip(run.subsets.tolist(), run.selection.tolist()):
+        assert not set(train) & set(held) and len(set(train)) == len(train) and len(set(held)) == len(held)
+        assert len(held) >= SELECTION_MIN
+        if train_pairs == 0:                          # "all" is all that the selection set leaves
+            assert len(train) + len(held) == pool
+    assert split_sizes(5749, 0) == (4791, 958) and split_sizes(5749, 800) == (800, 160)
+    # the selection labels carry the same noise as the training labels: they are not the clean pool labels
+    clean = synthetic[0].train.labels[run.selection[0].numpy()]
+    assert not np.allclose(run.selection_labels[0], clean)
+
+
+def test_the_pool_leaves_out_every_pair_that_repeats_a_report_pair():
+    from stsdemo.data import PairSet
+    from stsdemo.playground.datasets import index_pairs
+
+    train = PairSet("train", ["a", "b", "c", "d"], ["b", "c", "d", "e"], np.array([1.0, 2.0, 3.0, 4.0]), STS)
+    held_out = PairSet("dev", ["c", "x"], ["b", "d"], np.array([2.5, 1.0]), STS)        # (b, c) swapped
+    sentences, pool, held = index_pairs(train, held_out)
+    kept = {(sentences[u], sentences[v]) for u, v in zip(pool.u, pool.v)}
+    assert kept == {("a", "b"), ("c", "d"), ("d", "e")} and pool.labels.tolist() == [1.0, 3.0, 4.0]
+    assert len(held) == 2
+
+
+def test_each_head_stops_at_the_step_that_maximises_its_selection_metric(synthetic):
+    from stsdemo.playground.run import SELECT_EVERY
+
+    run = playground(synthetic, seeds=[0, 1, 2], train_pairs=40, noise=0.5, lr=0.05, steps=300)
+    seen = [run.selection_values()]
+    for _ in range(12):
+        run.step(SELECT_EVERY)
+        seen.append(run.selection_values())
+    seen = np.stack(seen)                                            # (checks, seeds, twins)
+    expected = SELECT_EVERY * np.nan_to_num(seen, nan=-np.inf).argmax(0)        # the first best on a tie
+    np.testing.assert_array_equal(run.best_steps, expected)
+    assert (run.best_steps > 0).any() and (run.best_steps < run.steps_done).any()   # not a trivial end or start
+
+
+def test_a_heads_reading_at_its_chosen_step_equals_a_rerun_measured_there(synthetic):
+    run = playground(synthetic, seeds=[0, 1], train_pairs=40, noise=0.5, lr=0.05)
+    run.step(120)
+    measured = run.measure()
+    for seed_index, twin in [(0, 0), (0, 1), (1, 0), (1, 1)]:
+        chosen = int(measured.best_steps[seed_index, twin])
+        again = playground(synthetic, seeds=[0, 1], train_pairs=40, noise=0.5, lr=0.05)
+        again.step(chosen) if chosen else None
+        there = again.measure()
+        for name in ("spearman", "accuracy", "error"):
+            assert measured.best[name][seed_index, twin] == pytest.approx(there.values[name][seed_index, twin],
+                                                                          abs=1e-4)
 
 
 def test_a_run_continues_only_under_another_length(synthetic):

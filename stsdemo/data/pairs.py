@@ -37,6 +37,12 @@ def clean_text(text, label: str = "sentence") -> tuple[str, str]:
     return kept, "; ".join(notes)
 
 
+def spaced_positions(length: int, count: int) -> np.ndarray:
+    """``min(count, length)`` distinct positions evenly spread over ``0 .. length - 1``, the first and the last
+    included: the one rule for an evenly spread sample of a sequence (a data set, a curve, the dots drawn)."""
+    return np.unique(np.linspace(0, length - 1, min(count, length)).round().astype(np.int64))
+
+
 @dataclass
 class PairSet:
     """Sentence pairs with one float label each, on ``scheme``'s line."""
@@ -78,9 +84,7 @@ class PairSet:
     def spaced(self, count: int) -> "PairSet":
         """``count`` pairs evenly spread over the set, the first and the last included (the whole set when
         ``count >= len``): sets are often ordered by source or genre, so their first pairs are no sample."""
-        if count >= len(self):
-            return self
-        return self.select(np.linspace(0, len(self) - 1, count).round().astype(np.int64))
+        return self if count >= len(self) else self.select(spaced_positions(len(self), count))
 
     @staticmethod
     def concat(sets, name) -> "PairSet":

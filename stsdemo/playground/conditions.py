@@ -1,5 +1,5 @@
-"""What a teacher does to a run's training pairs, per seed: how many are drawn, the noise on their labels, their
-rounding to nodes, and the order of the batches.
+"""What a teacher does to a run's training pairs, per seed: how many are drawn (and the selection set held back
+beside them), the noise on their labels, their rounding to nodes, and the order of the batches.
 
 Every draw of a seed comes from its own random stream per purpose (:func:`stream`), so the training pairs, the
 noise and the batch order of seed 3 are the same whatever head, loss or other seeds run beside it, and both
@@ -11,6 +11,7 @@ from __future__ import annotations
 import torch
 
 from ..labels import LabelScheme
+from .config import SELECTION_MIN, SELECTION_SHARE
 
 PURPOSES = ("init", "pairs", "noise", "batches")
 
@@ -20,12 +21,23 @@ def stream(seed: int, purpose: str) -> torch.Generator:
     return torch.Generator().manual_seed(int(seed) * len(PURPOSES) + PURPOSES.index(purpose))
 
 
-def training_subset(pool: int, pairs: int, seed: int) -> torch.Tensor:
-    """``pairs`` distinct positions in a pool of ``pool`` training pairs (all of them, in order, when ``pairs``
-    is 0 or at least ``pool``)."""
-    if pairs <= 0 or pairs >= pool:
-        return torch.arange(pool)
-    return torch.randperm(pool, generator=stream(seed, "pairs"))[:pairs].sort().values
+def split_sizes(pool: int, requested: int) -> tuple[int, int]:
+    """How many training and selection pairs a run draws from a pool of ``pool``: ``requested`` training pairs (0
+    or more than the pool holds: all that the selection set leaves), and a selection set of
+    :data:`SELECTION_SHARE` of them, at least :data:`SELECTION_MIN`, carved out of the pool first."""
+    most = pool - max(SELECTION_MIN, round(pool * SELECTION_SHARE / (1 + SELECTION_SHARE)))
+    if most < 1:
+        raise ValueError(f"a pool of {pool} pairs is too small for a selection set of {SELECTION_MIN}")
+    train = most if requested <= 0 else min(requested, most)
+    return train, min(pool - train, max(SELECTION_MIN, round(SELECTION_SHARE * train)))
+
+
+def split_pool(pool: int, requested: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """One seed's disjoint training and selection positions in a pool of ``pool`` pairs (:func:`split_sizes`),
+    each sorted: the selection set is what a practitioner would hold back from the same pool."""
+    train, selection = split_sizes(pool, requested)
+    drawn = torch.randperm(pool, generator=stream(seed, "pairs"))[:train + selection]
+    return drawn[:train].sort().values, drawn[train:].sort().values
 
 
 def training_labels(labels: torch.Tensor, scheme: LabelScheme, noise: float, round_to_nodes: bool,

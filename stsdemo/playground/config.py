@@ -23,6 +23,8 @@ HEADS = ("paper", "cosine", "mlp")
 BUFFER_LOSSES = tuple(name for name, spec in LOSSES.items() if spec.buffer)   # the losses that have a twin
 FEATURES = 3 * 384          # [u, v, |u-v|] of the embedded encoder: the unit of the work budget below
 MAX_WORK = 4e11             # multiply-adds one API run may cost (about 10 s on 2 CPU cores; bench.playground)
+SELECTION_SHARE = 0.2      # a run's selection set holds this share of its training pairs ...
+SELECTION_MIN = 50         # ... and never fewer: a best step chosen on a handful of pairs is noise
 RUN_FIELDS_EXCLUDED = ("steps", "speed")       # changing these continues a run; any other starts it again
 
 
@@ -36,9 +38,9 @@ def knob(default, help: str, *, step=None, **declaration):
 class PlaygroundConfig:
     """One Playground run: data, head, loss, the conditions a teacher sets, the optimiser and the seeds."""
 
-    data: str = setting("sts", "pairs: sts = STS-B (train to learn from, dev held out; labels 0..5), nli = SNLI "
-                               "dev (8,842 pairs to learn from, 1,000 held out; contradiction 0, neutral 1, "
-                               "entailment 2)", choices=DATASETS)
+    data: str = setting("sts", "pairs: sts = STS-B (train: the pool of training and selection pairs; dev: the report "
+                               "set; labels 0..5), nli = SNLI dev (8,842 pairs in the pool, 1,000 held out as the "
+                               "report set; contradiction 0, neutral 1, entailment 2)", choices=DATASETS)
     model: str = setting("", "encoder whose frozen embeddings the heads read; empty = the embedded "
                              "all-MiniLM-L6-v2", text=True)
     head: str = setting("paper", "paper = Linear on [u, v, |u-v|] (the paper's head); cosine = a·cos(u, v) + b "
@@ -55,7 +57,10 @@ class PlaygroundConfig:
                     step=0.05, label="node gap d")
     noise: float = knob(0.0, "label noise: a Gaussian of this sigma added to each training label (on the label "
                              "line, then clipped to its ends)", low=0, high=2, step=0.05, label="label noise σ")
-    train_pairs: int = knob(0, "training pairs drawn for each seed (0 or more than the data has: all)", low=0,
+    train_pairs: int = knob(0, "training pairs drawn for each seed (0, or more than the pool holds: all that the "
+                               f"selection set leaves); a selection set of {SELECTION_SHARE:.0%} as many (at least "
+                               f"{SELECTION_MIN}), with the same noise and rounding, is drawn beside them to pick each "
+                               "run's best step", low=0,
                             high=10_000, integer=True, step=10, label="training pairs")
     round_labels: bool = setting(False, "round the training labels to the nearest node (after the noise)",
                                  label="round training labels to nodes")

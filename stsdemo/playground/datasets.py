@@ -1,8 +1,13 @@
 """The pairs a Playground run learns from and is measured on, as indices into one list of distinct sentences.
 
-* ``sts``: STS-B train (5,749 pairs) to learn from, STS-B dev (1,500) held out; labels 0..5.
+* ``sts``: STS-B train (5,749 pairs; 5,738 once the 11 that repeat an STS-B dev pair are left out) to learn from,
+  STS-B dev (1,500) held out as the report set; labels 0..5.
 * ``nli``: SNLI dev split as the NLI runs split it (:func:`stsdemo.data.snli_dev_split`): 8,842 pairs to learn
   from, the 1,000 pairs held out to select checkpoints held out here; contradiction 0, neutral 1, entailment 2.
+
+A run draws its training pairs and its selection set from the pool to learn from
+(:func:`~stsdemo.playground.conditions.split_pool`); a pool pair whose two sentences also form a held-out pair (in
+either order) is left out of the pool, so the report set shares no pair with what a run trains or selects on.
 
 No test split is read: the Playground and its payoff map measure on held-out training-time data, so nothing
 here is tuned on a test set. ``max_pairs`` keeps an evenly spread sample of each part (tests, quick demos).
@@ -18,7 +23,7 @@ from ..data import PairSet, load_stsb, snli_dev_split
 from ..labels import LabelScheme
 
 TITLES = {"sts": "STS-B dev", "nli": "SNLI dev (held out of its 9,842 pairs)"}
-POOL_PAIRS = {"sts": 5749, "nli": 8842}     # training pairs of each (what "all" means; tests check it)
+POOL_PAIRS = {"sts": 5738, "nli": 8842}     # pool pairs of each, repeats of held-out pairs left out (tests check it)
 
 
 @dataclass(frozen=True)
@@ -46,7 +51,8 @@ class PlaygroundData:
 
 
 def index_pairs(train: PairSet, held_out: PairSet) -> tuple[list[str], PairIndex, PairIndex]:
-    """The distinct sentences of both parts (first seen first) and each part's pairs as indices into them."""
+    """The distinct sentences of both parts (first seen first) and each part's pairs as indices into them, the
+    training pairs that repeat a held-out pair (in either order) left out."""
     sentences = list(dict.fromkeys(train.sentences1 + train.sentences2 + held_out.sentences1 + held_out.sentences2))
     position = {sentence: i for i, sentence in enumerate(sentences)}
 
@@ -54,7 +60,10 @@ def index_pairs(train: PairSet, held_out: PairSet) -> tuple[list[str], PairIndex
         return PairIndex(np.array([position[s] for s in pairs.sentences1], dtype=np.int64),
                          np.array([position[s] for s in pairs.sentences2], dtype=np.int64), pairs.labels.copy())
 
-    return sentences, indexed(train), indexed(held_out)
+    pool, held = indexed(train), indexed(held_out)
+    repeated = set(zip(held.u.tolist(), held.v.tolist())) | set(zip(held.v.tolist(), held.u.tolist()))
+    kept = np.array([pair not in repeated for pair in zip(pool.u.tolist(), pool.v.tolist())], dtype=bool)
+    return sentences, PairIndex(pool.u[kept], pool.v[kept], pool.labels[kept]), held
 
 
 def _sts(source: str) -> tuple[PairSet, PairSet]:

@@ -8,7 +8,9 @@
 * ``inside``: the share (%) of training pairs inside the buffer ``|clamp(prediction) - training label| < x0``,
   where the buffered loss gives no gradient (:meth:`stsdemo.losses.buffer.BufferZoneLoss.in_buffer`).
 
-The first two are "higher is better": the paired difference buffer - none reads them (:data:`PAIRED`).
+The first two are "higher is better": the paired difference buffer - none reads them (:data:`PAIRED`). Each data
+set is read by one of them (:data:`READ_BY`): the metric a run's best step is chosen by and the map reports.
+Gold labels may differ per seed (a selection set): every function takes ``gold`` broadcastable to the predictions.
 """
 
 from __future__ import annotations
@@ -20,18 +22,21 @@ from ..labels import LabelScheme
 METRICS = {"spearman": "Spearman ×100", "accuracy": "on the gold node (%)", "error": "mean |error|",
            "inside": "training pairs inside the buffer (%)"}
 PAIRED = ("spearman", "accuracy")     # the metrics whose paired difference is read (higher is better)
+READ_BY = {"sts": "spearman", "nli": "accuracy"}    # a data set's own measure: ranks on STS, nodes on NLI
 
 
 def spearman_rows(predictions: np.ndarray, gold: np.ndarray) -> np.ndarray:
-    """Spearman x100 of each row of ``predictions`` ``(heads, pairs)`` with ``gold`` ``(pairs,)``."""
+    """Spearman x100 of each row of ``predictions`` ``(..., pairs)`` with ``gold`` (``(pairs,)``, or one row per
+    leading index, broadcastable)."""
     from scipy.stats import rankdata  # here: importing the package should not pay for scipy
 
     ranks = rankdata(np.asarray(predictions, dtype=np.float64), axis=-1)
-    gold_ranks = rankdata(np.asarray(gold, dtype=np.float64))
+    gold_ranks = rankdata(np.asarray(gold, dtype=np.float64), axis=-1)
     ranks -= ranks.mean(-1, keepdims=True)
-    gold_ranks -= gold_ranks.mean()
+    gold_ranks -= gold_ranks.mean(-1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return 100.0 * (ranks @ gold_ranks) / (np.linalg.norm(ranks, axis=-1) * np.linalg.norm(gold_ranks))
+        return 100.0 * (ranks * gold_ranks).sum(-1) / (np.linalg.norm(ranks, axis=-1)
+                                                       * np.linalg.norm(gold_ranks, axis=-1))
 
 
 def node_accuracy(predictions: np.ndarray, gold: np.ndarray, scheme: LabelScheme) -> np.ndarray:
@@ -44,10 +49,15 @@ def mean_error(predictions: np.ndarray, gold: np.ndarray, scheme: LabelScheme) -
     return np.abs(np.clip(predictions, scheme.low, scheme.high) - gold).mean(-1)
 
 
+METRIC_FUNCTIONS = {"spearman": lambda p, g, scheme: spearman_rows(p, g), "accuracy": node_accuracy,
+                    "error": mean_error}
+
+
 def held_out_metrics(predictions: np.ndarray, gold: np.ndarray, scheme: LabelScheme) -> dict[str, np.ndarray]:
     """``spearman``, ``accuracy`` and ``error`` of predictions ``(..., pairs)``, each shaped ``(...)``."""
-    flat = predictions.reshape(-1, predictions.shape[-1])
-    shape = predictions.shape[:-1]
-    return {"spearman": spearman_rows(flat, gold).reshape(shape),
-            "accuracy": node_accuracy(flat, gold, scheme).reshape(shape),
-            "error": mean_error(flat, gold, scheme).reshape(shape)}
+    return {name: function(predictions, gold, scheme) for name, function in METRIC_FUNCTIONS.items()}
+
+
+def metric(name: str, predictions: np.ndarray, gold: np.ndarray, scheme: LabelScheme) -> np.ndarray:
+    """One of ``spearman``, ``accuracy``, ``error`` of predictions ``(..., pairs)`` against ``gold``."""
+    return METRIC_FUNCTIONS[name](predictions, gold, scheme)

@@ -1,12 +1,20 @@
 """Where does the buffer pay off? The paired difference ``buffer - none`` over a grid of label noise x training
 size, for each buffer-zone loss against its ``x0 = 0`` twin (Smooth K2 vs k·MSE, Translated ReLU vs k·L1), on STS
-and NLI.
+and NLI, for the paper's head and a one-hidden-layer head.
 
 Each cell is one :func:`~stsdemo.playground.run.run_seeds` of the default Playground settings at that noise and
-size, over :data:`SEEDS` seeds; its verdict is :mod:`stsdemo.paired`'s (holds: the mean difference is more than two
-standard errors above zero). A data set is read by its own measure (:data:`PRIMARY`): held-out Spearman on STS,
-the share on the gold node (accuracy) on NLI. ``python -m bench.payoff`` computes the grid, records every cell in
-``docs/results.json`` and writes the map the app shows (``payoff.json`` beside this module).
+size, over :data:`SEEDS` seeds, read three ways (:data:`READINGS`):
+
+* ``best``: each twin of each seed stopped at its own best step on the selection set (the default reading);
+* ``step``: both twins at the run's last step (1,000), the one fixed budget of the first map;
+* ``tuned`` (paper head): each twin's learning rate in :data:`TUNED_LRS` and its step chosen on the selection
+  set over seeds 0-19, then reported on fresh seeds 20-39.
+
+A data set is read by its own measure (:data:`~stsdemo.playground.metrics.READ_BY`): held-out Spearman on STS, the
+share on the gold node (accuracy) on NLI. A cell's verdict is :mod:`stsdemo.paired`'s t-test, corrected over all
+the recorded cells of a reading by Benjamini-Hochberg at 5 % (:func:`verdicts`). ``python -m bench.payoff``
+computes the grid, records every cell in ``docs/results.json`` and writes the map the app shows (``payoff.json``
+beside this module).
 """
 
 from __future__ import annotations
@@ -17,16 +25,20 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..losses.spec import paper_k
-from ..paired import Paired
+from ..paired import LEVEL, Paired, benjamini_hochberg
 from .config import BUFFER_LOSSES, DATASETS, PlaygroundConfig
+from .metrics import READ_BY
 
 NOISES = (0.0, 0.25, 0.5, 1.0, 1.5)          # sigma of the label noise on the line (node gap d = 1)
-SIZES = (50, 200, 800, 3200, 0)             # training pairs per seed; 0 = all (STS-B 5,749, SNLI 8,842)
+SIZES = (50, 200, 800, 3200, 0)             # training pairs per seed; 0 = all the selection set leaves
 SEEDS = 20
 HEADS = ("paper", "mlp")                     # the paper's head, and one with more capacity than 50 noisy pairs need
-PRIMARY = {"sts": "spearman", "nli": "accuracy"}
+TUNED_LRS = (0.001, 0.003, 0.01, 0.03)       # the learning rates each twin chooses from in the tuned reading
+READINGS = {"best": "each twin stopped at its best step", "step": "both twins at step 1,000",
+            "tuned": "each twin's lr and step chosen on the selection set, read on fresh seeds"}
+VERDICT_MARKS = {"holds": "▲", "reversed": "▼"}     # any other verdict is unmarked
 MAP_FILE = Path(__file__).with_name("payoff.json")
-MAP_VERSION = 1
+MAP_VERSION = 2
 
 
 def cell_config(dataset: str, loss: str, head: str, noise: float, size: int) -> PlaygroundConfig:
@@ -46,10 +58,40 @@ def grid() -> list[tuple[str, str, str, float, int]]:
             for noise in NOISES for size in SIZES]
 
 
-def cell_paired(entry: dict, metric: str) -> Paired:
-    """A recorded cell's paired difference as :class:`~stsdemo.paired.Paired`, from its per-seed differences."""
-    found = entry["paired"][metric]
+def cell_reading(entry: dict, reading: str) -> dict | None:
+    """A recorded cell's part for one of :data:`READINGS` (``paired``, and ``steps`` where each twin chose its
+    own), or None when the cell was not read that way (the mlp head has no tuned reading)."""
+    return {"step": entry, "best": entry.get("stopped_at_best"), "tuned": entry.get("tuned")}[reading]
+
+
+def cell_paired(entry: dict, metric: str, reading: str = "best") -> Paired | None:
+    """A recorded cell's paired difference under ``reading``, from its per-seed differences (None: not read)."""
+    part = cell_reading(entry, reading)
+    if part is None:
+        return None
+    found = part["paired"][metric]
     return Paired(list(found["diffs"]), list(found["seeds"]))
+
+
+def verdicts(payoff: dict, reading: str = "best") -> dict[str, str]:
+    """Every recorded cell's verdict under ``reading``, by cell key: each cell read by its data set's metric, its
+    t-test corrected over all the recorded cells of that reading by Benjamini-Hochberg at 5 %
+    (:func:`stsdemo.paired.benjamini_hochberg`)."""
+    found = {key: cell_paired(entry, READ_BY[entry["config"]["data"]], reading)
+             for key, entry in payoff.get("cells", {}).items()}
+    found = {key: result for key, result in found.items() if result is not None}
+    discovered = benjamini_hochberg([result.p_value for result in found.values()])
+    return {key: result.verdict_given(significant) for (key, result), significant in zip(found.items(), discovered)}
+
+
+def correction_text(cells: int) -> str:
+    """How the map's marks were made, in words."""
+    return (f"Each cell is a paired t-test over its seeds, corrected for the {cells} cells of this reading by "
+            f"Benjamini-Hochberg at {LEVEL:.0%}: if the buffer made no difference anywhere, the whole grid would show "
+            f"any mark at all in at most 1 run in {round(1 / LEVEL)}, and of the marks it shows at most {LEVEL:.0%} "
+            "are expected to be false. Differences under 0.1 points are negligible and never marked. Neighbouring "
+            "cells share seeds, starts, noise draws and (along a row) training subsets, so a run of marks down a "
+            "column is not independent evidence.")
 
 
 def load_map(path: Path = MAP_FILE) -> dict:
@@ -81,19 +123,31 @@ def nearest_cell(noise: float, size: int, pool: int) -> tuple[float, int]:
     return chosen_noise, chosen_size
 
 
-def reading(cells: dict[tuple[float, int], dict], metric: str) -> str:
-    """What a map shows, plainly: in how many cells the buffer pays off (holds), costs (reversed) or makes no
-    measurable difference, and where it pays off ("nowhere" when it does not)."""
+def reading(cells: dict[tuple[float, int], dict], marks: dict[str, str], total: int, label: str = "best") -> str:
+    """What a map shows, plainly: in how many of its cells the buffer pays off (holds), costs (reversed), makes a
+    negligible or no measurable difference (``marks``: :func:`verdicts` over all ``total`` cells of the reading),
+    and where it pays off ("nowhere" when it does not)."""
     if not cells:
         return "This map has not been recorded yet (`python -m bench.payoff`)."
-    verdicts = {key: cell_paired(entry, metric).verdict for key, entry in cells.items()}
-    holds = [key for key, verdict in verdicts.items() if verdict == "holds"]
-    reversed_ = [key for key, verdict in verdicts.items() if verdict == "reversed"]
-    neutral = len(verdicts) - len(holds) - len(reversed_)
-    where = ("nowhere on this grid" if not holds else
-             "at " + ", ".join(f"σ {noise:g} × {'all' if size == 0 else size} pairs" for noise, size in sorted(holds)))
-    chance = len(verdicts) / 20
-    return (f"The buffer pays off {where}: it holds in {len(holds)} of {len(verdicts)} cells, is reversed in "
-            f"{len(reversed_)} and makes no measurable difference in {neutral}. By chance alone about {chance:.1f} "
-            f"of {len(verdicts)} cells would read holds or reversed (the 2-se rule errs about 1 time in 20), so a "
-            "lone marked cell is weak evidence; a run of them along a row or a column is not.")
+    found = {place: marks.get(cell_key_of(entry)) for place, entry in cells.items()}
+    found = {place: verdict for place, verdict in found.items() if verdict is not None}
+    if not found:
+        return f"This map has no {READINGS[label]} reading (the paper's head has one; `python -m bench.payoff`)."
+    holds = sorted(place for place, verdict in found.items() if verdict == "holds")
+    costs = sorted(place for place, verdict in found.items() if verdict == "reversed")
+    negligible = sum(verdict == "negligible" for verdict in found.values())
+
+    def places(chosen):
+        return ", ".join(f"σ {noise:g} × {'all' if size == 0 else size} pairs" for noise, size in chosen)
+
+    where = "nowhere on this grid" if not holds else "at " + places(holds)
+    against = f" (at {places(costs)})" if costs else ""
+    return (f"With {READINGS[label]}, the buffer pays off {where}: it holds in {len(holds)} of {len(found)} cells, is "
+            f"reversed in {len(costs)}{against}, negligible in {negligible} and shows no measurable difference in "
+            f"{len(found) - len(holds) - len(costs) - negligible}. " + correction_text(total))
+
+
+def cell_key_of(entry: dict) -> str:
+    """The cell key of a recorded cell, from its settings."""
+    config = entry["config"]
+    return cell_key(config["data"], config["loss"], config["head"], config["noise"], config["train_pairs"])

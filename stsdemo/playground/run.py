@@ -1,4 +1,5 @@
-"""The lockstep trainer: the chosen loss with its buffer and its no-buffer twin, every seed at once.
+"""The lockstep trainer: the chosen loss with its buffer and its no-buffer twin, every seed at once, each stopped
+at its best.
 
 Twin 0 trains with the loss as set (``k``, ``x0``), twin 1 with the same loss at ``x0 = 0`` (the same ``k``: Smooth
 K2 becomes ``k·MSE``, Translated ReLU ``k·L1``). Both losses come from the project's registry
@@ -6,6 +7,15 @@ K2 becomes ``k·MSE``, Translated ReLU ``k·L1``). Both losses come from the pro
 twins of a seed start from the same head and see the same training pairs, labels and batches; the sum over
 heads of each head's batch-mean loss gives every head exactly its own gradient, and Adam acts elementwise, so a
 seed trained among twenty ends where it ends alone (up to float rounding).
+
+Three disjoint sets per seed, as a practitioner would have them:
+
+* the **training pairs** (a teacher's noise and rounding on their labels);
+* a **selection set** held back from the same pool, with the same noise and rounding
+  (:func:`~.conditions.split_pool`): every :data:`SELECT_EVERY` steps each head is measured on it by the data
+  set's own metric (:data:`~.metrics.READ_BY`), and each twin of each seed keeps its own best step;
+* the **report set** (STS-B dev, SNLI's held-out 1,000) with clean labels, which selects nothing: it is read at
+  the current step and at each head's chosen step ("stopped at its best").
 
 :class:`Playground` is what the tab steps and measures; :func:`run_seeds` runs one to its end for the API and the
 payoff map. The paired difference ``buffer - none`` over seeds and its verdict are :mod:`stsdemo.paired`'s.
@@ -20,18 +30,20 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from ..data.pairs import spaced_positions
 from ..labels import LabelScheme
 from ..losses.registry import build_loss
 from ..losses.spec import LossSpec, loss_spec
 from ..paired import Paired, paired
-from .conditions import BatchOrder, training_labels, training_subset
+from .conditions import BatchOrder, split_pool, training_labels
 from .config import PlaygroundConfig
 from .datasets import PlaygroundData
 from .heads import build_head, pair_features
-from .metrics import PAIRED, held_out_metrics
+from .metrics import PAIRED, READ_BY, held_out_metrics, metric
 
 TWIN_NAMES = ("buffer", "none")
-TRAIN_SAMPLE = 500        # training pairs per seed whose share inside the buffer is measured
+TRAIN_SAMPLE = 500        # training pairs per seed whose fit and share inside the buffer are measured
+SELECT_EVERY = 10         # steps between two measurements on the selection set (each a candidate best step)
 MAX_HISTORY = 400         # curve points kept; beyond it every other older point is dropped
 STEPS_AT_ONCE = 256       # batches drawn at a time (bounds the index memory of a long call)
 
@@ -65,23 +77,35 @@ def prepare_features(data: PlaygroundData, vectors: torch.Tensor, head: str) -> 
 
 @dataclass
 class Measurement:
-    """One measurement of every head: ``values[metric]`` is ``(seeds, twins)``; ``shown`` the first seed's
-    predictions ``(twins, dots)`` on the held-out pairs the view draws."""
+    """One measurement of every head. ``values[metric]`` is ``(seeds, twins)``: the report set's ``spearman``,
+    ``accuracy`` and ``error`` at this step, the share of training pairs ``inside`` the buffer, the data set's
+    metric on the ``selection`` set and on the training pairs (``fit``: what memorisation drives up).
+    ``best[metric]`` is the report set's metric of each head at its own best step, ``best_steps`` those steps
+    ``(seeds, twins)``. ``shown`` and ``shown_best`` are the first seed's predictions ``(twins, dots)`` on the
+    report pairs the view draws, at this step and at each twin's best step."""
 
     step: int
     seeds: list[int]
     values: dict[str, np.ndarray]
+    best: dict[str, np.ndarray]
+    best_steps: np.ndarray
     shown: np.ndarray
+    shown_best: np.ndarray
 
-    def mean(self, metric: str) -> np.ndarray:
+    def mean(self, metric: str, at_best: bool = False) -> np.ndarray:
         """The metric's mean over seeds, per twin (a seed's NaN left out; NaN when every seed's is)."""
-        return _nan_stat(np.nanmean, self.values[metric])
+        return _nan_stat(np.nanmean, (self.best if at_best else self.values)[metric])
 
-    def paired(self, metric: str) -> Paired:
-        """``buffer - none`` of ``metric`` over the seeds, with the verdict of :mod:`stsdemo.paired`."""
-        values = self.values[metric]
-        return paired({s: float(values[i, 0]) for i, s in enumerate(self.seeds) if np.isfinite(values[i]).all()},
-                      {s: float(values[i, 1]) for i, s in enumerate(self.seeds)})
+    def paired(self, metric: str, at_best: bool = False) -> Paired:
+        """``buffer - none`` of ``metric`` over the seeds (at this step, or each head at its best step), with the
+        verdict of :mod:`stsdemo.paired`."""
+        return paired_over_seeds((self.best if at_best else self.values)[metric], self.seeds)
+
+
+def paired_over_seeds(values: np.ndarray, seeds: list[int]) -> Paired:
+    """``values[:, 0] - values[:, 1]`` of the seeds where both twins' values are finite."""
+    return paired({s: float(values[i, 0]) for i, s in enumerate(seeds) if np.isfinite(values[i]).all()},
+                  {s: float(values[i, 1]) for i, s in enumerate(seeds)})
 
 
 @dataclass
@@ -96,31 +120,42 @@ class StepRecord:
 
 
 class Playground:
-    """A run of ``config`` on ``data``: both twins of every seed, trained in lockstep by :meth:`step`, measured by
-    :meth:`measure` (which also extends :attr:`history`, the curves' points)."""
+    """A run of ``config`` on ``data``: both twins of every seed, trained in lockstep by :meth:`step`, each twin's
+    best step kept on the selection set, measured by :meth:`measure` (which also extends :attr:`history`, the
+    curves' points)."""
 
     def __init__(self, config: PlaygroundConfig, data: PlaygroundData, features: Features, shown: int = 600,
                  seeds: list[int] | None = None):
-        """``shown``: how many held-out pairs (evenly spread) :attr:`Measurement.shown` gives; ``seeds``: which
+        """``shown``: how many report pairs (evenly spread) :attr:`Measurement.shown` gives; ``seeds``: which
         seeds (default ``0 .. config.seeds - 1``)."""
         self.config = config = config.validate()
         self.data, self.features = data, features
         self.seeds = list(range(config.seeds)) if seeds is None else list(seeds)
         self.scheme = LabelScheme(data.scheme.name, data.scheme.categories, config.d)
+        self.read_by = READ_BY[data.name] if data.name in READ_BY else "spearman"
         self.losses = (build_loss(config.loss, config.k, config.x0, self.scheme),
                        build_loss(config.loss, config.k, 0.0, self.scheme))
         pool = torch.from_numpy(data.train.labels).float() * config.d
-        self.subsets = torch.stack([training_subset(len(pool), config.train_pairs, s) for s in self.seeds])
-        self.labels = torch.stack([training_labels(pool[subset], self.scheme, config.noise, config.round_labels, s)
-                                   for s, subset in zip(self.seeds, self.subsets)])
+        splits = [split_pool(len(pool), config.train_pairs, s) for s in self.seeds]
+        self.subsets = torch.stack([train for train, _ in splits])
+        self.selection = torch.stack([held for _, held in splits])
+        drawn = [training_labels(pool[torch.cat(split)], self.scheme, config.noise, config.round_labels, s)
+                 for s, split in zip(self.seeds, splits)]       # one noise draw per seed over both parts
         pairs = self.subsets.shape[1]
+        self.labels = torch.stack([labels[:pairs] for labels in drawn])
+        self.selection_labels = torch.stack([labels[pairs:] for labels in drawn]).numpy()
         self.orders = [BatchOrder(pairs, config.batch_size, s) for s in self.seeds]
-        self.sample = torch.linspace(0, pairs - 1, min(pairs, TRAIN_SAMPLE)).round().long()
+        self.sample = torch.from_numpy(spaced_positions(pairs, TRAIN_SAMPLE))
         self.gold = data.held_out.labels * config.d
-        self.shown = np.unique(np.linspace(0, len(self.gold) - 1, min(shown, len(self.gold))).round().astype(int))
+        self.shown = spaced_positions(len(self.gold), shown) if shown else np.empty(0, dtype=np.int64)
         self.head = build_head(config.head, self.seeds, features.train.shape[1], self.scheme, config.width)
         self.optimizer = torch.optim.Adam(self.head.parameters(), lr=config.lr, fused=True)
         self.steps_done, self.history, self.last_step = 0, [], None
+        twins = (len(self.seeds), len(TWIN_NAMES))
+        self.best_selection = np.full(twins, -np.inf)
+        self.best_steps = np.zeros(twins, dtype=np.int64)
+        self.best_predictions = np.zeros((*twins, len(self.gold)), dtype=np.float32)
+        self._select()
 
     @property
     def finished(self) -> bool:
@@ -133,16 +168,19 @@ class Playground:
         self.config = config.validate()
 
     def step(self, steps: int = 1) -> None:
-        """Train every head ``steps`` steps; :attr:`last_step` keeps the last batch and the pull each pair got."""
+        """Train every head ``steps`` steps, measuring the selection set every :data:`SELECT_EVERY` steps;
+        :attr:`last_step` keeps the last batch and the pull each pair got."""
         while steps > 0:
             block = min(steps, STEPS_AT_ONCE)
             batches = torch.stack([order.take(block) for order in self.orders])    # (seeds, block, batch)
             for index in range(block):
                 self._one_step(batches[:, index], record=(steps == block and index == block - 1))
+                if self.steps_done % SELECT_EVERY == 0:
+                    self._select()
             steps -= block
 
     def _rows(self, positions: torch.Tensor) -> torch.Tensor:
-        """The training features at pool ``positions`` ``(seeds, n)``: ``(seeds, n, F)``."""
+        """The training-pool features at pool ``positions`` ``(seeds, n)``: ``(seeds, n, F)``."""
         rows = torch.index_select(self.features.train, 0, positions.reshape(-1))
         return rows.view(*positions.shape, -1)
 
@@ -162,43 +200,73 @@ class Playground:
             self.last_step = StepRecord(predictions.detach(), labels, predictions.grad * labels.shape[1])
 
     @torch.no_grad()
+    def selection_values(self) -> np.ndarray:
+        """Every head's metric (:data:`~.metrics.READ_BY`) on its seed's selection set, ``(seeds, twins)``."""
+        predictions = self.head(self._rows(self.selection)).numpy()
+        return metric(self.read_by, predictions, self.selection_labels[:, None, :], self.scheme)
+
+    @torch.no_grad()
+    def _select(self) -> None:
+        """Measure the selection set; a head that beats its best so far (a tie keeps the earlier step) takes this
+        step as its best, with its report-set predictions here."""
+        value = np.nan_to_num(self.selection_values(), nan=-np.inf)
+        better = value > self.best_selection
+        if better.any():
+            report = self.head(self.features.held_out).numpy()
+            self.best_selection[better] = value[better]
+            self.best_steps[better] = self.steps_done
+            self.best_predictions[better] = report[better]
+
+    @torch.no_grad()
     def measure(self) -> Measurement:
-        """Every head on the held-out pairs, and the share of training pairs inside the buffer; appended to
-        :attr:`history` as the twins' means over seeds."""
+        """Every head on the report pairs at this step and at its best step, on the selection set and on a sample
+        of its training pairs; appended to :attr:`history` as the twins' means over seeds."""
         held = self.head(self.features.held_out).numpy()                        # (seeds, twins, pairs)
         values = held_out_metrics(held, self.gold, self.scheme)
         sample = self.subsets[:, self.sample]
         predictions = self.head(self._rows(sample))                                # (seeds, twins, sample)
         labels = self.labels[:, self.sample].unsqueeze(1)
         values["inside"] = 100.0 * self.losses[0].in_buffer(predictions, labels).float().mean(-1).numpy()
-        measurement = Measurement(self.steps_done, self.seeds, values, held[0][:, self.shown])
+        values["fit"] = metric(self.read_by, predictions.numpy(), labels.numpy(), self.scheme)
+        values["selection"] = self.selection_values()
+        best = held_out_metrics(self.best_predictions, self.gold, self.scheme)
+        measurement = Measurement(self.steps_done, self.seeds, values, best, self.best_steps.copy(),
+                                  held[0][:, self.shown], self.best_predictions[0][:, self.shown])
         self._remember(measurement)
         return measurement
 
     def _remember(self, measurement: Measurement) -> None:
         if self.history and self.history[-1]["step"] == measurement.step:
             self.history.pop()
-        self.history.append({"step": measurement.step, **{name: measurement.mean(name) for name in measurement.values}})
+        self.history.append({"step": measurement.step, **{name: measurement.mean(name) for name in measurement.values},
+                             **{f"best_{name}": measurement.mean(name, at_best=True) for name in measurement.best}})
         while len(self.history) > MAX_HISTORY:
             self.history = self.history[:-1:2] + self.history[-1:]
 
 
 def summary(measurement: Measurement) -> dict:
-    """The final metrics of both twins (mean and sd over seeds) and the paired differences with their verdicts:
-    what the API answers and the payoff map records."""
-    twins = {}
-    for twin, name in enumerate(TWIN_NAMES):
-        twins[name] = {metric: {"mean": _number(_nan_stat(np.nanmean, values[:, twin])),
-                                "sd": _number(_nan_stat(np.nanstd, values[:, twin], ddof=1) if len(values) > 1
-                                              else np.nan)}
-                       for metric, values in measurement.values.items()}
-    differences = {}
-    for metric in PAIRED:
-        result = measurement.paired(metric)
-        differences[metric] = {"mean": _number(result.mean), "se": _number(result.se), "n": result.n,
-                               "verdict": result.verdict, "text": result.numbers(),
-                               "diffs": [_number(diff) for diff in result.diffs], "seeds": result.seeds}
-    return {"step": measurement.step, "seeds": measurement.seeds, "twins": twins, "paired": differences}
+    """Both readings of a run, what the API answers and the payoff map records: ``twins`` and ``paired`` at this
+    step (each twin's metrics, mean and sd over seeds; the paired differences with their verdicts), and
+    ``stopped_at_best``: the same of each head at its own best step on the selection set, with those steps."""
+    at_best = {"twins": _twins(measurement.best),
+               "paired": {metric: paired_entry(measurement.paired(metric, at_best=True)) for metric in PAIRED},
+               "steps": {name: measurement.best_steps[:, twin].tolist() for twin, name in enumerate(TWIN_NAMES)}}
+    return {"step": measurement.step, "seeds": measurement.seeds, "twins": _twins(measurement.values),
+            "paired": {metric: paired_entry(measurement.paired(metric)) for metric in PAIRED},
+            "stopped_at_best": at_best}
+
+
+def _twins(values: dict[str, np.ndarray]) -> dict:
+    """Each twin's metrics: mean and sd over seeds."""
+    return {name: {metric: {"mean": _number(_nan_stat(np.nanmean, found[:, twin])),
+                            "sd": _number(_nan_stat(np.nanstd, found[:, twin], ddof=1) if len(found) > 1 else np.nan)}
+                   for metric, found in values.items()}
+            for twin, name in enumerate(TWIN_NAMES)}
+
+
+def paired_entry(result: Paired) -> dict:
+    return {"mean": _number(result.mean), "se": _number(result.se), "n": result.n, "verdict": result.verdict,
+            "text": result.numbers(), "diffs": [_number(diff) for diff in result.diffs], "seeds": result.seeds}
 
 
 def _nan_stat(statistic, values: np.ndarray, **options):
@@ -213,10 +281,14 @@ def _number(value) -> float | None:
     return round(value, 4) if np.isfinite(value) else None
 
 
-def run_seeds(config: PlaygroundConfig, data: PlaygroundData, features: Features) -> dict:
-    """Train a run of ``config`` to its last step and measure it once: :func:`summary` plus the seconds it took."""
+def run_seeds(config: PlaygroundConfig, data: PlaygroundData, features: Features,
+              seeds: list[int] | None = None) -> dict:
+    """Train a run of ``config`` (on ``seeds``, default ``0 .. config.seeds - 1``) to its last step and measure it
+    once: :func:`summary`, each twin's best selection value (mean over seeds), and the seconds it took."""
     started = time.perf_counter()
-    playground = Playground(config, data, features, shown=0)
+    playground = Playground(config, data, features, shown=0, seeds=seeds)
     playground.step(playground.config.steps)
     result = summary(playground.measure())
+    result["stopped_at_best"]["selection"] = {name: _number(playground.best_selection[:, twin].mean())
+                                              for twin, name in enumerate(TWIN_NAMES)}
     return {**result, "seconds": round(time.perf_counter() - started, 3)}
