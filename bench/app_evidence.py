@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from stsdemo.app.evidence_view import NLI, STS, Claim, ClaimLine, Evidence, EvidenceRow, claims_markdown, evidence_frame
+from stsdemo.app.evidence_view import claims_markdown, evidence_frame
+from stsdemo.evidence import NLI, STS, Claim, ClaimLine, Evidence, EvidenceRow
 
 from .common import mean_sd
 from .nli_tables import epochs_text, nli_groups
@@ -23,7 +24,7 @@ def machine_text(run: dict, results: dict) -> str:
 
 
 def evidence(results: dict):
-    """The app's evidence (:mod:`stsdemo.app.evidence_view`): every arm at the paper's budget with its seeds, and
+    """The app's evidence (:class:`stsdemo.evidence.Evidence`): every arm at the paper's budget with its seeds, and
     the claims' verdicts with the numbers behind them, all from ``results``."""
     import time
 

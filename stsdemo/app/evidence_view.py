@@ -1,16 +1,9 @@
 """What the project measured, as the app shows it: the recorded arms and the verdicts on the paper's claims.
 
 The numbers come from ``evidence.json`` beside this module, which ``python -m bench.report`` writes from the
-benchmark runs recorded in ``docs/results.json`` (each run names its machine). The app only reads it: no
-recomputation, no network. A missing or unreadable file leaves the app working and says the evidence is
-unavailable.
-
-Layout of ``evidence.json`` (``EVIDENCE_VERSION``)::
-
-    {"version": 1, "generated": "...", "source": "docs/results.json",
-     "rows":   [EvidenceRow fields ...],                      # one per arm, encoder and task
-     "claims": [{"claim": "C2", "text": "...", "verdict": "...", "n": "3",
-                 "lines": [ClaimLine fields ...]}, ...]}
+benchmark runs recorded in ``docs/results.json`` (each run names its machine; the file's layout and types:
+:mod:`stsdemo.evidence`). The app only reads it: no recomputation, no network. A missing or unreadable file
+leaves the app working and says the evidence is unavailable.
 """
 
 from __future__ import annotations
@@ -20,91 +13,16 @@ import json
 import math
 import re
 import textwrap
-from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 import pandas as pd
 import plotly.graph_objects as go
 
+from ..evidence import NLI, STS, Claim, ClaimLine, Evidence, EvidenceRow
 from ..losses.spec import LOSSES
 from .reference import PAPER_ARMS, PAPER_REPORTED
 
 EVIDENCE_FILE = Path(__file__).with_name("evidence.json")
-EVIDENCE_VERSION = 1
-STS, NLI = "STS", "NLI"
-
-
-@dataclass
-class EvidenceRow:
-    """One recorded arm: mean and sd over its seeds of each figure it has (None where it has none)."""
-
-    arm: str
-    label: str
-    encoder: str
-    task: str                      # "STS" (7-task Avg. of cosine Spearman x100) or "NLI" (SNLI test)
-    seeds: list[int]
-    avg: float | None = None       # 7-task Avg.
-    avg_sd: float | None = None
-    node: float | None = None      # STS-B test pairs on their node (%)
-    node_sd: float | None = None
-    node_n: int | None = None      # seeds with a node accuracy (runs recorded before it existed have none)
-    nli: float | None = None       # SNLI test accuracy (%)
-    nli_sd: float | None = None
-    nli_f1: float | None = None    # SNLI test macro-F1 (%)
-    dev: float | None = None       # STS-B dev Spearman of the kept checkpoint (NLI: held-out accuracy)
-    dev_sd: float | None = None
-    loss: str = ""
-    target: str = ""
-    setting: str = ""              # the budget in words
-    machine: str = ""
-
-    @classmethod
-    def from_dict(cls, values: dict) -> "EvidenceRow":
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in values.items() if k in known})
-
-
-@dataclass
-class ClaimLine:
-    """One comparison behind a claim: the per-seed differences a - b and the verdict the rule gives them."""
-
-    test: str
-    a: str
-    b: str
-    diffs: list[float]
-    mean: float | None
-    se: float | None
-    n: int
-    verdict: str
-    metric: str
-
-
-@dataclass
-class Claim:
-    claim: str
-    text: str
-    verdict: str
-    n: str
-    lines: list[ClaimLine] = field(default_factory=list)
-
-    @classmethod
-    def from_dict(cls, values: dict) -> "Claim":
-        return cls(values["claim"], values["text"], values["verdict"], str(values["n"]),
-                   [ClaimLine(**line) for line in values.get("lines", [])])
-
-
-@dataclass
-class Evidence:
-    rows: list[EvidenceRow]
-    claims: list[Claim]
-    generated: str = ""
-
-    def to_dict(self) -> dict:
-        return {"version": EVIDENCE_VERSION, "generated": self.generated, "source": "docs/results.json",
-                "rows": [asdict(r) for r in self.rows], "claims": [asdict(c) for c in self.claims]}
-
-    def row(self, arm: str, encoder: str = "all-MiniLM-L6-v2", task: str = STS) -> EvidenceRow | None:
-        return next((r for r in self.rows if (r.arm, r.encoder, r.task) == (arm, encoder, task)), None)
 
 
 class EvidenceUnavailable(Exception):
@@ -115,11 +33,7 @@ def load_evidence(path: Path | None = None) -> Evidence:
     """The recorded evidence; :class:`EvidenceUnavailable` when the file is missing or corrupt."""
     path = path or EVIDENCE_FILE
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if data.get("version") != EVIDENCE_VERSION:
-            raise ValueError(f"version {data.get('version')!r}, expected {EVIDENCE_VERSION}")
-        return Evidence([EvidenceRow.from_dict(r) for r in data["rows"]],
-                        [Claim.from_dict(c) for c in data["claims"]], data.get("generated", ""))
+        return Evidence.from_dict(json.loads(path.read_text(encoding="utf-8")))
     except FileNotFoundError:
         raise EvidenceUnavailable(f"no evidence file ({path.name}) ships with this copy") from None
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
