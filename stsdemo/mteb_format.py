@@ -41,7 +41,7 @@ from . import __version__, save_format
 from .atomic import write_json_atomic
 from .errors import InputError
 from .evaluate import TASKS
-from .model_source import DEFAULT_MODEL_NAMES, HUB_ID, resolve_model, start_encoder_config
+from .model_source import DEFAULT_MODEL_NAMES, resolve_model, start_encoder_config
 
 MTEB_VERSION = "2.26.24"
 NO_REVISION = "no_revision_available"
@@ -119,14 +119,17 @@ def task_result(task: str, cosine_spearman100: float, pairs: int) -> dict:
 def mteb_model_name(name: str | None, label: str | None = None) -> str:
     """The model's name in MTEB: the embedded default is all-MiniLM-L6-v2's hub id, a hub id is itself, and a
     local folder is ``local/`` and ``label`` (the app's name for it) or the folder's own name (MTEB wants an
-    ``organization/model_name``). Read from the name alone (as :func:`~stsdemo.model_source.resolve_model` tells
-    a folder from a hub id): a scorer's base folder may be gone."""
+    ``organization/model_name``). A folder that is gone (a scorer's base may be) is still named as a folder."""
     text = str(name or "").strip()
     if text in DEFAULT_MODEL_NAMES:
         return DEFAULT_ENCODER
-    if Path(text).expanduser().exists() or text.startswith((".", "/", "~")) or not HUB_ID.match(text):
-        return f"{LOCAL_ORGANIZATION}/{label or Path(text).expanduser().resolve().name}"
-    return text
+    try:
+        source, _ = resolve_model(text)
+        if not Path(source).is_dir():
+            return source  # a hub id
+    except InputError:  # resolve_model refuses only a local folder that does not exist
+        source = text
+    return f"{LOCAL_ORGANIZATION}/{label or Path(source).name}"
 
 
 def _hub_snapshot(repo_id: str) -> Path | None:

@@ -3,22 +3,28 @@
 7-task results depend on the encoder alone (cosine similarity), so they are cached per encoder on disk
 (:func:`~stsdemo.app.model_cache.result_cache`): a base model is evaluated once, and a head-only run shares its
 base's entry. The GPU-heavy generator carries ``@spaces.GPU``: on a ZeroGPU Space it runs in a GPU worker,
-elsewhere the decorator returns the function unchanged.
+elsewhere the decorator returns the function unchanged. An evaluated model's results download as MTEB result
+files (:mod:`stsdemo.mteb_format`), zipped.
 """
 
 from __future__ import annotations
 
 import spaces  # noqa: I001  (before torch, so ZeroGPU can patch CUDA initialisation)
 
+import json
 import time
+import zipfile
+from pathlib import Path
 from typing import Iterator
 
 import pandas as pd
 
+from .. import mteb_format
+from ..atomic import atomic_write
 from ..errors import InputError
 from ..final_eval import TestScores, scoring_steps
 from ..model import SiameseRegressor, default_device
-from . import evidence_view, model_cache, plots
+from . import evidence_view, model_cache, plots, store
 from .progress import SKIP, duration
 from .reference import PUBLISHED_SCORES
 
@@ -83,3 +89,21 @@ def benchmark_stream(state, session: str, choice: str) -> Iterator[tuple[str, ob
         note = f"{name}: cached results (this encoder was evaluated before)."
     rows = state.add_bench_row(session, name, results)
     yield plots.progress_html(1.0, note, "done"), benchmark_table(rows), benchmark_chart(rows)
+
+
+def mteb_zip(state, session: str, choice: str) -> Path:
+    """The chosen model's 7-task results as MTEB result files (one JSON per task and ``model_meta.json``, see
+    :mod:`stsdemo.mteb_format`), zipped and staged for this session. The results are the ones the evaluation
+    cached, never recomputed: a model not evaluated yet is refused."""
+    name = model_cache.display_name(session, choice)
+    source = model_cache.resolve_choice(session, choice, encoder_default=True)
+    results = model_cache.result_cache().get(source)
+    if results is None:
+        raise InputError(f"evaluate {name} on the 7 tasks first; the download holds those results")
+    pairs = {task: len(found) for task, found in state.test_sets().items()}
+    files = mteb_format.mteb_files(source, results, pairs, label=name)
+    target = store.downloads_dir(session) / f"mteb-{next(iter(files)).split('/')[0]}.zip"
+    with atomic_write(target, "wb") as handle, zipfile.ZipFile(handle, "w", zipfile.ZIP_DEFLATED) as archive:
+        for relative, payload in files.items():
+            archive.writestr(relative, json.dumps(payload, indent=2))
+    return target

@@ -1,5 +1,5 @@
 """Tab 4, *Benchmark*: the project's recorded evidence (arms, seeds, verdicts on the paper's claims), then the
-7-task SentEval table and bars for any model or run, beside reference rows."""
+7-task SentEval table and bars for any model or run, beside reference rows, and their download as MTEB results."""
 
 from __future__ import annotations
 
@@ -57,6 +57,13 @@ def build() -> SimpleNamespace:
         table = gr.Dataframe(senteval_view.benchmark_table({}), interactive=False, label="Results")
         chart = gr.Plot(senteval_view.benchmark_chart({}), show_label=False)
         gr.Markdown(REFERENCE_NOTE, elem_classes="sts-note")
+        gr.Markdown("**MTEB format.** Once the model above is evaluated, its scores download as MTEB result files: "
+                    "one JSON per task (STS12–16, STSBenchmark, SICK-R) and `model_meta.json`, laid out as MTEB's "
+                    "result cache. The scores are this page's, on SentEval's copies of the test sets, not an MTEB "
+                    "run; each file says so, and SICK-R's test set is smaller than MTEB's.", elem_classes="sts-note")
+        with gr.Row(elem_classes="sts-wrap"):
+            mteb_button = gr.Button("Download as MTEB results", scale=1, min_width=160)
+            mteb_zip = gr.File(label="MTEB-format results (zip)", interactive=False, scale=3, min_width=220)
     return SimpleNamespace(**locals())
 
 
@@ -73,8 +80,14 @@ def wire(tab: SimpleNamespace, state, demo: gr.Blocks) -> None:
         return (senteval_view.benchmark_table(rows), senteval_view.benchmark_chart(rows),
                 *senteval_view.evidence_views(rows))
 
+    @user_errors
+    def download_mteb(choice, request: gr.Request):
+        return str(senteval_view.mteb_zip(state, session_of(request), choice))
+
     tab.button.click(evaluate, tab.model, [tab.progress, tab.table, tab.chart, tab.evidence_table],
                      api_name="benchmark", concurrency_id="eval", concurrency_limit=1, show_progress="minimal")
+    tab.mteb_button.click(download_mteb, tab.model, tab.mteb_zip, api_name="benchmark_mteb", concurrency_id="zip",
+                          concurrency_limit=2)
     demo.load(initial, None,
               [tab.table, tab.chart, tab.evidence_table, tab.sts_chart, tab.nli_chart, tab.verdicts],
               api_visibility="private", queue=False)
