@@ -12,6 +12,10 @@ No ``allowed_paths`` (and the output folder is blocked): Gradio serves every fil
 anyone who asks for it by URL, and the output folder holds every visitor's runs. Files handed to a visitor
 (zips, scored CSVs) are staged in the system temp dir, whence Gradio copies them into its cache
 (stsdemo.app.store).
+
+Disk (stsdemo.app.store): at start-up the orphans of a killed server are removed; then a sweeper thread removes
+stale sessions and handed-over downloads every minute, and Gradio deletes its cached copies on a schedule
+(``delete_cache``). Each visitor's runs may take STSDEMO_SESSION_DISK (default 1gb).
 """
 
 import spaces  # noqa: F401  (first: ZeroGPU must patch CUDA before torch initialises it)
@@ -28,9 +32,24 @@ from stsdemo.app import store
 from stsdemo.app.state import AppState
 from stsdemo.app.ui import build_demo, launch_kwargs, mcp_wanted
 
-store.recover_interrupted()   # runs a killed server left "running" say so, and their checkpoints are listed again
+store.recover_interrupted()   # runs a killed server left "running" say so, their checkpoints are listed again
 state = AppState()
 demo = build_demo(state)
+# Gradio reads delete_cache when launch() builds the server: its copies of handed-out files are deleted on a
+# schedule instead of never (a zip is about 84 MB).
+demo.delete_cache = store.GRADIO_CACHE_SCHEDULE
+
+
+def launch(host: str | None = None, port: int | None = None, mcp: bool = False, **options):
+    """Start the app's background threads (model warm-up, the disk sweeper) and serve ``demo`` as a Space
+    does: the upload cap, the output folder never served, Gradio's cache cleared. ``options`` go to
+    ``demo.launch`` (tests and benchmarks pass ``prevent_thread_lock=True``); returns what it returns."""
+    output = environment.output_dir()
+    output.mkdir(parents=True, exist_ok=True)
+    threading.Thread(target=state.models.warm_up, name="stsdemo-warm-up", daemon=True).start()
+    store.start_sweeper(state)
+    return demo.launch(server_name=host, server_port=port, show_error=True, max_file_size=environment.max_upload(),
+                       blocked_paths=[str(output)], **launch_kwargs(mcp=mcp, demo=demo), **options)
 
 
 def main() -> None:
@@ -43,11 +62,7 @@ def main() -> None:
     on_space = bool(os.environ.get("SPACE_ID"))
     host = os.environ.get("GRADIO_SERVER_NAME") or ("0.0.0.0" if on_space else "127.0.0.1")
     port = int(os.environ.get("PORT") or os.environ.get("GRADIO_SERVER_PORT") or 7860)
-    output = environment.output_dir()
-    output.mkdir(parents=True, exist_ok=True)
-    threading.Thread(target=state.models.warm_up, name="stsdemo-warm-up", daemon=True).start()
-    demo.launch(server_name=host, server_port=port, show_error=True, max_file_size=environment.max_upload(),
-                blocked_paths=[str(output)], **launch_kwargs(mcp=mcp, demo=demo))
+    launch(host, port, mcp)
 
 
 if __name__ == "__main__":

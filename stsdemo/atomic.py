@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 STALE_STAGING_S = 3600  # temporary siblings older than this were left by a killed writer
+PARTIAL_GLOB = ".*.tmp"  # the names atomic_write gives its temporary files: .<target name>.<random>.tmp
 
 
 @contextmanager
@@ -121,6 +122,22 @@ def replace_folder(staging: Path, folder: Path) -> None:
         staging.rename(folder)
         shutil.rmtree(retired, ignore_errors=True)
     _fsync_dir(folder.parent)
+
+
+def remove_partial_writes(folder: Path, max_age_s: float = 0.0, recursive: bool = False) -> int:
+    """Delete the temporary files of :func:`atomic_write` calls that a killed process never finished (those in
+    ``folder``, or anywhere under it with ``recursive``, older than ``max_age_s``). Returns how many went.
+
+    With ``max_age_s=0`` a live writer's file goes too: only call it so when no other process writes there."""
+    now, removed = time.time(), 0
+    for path in (folder.rglob if recursive else folder.glob)(PARTIAL_GLOB):
+        try:
+            if path.is_file() and now - path.stat().st_mtime >= max_age_s:
+                path.unlink()
+                removed += 1
+        except OSError:
+            continue
+    return removed
 
 
 def remove_stale_staging(folder: Path, max_age_s: float = STALE_STAGING_S) -> None:

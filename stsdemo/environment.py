@@ -11,6 +11,8 @@ STSDEMO_TRUST_REMOTE_CODE  comma-separated hub ids allowed to run their own mode
 STSDEMO_MAX_UPLOAD    largest file a visitor may upload to the app (default ``20mb``; units b, kb, mb, gb).
 STSDEMO_MAX_TRAINING  fine-tunes the app runs at once (default 1).
 STSDEMO_MAX_WAITING   fine-tunes that may wait for a free slot (default 4); more are refused with a message.
+STSDEMO_SESSION_DISK  disk one visitor's runs may take in the app (default ``1gb``, units as for uploads): a
+                      default run's checkpoint is about 92 MB; a new run over it is refused with a message.
 """
 
 from __future__ import annotations
@@ -89,26 +91,46 @@ _SIZE_UNITS = {"b": 1, "kb": 1024, "mb": 1024**2, "gb": 1024**3}
 
 def max_upload() -> str:
     """The upload cap as Gradio's ``launch(max_file_size=...)`` takes it, e.g. ``"20mb"``."""
-    return os.environ.get("STSDEMO_MAX_UPLOAD", DEFAULT_MAX_UPLOAD).strip().lower().replace(" ", "")
+    return _size_setting("STSDEMO_MAX_UPLOAD", DEFAULT_MAX_UPLOAD)
+
+
+def _size_setting(name: str, default: str) -> str:
+    return os.environ.get(name, default).strip().lower().replace(" ", "")
+
+
+def _size_bytes(name: str, text: str) -> int:
+    """A size written as Gradio reads it (``20mb``; 1 kb = 1024 bytes) in bytes; ``name``: its variable."""
+    digits = len(text) - len(text.lstrip("0123456789"))
+    number, unit = text[:digits], text[digits:] or "b"
+    if not number or unit not in _SIZE_UNITS:
+        raise ValueError(f"{name}={text!r}: expected a whole number and a unit (b, kb, mb, gb), e.g. 20mb")
+    return int(number) * _SIZE_UNITS[unit]
+
+
+def size_text(size: float) -> str:
+    """A size in bytes for people: ``20 MB``."""
+    for unit in ("GB", "MB", "KB"):
+        if size >= _SIZE_UNITS[unit.lower()]:
+            return f"{round(size / _SIZE_UNITS[unit.lower()], 2):g} {unit}"
+    return f"{size:.0f} bytes"
 
 
 def max_upload_bytes() -> int:
     """The upload cap in bytes (units as Gradio reads them: 1 kb = 1024 bytes)."""
-    text = max_upload()
-    digits = len(text) - len(text.lstrip("0123456789"))
-    number, unit = text[:digits], text[digits:] or "b"
-    if not number or unit not in _SIZE_UNITS:
-        raise ValueError(f"STSDEMO_MAX_UPLOAD={text!r}: expected a whole number and a unit (b, kb, mb, gb), e.g. 20mb")
-    return int(number) * _SIZE_UNITS[unit]
+    return _size_bytes("STSDEMO_MAX_UPLOAD", max_upload())
 
 
 def max_upload_text() -> str:
     """The upload cap for people: ``20 MB``."""
-    size = max_upload_bytes()
-    for unit in ("GB", "MB", "KB"):
-        if size >= _SIZE_UNITS[unit.lower()]:
-            return f"{size / _SIZE_UNITS[unit.lower()]:g} {unit}"
-    return f"{size} bytes"
+    return size_text(max_upload_bytes())
+
+
+DEFAULT_SESSION_DISK = "1gb"   # about ten default runs (a 92 MB checkpoint each), or a 3-seed comparison and more
+
+
+def session_disk_bytes() -> int:
+    """The disk one visitor's runs may take in the app (``STSDEMO_SESSION_DISK``), in bytes."""
+    return _size_bytes("STSDEMO_SESSION_DISK", _size_setting("STSDEMO_SESSION_DISK", DEFAULT_SESSION_DISK))
 
 
 def _positive_int(name: str, default: int) -> int:

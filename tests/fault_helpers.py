@@ -9,7 +9,13 @@ one writer slowed down; it prints a marker line at the worst moment and then wai
 * ``json``          - ``write_json_atomic`` has written its temporary file but not renamed it;
 * ``app-run``       - a fine-tune started the app's way (its record in a session folder under FOLDER, the
                       output folder), whose second checkpoint is being written when it hangs: the step-0
-                      checkpoint is good, the next one half-written in its staging folder.
+                      checkpoint is good, the next one half-written in its staging folder;
+* ``app-swap``      - the same fine-tune, hanging just after its second checkpoint was swapped in (the marker
+                      line ends with the sha256 of the swapped-in head file);
+* ``zip``           - a finished run of the app (under the output folder FOLDER) being zipped for download:
+                      its export folder written, the zip half-written when it hangs;
+* ``embedding``     - the Playground's embedding cache (under the output folder FOLDER) writing a table: its
+                      temporary file written, not yet renamed.
 """
 
 from __future__ import annotations
@@ -57,30 +63,50 @@ def half_writer(tensors, filename, metadata=None):
     hang(f"HALF-WRITTEN {filename}")
 
 
-def app_run(output: str) -> None:
-    """The ``app-run`` scenario (STSDEMO_OUTPUT_DIR is ``output``): every dev evaluation scores higher than the
-    last, so each is saved; the second save's head file is half-written when the child hangs."""
-    import stsdemo.evaluate
+def hang_at_second_save(at_swap: bool) -> None:
+    """The second checkpoint save hangs: with its head file half-written, or (``at_swap``) just after the
+    folder swap, printing the swapped-in head's sha256."""
+    import hashlib
+
+    import stsdemo.atomic
     import stsdemo.save_format
+
+    real_save, real_exchange = stsdemo.save_format.save_file, stsdemo.atomic.exchange
+    saves = []
+
+    def second_save_hangs(tensors, filename, metadata=None):
+        saves.append(filename)
+        return (real_save if len(saves) == 1 or at_swap else half_writer)(tensors, filename, metadata)
+
+    def exchange_then_hang(first, second):
+        swapped = real_exchange(first, second)
+        if swapped:
+            hang(f"SWAPPED {hashlib.sha256((second / stsdemo.save_format.HEAD_NAME).read_bytes()).hexdigest()}")
+        return swapped
+
+    stsdemo.save_format.save_file, stsdemo.atomic.exchange = second_save_hangs, exchange_then_hang
+
+
+def app_run(output: str, at_swap: bool) -> None:
+    """The ``app-run`` and ``app-swap`` scenarios (STSDEMO_OUTPUT_DIR is ``output``): every dev evaluation scores
+    higher than the last, so each is saved; the second save hangs (:func:`hang_at_second_save`)."""
+    import stsdemo.evaluate
     from stsdemo.app import finetune_view, store
     from stsdemo.app.state import StopSignal
     from stsdemo.preflight import preflight
     from stsdemo.train import TrainConfig
 
     start = tiny_model(seed=1).save(Path(output) / "tiny-start")
-    real_save, real_score = stsdemo.save_format.save_file, stsdemo.evaluate.DevEvaluator.__call__
-    saves, scores = [], []
-
-    def second_save_hangs(tensors, filename, metadata=None):
-        saves.append(filename)
-        return (real_save if len(saves) == 1 else half_writer)(tensors, filename, metadata)
+    real_score = stsdemo.evaluate.DevEvaluator.__call__
+    scores = []
 
     def rising(self, model):
         metrics = real_score(self, model)
         scores.append(len(scores))
         return {**metrics, "score": float(len(scores))}
 
-    stsdemo.save_format.save_file, stsdemo.evaluate.DevEvaluator.__call__ = second_save_hangs, rising
+    hang_at_second_save(at_swap)
+    stsdemo.evaluate.DevEvaluator.__call__ = rising
     session, run_id = "killed", store.new_run_id()
     folder = store.session_run_folder(session, run_id)
     config = preflight(TrainConfig(model=str(start), data="stsb", max_pairs=16, max_dev_pairs=8, max_length=16,
@@ -91,9 +117,57 @@ def app_run(output: str) -> None:
         pass
 
 
+def finished_run(session: str, run_id: str) -> None:
+    """A finished run of ``session`` in the app's output folder: a tiny scorer as its checkpoint."""
+    from stsdemo.app import store
+
+    checkpoint = store.session_run_folder(session, run_id) / "checkpoint"
+    tiny_model(seed=3).save(checkpoint)
+    store.save_run(session, store.RunInfo(run_id, "#1 tiny", status="finished",
+                                          config={"output_dir": str(checkpoint)}))
+
+
+def zip_run() -> None:
+    """The ``zip`` scenario: the zip of a finished run hangs after its first file is written."""
+    import zipfile
+
+    from stsdemo.app import store
+    from stsdemo.app.state import AppState
+
+    finished_run("zipped", "tiny-run")
+    real_write = zipfile.ZipFile.write
+
+    def write_then_hang(self, *args, **kwargs):
+        real_write(self, *args, **kwargs)
+        self.fp.flush()
+        hang("ZIPPING")
+
+    zipfile.ZipFile.write = write_then_hang
+    store.zip_run(AppState(), "zipped", "tiny-run")
+
+
+def embedding_write() -> None:
+    """The ``embedding`` scenario: a table of the Playground's cache is written to its temporary file, then hangs."""
+    import os
+
+    import numpy as np
+
+    from stsdemo.playground.embeddings import Encoder, embed_sentences
+
+    encoder = Encoder("stand-in", "stand-in", 16, lambda sentences: np.ones((len(sentences), 4), dtype=np.float32))
+    os.fsync = lambda fd: hang("STAGED")
+    embed_sentences(["A man plays.", "A dog runs."], encoder)
+
+
 def main(scenario: str, folder: str) -> None:
-    if scenario == "app-run":
-        app_run(folder)
+    if scenario in ("app-run", "app-swap"):
+        app_run(folder, at_swap=scenario == "app-swap")
+        return
+    if scenario == "zip":
+        zip_run()
+        return
+    if scenario == "embedding":
+        embedding_write()
         return
     if scenario == "json":
         import stsdemo.atomic as atomic

@@ -126,8 +126,9 @@ def test_other_runtime_errors_are_not_mistaken_for_out_of_memory(tmp_path, tiny_
 # ---- a kill in the middle of a save -----------------------------------------------------------------------
 
 
-def _run_until(scenario: str, target: Path, marker: str, timeout: float = 180.0, **env) -> None:
-    """Start the child (``env``: more environment variables), wait for ``marker`` on its stdout, then SIGKILL it."""
+def _run_until(scenario: str, target: Path, marker: str, timeout: float = 180.0, **env) -> str:
+    """Start the child (``env``: more environment variables), wait for ``marker`` on its stdout, then SIGKILL it.
+    Returns the marker's line."""
     child = subprocess.Popen([sys.executable, str(HELPERS), scenario, str(target)], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, env={**os.environ, **env})
     lines = []
@@ -143,6 +144,7 @@ def _run_until(scenario: str, target: Path, marker: str, timeout: float = 180.0,
         os.kill(child.pid, signal.SIGKILL)
         child.wait(30)
     assert lines and lines[-1].startswith(marker), f"child never reached {marker}: {lines} {child.stderr.read()}"
+    return lines[-1].strip()
 
 
 @pytest.mark.parametrize("scenario", ["head", "encoder"])
@@ -192,6 +194,57 @@ def test_kill_9_during_an_app_run_is_recovered_at_start_up(tmp_path, monkeypatch
     assert SiameseRegressor.load(str(info.checkpoint)).predict(*PAIRS).shape == (2,)
     assert "interrupted" in finetune_view.run_summary(info)
     assert store.recover_interrupted() == []   # once is enough
+
+
+def test_kill_9_just_after_the_checkpoint_swap_leaves_the_new_weights_with_their_own_record(tmp_path, monkeypatch):
+    """The weights and the ``run.json`` that names their step arrive in one swap: a server killed right after
+    it holds the second checkpoint with its own record (never one without), the recovered run lists that step,
+    and its zip carries the record and the card, with no server path or session id in them."""
+    import zipfile
+
+    from stsdemo.app import store
+    from stsdemo.app.state import AppState
+
+    monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path))
+    swapped = _run_until("app-swap", tmp_path, "SWAPPED", STSDEMO_OUTPUT_DIR=str(tmp_path)).split()[1]
+    ((session, run_id),) = [(p.parent.parent.name, p.parent.name) for p in tmp_path.glob("sessions/*/*/history.json")]
+    checkpoint = store.session_run_folder(session, run_id) / "checkpoint"
+    assert hashlib.sha256((checkpoint / "head.safetensors").read_bytes()).hexdigest() == swapped
+    record = json.loads((checkpoint / "run.json").read_text())
+    assert record["best_step"] == [1, 2] and record["best_dev"] == 2.0       # the second evaluation's weights
+    assert store.recover_interrupted() == [(session, run_id)]
+    info = store.load_run(session, run_id)
+    assert (info.best_step, info.best) == ((1, 2), 2.0)                    # the history follows the checkpoint
+    with zipfile.ZipFile(store.zip_run(AppState(), session, run_id)) as archive:
+        assert {"run.json", "README.md", "head.safetensors"} <= set(archive.namelist())
+        zipped, card = json.loads(archive.read("run.json")), archive.read("README.md").decode()
+    assert zipped["best_step"] == [1, 2] and zipped["config"]["output_dir"] == "./checkpoint"
+    for text in (json.dumps(zipped), card):
+        assert session not in text and str(tmp_path) not in text
+
+
+def _zip_orphans(output: Path) -> list[Path]:
+    from stsdemo.app import store
+
+    return [*output.glob(f"sessions/*/*/{store.EXPORT_PREFIX}*"), *store.downloads_root().glob("*/.*.tmp")]
+
+
+ORPHANS = {"zip": ("ZIPPING", _zip_orphans),     # the zip's export folder and its partial zip
+           "embedding": ("STAGED", lambda output: list(output.glob("cache/playground/.*.tmp")))}
+
+
+@pytest.mark.parametrize("scenario", list(ORPHANS))
+def test_what_a_kill_leaves_beside_the_runs_does_not_survive_a_restart(scenario, tmp_path, monkeypatch):
+    """A server killed while it zips a run (its export folder and a partial zip) or writes the Playground's
+    embedding cache (a partial table) leaves them behind; the start-up recovery removes them."""
+    from stsdemo.app import store
+
+    monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path))
+    marker, orphans = ORPHANS[scenario]
+    _run_until(scenario, tmp_path, marker, STSDEMO_OUTPUT_DIR=str(tmp_path))
+    assert len(orphans(tmp_path)) == (2 if scenario == "zip" else 1), f"what the kill leaves: {orphans(tmp_path)}"
+    store.recover_interrupted()
+    assert not orphans(tmp_path)
 
 
 def test_kill_mid_result_write_leaves_the_old_json(tmp_path):

@@ -5,23 +5,31 @@ Each visitor (a Gradio session hash) owns ``<STSDEMO_OUTPUT_DIR>/sessions/<sessi
 ``history.json`` (settings, every event, final results) and, on request, a zip for download. A session can
 list, load, zip and delete only runs inside its own folder.
 
-Files handed to a visitor (a run's zip, a scored CSV) are staged in ``<system temp>/stsdemo-downloads/
-<session>/``, from where Gradio copies them into its cache. The output folder itself is never served:
-putting it in ``allowed_paths`` would let anyone fetch any session's files by URL.
+Files handed to a visitor (a run's zip, a scored CSV) are staged in ``<system temp>/stsdemo-downloads-<output
+folder's hash>/<session>/``, from where Gradio copies them into its cache (whose copies the app has Gradio
+delete on a schedule: :data:`GRADIO_CACHE_SCHEDULE`); a staged file is removed once handed over. The output
+folder itself is never served: putting it in ``allowed_paths`` would let anyone fetch any session's files by URL.
+
+Disk: a session's runs may take :func:`stsdemo.environment.session_disk_bytes` (:func:`check_disk_budget`);
+:func:`sweep` removes sessions untouched for :data:`SESSION_MAX_AGE_S` and handed-over downloads, at start-up
+and then every :data:`SWEEP_EVERY_S` seconds (:func:`start_sweeper`).
 
 A run records the server process that trains it (``owner``). At start-up, :func:`recover_interrupted` marks a
 run that another process left ``running`` (killed mid-run: nothing will ever finish it) as ``interrupted``: its
-good checkpoint is listed again and the staging folders the kill left are removed.
+good checkpoint is listed again and the staging folders the kill left are removed, with every other orphan a
+killed server leaves (export folders of a zip, partial zips, partial cache files). One server uses an output
+folder at a time, as the runs' ``owner`` assumes.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
-import os
 import re
 import shutil
 import tempfile
+import threading
 import time
 import uuid
 import zipfile
@@ -30,15 +38,17 @@ from pathlib import Path
 
 from .. import environment
 from .. import save_format
-from ..atomic import remove_stale_staging, retired_path, write_json_atomic
+from ..atomic import atomic_write, remove_partial_writes, remove_stale_staging, retired_path, write_json_atomic
 from ..errors import InputError
 from ..events import Event, StageStep
-from ..model import SiameseRegressor
-from ..model_card import write_card
+from ..export import export_scorer
 
 RUN_PREFIX = "run:"
 HISTORY_NAME = "history.json"
-SESSION_MAX_AGE_S = 24 * 3600     # session folders older than this are removed when a new run starts
+SESSION_MAX_AGE_S = 24 * 3600     # session folders untouched for longer are removed by the sweep
+SWEEP_EVERY_S = 60                # how often the sweep runs (start_sweeper)
+HANDED_OVER_S = 60                # a staged download this old has been copied into Gradio's cache: removed
+GRADIO_CACHE_SCHEDULE = (300, 900)  # Gradio's delete_cache: every 5 min, its copies older than 15 min go
 SESSION_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 RUN_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,80}$")
 PROCESS = uuid.uuid4().hex        # this server process, as the owner of the runs it trains
@@ -66,7 +76,10 @@ def session_dir(session: str) -> Path:
 
 
 def downloads_root() -> Path:
-    return Path(tempfile.gettempdir()) / "stsdemo-downloads"
+    """Where this server stages downloads: one folder per output folder, so that servers side by side (tests,
+    benchmarks) never sweep each other's files."""
+    key = hashlib.sha256(str(environment.output_dir()).encode()).hexdigest()[:12]
+    return Path(tempfile.gettempdir()) / f"stsdemo-downloads-{key}"
 
 
 def downloads_dir(session: str) -> Path:
@@ -197,9 +210,62 @@ def prune_sessions(busy: set[str], max_age_s: float = SESSION_MAX_AGE_S) -> int:
     return removed
 
 
+def remove_handed_over(max_age_s: float = HANDED_OVER_S) -> int:
+    """Remove staged downloads older than ``max_age_s``: Gradio copied each into its cache as the app returned
+    it, so the staged file only doubles the disk it takes (a partial zip of a killed writer goes too)."""
+    removed = 0
+    now = time.time()
+    for path in downloads_root().glob("*/*"):
+        try:
+            if path.is_file() and now - path.stat().st_mtime >= max_age_s:
+                path.unlink()
+                removed += 1
+        except OSError:
+            continue
+    return removed
+
+
+def sweep(busy: set[str], handed_over_s: float = HANDED_OVER_S) -> None:
+    """Remove stale sessions (not the ``busy`` ones) and handed-over downloads."""
+    prune_sessions(busy)
+    remove_handed_over(handed_over_s)
+
+
+def start_sweeper(state, every_s: float = SWEEP_EVERY_S) -> threading.Event:
+    """Sweep now and then every ``every_s`` seconds in a daemon thread, sparing the sessions of ``state``'s
+    runs in progress. Setting the returned event stops it."""
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.is_set():
+            try:
+                sweep(set(state.active_runs()))
+            except OSError as error:  # a full or vanished disk: the next sweep tries again
+                print(f"stsdemo: sweep failed: {error}", flush=True)
+            stop.wait(every_s)
+
+    threading.Thread(target=loop, name="stsdemo-sweeper", daemon=True).start()
+    return stop
+
+
+def session_disk_use(session: str) -> int:
+    """Bytes the files of this session's runs take."""
+    return sum(path.stat().st_size for path in session_dir(session).rglob("*") if path.is_file())
+
+
+def check_disk_budget(session: str) -> None:
+    """InputError, naming the budget, when this session's runs already take its disk budget
+    (``STSDEMO_SESSION_DISK``): called before a new run starts."""
+    used, budget = session_disk_use(session), environment.session_disk_bytes()
+    if used >= budget:
+        raise InputError(f"this session's runs take {environment.size_text(used)} of disk, its budget is "
+                         f"{environment.size_text(budget)} (STSDEMO_SESSION_DISK): delete a run of this session "
+                         "before starting another")
+
+
 def remove_staging(session: str, info: RunInfo) -> None:
-    """What a run killed mid-write leaves in its folder: half-written checkpoint and export folders, temporary
-    JSON files and its stop flag; a checkpoint parked aside by an interrupted folder swap is put back."""
+    """What a run killed mid-write leaves in its folder: half-written checkpoint folders, temporary JSON files
+    and its stop flag; a checkpoint parked aside by an interrupted folder swap is put back."""
     folder, checkpoint = session_run_folder(session, info.run_id), info.checkpoint
     if info.config.get("output_dir"):
         parked = retired_path(checkpoint)
@@ -208,15 +274,33 @@ def remove_staging(session: str, info: RunInfo) -> None:
         remove_stale_staging(checkpoint, max_age_s=0)
         remove_stale_staging(checkpoint / save_format.RUN_RECORD, max_age_s=0)
         shutil.rmtree(parked, ignore_errors=True)
-    for export in folder.glob(EXPORT_PREFIX + "*"):
-        shutil.rmtree(export, ignore_errors=True)
     remove_stale_staging(folder / HISTORY_NAME, max_age_s=0)
     (folder / STOP_FLAG).unlink(missing_ok=True)
 
 
+def kept_best(info: RunInfo) -> None:
+    """Take the best dev score and step from the checkpoint's own ``run.json`` (swapped in with its weights),
+    which a kill may have left ahead of the history."""
+    try:
+        record = json.loads((info.checkpoint / save_format.RUN_RECORD).read_text(encoding="utf-8"))
+        info.best, info.best_step = float(record["best_dev"]), StageStep.parse(record["best_step"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+
+
+def remove_orphans() -> None:
+    """At start-up, what a killed server leaves beside the runs: a zip's export folders, staged and partial
+    downloads, and partial files of the cache (the Playground's embeddings, the base models' scores)."""
+    for export in sessions_root().glob(f"*/*/{EXPORT_PREFIX}*"):
+        shutil.rmtree(export, ignore_errors=True)
+    remove_handed_over(max_age_s=0)
+    remove_partial_writes(environment.cache_dir(), recursive=True)
+
+
 def recover_interrupted() -> list[tuple[str, str]]:
     """At start-up: every run left ``running`` by another server process becomes ``interrupted`` (its staging
-    folders removed, its best checkpoint listed again) and says so. Returns ``(session, run id)`` of each."""
+    folders removed, its best checkpoint listed again) and says so; the orphans a kill leaves are removed
+    (:func:`remove_orphans`). Returns ``(session, run id)`` of each run."""
     recovered = []
     root = sessions_root()
     for path in sorted(root.glob(f"*/*/{HISTORY_NAME}")) if root.is_dir() else []:
@@ -229,47 +313,38 @@ def recover_interrupted() -> list[tuple[str, str]]:
             continue
         remove_staging(session, info)
         kept = "its best checkpoint so far is kept" if info.has_checkpoint() else "no checkpoint was written"
+        if info.has_checkpoint():
+            kept_best(info)
         info.status, info.message = "interrupted", f"the server stopped while it trained; {kept}"
         save_run(session, info)
         recovered.append((session, run_id))
+    remove_orphans()
     return recovered
 
 
 def zip_run(state, session: str, run_id: str) -> Path:
-    """A zip of the run's best checkpoint whose unzipped folder loads with
-    ``sentence_transformers.SentenceTransformer(folder)`` (and with ``SiameseRegressor.load``), with the run's
-    records and its model card (``README.md``, written from them)."""
+    """A zip of the run's best checkpoint (:func:`stsdemo.export.export_scorer`: full weights, the run's
+    records with run-relative paths and its model card), whose unzipped folder loads with
+    ``sentence_transformers.SentenceTransformer(folder)`` and with ``SiameseRegressor.load``. It is staged in
+    the session's downloads folder until Gradio has copied it (:func:`remove_handed_over`)."""
     info = load_run(session, run_id)
     if state.active_run(session) == run_id:
         raise InputError("this run is still training; wait for it to end (or stop it) before downloading")
     if not info.has_checkpoint():
         raise InputError(f"run {info.label!r} has no checkpoint yet")
     target = downloads_dir(session) / f"stsdemo-{run_id}.zip"
-    if not (info.checkpoint / save_format.CARD_NAME).is_file():   # a run saved before cards were written
-        write_card(info.checkpoint)
     stamp = max(p.stat().st_mtime for p in info.checkpoint.rglob("*") if p.is_file())
     if target.is_file() and target.stat().st_mtime >= stamp:
+        target.touch()  # handed over again: kept until Gradio has copied it
         return target
-    source = info.checkpoint
-    staging_dir = None
-    if not save_format.has_full_encoder(source):
-        # A head-only or LoRA checkpoint holds no full encoder; export the merged model so the zip stands alone.
-        staging_dir = Path(tempfile.mkdtemp(prefix=EXPORT_PREFIX, dir=session_run_folder(session, run_id)))
-        model = SiameseRegressor.load(str(source), allowed_roots=environment.model_roots())
-        source = model.export(staging_dir / "model")
-        for record in save_format.RECORDS:
-            if (info.checkpoint / record).is_file():
-                shutil.copyfile(info.checkpoint / record, source / record)
-        write_card(source)  # the export's own card: it stores the full weights
-    partial = target.with_name(f".{target.name}.tmp")
+    staging = Path(tempfile.mkdtemp(prefix=EXPORT_PREFIX, dir=session_run_folder(session, run_id)))
     try:
-        with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=5) as archive:
-            for path in sorted(source.rglob("*")):
-                if path.is_file():
-                    archive.write(path, path.relative_to(source).as_posix())
-        os.replace(partial, target)
+        source = export_scorer(info.checkpoint, staging / "model", allowed_roots=environment.model_roots())
+        with atomic_write(target, "wb", encoding=None) as handle:
+            with zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=5) as archive:
+                for path in sorted(source.rglob("*")):
+                    if path.is_file():
+                        archive.write(path, path.relative_to(source).as_posix())
     finally:
-        partial.unlink(missing_ok=True)
-        if staging_dir is not None:
-            shutil.rmtree(staging_dir, ignore_errors=True)
+        shutil.rmtree(staging, ignore_errors=True)
     return target
