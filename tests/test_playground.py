@@ -159,7 +159,8 @@ def test_training_selection_and_report_sets_are_disjoint(synthetic, train_pairs)
         assert len(held) >= SELECTION_MIN
         if train_pairs == 0:                          # "all" is all that the selection set leaves
             assert len(train) + len(held) == pool
-    assert split_sizes(5749, 0) == (4791, 958) and split_sizes(5749, 800) == (800, 160)
+    assert split_sizes(5749, 0) == (5249, 500) and split_sizes(5749, 800) == (800, 160)
+    assert split_sizes(5749, 200) == (200, 50) and split_sizes(5749, 3200) == (3200, 500)
     # the selection labels carry the same noise as the training labels: they are not the clean pool labels
     clean = synthetic[0].train.labels[run.selection[0].numpy()]
     assert not np.allclose(run.selection_labels[0], clean)
@@ -302,15 +303,43 @@ def test_validate_names_the_limit_and_the_budget_bounds_one_call():
                                       "<= 20; default 10).")
 
 
-def test_the_payoff_reading_says_where_and_says_nowhere():
-    def entry(diffs):
-        return {"seeds": list(range(len(diffs))), "paired": {"spearman": {"diffs": diffs,
-                                                                           "seeds": list(range(len(diffs)))}}}
+def _recorded_map(cells: dict) -> dict:
+    """A map whose cells (by (noise, size) on STS, Smooth K2, paper head) hold ``diffs`` at step 1,000 and at best."""
+    def entry(noise, size, diffs):
+        part = {"paired": {"spearman": {"diffs": diffs, "seeds": list(range(len(diffs)))}}}
+        config = dict(data="sts", loss="sk2", head="paper", noise=noise, train_pairs=size)
+        return {"config": config, "seeds": list(range(len(diffs))), **part, "stopped_at_best": part}
 
-    cells = {(0.0, 50): entry([0.5, 0.6, 0.4]), (0.5, 50): entry([-0.1, 0.1, 0.0]), (1.0, 200): entry([-1, -1.1, -0.9])}
-    assert "at σ 0 × 50 pairs" in payoff.reading(cells, "spearman")
-    assert "holds in 1 of 3 cells, is reversed in 1" in payoff.reading(cells, "spearman")
-    del cells[(0.0, 50)]
-    assert payoff.reading(cells, "spearman").startswith("The buffer pays off nowhere on this grid")
+    return {"cells": {payoff.cell_key("sts", "sk2", "paper", *place): entry(*place, diffs)
+                      for place, diffs in cells.items()}}
+
+
+def test_the_payoff_reading_says_where_and_says_nowhere():
+    clear, tiny = [0.5, 0.6, 0.4, 0.55, 0.45], [0.05, 0.06, 0.04, 0.05, 0.05]
+    found = _recorded_map({(0.0, 50): clear, (0.5, 50): [-0.3, 0.5, 0.2, 0.6, -0.4], (1.0, 200): [-x for x in clear],
+                           (1.5, 800): tiny})
+    marks = payoff.verdicts(found, "best")
+    cells = payoff.cells_of(found, "sts", "sk2", "paper")
+    text = payoff.reading(cells, marks, len(marks))
+    assert "at σ 0 × 50 pairs" in text and "holds in 1 of 4 cells, is reversed in 1 (at σ 1 × 200 pairs)" in text
+    assert "negligible in 1" in text and "Benjamini-Hochberg" in text and "share seeds" in text
+    del found["cells"][payoff.cell_key("sts", "sk2", "paper", 0.0, 50)]
+    marks = payoff.verdicts(found, "step")
+    text = payoff.reading(payoff.cells_of(found, "sts", "sk2", "paper"), marks, len(marks), "step")
+    assert text.startswith("With both twins at step 1,000, the buffer pays off nowhere on this grid")
+    assert payoff.reading({}, {}, 0).startswith("This map has not been recorded")
+
+
+def test_the_maps_marks_are_corrected_over_its_cells():
+    # alone, p = 0.005 would be marked; among 20 cells with nothing else, Benjamini-Hochberg leaves it unmarked
+    lone = [0.9, 0.6, 1.1, 0.7]
+    assert payoff.cell_paired(_recorded_map({(0.0, 50): lone})["cells"]["payoff/sts/sk2/paper/noise0/pairs50"],
+                              "spearman").verdict == "holds"
+    level = {(noise, size): [0.3, -0.3, 0.2, -0.2] for noise in payoff.NOISES for size in payoff.SIZES[:4]}
+    marks = payoff.verdicts(_recorded_map({**level, (0.0, 50): lone}), "best")
+    assert len(marks) == 20 and "holds" not in marks.values()
+
+
+def test_the_nearest_cell_and_the_grid():
     assert payoff.nearest_cell(0.6, 180, 5749) == (0.5, 200) and payoff.nearest_cell(0.0, 0, 5749) == (0.0, 0)
     assert len(payoff.grid()) == 2 * 2 * len(payoff.HEADS) * len(payoff.NOISES) * len(payoff.SIZES)

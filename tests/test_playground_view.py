@@ -93,9 +93,28 @@ def test_the_drawn_points_are_bounded_and_the_hollow_dots_are_inside_the_buffer(
     assert all(len(line["x"]) <= 401 for panel in curves["panels"] for line in panel["lines"])
 
 
+def test_the_status_reads_stopped_at_its_best_first_and_marks_each_twins_best_step(store):
+    settings = values(steps=200, speed=100, lr=0.05, noise=0.5)
+    playground_view.advance(store, "visitor-f", settings, "play")
+    view = playground_view.advance(store, "visitor-f", settings, "tick")
+    status = view.status
+    assert status.index("Stopped at its best") < status.index("At this step (200)")
+    assert "selection set of 50 more with the same noise" in status and "memorisation" in status
+    assert "4.30 standard errors" in status                 # the t-quantile at n = 3, in words
+    run = store.session("visitor-f").playground
+    best = [int(np.median(run.best_steps[:, twin])) for twin in range(2)]
+    assert view.curves["best"] == best and 0 <= min(best) and max(best) <= 200
+    report, selection = view.curves["panels"][:2]
+    assert "report set" in report["title"] and "selection set" in selection["title"]
+    assert [line["x"] for line in report["lines"][2:]] == [[step, step] for step in best]   # the best-step marks
+
+
 def test_the_api_run_is_checked_and_bounded(store):
     result = playground_view.api_run(store, dict(seeds=2, steps=50, model="default"))
     assert result["step"] == 50 and result["paired"]["spearman"]["n"] == 2
+    best = result["stopped_at_best"]
+    assert best["paired"]["spearman"]["n"] == 2 and all(0 <= s <= 50 for s in best["steps"]["buffer"])
+    assert set(best["steps"]) == {"buffer", "none"} and "mean" in best["twins"]["none"]["spearman"]
     assert result["twins_named"]["none"].startswith("no buffer: x0 = 0")
     with pytest.raises(InputError, match="model must be one of"):
         playground_view.api_run(store, dict(model="bert-base-uncased"))

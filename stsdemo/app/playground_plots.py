@@ -18,7 +18,7 @@ from ..losses.spec import loss_spec
 from ..paired import Paired
 from ..playground import payoff
 from ..playground.metrics import METRICS
-from ..playground.run import Playground, baseline_of
+from ..playground.run import SELECT_EVERY, Playground, baseline_of
 from .plots import COLORS, FONT, _template
 
 class FigureJSON:
@@ -37,8 +37,6 @@ class FigureJSON:
 
 MAX_DOTS = 600
 JITTER = 0.18                 # spread of dots around a node when the gold labels sit on nodes (NLI), in gaps
-VERDICT_MARKS = {"holds": "▲", "reversed": "▼"}     # any other verdict: no measurable difference, unmarked
-CURVES = ("spearman", "accuracy", "error", "inside")
 
 
 def twin_colors(loss: str) -> tuple[str, str]:
@@ -79,9 +77,10 @@ def dot_positions(playground: Playground) -> np.ndarray:
 
 
 def dots_panel(playground: Playground, predictions: np.ndarray, twin: int, title: str, across: np.ndarray) -> dict:
-    """One twin's held-out pairs (the first seed): gold label across, prediction up, the buffer ``±x0`` shaded
-    around each node. For the buffered twin the pairs inside the buffer (``|error| < x0``: as training pairs they
-    would get no gradient) are drawn hollow; the twin has no buffer, so it pulls every pair."""
+    """One twin's report pairs (the first seed): gold label across, prediction up, the buffer ``±x0`` shaded
+    around each node. For the buffered twin the pairs within x0 of their label are drawn hollow: were they training
+    pairs, its loss would leave them alone (report pairs never train either twin). The twin has no buffer, so it
+    would pull every pair."""
     scheme, config = playground.scheme, playground.config
     gold = playground.gold[playground.shown]
     inside = playground.losses[twin].in_buffer(torch.from_numpy(predictions), torch.from_numpy(gold)).numpy()
@@ -89,7 +88,7 @@ def dots_panel(playground: Playground, predictions: np.ndarray, twin: int, title
     shown = np.clip(predictions, low, high).round(3)
     color = twin_colors(config.loss)[twin]
     dots, legend = [], []
-    for hollow, name in ((False, "pulled"), (True, "inside the buffer: no gradient")):
+    for hollow, name in ((False, "outside the buffer"), (True, "inside the buffer")):
         chosen = inside == hollow
         if hollow and twin == 1:
             continue
@@ -105,50 +104,73 @@ def dots_panel(playground: Playground, predictions: np.ndarray, twin: int, title
 
 
 def dots_spec(playground: Playground, predictions: np.ndarray, titles: tuple[str, str]) -> dict:
-    """Both twins' held-out pairs side by side (stacked in a narrow window)."""
+    """Both twins' report pairs side by side (stacked in a narrow window)."""
     across = dot_positions(playground)
     panels = [dots_panel(playground, predictions[twin], twin, titles[twin], across) for twin in range(2)]
     return dict(columns=2, panel_height=330, legends=True, panels=panels, stamp=playground.steps_done)
 
 
-def curves_spec(history: list[dict], labels: tuple[str, str], loss: str, steps: int) -> dict:
-    """The twins' means over seeds of each held-out metric (and the share inside the buffer) against the step,
-    four small panels; the buffered twin solid, the twin dotted."""
+def curve_panels(playground: Playground) -> list[tuple[str, callable, bool]]:
+    """The curves' panels: a title, the value of a history point per twin, and whether each twin's best step is
+    marked on it. The report set and the selection set in the data set's own metric, the memorisation gap (fit
+    on the training pairs minus the selection set, both with the same label noise) and the share within x0."""
+    metric = playground.read_by
+    name = METRICS[metric]
+    return [(f"report set · {name}", lambda point: point[metric], True),
+            (f"selection set (picks the step) · {name}", lambda point: point["selection"], True),
+            ("memorisation: training − selection", lambda point: point["fit"] - point["selection"], False),
+            (METRICS["inside"], lambda point: point["inside"], False)]
+
+
+def curves_spec(playground: Playground, labels: tuple[str, str], best_steps: tuple[float, float]) -> dict:
+    """The twins' means over seeds against the step (:func:`curve_panels`), four small panels; the buffered twin
+    solid, the twin dashed; each twin's best step (the median over seeds of the steps its heads chose on the
+    selection set) a dotted vertical line in its colour."""
+    history, steps = playground.history, playground.config.steps
     x = [point["step"] for point in history]
-    colors = twin_colors(loss)
+    colors = twin_colors(playground.config.loss)
     panels = []
-    for metric in CURVES:
-        series = [[None if not np.isfinite(point[metric][twin]) else round(float(point[metric][twin]), 3)
+    for index, (title, value_of, marked) in enumerate(curve_panels(playground)):
+        series = [[None if not np.isfinite(value_of(point)[twin]) else round(float(value_of(point)[twin]), 3)
                    for point in history] for twin in range(2)]
         y_range = padded_range(series[0] + series[1])
-        panels.append(dict(title=METRICS[metric], x_range=[0, steps], y_range=y_range,
-                           x_ticks=nice_ticks(0, steps), y_ticks=nice_ticks(*y_range, count=3),
-                           lines=[dict(x=x, y=values, color=color, width=2.2 if twin == 0 else 1.8, dash=twin == 1)
-                                  for twin, (values, color) in enumerate(zip(series, colors))],
-                           legend=[dict(name=label, color=color, mark="line" if twin == 0 else "dash")
-                                   for twin, (label, color) in enumerate(zip(labels, colors))] if metric == CURVES[0]
-                           else []))
+        lines = [dict(x=x, y=values, color=color, width=2.2 if twin == 0 else 1.8, dash=twin == 1)
+                 for twin, (values, color) in enumerate(zip(series, colors))]
+        if marked:
+            lines += [dict(x=[step, step], y=y_range, color=color, width=1.4, dot=True)
+                      for step, color in zip(best_steps, colors)]
+        legend = []
+        if index == 0:
+            legend = [dict(name=label, color=color, mark="line" if twin == 0 else "dash")
+                      for twin, (label, color) in enumerate(zip(labels, colors))]
+            legend.append(dict(name="best step (median of seeds)", color="#6b7280", mark="dot-line"))
+        panels.append(dict(title=title, x_range=[0, steps], y_range=y_range, x_ticks=nice_ticks(0, steps),
+                           y_ticks=nice_ticks(*y_range, count=3), lines=lines, legend=legend))
     panels[-2]["x_title"] = panels[-1]["x_title"] = "step"
-    return dict(columns=2, panel_height=210, legends=True, panels=panels, stamp=x[-1] if x else 0)
+    return dict(columns=2, panel_height=210, legends=True, panels=panels, stamp=x[-1] if x else 0,
+                best=[int(step) for step in best_steps], every=SELECT_EVERY)
 
 
 def _size_label(size: int) -> str:
     return "all" if size == 0 else f"{size:,}"
 
 
-def payoff_figure(cells: dict, metric: str, current: tuple[float, int] | None, title: str) -> object:
-    """The recorded paired difference ``buffer - none`` (mean over seeds) per cell of noise x training size:
-    blue where the buffer helped, red where it cost, ▲ where the rule says it holds, ▼ reversed."""
+def payoff_figure(cells: dict, metric: str, current: tuple[float, int] | None, title: str, reading: str = "best",
+                  marks: dict[str, str] | None = None) -> object:
+    """The recorded paired difference ``buffer - none`` (mean over seeds) per cell of noise x training size under
+    ``reading``: blue where the buffer helped, red where it cost, ▲ where the corrected rule (``marks``, by cell
+    key: :func:`stsdemo.playground.payoff.verdicts`) says it holds, ▼ reversed."""
     noises, sizes = list(payoff.NOISES), list(payoff.SIZES)
+    marks = marks or {}
     z, text = [], []
     for noise in noises:
         row_z, row_text = [], []
         for size in sizes:
             entry = cells.get((noise, size))
-            found: Paired | None = payoff.cell_paired(entry, metric) if entry else None
+            found: Paired | None = payoff.cell_paired(entry, metric, reading) if entry else None
+            mark = payoff.VERDICT_MARKS.get(marks.get(payoff.cell_key_of(entry), ""), "") if found else ""
             row_z.append(None if found is None else round(found.mean, 3))
-            row_text.append("" if found is None else f"{found.mean:+.2f}{VERDICT_MARKS.get(found.verdict, '')}<br>"
-                                                     f"±{found.se:.2f}")
+            row_text.append("" if found is None else f"{found.mean:+.2f}{mark}<br>±{found.se:.2f}")
         z.append(row_z)
         text.append(row_text)
     scale = max([abs(v) for row in z for v in row if v is not None] + [0.1])

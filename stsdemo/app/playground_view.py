@@ -14,13 +14,16 @@ import functools
 from dataclasses import dataclass, fields
 from html import escape
 
+import numpy as np
+
 from ..errors import InputError
 from ..losses.spec import loss_spec
+from ..paired import rule_text
 from ..playground import payoff
 from ..playground.config import PlaygroundConfig, lenient
 from ..playground.datasets import POOL_PAIRS, TITLES
-from ..playground.metrics import METRICS, PAIRED
-from ..playground.run import TWIN_NAMES, Measurement, Playground, run_seeds, twin_labels
+from ..playground.metrics import METRICS, PAIRED, READ_BY
+from ..playground.run import SELECT_EVERY, TWIN_NAMES, Measurement, Playground, run_seeds, twin_labels
 from . import playground_plots
 from .playground_store import PlaygroundStore, Report
 
@@ -28,6 +31,7 @@ CONTROLS = tuple(item.name for item in fields(PlaygroundConfig))
 ACTIONS = ("play", "tick", "step", "reset")
 STEPS_OF = {"play": None, "tick": None, "step": 1, "reset": 0}    # None: the run's speed
 METRIC_DIGITS = {"spearman": 2, "accuracy": 1, "error": 3, "inside": 1}
+MAP_READINGS = tuple(payoff.READINGS)   # the map's readings, the first shown by default
 
 
 @dataclass
@@ -125,31 +129,55 @@ def render(playground: Playground, measurement: Measurement, encoder: str) -> tu
     """The status, the dots of both twins and the curves of a measured run."""
     labels = twin_labels(playground.config)
     titles = (f"With the buffer · {labels[0]}", f"Without · {labels[1]}")
+    best_steps = tuple(float(np.median(measurement.best_steps[:, twin])) for twin in range(len(TWIN_NAMES)))
     return (status_html(playground, measurement, labels, encoder),
             playground_plots.dots_spec(playground, measurement.shown, titles),
-            playground_plots.curves_spec(playground.history, labels, playground.config.loss, playground.config.steps))
+            playground_plots.curves_spec(playground, labels, best_steps))
+
+
+def _cells(values) -> str:
+    return "".join(f"<td>{value}</td>" for value in values)
 
 
 def status_html(playground: Playground, measurement: Measurement, labels: tuple[str, str], encoder: str) -> str:
-    """Where the run is, both twins' numbers (mean over seeds) and the paired difference of each "higher is
-    better" metric with its verdict (:mod:`stsdemo.paired`), as HTML; every text in it is escaped (the encoder's
+    """Where the run is; both twins' numbers (mean over seeds) at this step and stopped at their best; the paired
+    difference of each "higher is better" metric, stopped at its best first and at this step second, each with
+    its verdict (:mod:`stsdemo.paired`) and the rule in words; as HTML, every text in it escaped (the encoder's
     name may be a visitor's)."""
-    config = playground.config
+    config, read_by = playground.config, playground.read_by
     rows = ["<tr><th></th>" + "".join(f"<th>{escape(label)}</th>" for label in labels) + "</tr>"]
-    for metric, title in METRICS.items():
-        cells = ("–" if m != m else f"{m:.{METRIC_DIGITS[metric]}f}" for m in measurement.mean(metric))
-        rows.append(f"<tr><td>{escape(title)}</td>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
-    differences = []
-    for metric in PAIRED:
-        found = measurement.paired(metric)
-        differences.append(f"{escape(METRICS[metric])} <b>{escape(found.numbers())}</b>: {escape(found.verdict)}")
+
+    def row(title: str, means, digits: int) -> None:
+        rows.append(f"<tr><td>{escape(title)}</td>"
+                    + _cells("–" if m != m else f"{m:.{digits}f}" for m in means) + "</tr>")
+
+    name, digits = METRICS[read_by], METRIC_DIGITS[read_by]
+    row(f"{name}, report set · at this step", measurement.mean(read_by), digits)
+    row(f"{name}, report set · stopped at its best", measurement.mean(read_by, at_best=True), digits)
+    rows.append("<tr><td>best step (median of seeds; checked every "
+                f"{SELECT_EVERY} steps on the selection set)</td>"
+                + _cells(f"{np.median(measurement.best_steps[:, twin]):,.0f}" for twin in range(len(TWIN_NAMES)))
+                + "</tr>")
+    row(f"{name}, training pairs − selection set (memorisation)",
+        measurement.mean("fit") - measurement.mean("selection"), digits)
+    for metric in METRICS:
+        if metric != read_by:
+            row(f"{METRICS[metric]} · at this step", measurement.mean(metric), METRIC_DIGITS[metric])
+    readings = []
+    for at_best, title in ((True, "Stopped at its best"), (False, f"At this step ({measurement.step:,})")):
+        parts = [f"{escape(METRICS[metric])} <b>{escape(found.numbers())}</b>: {escape(found.verdict)}"
+                 for metric in PAIRED for found in [measurement.paired(metric, at_best=at_best)]]
+        readings.append(f"<b>{title}</b>: {' · '.join(parts)}")
     head = f"{config.head} head" + (f" ({config.width} hidden units)" if config.head == "mlp" else "")
     labels_of = (f"{len(playground.subsets[0]):,} training pairs per seed (σ {config.noise:g}"
-                 f"{', rounded to nodes' if config.round_labels else ''})")
+                 f"{', rounded to nodes' if config.round_labels else ''}), a selection set of "
+                 f"{playground.selection.shape[1]:,} more with the same noise")
     return (f"<p><b>Step {measurement.step:,} of {config.steps:,}</b> · {config.seeds} seeds · {escape(head)} on "
-            f"frozen {escape(encoder)} embeddings · {labels_of} · measured on {len(playground.gold):,} held-out "
-            f"pairs of {escape(TITLES[config.data])}</p><table>{''.join(rows)}</table>"
-            f"<p><b>Buffer − none</b>, paired over the seeds: {' · '.join(differences)}</p>")
+            f"frozen {escape(encoder)} embeddings · {labels_of} · reported on {len(playground.gold):,} clean pairs "
+            f"of {escape(TITLES[config.data])}, which select nothing</p><table>{''.join(rows)}</table>"
+            f"<p><b>Buffer − none</b>, paired over the seeds:</p><p>{'<br>'.join(readings)}</p>"
+            f"<p class=\"pg-rule\">Each twin of each seed is stopped at its own best step on its selection set. "
+            f"The verdict: {escape(rule_text(len(playground.seeds)))}.</p>")
 
 
 # ---- the recorded payoff map -------------------------------------------------------------------------------
@@ -160,39 +188,64 @@ def _map(stamp: float) -> dict:
     return payoff.load_map()
 
 
+@functools.lru_cache(maxsize=8)
+def _marks(stamp: float, reading: str) -> dict[str, str]:
+    return payoff.verdicts(_map(stamp), reading)
+
+
+def _stamp() -> float:
+    try:
+        return payoff.MAP_FILE.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
 def recorded_map() -> dict:
     """The shipped payoff map (read again when its file changes)."""
-    try:
-        stamp = payoff.MAP_FILE.stat().st_mtime
-    except OSError:
-        stamp = 0.0
-    return _map(stamp)
+    return _map(_stamp())
 
 
-def payoff_view(values: dict) -> tuple[object, str]:
-    """The recorded map for the settings' data, loss and head (the paper head's when this head has none), the
-    cell nearest the settings outlined, and what it shows in words."""
+def map_marks(reading: str) -> dict[str, str]:
+    """Every recorded cell's verdict under ``reading``, corrected over the cells of that reading."""
+    return _marks(_stamp(), reading)
+
+
+def payoff_view(values: dict, reading: str = MAP_READINGS[0]) -> tuple[object, str]:
+    """The recorded map for the settings' data, loss and head (the paper head's when this head has none) under
+    ``reading`` (one of :data:`MAP_READINGS`), the cell nearest the settings outlined, and what it shows in words:
+    its reading, whether a recorded cell matches the visitor's other settings, and the nearest cell's three
+    readings."""
     config, _ = lenient(values)
-    found = recorded_map()
+    reading = reading if reading in MAP_READINGS else MAP_READINGS[0]
+    found, marks = recorded_map(), map_marks(reading)
     head = config.head if config.head in payoff.HEADS else "paper"
-    metric = payoff.PRIMARY[config.data]
+    metric = READ_BY[config.data]
     cells = payoff.cells_of(found, config.data, config.loss, head)
     current = payoff.nearest_cell(config.noise, config.train_pairs, POOL_PAIRS[config.data])
     spec = loss_spec(config.loss)
-    title = f"{spec.short} − its x0 = 0 twin · {METRICS[metric]} · {config.data.upper()} · {head} head"
-    figure = playground_plots.payoff_figure(cells, metric, current, title)
-    lines = [payoff.reading(cells, metric)]
+    title = (f"{spec.short} − its x0 = 0 twin · {METRICS[metric]} · {config.data.upper()} · {head} head · "
+             f"{payoff.READINGS[reading]}")
+    figure = playground_plots.payoff_figure(cells, metric, current, title, reading, marks)
+    lines = [payoff.reading(cells, marks, len(marks), reading)]
     if head != config.head:
         lines.append(f"No map is recorded for the {config.head} head; this is the paper head's.")
     entry = cells.get(current)
     if entry is not None:
-        here = payoff.cell_paired(entry, metric)
         noise, size = current
+        found_here = [f"{payoff.READINGS[label]} **{result.numbers()}**: {marks_of(label, entry, result)}"
+                      for label in MAP_READINGS for result in [payoff.cell_paired(entry, metric, label)] if result]
         lines.append(f"Nearest your settings (σ {noise:g}, {'all' if size == 0 else f'{size:,}'} pairs): "
-                     f"**{here.numbers()}**: {here.verdict}.")
+                     + "; ".join(found_here) + ".")
+        lines.append(payoff.match_text(config, entry))
     if cells:
         first = next(iter(cells.values()))
         lines.append(f"Each cell: {len(first['seeds'])} seeds × {first['config']['steps']:,} steps of the default "
                      f"settings at that noise and size, recorded by `python -m bench.payoff` on {first['machine']}. "
-                     "▲ holds (the buffer pays off), ▼ reversed (it costs), unmarked: no measurable difference.")
+                     "▲ holds (the buffer pays off), ▼ reversed (it costs), unmarked: negligible or no measurable "
+                     "difference.")
     return figure, "\n\n".join(lines)
+
+
+def marks_of(reading: str, entry: dict, result) -> str:
+    """A cell's verdict under ``reading`` after the map's correction (its own t-test's when not in the map)."""
+    return map_marks(reading).get(payoff.cell_key_of(entry), result.verdict)

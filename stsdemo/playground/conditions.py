@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 
 from ..labels import LabelScheme
-from .config import SELECTION_MIN, SELECTION_SHARE
+from .config import SELECTION_MAX, SELECTION_MIN, SELECTION_SHARE
 
 PURPOSES = ("init", "pairs", "noise", "batches")
 
@@ -24,12 +24,16 @@ def stream(seed: int, purpose: str) -> torch.Generator:
 def split_sizes(pool: int, requested: int) -> tuple[int, int]:
     """How many training and selection pairs a run draws from a pool of ``pool``: ``requested`` training pairs (0
     or more than the pool holds: all that the selection set leaves), and a selection set of
-    :data:`SELECTION_SHARE` of them, at least :data:`SELECTION_MIN`, carved out of the pool first."""
-    most = pool - max(SELECTION_MIN, round(pool * SELECTION_SHARE / (1 + SELECTION_SHARE)))
+    :data:`SELECTION_SHARE` of them, at least :data:`SELECTION_MIN` and at most :data:`SELECTION_MAX`, carved out
+    of the pool first."""
+    def selection(train: float) -> int:
+        return min(SELECTION_MAX, max(SELECTION_MIN, round(SELECTION_SHARE * train)))
+
+    most = pool - selection(pool / (1 + SELECTION_SHARE))
     if most < 1:
         raise ValueError(f"a pool of {pool} pairs is too small for a selection set of {SELECTION_MIN}")
     train = most if requested <= 0 else min(requested, most)
-    return train, min(pool - train, max(SELECTION_MIN, round(SELECTION_SHARE * train)))
+    return train, min(pool - train, selection(train))
 
 
 def split_pool(pool: int, requested: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:

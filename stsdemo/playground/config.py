@@ -24,7 +24,8 @@ BUFFER_LOSSES = tuple(name for name, spec in LOSSES.items() if spec.buffer)   # 
 FEATURES = 3 * 384          # [u, v, |u-v|] of the embedded encoder: the unit of the work budget below
 MAX_WORK = 4e11             # multiply-adds one API run may cost (about 10 s on 2 CPU cores; bench.playground)
 SELECTION_SHARE = 0.2      # a run's selection set holds this share of its training pairs ...
-SELECTION_MIN = 50         # ... and never fewer: a best step chosen on a handful of pairs is noise
+SELECTION_MIN = 50         # ... never fewer (a best step chosen on a handful of pairs is noise) ...
+SELECTION_MAX = 500        # ... and never more: measured every 10 steps, its features are kept per seed
 RUN_FIELDS_EXCLUDED = ("steps", "speed")       # changing these continues a run; any other starts it again
 
 

@@ -5,8 +5,9 @@
 * ``accuracy``: the share (%) of pairs whose prediction rounds to the gold label's node (the paper's rule,
   :meth:`stsdemo.labels.LabelScheme.nearest_index`).
 * ``error``: the mean of ``|clamp(prediction) - label|``, the prediction clamped to the outermost nodes.
-* ``inside``: the share (%) of training pairs inside the buffer ``|clamp(prediction) - training label| < x0``,
-  where the buffered loss gives no gradient (:meth:`stsdemo.losses.buffer.BufferZoneLoss.in_buffer`).
+* ``inside``: the share (%) of training pairs within x0 of their label, ``|clamp(prediction) - training label| <
+  x0``: inside the buffer, where the buffered loss gives no gradient
+  (:meth:`stsdemo.losses.buffer.BufferZoneLoss.in_buffer`); the twin without a buffer still pulls them.
 
 The first two are "higher is better": the paired difference buffer - none reads them (:data:`PAIRED`). Each data
 set is read by one of them (:data:`READ_BY`): the metric a run's best step is chosen by and the map reports.
@@ -20,7 +21,7 @@ import numpy as np
 from ..labels import LabelScheme
 
 METRICS = {"spearman": "Spearman ×100", "accuracy": "on the gold node (%)", "error": "mean |error|",
-           "inside": "training pairs inside the buffer (%)"}
+           "inside": "training pairs within x0 of their label (%)"}
 PAIRED = ("spearman", "accuracy")     # the metrics whose paired difference is read (higher is better)
 READ_BY = {"sts": "spearman", "nli": "accuracy"}    # a data set's own measure: ranks on STS, nodes on NLI
 

@@ -147,6 +147,25 @@ def reading(cells: dict[tuple[float, int], dict], marks: dict[str, str], total: 
             f"{len(found) - len(holds) - len(costs) - negligible}. " + correction_text(total))
 
 
+MATCHED = ("model", "head", "width", "loss", "k", "x0", "d", "round_labels", "lr", "batch_size", "steps", "seeds")
+
+
+def match_text(config: PlaygroundConfig, entry: dict) -> str:
+    """Whether the recorded cell ``entry`` was run at ``config``'s settings beyond noise and size (the model, head,
+    loss, k, x0, d, rounding, lr, batch, steps and seeds), or which of them differ."""
+    recorded = entry["config"]
+    differ = [f"{name} {getattr(config, name)!r} (map: {recorded[name]!r})" for name in MATCHED
+              if name in recorded and getattr(config, name) != recorded[name]
+              and not (name == "model" and not config.model and recorded[name] in ("", "default"))]
+    exact = config.noise == recorded["noise"] and config.train_pairs == recorded["train_pairs"]
+    if not differ:
+        return ("A recorded cell matches your settings exactly." if exact else
+                "A recorded cell matches your lr, steps, batch and the rest; only your noise or size lies "
+                "between the grid's.")
+    return ("No recorded cell matches your settings: " + ", ".join(differ).replace("'", "")
+            + ". The map reads its own settings, not yours.")
+
+
 def cell_key_of(entry: dict) -> str:
     """The cell key of a recorded cell, from its settings."""
     config = entry["config"]

@@ -144,6 +144,7 @@ class Playground:
         pairs = self.subsets.shape[1]
         self.labels = torch.stack([labels[:pairs] for labels in drawn])
         self.selection_labels = torch.stack([labels[pairs:] for labels in drawn]).numpy()
+        self.selection_rows = self._rows(self.selection)      # gathered once: measured every SELECT_EVERY steps
         self.orders = [BatchOrder(pairs, config.batch_size, s) for s in self.seeds]
         self.sample = torch.from_numpy(spaced_positions(pairs, TRAIN_SAMPLE))
         self.gold = data.held_out.labels * config.d
@@ -202,7 +203,7 @@ class Playground:
     @torch.no_grad()
     def selection_values(self) -> np.ndarray:
         """Every head's metric (:data:`~.metrics.READ_BY`) on its seed's selection set, ``(seeds, twins)``."""
-        predictions = self.head(self._rows(self.selection)).numpy()
+        predictions = self.head(self.selection_rows).numpy()
         return metric(self.read_by, predictions, self.selection_labels[:, None, :], self.scheme)
 
     @torch.no_grad()

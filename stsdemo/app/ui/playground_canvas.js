@@ -8,13 +8,14 @@
 (() => {
   const FONT = "12px ui-sans-serif, system-ui, -apple-system, 'Segoe UI', sans-serif";
   const INK = "#1f2937", GRID = "rgba(31, 41, 55, 0.12)", SUBTLE = "#6b7280";
+  const LINE_MARKS = ["line", "dash", "dot-line"], DASHES = {line: [], dash: [5, 4], "dot-line": [2, 3]};
   let drawnWidth = 0;
 
   // Where each legend entry goes: [x, line] from the panel's left, wrapping to a new line at its right edge.
   function legendPlaces(ctx, panel, width) {
     let x = 4, line = 0;
     return (panel.legend || []).map((entry) => {
-      const size = (entry.mark === "line" || entry.mark === "dash" ? 22 : 12) + ctx.measureText(entry.name).width;
+      const size = (LINE_MARKS.includes(entry.mark) ? 22 : 12) + ctx.measureText(entry.name).width;
       if (x > 4 && x + size > width - 4) { x = 4; line += 1; }
       const place = [x, line];
       x += size + 14;
@@ -67,7 +68,8 @@
       ctx.fillRect(f.X(x0), f.Y(y1), f.X(x1) - f.X(x0), f.Y(y0) - f.Y(y1));
     }
     for (const line of panel.lines || []) {
-      ctx.strokeStyle = line.color; ctx.lineWidth = line.width || 2; ctx.setLineDash(line.dash ? [5, 4] : []);
+      ctx.strokeStyle = line.color; ctx.lineWidth = line.width || 2;
+      ctx.setLineDash(line.dot ? [2, 3] : line.dash ? [5, 4] : []);
       ctx.beginPath();
       let open = false;
       line.x.forEach((x, i) => {
@@ -98,8 +100,8 @@
       let x = f.left + places[index][0];
       const y = f.top + 22 + 18 * places[index][1];
       ctx.strokeStyle = entry.color; ctx.fillStyle = entry.color; ctx.lineWidth = 2;
-      if (entry.mark === "line" || entry.mark === "dash") {
-        ctx.setLineDash(entry.mark === "dash" ? [5, 4] : []);
+      if (LINE_MARKS.includes(entry.mark)) {
+        ctx.setLineDash(DASHES[entry.mark]);
         ctx.beginPath(); ctx.moveTo(x, y + 6); ctx.lineTo(x + 18, y + 6); ctx.stroke(); ctx.setLineDash([]);
         x += 22;
       } else {
@@ -137,7 +139,8 @@
       marks(ctx, panel, f);
       heading(ctx, panel, f, places);
     });
-    canvas.dataset.drawn = String(spec.stamp || 0);   // what was drawn last (the tests read it)
+    canvas.dataset.drawn = String(spec.stamp || 0);   // what was drawn last (the tests read it) ...
+    if (spec.best) canvas.dataset.best = spec.best.join(",");   // ... and the twins' marked best steps
   }
 
   // A frame: {status (HTML the server escaped), dots, curves, playing, token}.

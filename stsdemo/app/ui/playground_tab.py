@@ -19,6 +19,7 @@ import gradio as gr
 
 from ...errors import InputError
 from ...losses.spec import loss_spec, paper_k
+from ...playground import payoff
 from ...playground.config import PlaygroundConfig, declaration
 from .. import model_cache, playground_view
 from . import share
@@ -60,6 +61,7 @@ canvas {display: block; max-width: 100%; margin-top: 10px;}
 .pg-status th, .pg-status td {padding: 3px 10px; border-bottom: 1px solid var(--border-color-primary); text-align: right;}
 .pg-status th:first-child, .pg-status td:first-child {text-align: left;}
 .pg-status p {margin: 4px 0;}
+.pg-status .pg-rule {font-size: 0.88em; color: var(--body-text-color-subdued);}
 """
 PAUSE_JS = "() => { document.dispatchEvent(new Event('stsdemo-playground-pause')); }"
 
@@ -107,9 +109,12 @@ def build() -> SimpleNamespace:
                 ticker = SimpleNamespace(next_frame=lambda token: None)    # wire() gives it the store
                 live = live_view(lambda token: ticker.next_frame(token))
         gr.Markdown("### Where does the buffer pay off?\nThe paired difference buffer − none, recorded over a grid "
-                    "of label noise × training pairs, many seeds a cell, at the default settings.",
+                    "of label noise × training pairs, many seeds a cell, at the default settings: each twin "
+                    "stopped at its best, both at step 1,000, or each with its own tuned learning rate.",
                     elem_classes="sts-note")
         first_map, first_reading = playground_view.payoff_view(START.to_dict())
+        map_reading = gr.Radio([(payoff.READINGS[name], name) for name in playground_view.MAP_READINGS],
+                               value=playground_view.MAP_READINGS[0], label="Map reading", elem_id="pg-map-reading")
         with gr.Row(elem_classes="sts-wrap", equal_height=False):
             heatmap = gr.Plot(first_map, show_label=False, elem_id="pg-payoff", scale=3, min_width=280)
             reading = gr.Markdown(first_reading, elem_id="pg-payoff-reading", min_height=0)
@@ -144,10 +149,12 @@ def wire(tab: SimpleNamespace, state, demo: gr.Blocks) -> None:
           api_visibility="private")
 
     def redraw_map(given: dict):
-        return playground_view.payoff_view(values_of(given))
+        return playground_view.payoff_view(values_of(given), given[tab.map_reading])
 
-    gr.on([tab.controls[name].change for name in ("data", "loss", "head", "noise", "train_pairs")], redraw_map,
-          inputs, [tab.heatmap, tab.reading], queue=False, api_visibility="private")
+    gr.on([tab.controls[name].change for name in ("data", "loss", "head", "noise", "train_pairs", "lr", "steps",
+                                                  "batch_size", "k", "x0", "d", "seeds", "round_labels", "width")]
+          + [tab.map_reading.change], redraw_map, inputs | {tab.map_reading}, [tab.heatmap, tab.reading],
+          queue=False, api_visibility="private")
     tab.controls["loss"].input(paper_k, tab.controls["loss"], tab.controls["k"], queue=False, api_visibility="private")
     tab.controls["head"].change(lambda head: gr.update(visible=head == "mlp"), tab.controls["head"],
                                 tab.controls["width"], queue=False, api_visibility="private")

@@ -1,0 +1,79 @@
+"""The story presets' recorded runs: each preset of :mod:`stsdemo.playground.presets` trained at its own settings
+(20 seeds) on the frozen all-MiniLM-L6-v2 embeddings, measured every :data:`EVERY` steps with both readings (each
+twin stopped at its best on the selection set; both at that step) and each twin's median best step. The presets'
+sentences are written from these records, and a test checks their verdicts against them.
+
+    python -m bench.presets              # every preset (a minute or two on 2 CPU cores)
+    python -m bench.presets --only memorisation
+
+Each preset is merged into docs/results.json, section ``playground``, under ``preset/<name>``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from stsdemo.playground.metrics import PAIRED
+from stsdemo.playground.prepared import default_encoder, embedded
+from stsdemo.playground.presets import BY_NAME, PRESETS
+from stsdemo.playground.run import TWIN_NAMES, Playground, paired_entry, prepare_features
+
+from .common import device_name, log, setup_environment, update_results
+
+SECTION = "playground"
+EVERY = 250          # steps between two recorded checkpoints
+
+
+def checkpoint(playground: Playground) -> dict:
+    """Both readings at the current step: the paired differences and each twin's median best step."""
+    measured = playground.measure()
+    return {"step": measured.step,
+            "step_reading": {metric: paired_entry(measured.paired(metric)) for metric in PAIRED},
+            "best_reading": {metric: paired_entry(measured.paired(metric, at_best=True)) for metric in PAIRED},
+            "best_steps": {name: float(np.median(measured.best_steps[:, twin])) for twin, name in
+                           enumerate(TWIN_NAMES)}}
+
+
+def run_preset(preset, encoder, loaded: dict) -> dict:
+    """One preset's run, checkpoint by checkpoint, as recorded."""
+    config = preset.config()
+    if config.data not in loaded:
+        loaded[config.data] = embedded(config.data, encoder)
+    data, embeddings = loaded[config.data]
+    started = time.perf_counter()
+    playground = Playground(config, data, prepare_features(data, embeddings.vectors, config.head), shown=0)
+    points = []
+    while not playground.finished:
+        playground.step(min(EVERY, config.steps - playground.steps_done))
+        points.append(checkpoint(playground))
+    return {"config": config.to_dict(), "seeds": playground.seeds, "checkpoints": points,
+            "seconds": round(time.perf_counter() - started, 2), "machine": device_name(),
+            "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
+
+
+def main(argv=None) -> dict:
+    parser = argparse.ArgumentParser(prog="python -m bench.presets", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", nargs="+", choices=sorted(BY_NAME), help="these presets only")
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args(argv)
+    setup_environment(args.threads)
+    encoder, loaded, found = default_encoder(), {}, {}
+    for preset in PRESETS:
+        if args.only and preset.name not in args.only:
+            continue
+        entry = run_preset(preset, encoder, loaded)
+        last = entry["checkpoints"][-1]
+        log(preset.name, f"{entry['seconds']:.1f}s", *(f"{label} {last[f'{label}_reading'][m]['text']} "
+                                                        f"({last[f'{label}_reading'][m]['verdict']})"
+                                                        for label in ("best", "step") for m in PAIRED))
+        update_results(SECTION, {f"preset/{preset.name}": entry})
+        found[preset.name] = entry
+    return found
+
+
+if __name__ == "__main__":
+    main()
