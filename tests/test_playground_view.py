@@ -131,3 +131,52 @@ def test_the_payoff_view_reads_the_recorded_map_for_the_settings():
         assert "Nearest your settings (σ 0.5, 200 pairs)" in reading and len(layout["shapes"]) == 1
     else:
         assert "not been recorded" in reading
+
+
+def test_a_played_run_over_the_budget_is_trimmed_with_a_notice_and_each_update_is_bounded(store):
+    from stsdemo.playground.config import MAX_TICK_WORK, MAX_WORK
+
+    huge = values(head="mlp", width=64, seeds=20, steps=5000, batch_size=256, speed=100)
+    config, notice = PlaygroundConfig(**huge).within_budget()
+    assert config.work() <= MAX_WORK < PlaygroundConfig(**huge).work() and config.steps % 50 == 0
+    assert f"stops at {config.steps:,} steps" in notice
+    assert config.work(config.steps_per_update()) <= MAX_TICK_WORK < config.work(config.speed)
+    assert PlaygroundConfig(**values()).within_budget() == (PlaygroundConfig(**values()), None)
+    view = playground_view.advance(store, "visitor-g", huge, "step")
+    assert any("stops at" in notice for notice in view.notices) and f"of {config.steps:,}" in view.status
+
+
+def test_frames_beyond_the_tick_slots_answer_busy_and_the_run_does_not_move(store):
+    from stsdemo.app import playground_store
+
+    first = playground_view.advance(store, "visitor-h", values(), "play")
+    held = [store._ticks.acquire() for _ in range(playground_store.MAX_TICKS)]
+    try:
+        assert playground_view.next_frame(store, first.token) == dict(busy=True, playing=True, token=first.token)
+    finally:
+        for _ in held:
+            store._ticks.release()
+    assert store.session("visitor-h").playground.steps_done == 20
+    assert "Step 40 of 60" in playground_view.next_frame(store, first.token)["status"]
+
+
+def test_a_play_that_waits_for_embeddings_says_how_far_along_and_the_time_left(tmp_path):
+    import threading
+
+    release = threading.Event()
+
+    def slow(place, name, shown):
+        encoder = stand_in(place, name, shown)
+
+        def encode(sentences):
+            release.wait(5)
+            return encoder.encode(sentences)
+        return Encoder(encoder.name, encoder.fingerprint + ":slow", encoder.max_length, encode)
+
+    fresh = PlaygroundStore(max_pairs=60, encoder_for=slow)
+    frames = playground_view.waiting(fresh, "visitor-w", values())
+    first = next(frames)
+    assert first["waiting"] and "Embedding the sentences of sts" in first["status"] and "Pause works" in first["status"]
+    release.set()
+    assert all(frame["waiting"] for frame in frames)      # ends once the data set is ready
+    assert list(playground_view.waiting(fresh, "visitor-w", values())) == []

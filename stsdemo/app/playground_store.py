@@ -10,8 +10,10 @@ used runs beyond :data:`MAX_SESSIONS` are dropped, and so are the least recently
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable
@@ -27,6 +29,8 @@ from . import model_cache
 MAX_PREPARED = 3          # data sets x encoders kept in memory (each some 50 to 100 MB with its features)
 MAX_SESSIONS = 16         # visitors' runs kept; an MLP run of 20 seeds at width 64 holds some 35 MB
 POLL_S = 0.25             # how often a waiting request reports the preparation's progress
+MAX_TICKS = 2             # frames of playing runs made at once (one per core); the next pages wait their turn
+TICK_WAIT_S = 1.0         # how long a frame request waits for its turn before it answers "busy"
 
 Report = Callable[[float, str], None]     # (fraction done, what is happening)
 
@@ -56,9 +60,26 @@ class Preparation:
         self.what, self.done, self.fraction = what, threading.Event(), 0.0
         self.result: Prepared | None = None
         self.error: Exception | None = None
+        self.started: float | None = None       # when its encoding began (it may wait for another's first)
 
     def report(self, done: int, total: int) -> None:
+        if self.started is None:
+            self.started = time.monotonic()
         self.fraction = done / max(total, 1)
+
+    def seconds_left(self) -> float | None:
+        """The time left at the pace so far (None before a tenth of a second's progress can be read)."""
+        if self.started is None or self.fraction <= 0.02:
+            return None
+        elapsed = time.monotonic() - self.started
+        return elapsed * (1 - self.fraction) / self.fraction
+
+    def progress_text(self) -> str:
+        """What a waiting visitor reads: what is embedded, how far along, and the time left."""
+        left = self.seconds_left()
+        eta = "estimating the time left" if left is None else f"about {max(1, round(left)):,} s left"
+        return (f"Embedding the sentences of {self.what}: {self.fraction:.0%} ({eta}; once, then cached). "
+                "Pause works while you wait.")
 
 
 @dataclass
@@ -92,6 +113,7 @@ class PlaygroundStore:
         self._tokens: dict[str, str] = {}       # play token -> session
         self._lock = threading.Lock()
         self._encoding = threading.Lock()       # one encoding pass at a time: they share two cores
+        self._ticks = threading.BoundedSemaphore(MAX_TICKS)
 
     # ---- data sets ----------------------------------------------------------------------------------------
 
@@ -134,12 +156,18 @@ class PlaygroundStore:
         preparation = self.prepare(session, choice, dataset)
         while not preparation.done.wait(POLL_S):
             if report is not None:
-                report(preparation.fraction, f"Embedding the sentences of {preparation.what} (once; then cached)")
+                report(preparation.fraction, preparation.progress_text())
         if preparation.error is not None:
             error = preparation.error
             raise error if isinstance(error, InputError) else InputError(
                 f"could not prepare {preparation.what}: {type(error).__name__}: {str(error)[:200]}")
         return preparation.result
+
+    def prewarm(self, datasets: tuple[str, ...], choice: str = model_cache.DEFAULT_CHOICE) -> None:
+        """Prepare ``datasets`` for the default encoder in the background, one after the other, so that the first
+        visitors find them ready (the server calls this once it serves)."""
+        for dataset in datasets:
+            self.prepare("", choice, dataset)
 
     # ---- visitors' runs -------------------------------------------------------------------------------------
 
@@ -172,6 +200,17 @@ class PlaygroundStore:
             return None
         with self._lock:
             return self._tokens.get(token)
+
+    @contextlib.contextmanager
+    def tick_slot(self):
+        """One of the :data:`MAX_TICKS` slots for making a playing run's frame: yields whether it was granted
+        within :data:`TICK_WAIT_S` (and frees it after)."""
+        granted = self._ticks.acquire(timeout=TICK_WAIT_S)
+        try:
+            yield granted
+        finally:
+            if granted:
+                self._ticks.release()
 
     def forget(self, session: str) -> None:
         """Drop a visitor's run (their page closed)."""

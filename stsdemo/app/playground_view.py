@@ -25,7 +25,7 @@ from ..playground.datasets import POOL_PAIRS, TITLES
 from ..playground.metrics import METRICS, PAIRED, READ_BY
 from ..playground.run import SELECT_EVERY, TWIN_NAMES, Measurement, Playground, run_seeds, twin_labels
 from . import playground_plots
-from .playground_store import PlaygroundStore, Report
+from .playground_store import POLL_S, PlaygroundStore, Report
 
 CONTROLS = tuple(item.name for item in fields(PlaygroundConfig))
 ACTIONS = ("play", "tick", "step", "reset")
@@ -52,6 +52,16 @@ class PlaygroundView:
         return dict(status=self.status, dots=self.dots, curves=self.curves, playing=self.playing, token=self.token)
 
 
+def waiting(store: PlaygroundStore, session: str, values: dict):
+    """While the settings' data set is being embedded for their encoder (the first Play on a fresh server): a
+    frame for the live view every :data:`~.playground_store.POLL_S`, its status saying how far along and the
+    time left. Nothing when the data set is ready."""
+    config, _ = lenient(values)
+    preparation = store.prepare(session, config.model, config.data)
+    while not preparation.done.wait(POLL_S):
+        yield dict(status=f"<p class=\"pg-wait\">{escape(preparation.progress_text())}</p>", waiting=True)
+
+
 def advance(store: PlaygroundStore, session: str, values: dict, action: str, report: Report | None = None
             ) -> PlaygroundView:
     """Do ``action`` (one of :data:`ACTIONS`) to the visitor's run under the settings ``values`` and measure it.
@@ -70,14 +80,17 @@ def advance(store: PlaygroundStore, session: str, values: dict, action: str, rep
                  or playground.config.run_identity() != config.run_identity())
         if action == "tick" and stale and playground is not None:
             notices.append("The settings changed, so the run started again.")
+        config, trimmed = config.within_budget()
+        if trimmed:
+            notices.append(trimmed)
         if stale or action == "reset" or (action == "play" and playground.finished):
             playground = run.playground = Playground(config, prepared.data, prepared.features_for(config.head),
                                                      shown=playground_plots.MAX_DOTS)
         else:
             playground.continue_with(config)
         run.encoder = prepared.encoder
-        view = take_steps(playground, STEPS_OF[action] if STEPS_OF[action] is not None else config.speed,
-                          run.encoder)
+        steps = STEPS_OF[action]
+        view = take_steps(playground, config.steps_per_update() if steps is None else steps, run.encoder)
     playing = action in ("play", "tick") and not playground.finished
     token = store.play_token(session) if action == "play" and playing else run.token if playing else None
     return PlaygroundView(*view, playing=playing, notices=notices, token=token)
@@ -86,16 +99,20 @@ def advance(store: PlaygroundStore, session: str, values: dict, action: str, rep
 def next_frame(store: PlaygroundStore, token) -> dict | None:
     """The next frame of the playing run whose page holds ``token``, under that run's own settings (they changed
     only through Play, Step or Reset): straight to the run, with nothing looked up again; None for an unknown
-    token or a run that is gone."""
+    token or a run that is gone. While :data:`~.playground_store.MAX_TICKS` frames are being made for others, a
+    frame that says ``busy`` (the page asks again a moment later), so no crowd of pages can hold every core."""
     session = store.session_of_token(token)
     if session is None:
         return None
     run = store.session(session)
-    with run.lock:
-        playground = run.playground
-        if playground is None:
-            return None
-        view = take_steps(playground, playground.config.speed, run.encoder)
+    with store.tick_slot() as granted:
+        if not granted:
+            return dict(busy=True, playing=True, token=token)
+        with run.lock:
+            playground = run.playground
+            if playground is None:
+                return None
+            view = take_steps(playground, playground.config.steps_per_update(), run.encoder)
     playing = not playground.finished
     return PlaygroundView(*view, playing=playing, notices=[], token=run.token if playing else None).frame()
 

@@ -22,7 +22,8 @@ DATASETS = ("sts", "nli")                      # stsdemo.playground.datasets loa
 HEADS = ("paper", "cosine", "mlp")
 BUFFER_LOSSES = tuple(name for name, spec in LOSSES.items() if spec.buffer)   # the losses that have a twin
 FEATURES = 3 * 384          # [u, v, |u-v|] of the embedded encoder: the unit of the work budget below
-MAX_WORK = 4e11             # multiply-adds one API run may cost (about 10 s on 2 CPU cores; bench.playground)
+MAX_WORK = 4e11             # multiply-adds one run may cost, by the API or played (about 10 s on 2 CPU cores) ...
+MAX_TICK_WORK = MAX_WORK / 40   # ... and one screen update of a playing run (about 0.25 s): its steps are cut to fit
 SELECTION_SHARE = 0.2      # a run's selection set holds this share of its training pairs ...
 SELECTION_MIN = 50         # ... never fewer (a best step chosen on a handful of pairs is noise) ...
 SELECTION_MAX = 500        # ... and never more: measured every 10 steps, its features are kept per seed
@@ -90,11 +91,26 @@ class PlaygroundConfig:
         """What makes two configs the same run (a changed ``steps`` or ``speed`` continues it)."""
         return tuple(value for name, value in asdict(self).items() if name not in RUN_FIELDS_EXCLUDED)
 
-    def work(self) -> float:
-        """Multiply-adds of training, roughly: forward and backward (3 passes) of both twins of every seed on
-        every pair of every step. What the API's budget :data:`MAX_WORK` bounds."""
+    def work(self, steps: int | None = None) -> float:
+        """Multiply-adds of training ``steps`` steps (default: the whole run), roughly: forward and backward (3
+        passes) of both twins of every seed on every pair of every step. What :data:`MAX_WORK` bounds."""
         per_pair = {"paper": FEATURES, "cosine": 2, "mlp": FEATURES * self.width}[self.head]
-        return 3.0 * 2 * self.seeds * self.steps * self.batch_size * per_pair
+        return 3.0 * 2 * self.seeds * (self.steps if steps is None else steps) * self.batch_size * per_pair
+
+    def within_budget(self) -> tuple["PlaygroundConfig", str | None]:
+        """This run as a played run may cost: ``steps`` cut to what :data:`MAX_WORK` allows (a multiple of 50,
+        the slider's step) with a notice saying so, and the notice None when it fits."""
+        if self.work() <= MAX_WORK:
+            return self, None
+        allowed = max(50, int(MAX_WORK / self.work(1)) // 50 * 50)
+        return replace(self, steps=allowed), (
+            f"This run would cost more than one run may ({self.work():.2g} multiply-adds; at most {MAX_WORK:.2g}): "
+            f"it stops at {allowed:,} steps. Fewer seeds, a smaller batch or a narrower mlp allow more.")
+
+    def steps_per_update(self) -> int:
+        """How many steps one screen update of a playing run takes: ``speed``, cut so that the update costs at
+        most :data:`MAX_TICK_WORK`."""
+        return max(1, min(self.speed, int(MAX_TICK_WORK / self.work(1))))
 
     def check_budget(self) -> None:
         """InputError when a one-shot run (the API) would cost more than :data:`MAX_WORK`."""

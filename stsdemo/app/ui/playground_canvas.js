@@ -156,7 +156,7 @@
 
   // Play: while playing, ask the server for the next frame, draw it, and ask again no sooner than
   // MIN_INTERVAL_MS after the last ask: one request at a time, so a slow machine gets fewer frames, never a queue.
-  const MIN_INTERVAL_MS = 120;
+  const MIN_INTERVAL_MS = 120, BUSY_WAIT_MS = 400;   // the server's frame slots were all taken: ask again soon
   let playing = false, generation = 0;
   async function play(token) {
     const mine = ++generation;
@@ -166,6 +166,7 @@
       let view;
       try { view = await server.playground_tick(token); } catch (error) { view = null; }
       if (!playing || mine !== generation) return;
+      if (view && view.busy) { await new Promise((resolve) => setTimeout(resolve, BUSY_WAIT_MS)); continue; }
       if (!view || !view.dots) { playing = false; return; }
       render(view);
       if (!view.playing) { playing = false; return; }
@@ -175,18 +176,34 @@
   }
   function pause() { playing = false; generation += 1; }
 
+  // What the visitor asked for last: a frame that says "playing" starts the loop only if Play was the last
+  // thing asked (a Pause while the data set was still being embedded wins over the Play that waited for it).
+  let wanted = "";
+  function intent(event) {
+    wanted = event.detail;
+    if (wanted === "pause" || wanted === "changed") pause();
+    const status = element.querySelector("#pg-status");
+    const note = status.querySelector(".pg-changed");
+    if (note) note.remove();
+    if (wanted === "changed" && shown) {
+      status.insertAdjacentHTML("afterbegin", "<p class=\"pg-changed\">A setting changed, so the run stopped: " +
+        "press ▶ Play to start it again with the new settings (the numbers below are the old run's).</p>");
+    }
+  }
+
   function received() {
     let view;
     try { view = JSON.parse(props.value || "{}"); } catch (error) { return; }
+    if (view.waiting) { element.querySelector("#pg-status").innerHTML = view.status; return; }
     if (!view.dots) return;
     pause();
     render(view);
-    if (view.playing && view.token) play(view.token);
+    if (view.playing && view.token && wanted === "play") play(view.token);
   }
 
   watch("value", received);
   received();
-  document.addEventListener("stsdemo-playground-pause", pause);
+  document.addEventListener("stsdemo-playground-intent", intent);
   new ResizeObserver(() => {
     if (shown && Math.floor(element.clientWidth) !== drawnWidth) render(shown);
   }).observe(element);

@@ -62,8 +62,13 @@ canvas {display: block; max-width: 100%; margin-top: 10px;}
 .pg-status th:first-child, .pg-status td:first-child {text-align: left;}
 .pg-status p {margin: 4px 0;}
 .pg-status .pg-rule {font-size: 0.88em; color: var(--body-text-color-subdued);}
+.pg-status .pg-wait, .pg-status .pg-changed {font-weight: 600; color: var(--color-accent);}
 """
-PAUSE_JS = "() => { document.dispatchEvent(new Event('stsdemo-playground-pause')); }"
+# What the visitor asked for last (play, step, reset, pause, or a changed setting), told to the live view at the
+# click, before any answer: a Play whose first frame is still being embedded does not start playing once the
+# visitor has paused, and a setting changed mid-run stops it with a line saying so.
+INTENT_JS = ("() => {{ document.dispatchEvent(new CustomEvent('stsdemo-playground-intent', "
+             "{{detail: '{kind}'}})); }}")
 
 
 def live_view(next_frame) -> gr.HTML:
@@ -132,21 +137,24 @@ def wire(tab: SimpleNamespace, state, demo: gr.Blocks) -> None:
 
     def action(kind: str):
         @user_errors
-        def run(given: dict, request: gr.Request, progress=gr.Progress()):
-            report = (lambda fraction, text: progress(fraction, desc=text))
-            view = playground_view.advance(store, session_of(request), values_of(given), kind, report)
+        def run(given: dict, request: gr.Request):
+            session, values = session_of(request), values_of(given)
+            for frame in playground_view.waiting(store, session, values):
+                yield json.dumps(frame)
+            view = playground_view.advance(store, session, values, kind)
             for notice in view.notices:
                 gr.Warning(notice, duration=8)
-            return frame_value(view)
+            yield frame_value(view)
         run.__name__ = f"playground_{kind}"
         return run
 
     for button, kind in ((tab.play, "play"), (tab.step, "step"), (tab.reset, "reset")):
-        button.click(action(kind), inputs, tab.live, show_progress="minimal", concurrency_id="playground",
+        button.click(None, js=INTENT_JS.format(kind=kind), queue=False, api_visibility="private")
+        button.click(action(kind), inputs, tab.live, show_progress="hidden", concurrency_id="playground",
                      concurrency_limit=4, api_visibility="private")
-    tab.pause.click(None, js=PAUSE_JS, queue=False, api_visibility="private")
-    gr.on([component.change for component in tab.controls.values()], None, js=PAUSE_JS, queue=False,
-          api_visibility="private")
+    tab.pause.click(None, js=INTENT_JS.format(kind="pause"), queue=False, api_visibility="private")
+    gr.on([component.change for component in tab.controls.values()], None, js=INTENT_JS.format(kind="changed"),
+          queue=False, api_visibility="private")
 
     def redraw_map(given: dict):
         return playground_view.payoff_view(values_of(given), given[tab.map_reading])
