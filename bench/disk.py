@@ -1,0 +1,142 @@
+"""Disk the app takes per run, as visitors use it: each run a new visitor who fine-tunes at the form's defaults
+and downloads the zip, through the app itself (``app.py``'s start-up and launch, its REST API).
+
+    python -m bench.disk                   # 20 default runs; records memory/disk in docs/results.json
+    python -m bench.disk --quick           # a smoke check: 2 runs of 2 steps on 16 dev pairs (memory/disk_quick)
+
+Everything the app writes goes to one temporary folder, measured after each run in three places: ``runs`` (the
+output folder: each run's checkpoint and history), ``staged`` (the system temp folder: zips staged for download
+until handed over) and ``gradio_cache`` (Gradio's copies of what it handed out, deleted on the app's schedule).
+Reported: each run's sizes, the growth per run, and the disk after the last run once the app's sweeper has had
+``--settle`` seconds to remove the handed-over zip (the steady state after the runs). The app's own schedule
+runs unchanged (stsdemo.app.store: sweep every minute, a staged file removed a minute after hand-over, Gradio's
+copies deleted after ``GRADIO_CACHE_SCHEDULE``; sessions kept 24 h).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from .common import Timer, device_name, log, median, out_dir, setup_environment, update_results
+
+MB = 10**6                 # decimal megabytes, as issue 32 measured the disk
+RUNS = 20
+QUICK = dict(runs=2, max_steps=2, max_dev_pairs=16, settle=0.0)
+
+
+def folder_mb(folder: Path) -> float:
+    """MB the files under ``folder`` take (0 for no folder)."""
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / MB if folder.is_dir() else 0.0
+
+
+def isolate(root: Path) -> dict[str, Path]:
+    """Point the app's output folder, Gradio's cache and the system temp folder (where downloads are staged) into
+    ``root``, before the app is imported, so every byte it writes is counted and nothing else is."""
+    places = {"runs": root / "runs", "staged": root / "tmp", "gradio_cache": root / "gradio", "client": root / "client"}
+    for folder in places.values():
+        folder.mkdir(parents=True)
+    os.environ.update(STSDEMO_OUTPUT_DIR=str(places["runs"]), GRADIO_TEMP_DIR=str(places["gradio_cache"]),
+                      TMPDIR=str(places["staged"]), GRADIO_ANALYTICS_ENABLED="False")
+    tempfile.tempdir = str(places["staged"])
+    return places
+
+
+def sizes(places: dict[str, Path]) -> dict[str, float]:
+    """MB in each place the app writes to, and their total."""
+    measured = {name: round(folder_mb(places[name]), 1) for name in ("runs", "staged", "gradio_cache")}
+    return {**measured, "total": round(sum(measured.values()), 1)}
+
+
+def one_visit(url: str, values: dict, downloads: Path) -> dict:
+    """A new visitor fine-tunes with ``values`` (the form's inputs) and downloads the run's zip; the run's
+    seconds, checkpoint and zip sizes."""
+    from gradio_client import Client
+
+    from stsdemo.app import store
+
+    client = Client(url, verbose=False, download_files=str(downloads), httpx_kwargs={"timeout": 600})
+    endpoint = client.view_api(return_format="dict", print_info=False)["named_endpoints"]["/train"]
+    named = {p["parameter_name"] for p in endpoint["parameters"]}
+    if not {"max_steps", "max_dev_pairs"} <= named:
+        raise RuntimeError(f"/train takes no max_steps or max_dev_pairs: {sorted(named)}")
+    with Timer() as timer:
+        list(client.submit(api_name="/train", **{name: value for name, value in values.items() if name in named}))
+    info = store.list_runs(client.session_hash)[-1]
+    if info.status != "finished":
+        raise RuntimeError(f"run {info.run_id} ended {info.status}: {info.message}")
+    archive = Path(client.predict(store.RUN_PREFIX + info.run_id, api_name="/zip_run"))
+    zip_mb = archive.stat().st_size / MB
+    archive.unlink()  # the visitor's own copy, on their machine: not the server's disk
+    return dict(seconds=round(timer.seconds, 1), checkpoint_mb=round(folder_mb(info.checkpoint), 1),
+                zip_mb=round(zip_mb, 1))
+
+
+def measure(places: dict[str, Path], runs: int, overrides: dict, settle: float | None) -> dict:
+    """Start the app as app.py does, run ``runs`` visits, and measure the disk after each and after ``settle``
+    seconds more (default: a sweep period and the hand-over time, so the last zip's staged copy is gone)."""
+    import app  # the app's own start-up: recovery, the demo with Gradio's cache schedule
+
+    from stsdemo import environment
+    from stsdemo.app import form, store
+
+    settle = store.SWEEP_EVERY_S + store.HANDED_OVER_S if settle is None else settle
+
+    _, url, _ = app.launch("127.0.0.1", None, prevent_thread_lock=True, quiet=True)
+    try:
+        before = sizes(places)
+        values = {**form.form_defaults(), **overrides}
+        visits = []
+        for index in range(runs):
+            visit = one_visit(url, values, places["client"])
+            visits.append({**visit, "after": sizes(places)})
+            log(f"run {index + 1}/{runs}: {json.dumps(visits[-1])}")
+        last = visits[-1]["after"]
+        time.sleep(settle)
+        settled = sizes(places)
+    finally:
+        app.demo.close()
+    totals = [before["total"]] + [visit["after"]["total"] for visit in visits]
+    return dict(runs=runs, settings=overrides, before_mb=before, visits=visits,
+                mb_per_run=round(median([b - a for a, b in zip(totals, totals[1:])]), 1),
+                after_runs_mb=last, settled_mb=settled, settle_s=settle,
+                schedule=dict(sweep_every_s=store.SWEEP_EVERY_S, handed_over_s=store.HANDED_OVER_S,
+                              gradio_cache=list(store.GRADIO_CACHE_SCHEDULE), session_max_age_s=store.SESSION_MAX_AGE_S,
+                              session_budget_mb=round(environment.session_disk_bytes() / MB)))
+
+
+def main(argv=None) -> dict:
+    parser = argparse.ArgumentParser(prog="python -m bench.disk", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="2 runs of 2 steps on 16 dev pairs, no settling")
+    parser.add_argument("--runs", type=int, help=f"visits, one run each (default {RUNS})")
+    parser.add_argument("--max-steps", type=int, help="training steps a run (default: the form's)")
+    parser.add_argument("--max-dev-pairs", type=int, help="dev pairs an evaluation scores (default: the form's)")
+    parser.add_argument("--settle", type=float, help="seconds to wait after the last run before the last measure "
+                                                     "(default: a sweep period plus the hand-over time)")
+    args = parser.parse_args(argv)
+    quick = QUICK if args.quick else {}
+    runs = args.runs or quick.get("runs", RUNS)
+    overrides = {name: value for name in ("max_steps", "max_dev_pairs")
+                 if (value := getattr(args, name) or quick.get(name)) is not None}
+    settle = args.settle if args.settle is not None else quick.get("settle")
+    setup_environment()
+    root = Path(tempfile.mkdtemp(prefix="disk-", dir=out_dir()))
+    try:
+        row = measure(isolate(root), runs, overrides, settle)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    row.update(machine=device_name(), finished=time.strftime("%Y-%m-%d %H:%M:%S"))
+    update_results("memory", {"disk" if runs >= RUNS and not overrides else "disk_quick": row})
+    print(json.dumps({key: row[key] for key in ("runs", "mb_per_run", "after_runs_mb", "settled_mb")}))
+    return row
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
