@@ -1,12 +1,17 @@
-"""The package's shape: no import circle in ``stsdemo/``, no import of ``bench`` from it, no function over 100 lines
-and no file over 650, and every paper value declared once."""
+"""The code's shape: no import circle in ``stsdemo/``, no import of ``bench`` from it, a core (``stsdemo/`` without
+``stsdemo/app/``) that imports neither the app nor what only the app needs (gradio), no function over 100 lines
+and no file over 650 in ``stsdemo/`` and ``bench/``, and every paper value declared once."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent.parent / "stsdemo"
+REPO = Path(__file__).resolve().parent.parent
+PACKAGE = REPO / "stsdemo"
+APP = "stsdemo.app"                       # the app layer; everything else in the package is the core
+SOURCES = (PACKAGE, REPO / "bench")       # the trees the size rules hold for
 
 
 # ---- the import graph -------------------------------------------------------------------------------------
@@ -77,24 +82,61 @@ def test_no_import_circle_in_the_package():
     assert not circles, "import circles (lazy imports count): " + "; ".join(" -> ".join(c) for c in circles)
 
 
+def absolute_imports(path: Path) -> list[str]:
+    """The dotted names a file imports by absolute name (``import a.b``, ``from a.b import c``), at the top or
+    inside a function; relative imports stay in the package and are the graph's business."""
+    names = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            names.append(node.module or "")
+    return names
+
+
+def within(name: str, package: str) -> bool:
+    """Whether the dotted ``name`` is ``package`` or inside it."""
+    return name == package or name.startswith(package + ".")
+
+
 def test_the_library_and_the_app_import_nothing_from_bench():
     """Dependencies run one way: bench imports the library and the app, never the other way round."""
+    found = [f"{module}: {name}" for module, path in module_names().items() for name in absolute_imports(path)
+             if within(name, "bench")]
+    assert not found, found
+
+
+def app_only_packages() -> set[str]:
+    """The top-level import names of what only the app needs: pyproject.toml's ``app`` extra
+    (``"gradio>=6.31,<7"`` -> ``gradio``)."""
+    text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    extra = re.search(r"^app\s*=\s*\[(.*?)\]", text, re.MULTILINE | re.DOTALL).group(1)
+    return {re.split(r"[<>=!~;\[ ]", requirement, maxsplit=1)[0].lower().replace("-", "_")
+            for requirement in re.findall(r'"([^"]+)"', extra)}
+
+
+def test_the_core_imports_neither_the_app_nor_gradio():
+    """The library installs without the app's extra (pyproject.toml), so the core imports none of the extra's
+    packages and no module of ``stsdemo.app``, lazily or not; the app and bench read the core, not the reverse."""
+    outside = app_only_packages()
+    assert "gradio" in outside, outside
+    graph = import_graph()
     found = []
     for module, path in module_names().items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else \
-                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
-            found += [f"{module}: {name}" for name in names if name == "bench" or name.startswith("bench.")]
+        if within(module, APP):
+            continue
+        found += [f"{module}: {target}" for target in sorted(graph[module]) if within(target, APP)]
+        found += [f"{module}: {name}" for name in absolute_imports(path) if name.split(".")[0] in outside]
     assert not found, found
 
 
 def test_no_function_over_100_lines_and_no_file_over_650():
     long = []
-    for path in PACKAGE.rglob("*.py"):
-        text = path.read_text(encoding="utf-8")
+    for path in (path for root in SOURCES for path in sorted(root.rglob("*.py"))):
+        name, text = path.relative_to(REPO).as_posix(), path.read_text(encoding="utf-8")
         if text.count("\n") > 650:
-            long.append(f"{path.name}: {text.count(chr(10))} lines")
-        long += [f"{path.name}: {node.name}() has {node.end_lineno - node.lineno + 1} lines"
+            long.append(f"{name}: {text.count(chr(10))} lines")
+        long += [f"{name}: {node.name}() has {node.end_lineno - node.lineno + 1} lines"
                  for node in ast.walk(ast.parse(text)) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
                  and node.end_lineno - node.lineno + 1 > 100]
     assert not long, long
