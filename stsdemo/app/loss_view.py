@@ -55,9 +55,10 @@ def loss_at(prediction: float, label: float, k: float = START["k"], x0: float = 
     ``x = |prediction - label|``, checked as training checks them (``k > 0``, ``0 <= x0 <= d/2``): the numbers
     of the explorer's "One sample" table, for the API and MCP. The point lies within ``±MAX_POINT``, so the answer
     is finite JSON (MSE at 1e200 would be Infinity)."""
-    check_range("prediction", prediction, -MAX_POINT, MAX_POINT)
-    check_range("label", label, -MAX_POINT, MAX_POINT)
+    prediction = check_range("prediction", prediction, -MAX_POINT, MAX_POINT)
+    label = check_range("label", label, -MAX_POINT, MAX_POINT)
     check_buffer(k, x0, d)
+    k, x0, d = float(k), float(x0), float(d)   # checked: the numbers they read as, never the text given ("2")
     table = plots.sample_losses(prediction, label, k, x0)
-    return {"prediction": float(prediction), "label": float(label), "k": float(k), "x0": float(x0), "d": float(d),
+    return {"prediction": prediction, "label": label, "k": k, "x0": x0, "d": d,
             "losses": table.to_dict(orient="records")}

@@ -1,7 +1,8 @@
 """The Gradio app: layout and wiring only, one builder per tab. Every computation is a call into a tab's
 view-model (``stsdemo.app.score_view``, ``loss_view``, ``finetune_view``, ``senteval_view``) or the core.
 
-Bad input anywhere becomes a ``gr.Error`` toast with the core's message (see :func:`common.user_errors`).
+Bad input anywhere becomes a ``gr.Error`` toast with the core's message (see :func:`common.user_errors`); what
+works around Gradio itself is :mod:`.gradio_seam`.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from starlette.middleware import Middleware
 from ...evaluate import TASKS
 from .. import evidence_view, lesson, senteval_view
 from ..state import AppState
-from . import benchmark_tab, finetune_tab, loss_tab, playground_tab, rest, score_tab, share, tools
-from .common import LATEX, ChoiceLists, name_input_errors, session_of, upload_note
+from . import benchmark_tab, finetune_tab, gradio_seam, loss_tab, playground_tab, score_tab, share, tools
+from .common import LATEX, ChoiceLists, session_of, upload_note
 
 __all__ = ["build_demo", "launch_kwargs", "mcp_wanted", "upload_note"]
 
@@ -63,14 +64,15 @@ def mcp_wanted(argv=()) -> bool:
 def launch_kwargs(mcp: bool | None = None, demo: gr.Blocks | None = None) -> dict:
     """Theme, CSS and the MCP server (``mcp``; by default with ``STSDEMO_MCP=1``): launch() arguments in
     Gradio 6, shared by app.py and the tests. The MCP server needs ``pip install "gradio[mcp]"``; its tools
-    are the two of :mod:`.tools` (given the ``demo``, its server's tool table holds only them)."""
+    are the three of :mod:`.tools` (given the ``demo``, its server's tool table holds only them). Raw REST calls
+    are read strictly (:class:`.gradio_seam.StrictCalls`)."""
     theme = gr.themes.Soft(primary_hue="blue", secondary_hue="orange", neutral_hue="slate",
                            font=["ui-sans-serif", "system-ui", "Segoe UI", "Roboto", "sans-serif"],
                            font_mono=["ui-monospace", "SFMono-Regular", "Menlo", "monospace"])
     mcp = mcp_wanted() if mcp is None else mcp
-    app_kwargs = {"middleware": [Middleware(rest.OptionalArguments)]}   # REST calls may leave optional arguments out
+    app_kwargs = {"middleware": [Middleware(gradio_seam.StrictCalls)]}
     if mcp and demo is not None:
-        app_kwargs["lifespan"] = tools.mcp_lifespan(demo)
+        app_kwargs["lifespan"] = gradio_seam.mcp_lifespan(demo, tools.MCP_TOOLS)
     return dict(theme=theme, css=CSS, js=share.PAGE_JS, app_kwargs=app_kwargs,
                 **({"mcp_server": True} if mcp else {}))
 
@@ -115,15 +117,10 @@ def build_demo(state: AppState | None = None) -> gr.Blocks:
         lists = ChoiceLists(score.model, tune.base_model, bench.model, tune.run_pick)
         # A link (?tab=loss&k=3...) reopens a state: restored on load, before the Score tab scores its pair.
         restored = share.wire_restore(
-            demo, tabs, {"score": {"s1": score.s1, "s2": score.s2, "scheme": score.scheme, "custom": score.custom,
-                                   "gap": score.gap, "gold": score.gold},
-                         "loss": {"k": loss.k, "x0": loss.x0, "d": loss.d, "prediction": loss.prediction,
-                                  "label": loss.label},
-                         "train": finetune_tab.link_fields(tune),
-                         "playground": {name: c for name, c in playground.controls.items() if name != "model"}},
-            {"score": score.link, "loss": loss.link, "train": tune.link,
-             "playground": playground.link}, (loss.chart, loss.formulas, loss.table),
-            opener)
+            demo, tabs, {"score": vars(score), "loss": vars(loss), "train": tune.form_fields(),
+                         "playground": playground.controls},
+            {"score": score.link, "loss": loss.link, "train": tune.link, "playground": playground.link},
+            (loss.chart, loss.formulas, loss.table), opener)
         score_tab.wire(score, state, demo, restored)
         loss_tab.wire(loss)
         finetune_tab.wire(tune, state, lists)
@@ -137,6 +134,6 @@ def build_demo(state: AppState | None = None) -> gr.Blocks:
 
         demo.unload(leave)
         demo.queue(max_size=32, default_concurrency_limit=1)
-    name_input_errors()
-    tools.tools_only(demo)
+    gradio_seam.name_input_errors()
+    gradio_seam.tools_only(demo, tools.MCP_TOOLS)
     return demo

@@ -1,22 +1,22 @@
-"""What the tab builders share: error toasts, the session of a request, the model lists, the curve updates."""
+"""What the tab builders share: error toasts, the session of a request, the model lists. (What works around
+Gradio itself is :mod:`.gradio_seam`.)"""
 
 from __future__ import annotations
 
 import functools
 import inspect
 import logging
-import re
 
 import gradio as gr
 
 from ... import environment
 from ...errors import InputError
-from .. import model_cache, plots, store
+from .. import model_cache, store
 from ..progress import SKIP
+from .gradio_seam import name_input_errors  # noqa: F401 - tests/test_robustness.py imports it from here
 
 log = logging.getLogger("stsdemo.app.ui")
 
-TYPE_REPR = re.compile(r" \(type: <class '[^']*'>\)")   # in Gradio's "Value: 'x' (type: <class 'str'>) is not in ..."
 LATEX = [{"left": "$$", "right": "$$", "display": True}, {"left": "$", "right": "$", "display": False}]
 
 
@@ -28,8 +28,8 @@ def user_errors(fn):
             return error
         if isinstance(error, InputError):  # a visitor's bad input: their toast, no traceback in the server log
             return gr.Error(str(error), print_exception=False)
-        log.exception("unexpected error in %s", fn.__name__)
-        return gr.Error(f"Something went wrong ({type(error).__name__}: {str(error)[:300]})")
+        log.exception("unexpected error in %s", fn.__name__)   # the one traceback of a bug
+        return gr.Error(f"Something went wrong ({type(error).__name__}: {str(error)[:300]})", print_exception=False)
 
     if inspect.isgeneratorfunction(fn):
         @functools.wraps(fn)
@@ -47,44 +47,6 @@ def user_errors(fn):
         except Exception as error:  # noqa: BLE001 - converted for the user
             raise convert(error) from None
     return call
-
-
-FIELD_CLASSES = (gr.Number, gr.Slider, gr.Dropdown, gr.Radio, gr.CheckboxGroup)
-
-
-def name_input_errors() -> None:
-    """Make Gradio's own input checks say which field they are about, and refuse fractions in whole-number
-    fields. Gradio checks a Number's or Slider's bounds (and a Dropdown's choices) before our handlers run,
-    with a message that names no field ("Value 0 is less than minimum value 0.1."); an API caller sends
-    many numbers at once, so each message is prefixed with the field's label. A ``precision=0`` box would
-    silently round 2.5 to 2; it says so instead. A refused value is the caller's, not the server's: no traceback
-    goes to the log.
-
-    The field classes' ``preprocess`` is wrapped, once per process, rather than each block's: Gradio copies a
-    session's blocks when an event updates them (a link restored at page load does), and a copy would lose a
-    per-block wrapper."""
-    for cls in FIELD_CLASSES:
-        if not getattr(cls.preprocess, "names_the_field", False):
-            cls.preprocess = _naming_preprocess(cls.preprocess)
-
-
-def _naming_preprocess(preprocess):
-    @functools.wraps(preprocess)
-    def checked(block, payload):
-        if not block.label:
-            return preprocess(block, payload)
-        label = str(block.label)
-        number = isinstance(payload, (int, float)) and not isinstance(payload, bool)
-        if isinstance(block, gr.Number) and block.precision == 0 and number and not float(payload).is_integer():
-            raise gr.Error(f"{label}: must be a whole number, got {payload:g}", print_exception=False)
-        try:
-            return preprocess(block, payload)
-        except gr.Error as error:
-            message = TYPE_REPR.sub("", error.message)   # without the value's Python type
-            raise gr.Error(f"{label}: {message}", print_exception=False) from None
-
-    checked.names_the_field = True
-    return checked
 
 
 def session_of(request: gr.Request | None) -> str:
@@ -121,36 +83,3 @@ class ChoiceLists:
 
         for tab in tabs:
             tab.select(refresh, None, self.components, api_visibility="private", queue=False)
-
-
-class CurveSender:
-    """Updates for the three training LinePlots, working around how Gradio 6.31's LinePlot redraws.
-
-    Its colour scale only knows the series present when the chart was last built, and an in-place data
-    update does not rebuild it; a changed ``color_map`` does, but the rebuild draws the data of the
-    *previous* update. So new data goes out first, and the colour map naming its series one update
-    later (``settled()`` says whether one more update is needed to catch up). The dev chart's y range
-    (:func:`plots.dev_y_range`, whole points around its data) rebuilds it too, so it travels with the colour map.
-    """
-
-    def __init__(self):
-        self.sent = (None, None, None)      # (colour map, y range) the plots were last given
-        self.pending = (None, None, None)   # (colour map, y range) of the data sent last
-
-    def updates(self, curves) -> tuple:
-        maps = ((curves.dev_colors, plots.dev_y_range(curves.dev)), (curves.loss_colors, None),
-                (curves.buffer_colors, None))
-        out = []
-        for frame, lagged, sent in zip((curves.dev, curves.loss, curves.buffer), self.pending, self.sent):
-            if lagged is not None and lagged != sent:
-                colors, y_range = lagged
-                out.append(gr.update(value=frame.copy(), color_map=colors,
-                                     **({"y_lim": y_range} if y_range is not None else {})))
-            else:
-                out.append(gr.update(value=frame.copy()))
-        self.sent = tuple(lagged if lagged is not None else sent for lagged, sent in zip(self.pending, self.sent))
-        self.pending = maps
-        return tuple(out)
-
-    def settled(self) -> bool:
-        return self.sent == self.pending

@@ -3,15 +3,15 @@ histogram of a run, and the session's runs."""
 
 from __future__ import annotations
 
-import time
-from types import SimpleNamespace
+from dataclasses import dataclass
 
 import gradio as gr
 
 from ...config import preset_label
 from .. import compare_view, finetune_view, form, model_cache, plots, store
 from . import share
-from .common import CurveSender, session_of, skip, upload_note, user_errors
+from .common import session_of, skip, upload_note, user_errors
+from .gradio_seam import CurveSender
 
 IDLE = ("Not started. The defaults continue the shipped scorer for about a minute on a CPU; one run trains at a "
         "time (others wait in the queue).")
@@ -39,7 +39,44 @@ def fields(rows) -> dict:
     return built
 
 
-def build() -> SimpleNamespace:
+@dataclass
+class FinetuneTab:
+    """What the tab hands on: the form (start model, data, upload, the settings by name, final evaluation), the
+    run's controls and views, and the session's runs."""
+
+    tab: gr.Tab
+    preset: gr.Dropdown
+    base_model: gr.Dropdown
+    data: gr.Radio
+    upload: gr.File
+    scheme: gr.Textbox
+    settings: dict              # setting name -> its field (form.FORM_FIELDS)
+    final_eval: gr.Checkbox
+    link: share.LinkBox
+    start: gr.Button
+    compare: gr.Button
+    stop: gr.Button
+    compare_seeds: gr.Number
+    progress: gr.HTML
+    status: gr.Markdown
+    dev_plot: gr.LinePlot
+    histogram: gr.Plot
+    loss_curve: gr.LinePlot
+    buffer_curve: gr.LinePlot
+    results: gr.Dataframe
+    run_pick: gr.Dropdown
+    zip_button: gr.Button
+    delete_button: gr.Button
+    run_info: gr.Markdown
+    run_zip: gr.File
+
+    def form_fields(self) -> dict:
+        """The form's fields by their names in :mod:`stsdemo.app.links` (and the /train endpoint's): start model,
+        data, the settings, final evaluation."""
+        return {"model": self.base_model, "data": self.data, **self.settings, "final_eval": self.final_eval}
+
+
+def build() -> FinetuneTab:
     defaults = form.form_defaults()
     empty = finetune_view.curves_for("")
     with gr.Tab("Fine-tune", id="train") as tab:
@@ -108,18 +145,18 @@ def build() -> SimpleNamespace:
                 delete_button = gr.Button("Delete run", variant="stop", scale=1, min_width=120)
             run_info = gr.Markdown()
             run_zip = gr.File(label="Download (zip of the best checkpoint)", interactive=False)
-    return SimpleNamespace(**locals())
+    return FinetuneTab(tab=tab, preset=preset, base_model=base_model, data=data, upload=upload, scheme=scheme,
+                       settings=settings, final_eval=final_eval, link=link, start=start, compare=compare, stop=stop,
+                       compare_seeds=compare_seeds, progress=progress, status=status, dev_plot=dev_plot,
+                       histogram=histogram, loss_curve=loss_curve, buffer_curve=buffer_curve, results=results,
+                       run_pick=run_pick, zip_button=zip_button, delete_button=delete_button, run_info=run_info,
+                       run_zip=run_zip)
 
 
-def link_fields(tab: SimpleNamespace) -> dict:
-    """The form's fields a link carries (stsdemo.app.links): start model, data, the settings, final evaluation."""
-    return {"model": tab.base_model, "data": tab.data, **tab.settings, "final_eval": tab.final_eval}
-
-
-def wire(tab: SimpleNamespace, state, lists) -> None:
+def wire(tab: FinetuneTab, state, lists) -> None:
     curves = [tab.dev_plot, tab.loss_curve, tab.buffer_curve]
-    inputs = {"model": tab.base_model, "data": tab.data, "upload": tab.upload, "scheme": tab.scheme, **tab.settings,
-              "final_eval": tab.final_eval}
+    form_fields = tab.form_fields()
+    inputs = {"model": tab.base_model, "data": tab.data, "upload": tab.upload, "scheme": tab.scheme, **form_fields}
     compare_inputs = {**inputs, "seeds": tab.compare_seeds}
     streamed = [tab.progress, tab.status, *curves, tab.results, *lists.components, tab.histogram]  # a run's views
 
@@ -136,8 +173,8 @@ def wire(tab: SimpleNamespace, state, lists) -> None:
             if view.finished:
                 update.update(zip(lists.components, lists.updates(session)))
             yield update
-        if view is not None and not sender.settled():
-            yield dict(zip(curves, sender.updates(view.curves)))
+        if view is not None:
+            yield from (dict(zip(curves, owed)) for owed in sender.catch_up(view.curves))
 
     @user_errors
     def train(request: gr.Request, upload: str | None = None, **values):
@@ -183,8 +220,7 @@ def wire(tab: SimpleNamespace, state, lists) -> None:
         sender, now = CurveSender(), finetune_view.curves_for(session)
         yield {**dict(zip(lists.components, lists.updates(session))), tab.run_zip: None,
                **dict(zip(curves, sender.updates(now)))}
-        time.sleep(0.3)
-        yield dict(zip(curves, sender.updates(now)))
+        yield from (dict(zip(curves, owed)) for owed in sender.catch_up(now))
 
     @user_errors
     def show_run(choice, request: gr.Request):
@@ -207,7 +243,7 @@ def wire(tab: SimpleNamespace, state, lists) -> None:
     tab.preset.input(apply_preset, tab.preset, list(inputs.values()), api_visibility="private")
     tab.base_model.input(follow_start, tab.base_model, tab.settings["target"], api_visibility="private")
     tab.data.change(data_visibility, tab.data, [tab.upload, tab.scheme], api_visibility="private", queue=False)
-    share.wire_copy(tab.link, "train", link_fields(tab))
+    share.wire_copy(tab.link, "train", form_fields)
     tab.run_pick.change(show_run, tab.run_pick, [tab.run_info, tab.results, tab.histogram], api_visibility="private")
     tab.zip_button.click(zip_run, tab.run_pick, tab.run_zip, api_name="zip_run", concurrency_id="zip",
                          concurrency_limit=2)

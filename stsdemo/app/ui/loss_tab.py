@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
+from dataclasses import dataclass
 
 import gradio as gr
 
 from .. import loss_view, plots
 from . import share
 from .common import LATEX, user_errors
+from .rest import reads_arguments
 
 
 def clamp_js() -> str:
@@ -22,7 +23,25 @@ def clamp_js() -> str:
             "value === '' || !Number.isFinite(number)) ? start : Math.min(Math.max(number, low), high); }); }")
 
 
-def build() -> SimpleNamespace:
+@dataclass
+class LossTab:
+    """What the tab hands on: its settings and sample (a link's fields, by their names in
+    :mod:`stsdemo.app.links`), the reference losses and what they draw."""
+
+    tab: gr.Tab
+    k: gr.Slider
+    x0: gr.Slider
+    d: gr.Slider
+    references: gr.CheckboxGroup
+    prediction: gr.Number
+    label: gr.Number
+    chart: gr.Plot
+    formulas: gr.Markdown
+    table: gr.Dataframe
+    link: share.LinkBox
+
+
+def build() -> LossTab:
     start = loss_view.START
     sliders = {name: dict(minimum=low, maximum=high, step=step, value=start[name])
                for name, (low, high, step) in loss_view.SLIDERS.items()}
@@ -54,10 +73,11 @@ def build() -> SimpleNamespace:
                     label = gr.Number(label="Label", value=loss_view.SAMPLE[1], step=0.5, min_width=120)
                 table = gr.Dataframe(first.table, interactive=False, label="One sample", elem_id="loss-sample",
                                      wrap=True, column_widths=["120px", "110px", "80px", "150px", "120px"])
-    return SimpleNamespace(**locals())
+    return LossTab(tab=tab, k=k, x0=x0, d=d, references=references, prediction=prediction, label=label, chart=chart,
+                   formulas=formulas, table=table, link=link)
 
 
-def wire(tab: SimpleNamespace) -> None:
+def wire(tab: LossTab) -> None:
     inputs = [tab.k, tab.x0, tab.d, tab.references, tab.prediction, tab.label]
     outputs = [tab.chart, tab.formulas, tab.table]
 
@@ -74,6 +94,7 @@ def wire(tab: SimpleNamespace) -> None:
         return (*live(k, x0, d, references, prediction, label), k, x0, d)
 
     @user_errors
+    @reads_arguments()
     def loss_chart(k: float = loss_view.START["k"], x0: float = loss_view.START["x0"], d: float = loss_view.START["d"],
                    references: list[str] | None = None, prediction: float | None = None,
                    label: float | None = None) -> tuple[dict, str, dict | None]:
@@ -98,5 +119,4 @@ def wire(tab: SimpleNamespace) -> None:
                        show_progress="hidden", api_visibility="private")
     gr.on([tab.references.change, tab.prediction.change, tab.label.change], live, inputs, outputs, js=clamp_js(),
           trigger_mode="always_last", concurrency_limit=None, show_progress="hidden", api_visibility="private")
-    share.wire_copy(tab.link, "loss", {"k": tab.k, "x0": tab.x0, "d": tab.d, "prediction": tab.prediction,
-                                       "label": tab.label})
+    share.wire_copy(tab.link, "loss", vars(tab))

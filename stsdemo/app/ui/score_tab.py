@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
+from dataclasses import dataclass
 
 import gradio as gr
 
@@ -13,7 +13,38 @@ from .common import LATEX, session_of, upload_note, user_errors
 EXAMPLES, START = score_view.EXAMPLES, score_view.START   # STS Benchmark test pairs with their gold score 0..5
 
 
-def build() -> SimpleNamespace:
+@dataclass
+class ScoreTab:
+    """What the tab hands on: its fields (a link's among them, by their names in :mod:`stsdemo.app.links`), its
+    results and the batch mode's controls."""
+
+    tab: gr.Tab
+    s1: gr.Textbox
+    s2: gr.Textbox
+    model: gr.Dropdown
+    scheme: gr.Radio
+    gold: gr.Number
+    custom: gr.Textbox
+    gap: gr.Number
+    button: gr.Button
+    link: share.LinkBox
+    prediction: gr.Number
+    category: gr.Textbox
+    node: gr.Number
+    cosine: gr.Number
+    notice: gr.Markdown
+    number_line: gr.Plot
+    line: gr.State          # the line the shown result is read on (a gold label typed now belongs to it)
+    dropped: gr.State       # the last scoring did not draw the gold label: it was given on another line
+    examples: gr.Examples
+    pairs_file: gr.File
+    scored: gr.File
+    file_button: gr.Button
+    file_summary: gr.Markdown
+    preview: gr.Dataframe
+
+
+def build() -> ScoreTab:
     """The tab's layout; :func:`wire` connects it."""
     with gr.Tab("Score a pair", id="score") as tab:
         with gr.Row(equal_height=False, elem_classes="sts-wrap"):
@@ -47,15 +78,15 @@ def build() -> SimpleNamespace:
                 notice = gr.Markdown(elem_classes="sts-note", elem_id="score-notice")
                 number_line = gr.Plot(label="Number line", show_label=False, elem_id="number-line")
                 gr.Markdown(score_view.NUMBERS_NOTE, elem_classes="sts-note", latex_delimiters=LATEX)
-        line = gr.State(None)       # the line the shown result is read on (a gold label typed now belongs to it)
-        dropped = gr.State(False)   # the last scoring did not draw the gold label: it was given on another line
+        line = gr.State(None)
+        dropped = gr.State(False)
         examples = gr.Examples(EXAMPLES, inputs=[s1, s2, gold], label="STS Benchmark test pairs (gold score 0–5)",
                                example_labels=[f"{g:g} · {a}  /  {b}" for a, b, g in EXAMPLES])
         with gr.Accordion("Batch mode: score a CSV / TSV file", open=False):
             gr.Markdown("A header row with two sentence columns (`sentence1,sentence2`, `premise,hypothesis`, …); a "
                         "label column is optional. You get the file back with `prediction`, `category`, `node` and "
                         "`cosine` per row, and with a label column, its Spearman and the share on the label's node "
-                        f"(up to (up to {score_view.MAX_SCORED_ROWS:,} rows). " + upload_note(),
+                        f"(up to {score_view.MAX_SCORED_ROWS:,} rows). " + upload_note(),
                         elem_classes="sts-note")
             with gr.Row(elem_classes="sts-wrap"):
                 pairs_file = gr.File(label="Pairs to score", file_types=[".csv", ".tsv", ".txt"], min_width=200)
@@ -63,10 +94,14 @@ def build() -> SimpleNamespace:
             file_button = gr.Button("Score the file")
             file_summary = gr.Markdown(elem_classes="sts-note", elem_id="score-file-summary")
             preview = gr.Dataframe(label="First rows", visible=False, interactive=False)
-    return SimpleNamespace(**locals())
+    return ScoreTab(tab=tab, s1=s1, s2=s2, model=model, scheme=scheme, gold=gold, custom=custom, gap=gap,
+                    button=button, link=link, prediction=prediction, category=category, node=node, cosine=cosine,
+                    notice=notice, number_line=number_line, line=line, dropped=dropped, examples=examples,
+                    pairs_file=pairs_file, scored=scored, file_button=file_button, file_summary=file_summary,
+                    preview=preview)
 
 
-def wire(tab: SimpleNamespace, state, demo: gr.Blocks, restored=()) -> None:
+def wire(tab: ScoreTab, state, demo: gr.Blocks, restored=()) -> None:
     """``restored``: the events that restore a link's state (on page load, and a link followed in place); the
     pair is scored after each (with no link events, on page load)."""
 
@@ -131,5 +166,4 @@ def wire(tab: SimpleNamespace, state, demo: gr.Blocks, restored=()) -> None:
     for start in [event.then for event in restored] or [demo.load]:  # a restored gold belongs to the link's line
         scored(start(lambda: None, None, tab.line, queue=False, api_visibility="private")
                .then(score_and_draw, inputs, outputs, api_visibility="private", **scoring))
-    share.wire_copy(tab.link, "score", {"s1": tab.s1, "s2": tab.s2, "scheme": tab.scheme, "custom": tab.custom,
-                                        "gap": tab.gap, "gold": tab.gold})
+    share.wire_copy(tab.link, "score", vars(tab))

@@ -9,7 +9,8 @@ the button, so it can be copied by hand where the clipboard is not allowed.
 
 from __future__ import annotations
 
-from types import SimpleNamespace
+from dataclasses import dataclass
+from typing import Mapping
 
 import gradio as gr
 
@@ -66,15 +67,32 @@ PAGE_JS = """
 HIDE_START_JS = "() => { if (window.stsHideStart) window.stsHideStart(); }"
 
 
-def link_opener() -> SimpleNamespace:
+@dataclass
+class LinkOpener:
+    """The hidden control that opens a link in place (:func:`link_opener`)."""
+
+    query: gr.Textbox
+    button: gr.Button
+
+
+@dataclass
+class LinkBox:
+    """A tab's "Copy link" button, the box that shows the link, and its notice (:func:`link_box`)."""
+
+    button: gr.Button
+    text: gr.Textbox
+    notice: gr.Markdown
+
+
+def link_opener() -> LinkOpener:
     """The hidden control that opens a link in place: the page script clicks it after putting the link in the
     address bar, and :func:`wire_restore` restores what the link names, as on page load."""
     query = gr.Textbox(visible="hidden", elem_id="sts-open-query")
     button = gr.Button("Open link", visible="hidden", elem_id="sts-open-link")
-    return SimpleNamespace(query=query, button=button)
+    return LinkOpener(query=query, button=button)
 
 
-def link_box(tab: str) -> SimpleNamespace:
+def link_box(tab: str) -> LinkBox:
     """The "Copy link" button and the box that shows the link (and any notice about it) in a tab."""
     with gr.Row(elem_classes="sts-wrap sts-link", equal_height=False):
         button = gr.Button("Copy link", size="sm", scale=0, min_width=110, elem_id=f"{tab}-copy-link")
@@ -82,11 +100,18 @@ def link_box(tab: str) -> SimpleNamespace:
                           interactive=False, lines=1, max_lines=4, scale=4, min_width=200, elem_id=f"{tab}-link",
                           container=False)
     notice = gr.Markdown(elem_classes="sts-note", elem_id=f"{tab}-link-notice")
-    return SimpleNamespace(button=button, text=text, notice=notice)
+    return LinkBox(button=button, text=text, notice=notice)
 
 
-def wire_copy(box: SimpleNamespace, tab: str, components: dict) -> None:
-    """``components``: the tab's fields by their names in :mod:`stsdemo.app.links`."""
+def link_fields(tab: str, components: Mapping) -> dict:
+    """The fields a link to ``tab`` carries, picked from a tab's ``components`` by their names in the links' one
+    field table (:func:`stsdemo.app.links.field_names`); KeyError when the tab lacks one."""
+    return {name: components[name] for name in links.field_names(tab)}
+
+
+def wire_copy(box: LinkBox, tab: str, components: Mapping) -> None:
+    """``components``: the tab's components by name, the fields a link carries among them (:func:`link_fields`)."""
+    components = link_fields(tab, components)
     names = list(components)
 
     def make(*values):
@@ -100,14 +125,16 @@ def wire_copy(box: SimpleNamespace, tab: str, components: dict) -> None:
                                                         api_visibility="private")
 
 
-def wire_restore(demo: gr.Blocks, tabs: gr.Tabs, parts: dict[str, dict], boxes: dict[str, SimpleNamespace],
-                 loss_outputs: tuple | None = None, opener: SimpleNamespace | None = None) -> list:
+def wire_restore(demo: gr.Blocks, tabs: gr.Tabs, parts: dict[str, Mapping], boxes: dict[str, LinkBox],
+                 loss_outputs: tuple | None = None, opener: LinkOpener | None = None) -> list:
     """On page load, and when a link to another state of the page is followed in place (``opener``, see
     :data:`PAGE_JS`), a link's tab is selected and its fields filled; bad values fall back with a notice (a
-    toast and a line under the tab's link box). Nothing is started. ``parts``: per tab, its fields by their
-    names in :mod:`stsdemo.app.links`; ``loss_outputs``: the Loss explorer's chart, formulas and table, redrawn
-    for restored settings. Returns the restoring events (the Score tab scores its pair after each)."""
-    order = [(tab, name, component) for tab, fields in parts.items() for name, component in fields.items()]
+    toast and a line under the tab's link box). Nothing is started. ``parts``: per tab, its components by name,
+    the fields a link carries among them (:func:`link_fields`); ``loss_outputs``: the Loss explorer's chart,
+    formulas and table, redrawn for restored settings. Returns the restoring events (the Score tab scores its
+    pair after each)."""
+    order = [(tab, name, component) for tab, components in parts.items()
+             for name, component in link_fields(tab, components).items()]
     notice_boxes = list(boxes.items())
     extra = list(loss_outputs or ())
 

@@ -5,12 +5,13 @@ its twin over seeds). Answers are JSON text (no figures), public in the API (``/
 Gradio makes every public endpoint an MCP tool named after its function, described by the function's
 docstring (the text before ``Args:``; each argument's line under ``Args:`` describes that argument). The
 app's other endpoints (the tabs' /score with its figure, /train, /zip_run, ...) stay in the API but are kept
-off the tool list by :func:`tools_only`, so an agent sees three tools that answer in plain data.
+off the tool list (:func:`.gradio_seam.tools_only`), so an agent sees three tools that answer in plain data.
+Each reads its arguments by their annotations (:func:`.rest.reads_arguments`) before the core checks them
+against their declarations.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 
 import gradio as gr
@@ -20,6 +21,7 @@ from ...losses.spec import PAPER_X0, paper_k
 from ...playground.config import PlaygroundConfig, argument_line
 from .. import loss_view, model_cache, playground_view, score_view
 from .common import session_of, user_errors
+from .rest import reads_arguments
 
 MCP_TOOLS = ("score_pair", "loss_at", "playground")   # api names (and the tools' names: the functions' names)
 PLAYGROUND = PlaygroundConfig()
@@ -37,6 +39,7 @@ Returns:
 
 def wire(state) -> None:
     @user_errors
+    @reads_arguments(long_text=("sentence1", "sentence2"))
     def score_pair(sentence1: str, sentence2: str, scheme: str = "own", model: str = model_cache.DEFAULT_CHOICE,
                    request: gr.Request = None) -> str:
         """Score how similar two sentences are with the shipped STS scorer (or the NLI scorer for scheme "nli"): a float on the label line 0-5 (0 = unrelated, 5 = same meaning), its nearest category and the cosine similarity of the two sentence embeddings.
@@ -54,6 +57,7 @@ def wire(state) -> None:
                           ensure_ascii=False, allow_nan=False)   # finite JSON, or an error: never Infinity
 
     @user_errors
+    @reads_arguments()
     def loss_at(prediction: float, label: float, k: float = loss_view.START["k"], x0: float = loss_view.START["x0"],
                 d: float = loss_view.START["d"]) -> str:
         """Evaluate the paper's buffer-zone losses (Translated ReLU, Smooth K2) and the L1 and MSE baselines at one prediction: the loss value and its gradient with respect to the prediction, at x = |prediction - label|. Inside the buffer (x < x0) both buffer-zone losses are 0 with zero gradient.
@@ -76,6 +80,7 @@ def wire(state) -> None:
                                              x0=f"{PAPER_X0:g}")
 
     @user_errors
+    @reads_arguments()
     def playground(data: str = PLAYGROUND.data, loss: str = PLAYGROUND.loss, head: str = PLAYGROUND.head,
                    width: int = PLAYGROUND.width, k: float = PLAYGROUND.k, x0: float = PLAYGROUND.x0,
                    d: float = PLAYGROUND.d, noise: float = PLAYGROUND.noise, train_pairs: int = PLAYGROUND.train_pairs,
@@ -93,37 +98,3 @@ def wire(state) -> None:
     gr.api(score_pair, api_name="score_pair", concurrency_id="score", concurrency_limit=4)
     gr.api(loss_at, api_name="loss_at", concurrency_limit=None)
     gr.api(playground, api_name="playground", concurrency_id="playground_api", concurrency_limit=1)
-
-
-def tools_only(demo: gr.Blocks, names=MCP_TOOLS) -> None:
-    """Keep every public endpoint but ``names`` off the MCP tool list (they stay in the API).
-
-    Gradio 6.31 lists as tools the public endpoints whose function is not marked as an MCP resource or
-    prompt (``gradio.mcp``: ``fn._mcp_type``, set by ``gr.mcp.resource`` / ``gr.mcp.prompt``); a function
-    marked with any type other than "tool" is left off. :func:`mcp_lifespan` also takes them out of the
-    server's name table (so they cannot be called as tools, nor listed by its /schema). tests/test_mcp.py
-    checks the result.
-    """
-    for block_fn in demo.fns.values():
-        if block_fn.fn is None or block_fn.api_visibility != "public" or block_fn.api_name in names:
-            continue
-        try:
-            block_fn.fn._mcp_type = "api-only"
-        except AttributeError:  # a builtin or bound method: nothing to mark
-            pass
-
-
-def mcp_lifespan(demo: gr.Blocks, names=MCP_TOOLS):
-    """A server lifespan (``launch(app_kwargs={"lifespan": ...})``) that, once Gradio has built its MCP
-    server, keeps only ``names`` in the server's tool table (``GradioMCPServer.tool_to_endpoint``, from which
-    it lists, calls and describes tools)."""
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app):
-        server = getattr(demo, "mcp_server_obj", None)
-        if server is not None:
-            server.tool_to_endpoint = {tool: endpoint for tool, endpoint in server.tool_to_endpoint.items()
-                                       if endpoint.lstrip("/") in names}
-        yield
-
-    return lifespan

@@ -1,0 +1,321 @@
+"""The app's one seam with Gradio's internals: every workaround for how Gradio behaves, and every reach into
+what Gradio keeps private (an attribute or module it does not document), lives here and nowhere else.
+
+Each was written for Gradio :data:`WRITTEN_FOR` and has a test in tests/test_gradio_seam.py that fails when
+the workaround is no longer needed (Gradio fixed or changed what it works around) or no longer works (the
+private attribute it uses is gone or behaves otherwise). On an upgrade, run that file first.
+
+1. **A field's input check** (:func:`name_input_errors`). Gradio checks a Number's or Slider's bounds, and a
+   Dropdown's choices, with messages that name no field, compares a numeric string with its bounds (a
+   ``TypeError`` and a traceback), reads ``true`` as 1 and passes NaN on. The field classes' ``preprocess``
+   reads the value by :mod:`.rest`'s rules first and names the field in every refusal.
+2. **The training curves' redraw** (:class:`CurveSender`): a LinePlot's colour scale is rebuilt only by a
+   changed ``color_map``, and then draws the data of the update before.
+3. **The MCP tool list** (:func:`tools_only`, :func:`mcp_lifespan`): Gradio makes every public endpoint a tool;
+   there is no public way to keep one in the API but off the tool list. MCP's own input check names no
+   argument (``None is not of type 'number'`` for a NaN): arguments are read by :mod:`.rest`'s rules first.
+4. **Raw REST calls** (:class:`StrictCalls`, an ASGI middleware): an argument left out of a v1 call is passed
+   on as a component's repr, a v2 call missing one (or naming an unknown endpoint or argument) answers a bare
+   500 with a traceback, and so does v1 for an unknown endpoint; private endpoints are callable by name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import re
+import time
+from pathlib import Path
+
+import gradio as gr
+from gradio.utils import get_upload_folder
+from starlette.responses import JSONResponse
+
+from ...errors import InputError
+from .. import plots
+from . import rest
+
+WRITTEN_FOR = "6.31.0"     # the Gradio version every workaround below was written for and tested against
+
+
+# ---- 1. a field's input check ------------------------------------------------------------------------------------
+
+FIELD_CLASSES = (gr.Number, gr.Slider, gr.Dropdown, gr.Radio, gr.CheckboxGroup, gr.Textbox, gr.Checkbox)
+TYPE_REPR = re.compile(r" \(type: <class '[^']*'>\)")   # in Gradio's "Value: 'x' (type: <class 'str'>) is not in ..."
+
+
+def name_input_errors() -> None:
+    """Make every field's input check read its value strictly and name the field (Gradio 6.31).
+
+    Gradio checks a Number's or Slider's bounds (and a Dropdown's choices) before our handlers run, with a
+    message that names no field ("Value 0 is less than minimum value 0.1."); an API caller sends many values
+    at once, so each message is prefixed with the field's label. Before Gradio's check, the value is read by
+    :mod:`.rest`'s rules (a numeric string as a number, ``true`` refused as one, NaN refused, a name of at most
+    :data:`rest.MAX_NAME_CHARS` characters). A ``precision=0`` box would silently round 2.5 to 2; it says so
+    instead. A refused value is the caller's, not the server's: no traceback goes to the log.
+
+    The field classes' ``preprocess`` is wrapped, once per process, rather than each block's: Gradio copies a
+    session's blocks when an event updates them (a link restored at page load does), and a copy would lose a
+    per-block wrapper."""
+    for cls in FIELD_CLASSES:
+        if not getattr(cls.preprocess, "names_the_field", False):
+            cls.preprocess = _naming_preprocess(cls.preprocess)
+
+
+def field_name(block) -> str:
+    """How a refusal names a field: its label (what the page shows), else its id."""
+    return str(block.label or block.elem_id or type(block).__name__.lower())
+
+
+def read_field(block, payload, name: str):
+    """A field's value read by :mod:`.rest`'s rules for its kind; InputError (``name`` leading) when refused."""
+    if isinstance(block, (gr.Number, gr.Slider)):
+        value = rest.read_number(name, payload, optional=isinstance(block, gr.Number))
+        if isinstance(block, gr.Number) and block.precision == 0 and value is not None \
+                and not float(value).is_integer():
+            raise InputError(f"{name} must be a whole number, got {value:g}")
+        return value
+    if isinstance(block, gr.Checkbox):
+        return rest.read_bool(name, payload, optional=True)
+    if isinstance(block, gr.Textbox):
+        return rest.read_text(name, payload, optional=True)
+    if isinstance(block, gr.CheckboxGroup) or (isinstance(block, gr.Dropdown) and block.multiselect):
+        if payload is not None and not isinstance(payload, list):
+            raise InputError(f"{name} must be a list of choices, got {rest.shown(payload)}")
+        for item in payload or ():
+            if isinstance(item, str):
+                rest.read_text(name, item, max_chars=rest.MAX_NAME_CHARS)
+        return payload
+    if isinstance(payload, str) or (isinstance(block, gr.Dropdown) and block.allow_custom_value):
+        return rest.read_text(name, payload, optional=True, max_chars=rest.MAX_NAME_CHARS)
+    return payload   # a choice of another type: Gradio's own check of the choices
+
+
+def _naming_preprocess(preprocess):
+    @functools.wraps(preprocess)
+    def checked(block, payload):
+        label = field_name(block)
+        try:
+            return preprocess(block, read_field(block, payload, f"{label}:"))
+        except InputError as error:
+            raise gr.Error(str(error), print_exception=False) from None
+        except gr.Error as error:
+            message = TYPE_REPR.sub("", error.message)   # without the value's Python type
+            raise gr.Error(f"{label}: {message}", print_exception=False) from None
+
+    checked.names_the_field = True
+    return checked
+
+
+# ---- 2. the training curves' redraw --------------------------------------------------------------------------------
+
+
+class CurveSender:
+    """Updates for the three training LinePlots, working around how Gradio 6.31's LinePlot redraws.
+
+    Its colour scale only knows the series present when the chart was last built, and an in-place data
+    update does not rebuild it; a changed ``color_map`` does, but the rebuild draws the data of the
+    *previous* update. So new data goes out first, and the colour map naming its series one update
+    later (:meth:`catch_up` sends the update still owed, after :data:`PAUSE_S` so the page has drawn the
+    data first). The dev chart's y range (:func:`plots.dev_y_range`, whole points around its data) rebuilds it
+    too, so it travels with the colour map.
+    """
+
+    PAUSE_S = 0.3   # between the data and the colour map that rebuilds the chart: the page draws the data first
+
+    def __init__(self):
+        self.sent = (None, None, None)      # (colour map, y range) the plots were last given
+        self.pending = (None, None, None)   # (colour map, y range) of the data sent last
+
+    def updates(self, curves) -> tuple:
+        maps = ((curves.dev_colors, plots.dev_y_range(curves.dev)), (curves.loss_colors, None),
+                (curves.buffer_colors, None))
+        out = []
+        for frame, lagged, sent in zip((curves.dev, curves.loss, curves.buffer), self.pending, self.sent):
+            if lagged is not None and lagged != sent:
+                colors, y_range = lagged
+                out.append(gr.update(value=frame.copy(), color_map=colors,
+                                     **({"y_lim": y_range} if y_range is not None else {})))
+            else:
+                out.append(gr.update(value=frame.copy()))
+        self.sent = tuple(lagged if lagged is not None else sent for lagged, sent in zip(self.pending, self.sent))
+        self.pending = maps
+        return tuple(out)
+
+    def settled(self) -> bool:
+        return self.sent == self.pending
+
+    def catch_up(self, curves):
+        """The update still owed for ``curves`` (the last ones sent), after a pause; nothing when settled."""
+        if not self.settled():
+            time.sleep(self.PAUSE_S)
+            yield self.updates(curves)
+
+
+# ---- 3. the MCP server ---------------------------------------------------------------------------------------------
+
+
+def tools_only(demo: gr.Blocks, names) -> None:
+    """Keep every public endpoint but ``names`` off the MCP tool list (they stay in the API).
+
+    Gradio 6.31 lists as tools the public endpoints whose function is not marked as an MCP resource or
+    prompt (``gradio.mcp``: ``fn._mcp_type``, set by ``gr.mcp.resource`` / ``gr.mcp.prompt``); a function
+    marked with any type other than "tool" is left off. :func:`mcp_lifespan` also takes them out of the
+    server's name table (so they cannot be called as tools, nor listed by its /schema).
+    """
+    for block_fn in demo.fns.values():
+        if block_fn.fn is None or block_fn.api_visibility != "public" or block_fn.api_name in names:
+            continue
+        try:
+            block_fn.fn._mcp_type = "api-only"
+        except AttributeError:  # a builtin or bound method: nothing to mark
+            pass
+
+
+def mcp_lifespan(demo: gr.Blocks, names):
+    """A server lifespan (``launch(app_kwargs={"lifespan": ...})``) that, once Gradio has built its MCP
+    server, keeps only ``names`` in the server's tool table (``GradioMCPServer.tool_to_endpoint``, from which
+    it lists, calls and describes tools) and reads each call's arguments first (:func:`read_tool_arguments`)."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        server = getattr(demo, "mcp_server_obj", None)
+        if server is not None:
+            server.tool_to_endpoint = {tool: endpoint for tool, endpoint in server.tool_to_endpoint.items()
+                                       if endpoint.lstrip("/") in names}
+            _read_tool_calls(server)
+        yield
+
+    return lifespan
+
+
+def _read_tool_calls(server) -> None:
+    """Put :func:`read_tool_arguments` before the MCP server's own call handler (``Server.request_handlers``),
+    whose schema check names no argument."""
+    from mcp import types
+
+    handlers = server.mcp_server.request_handlers
+    original = handlers[types.CallToolRequest]
+
+    async def call(request):
+        endpoint = server.tool_to_endpoint.get(request.params.name)
+        if endpoint is not None:
+            try:
+                request.params.arguments = read_tool_arguments(
+                    server.api_info["named_endpoints"][endpoint], request.params.arguments or {}, endpoint.lstrip("/"))
+            except InputError as error:
+                return types.ServerResult(types.CallToolResult(
+                    content=[types.TextContent(type="text", text=f"Input validation error: {error}")], isError=True))
+        return await original(request)
+
+    handlers[types.CallToolRequest] = call
+
+
+def read_tool_arguments(endpoint: dict, arguments: dict, name: str) -> dict:
+    """An MCP call's arguments read as a REST call's are (:mod:`.rest`), by the types of the endpoint's API
+    description (``endpoint``): the argument named in each refusal. A JSON null where a number belongs is how an
+    MCP client sends NaN or infinity, and the refusal says so."""
+    parameters = parameters_of(endpoint)
+    rest.checked_keywords(arguments, parameters, name)
+    read = dict(arguments)
+    for parameter in endpoint["parameters"]:
+        key = parameter["parameter_name"]
+        kind, optional = json_kind(parameter["type"])
+        if key not in read or kind is None:
+            continue
+        if read[key] is None and not optional and kind == "number":
+            raise InputError(f"{key} must be a finite number, got null (JSON has no NaN or infinity: an MCP client "
+                             "sends them as null)")
+        reader = {"number": rest.read_number, "boolean": rest.read_bool, "string": rest.read_text}[kind]
+        read[key] = reader(key, read[key], optional=optional)
+    return read
+
+
+def json_kind(schema: dict) -> tuple[str | None, bool]:
+    """``(kind, optional)`` of an argument's JSON schema: "number" (number or integer), "boolean", "string" or
+    None (anything else), and whether null is allowed."""
+    options = schema.get("oneOf") or schema.get("anyOf") or [schema]
+    types = {option.get("type") for option in options}
+    optional = "null" in types
+    types.discard("null")
+    kind = {"integer": "number"}.get(next(iter(types)), next(iter(types))) if len(types) == 1 else None
+    return (kind if kind in ("number", "boolean", "string") else None), optional
+
+
+# ---- 4. raw REST calls ---------------------------------------------------------------------------------------------
+
+CALL = re.compile(r"^/gradio_api/(?P<route>call/v2|call|run|api)/(?P<name>[^/]+)/?$")
+
+
+def parameters_of(endpoint: dict) -> list[rest.Parameter]:
+    """The arguments of an endpoint as its API description (``Blocks.get_api_info()``) declares them."""
+    return [rest.Parameter(p["parameter_name"], bool(p.get("parameter_has_default")), p.get("parameter_default"),
+                           p["type"].get("title") == "FileData") for p in endpoint["parameters"]]
+
+
+class StrictCalls:
+    """ASGI middleware for ``POST /gradio_api/call/<name>`` (v1), ``/call/v2/<name>`` (v2) and ``/run/<name>``
+    (Gradio 6.31). An endpoint the API does not describe (unknown, or private) is refused with 404; a call
+    leaving out an argument without a default, giving one the endpoint does not take, or a file it did not upload
+    with 422 naming it; a v1 call leaving out arguments with defaults is completed with them, as gradio_client
+    and v2 complete it. One line of JSON each (``{"detail": ...}``), no traceback."""
+
+    def __init__(self, app):
+        self.app = app
+        self.described = None   # (blocks, its named endpoints), read once
+
+    def endpoints(self, blocks) -> dict:
+        if self.described is None or self.described[0] is not blocks:
+            self.described = (blocks, blocks.get_api_info()["named_endpoints"])
+        return self.described[1]
+
+    async def __call__(self, scope, receive, send):
+        match = CALL.match(scope.get("path", "")) if scope["type"] == "http" and scope["method"] == "POST" else None
+        if match is None:
+            return await self.app(scope, receive, send)
+        body, more = b"", True
+        while more:
+            message = await receive()
+            body, more = body + message.get("body", b""), message.get("more_body", False)
+        endpoints = self.endpoints(scope["app"].get_blocks())
+        endpoint = endpoints.get("/" + match["name"])
+        if endpoint is None:
+            refusal = JSONResponse({"detail": rest.unknown_endpoint(match["name"], endpoints)}, status_code=404)
+            return await refusal(scope, receive, send)
+        try:
+            body = self.checked(body, parameters_of(endpoint), match["name"], by_name=match["route"] == "call/v2")
+        except InputError as error:
+            return await JSONResponse({"detail": str(error)}, status_code=422)(scope, receive, send)
+        headers = [(key, value) for key, value in scope["headers"] if key != b"content-length"]
+        scope = {**scope, "headers": [*headers, (b"content-length", str(len(body)).encode())]}
+        replayed = False
+
+        async def replay():
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
+
+    @staticmethod
+    def checked(body: bytes, parameters: list[rest.Parameter], name: str, by_name: bool) -> bytes:
+        """The body a call goes on with (a v1 call completed with defaults); InputError for a refused call. A body
+        that is not the JSON object the route takes goes on as it is (Gradio answers it with 422)."""
+        try:
+            payload = json.loads(body)
+        except ValueError:
+            return body
+        upload = Path(get_upload_folder())
+        if by_name and isinstance(payload, dict):
+            given = {key: value for key, value in payload.items() if key != "oauth_token"}
+            rest.checked_keywords(given, parameters, name)
+            rest.checked_files(given, parameters, upload)
+            return body
+        if not by_name and isinstance(payload, dict) and isinstance(payload.get("data"), list):
+            payload["data"] = rest.completed(payload["data"], parameters, name)
+            rest.checked_files(dict(zip((p.name for p in parameters), payload["data"])), parameters, upload)
+            return json.dumps(payload).encode()
+        return body
