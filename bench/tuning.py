@@ -1,26 +1,36 @@
-"""Fair tuning: every STS arm gets the same grid, picks its point on STS-B dev, then runs at three seeds.
+"""Fair tuning: every STS arm gets the same learning-rate grid, picks its rate on STS-B dev, then runs at three seeds.
 
 The fixed-setting evidence ran every arm at one learning rate (2e-5) and the paper's k and x0, although the losses
 pull with different strengths (Translated ReLU's gradient is k, Smooth K2's 2k(x - x0), CoSENT's is scaled by 20).
-Here each arm of ``ARMS`` gets the same chance:
+Here each arm of ``ARMS`` gets the same chance, and only that:
 
-1. **grid** (tag ``grid``, section ``tuning``): learning rate in ``LRS`` for every arm; for the buffer-zone losses
-   also x0 in ``X0S`` and k at the paper's value and half of it. One seed, ``GRID_SEED`` (41): not one of the
-   reported seeds, so the luck of the winning point on its seed does not enter the reported figures. STS-B dev
-   only, no test set is read. Budget: the paper's (one epoch of the 6,080 filtered pairs, 380 steps at batch 16,
-   dev every 95 steps; the best dev checkpoint is what the run scores).
-2. **tuned** (tag ``tuned``, section ``quality``): each arm at the grid point with the highest STS-B dev, seeds 42,
+1. **grid** (tag ``grid``, section ``tuning``): learning rate in ``LRS`` for every arm, the buffer-zone losses at
+   the paper's x0 (0.25) and k, so every arm chooses among the same four points. One seed, ``GRID_SEED`` (41): not
+   one of the reported seeds, so the luck of the winning point on its seed does not enter the reported figures.
+   STS-B dev only, no test set is read. Budget: the paper's (one epoch of the 6,080 filtered pairs, 380 steps at
+   batch 16, dev every 95 steps; the best dev checkpoint is what the run scores).
+2. **ablation** (tag ``grid`` too, section ``tuning``): the buffer-zone losses' x0 x k sweep at every learning rate
+   (x0 in ``X0S``, k at the paper's value and half of it), the points of (1) excepted. Reported apart
+   (``bench.tuning_report``); it chooses nothing. (An earlier version chose among all 16 points of the buffer arms
+   and 4 of the others; the seeds it ran at x0 0.1 are kept in the records and read as superseded.)
+3. **tuned** (tag ``tuned``, section ``quality``): each arm at the grid point with the highest STS-B dev, seeds 42,
    43 and 44, scored on the 7 test sets like every quality run; ``chosen_from`` records the grid it chose from.
+   A tuned run's key names its point (``minilm/sk2-cosine@lr=5e-05,k=2,x0=0.25/seed42/tuned``), so a run at a
+   re-selected point never replaces the record of an earlier choice; a run counts as done when a record of its
+   arm, seed and point exists, whatever its key (records from before keys named the point have none in the key).
    The untrained encoder runs here too (``base``), so each machine has its own reference.
-3. **fixed** (tag ``fixed``): the same arms at the fixed settings on this machine (where the tuned runs ran on
+4. **fixed** (tag ``fixed``): the same arms at the fixed settings on this machine (where the tuned runs ran on
    another machine than the fixed-setting evidence, this separates the machine from the tuning).
-4. **diagnosis** (tag ``diagnosis``, section ``tuning``): why CoSENT and AnglE lower STS-B dev at our settings, one
+5. **diagnosis** (tag ``diagnosis``, section ``tuning``): why CoSENT and AnglE lower STS-B dev at our settings, one
    factor at a time (``DIAGNOSIS``), seeds 42-44, dev only; CosineSimilarityLoss on the same data as the control.
-5. **doc** (tag ``doc``): sentence-transformers' documented recipe for CoSENT and AnglE (``st-cosent-doc``,
+6. **doc** (tag ``doc``): sentence-transformers' documented recipe for CoSENT and AnglE (``st-cosent-doc``,
    ``st-angle-doc``), seeds 42-44, with test scores.
-6. **mpnet** (tag ``tuned``): all-mpnet-base-v2 untrained, Smooth K2 and MSE on the cosine target and
-   CosineSimilarityLoss, seeds 42-44, each at the point MiniLM's grid chose (the grid was not rerun on mpnet; each
-   record says so).
+7. **mpnet** (tag ``tuned``): all-mpnet-base-v2 untrained, Smooth K2 and MSE on the cosine target and
+   CosineSimilarityLoss, seeds 42-44, each at the point MiniLM's grid chose. all-mpnet-base-v2 is not tuned: no
+   grid runs on it (each record says so).
+
+A verdict reads one machine and precision (``bench.tuning_report``), so a run recorded on another machine does not
+stand in for one on the machine of the verdicts: ``--this-machine`` counts only this machine's records as done.
 
 Every run is recorded as soon as it finishes; ``--skip-done`` skips what is recorded and what another live job
 is running, so several jobs can work through the plan side by side (a GPU runs several small runs at once).
@@ -28,6 +38,7 @@ is running, so several jobs can work through the plan side by side (a GPU runs s
     python -m bench.tuning --list
     python -m bench.tuning --steps grid,tuned --skip-done
     python -m bench.tuning --steps mpnet --skip-done
+    python -m bench.tuning --steps tuned,mpnet --skip-done --this-machine   # on the machine of the verdicts
 """
 
 from __future__ import annotations
@@ -36,14 +47,16 @@ import argparse
 import os
 import sys
 
+from stsdemo.losses.spec import PAPER_X0
+
 from . import quality
 from .common import add_run, load_results, log, setup_environment
-from .schema import check_record, quality_runs, run_key, tuning_runs
+from .schema import check_record, quality_runs, record_model, run_key, tuning_runs
 
 ARMS = ("sk2-cosine", "mse-cosine", "trelu-cosine", "l1-cosine", "st-cossim", "st-cosent", "st-angle", "pcc")
 LRS = (1e-5, 2e-5, 5e-5, 1e-4)
-X0S = (0.1, 0.25)
-K_SHARES = (1.0, 0.5)            # the paper's k, and half of it
+X0S = (0.1, PAPER_X0)            # the ablation's x0; the grid holds the paper's
+K_SHARES = (1.0, 0.5)            # the ablation's k: the paper's, and half of it
 GRID_SEED = 41
 FIXED_LR = 2e-5
 MPNET_ARMS = ("sk2-cosine", "mse-cosine", "st-cossim")
@@ -60,7 +73,7 @@ DIAGNOSIS = {
 }
 DIAGNOSIS_ARMS = {"st-cosent": tuple(DIAGNOSIS), "st-angle": tuple(DIAGNOSIS),
                   "st-cossim": ("ours", "one-set-a-batch", "stsb-filtered", "sick-filtered", "stsb-unfiltered")}
-STEPS = ("grid", "tuned", "fixed", "diagnosis", "doc", "mpnet")
+STEPS = ("grid", "ablation", "tuned", "fixed", "diagnosis", "doc", "mpnet")
 QUALITY_TAGS = ("tuned", "fixed", "doc")  # the tags of its runs in the quality section (with test scores)
 
 
@@ -73,17 +86,26 @@ def paper_k(arm: str) -> float | None:
 
 
 def grid_points(arm: str) -> list[dict]:
-    """The grid of one arm: ``lr`` for all; ``k`` and ``x0`` too for the buffer-zone losses."""
+    """The points ``arm`` chooses among: every rate of ``LRS``, a buffer-zone loss at the paper's k and x0. Every
+    arm has the same number of points, so none gets more chances to be lucky on the grid seed."""
+    k = paper_k(arm)
+    return [{"lr": lr} if k is None else {"lr": lr, "k": k, "x0": PAPER_X0} for lr in LRS]
+
+
+def ablation_points(arm: str) -> list[dict]:
+    """The x0 x k sweep of a buffer-zone arm at every rate, its grid points excepted (none for other arms): run
+    and reported apart, never chosen from."""
     k = paper_k(arm)
     if k is None:
-        return [{"lr": lr} for lr in LRS]
-    return [{"lr": lr, "k": k * share, "x0": x0} for lr in LRS for share in K_SHARES for x0 in X0S]
+        return []
+    sweep = [{"lr": lr, "k": k * share, "x0": x0} for lr in LRS for share in K_SHARES for x0 in X0S]
+    return [point for point in sweep if point not in grid_points(arm)]
 
 
 def fixed_point(arm: str) -> dict:
     """The fixed settings the earlier evidence used, as a point."""
     k = paper_k(arm)
-    return {"lr": FIXED_LR} if k is None else {"lr": FIXED_LR, "k": k, "x0": 0.25}
+    return {"lr": FIXED_LR} if k is None else {"lr": FIXED_LR, "k": k, "x0": PAPER_X0}
 
 
 def grid_key(model: str, arm: str, point: dict) -> str:
@@ -91,8 +113,9 @@ def grid_key(model: str, arm: str, point: dict) -> str:
 
 
 def chosen_point(arm: str, runs: dict | None = None, model: str = "minilm") -> tuple[dict | None, dict]:
-    """The grid point of ``arm`` with the best STS-B dev, and ``{grid key: dev}``; None until every point of the
-    arm's grid is recorded (a point is never chosen from part of its grid)."""
+    """The point of ``grid_points(arm)`` with the best STS-B dev, and ``{grid key: dev}``; None until every point
+    of the arm's grid is recorded (a point is never chosen from part of its grid). The ablation's runs are never
+    candidates. A tie goes to the first point in ``LRS`` order."""
     runs = runs if runs is not None else tuning_runs(load_results())
     devs = {}
     for point in grid_points(arm):
@@ -104,20 +127,45 @@ def chosen_point(arm: str, runs: dict | None = None, model: str = "minilm") -> t
     return dict(runs[best]["point"]), devs
 
 
+def same_point(a: dict | None, b: dict | None) -> bool:
+    """Whether two points are the same settings (as their run keys spell them)."""
+    return quality.point_slug(a or {}) == quality.point_slug(b or {})
+
+
+def tuned_records(results: dict, model: str, arm: str, point: dict | None = None, seed: int | None = None,
+                  machine: str | None = None) -> list[dict]:
+    """The recorded tuned runs of ``arm`` on ``model`` (at ``point``, of ``seed``, on ``machine`` where given),
+    whatever their keys."""
+    return [run for run in quality_runs(results).values()
+            if run.get("budget_tag") == "tuned" and run.get("arm") == arm and record_model(run) == model
+            and (point is None or arm == "base" or same_point(run.get("point"), point))
+            and (seed is None or arm == "base" or run.get("seed") == seed)
+            and (machine is None or run.get("machine") == machine)]
+
+
 # ---- the plan ---------------------------------------------------------------------------------------
 
 
 def plan(step: str) -> list[dict]:
     """The runs of one step: ``{arm, seed, point, tag, section, model, test}``; a tuned entry's point is None
-    until it is decided (from the recorded grid, when the entry is due)."""
+    until it is decided (from the recorded grid, when the entry is due: :func:`resolve`)."""
     seeds = quality.SEEDS
-    if step == "grid":
+
+    def grid(points) -> list[dict]:
         return [dict(arm=arm, seed=GRID_SEED, point=point, tag="grid", section="tuning", model="minilm", test=False)
-                for arm in ARMS for point in grid_points(arm)]
+                for arm in ARMS for point in points(arm)]
+
+    def tuned(model: str, arms) -> list[dict]:
+        return [dict(arm="base", seed=seeds[0], point=None, tag="tuned", section="quality", model=model, test=True)] \
+            + [dict(arm=arm, seed=seed, point=None, tag="tuned", section="quality", model=model, test=True)
+               for seed in seeds for arm in arms]
+
+    if step == "grid":
+        return grid(grid_points)
+    if step == "ablation":
+        return grid(ablation_points)
     if step == "tuned":
-        return [dict(arm="base", seed=seeds[0], point=None, tag="tuned", section="quality", model="minilm", test=True)] \
-            + [dict(arm=arm, seed=seed, point=None, tag="tuned", section="quality", model="minilm", test=True)
-               for seed in seeds for arm in ARMS]
+        return tuned("minilm", ARMS)
     if step == "fixed":
         return [dict(arm=arm, seed=seed, point=fixed_point(arm), tag="fixed", section="quality", model="minilm",
                      test=True) for seed in seeds for arm in ARMS]
@@ -129,10 +177,17 @@ def plan(step: str) -> list[dict]:
         return [dict(arm=arm, seed=seed, point=None, tag="doc", section="quality", model="minilm", test=True)
                 for seed in seeds for arm in DOC_ARMS]
     if step == "mpnet":
-        return [dict(arm="base", seed=seeds[0], point=None, tag="tuned", section="quality", model="mpnet", test=True)] \
-            + [dict(arm=arm, seed=seed, point=None, tag="tuned", section="quality", model="mpnet", test=True)
-               for seed in seeds for arm in MPNET_ARMS]
+        return tuned("mpnet", MPNET_ARMS)
     raise ValueError(f"unknown step {step!r}")
+
+
+def resolve(entry: dict, runs: dict | None = None) -> dict | None:
+    """A tuned entry with its point decided from MiniLM's recorded grid (for mpnet too: its grid is not run), and
+    ``chosen_from``; None while that grid is incomplete. Other entries as they are."""
+    if entry["tag"] != "tuned" or entry["arm"] == "base" or entry["point"] is not None:
+        return entry
+    point, chosen_from = chosen_point(entry["arm"], runs)
+    return None if point is None else dict(entry, point=point, chosen_from=chosen_from)
 
 
 def entry_key(entry: dict) -> str:
@@ -140,25 +195,27 @@ def entry_key(entry: dict) -> str:
         return grid_key(entry["model"], entry["arm"], entry["point"])
     if entry["tag"] == "diagnosis":
         return run_key(entry["model"], f"{entry['arm']}@{entry['factor']}", entry["seed"], "diagnosis")
+    if entry["tag"] == "tuned" and entry["point"]:
+        return run_key(entry["model"], f"{entry['arm']}@{quality.point_slug(entry['point'])}", entry["seed"], "tuned")
     return run_key(entry["model"], entry["arm"], entry["seed"], entry["tag"])
 
 
-def recorded(results: dict, entry: dict) -> dict:
-    return (tuning_runs(results) if entry["section"] == "tuning" else quality_runs(results)).get(entry_key(entry), {})
+def recorded(results: dict, entry: dict, machine: str | None = None) -> bool:
+    """Whether ``entry`` (resolved) is recorded, on ``machine`` where given: a tuned entry by its arm, seed and
+    point, whatever the record's key; any other by its key."""
+    if entry["tag"] == "tuned":
+        return bool(tuned_records(results, entry["model"], entry["arm"], entry["point"], entry["seed"], machine))
+    runs = tuning_runs(results) if entry["section"] == "tuning" else quality_runs(results)
+    run = runs.get(entry_key(entry))
+    return run is not None and (machine is None or run.get("machine") == machine)
 
 
-def run_entry(entry: dict, budget: quality.Budget, sets, model_paths: dict) -> dict | None:
-    """Run one plan entry and record it; None when its tuned point cannot be decided yet."""
-    point, chosen_from = entry["point"], None
-    if entry["tag"] == "tuned" and entry["arm"] != "base":
-        point, chosen_from = chosen_point(entry["arm"])  # the point MiniLM's grid chose, for mpnet too
-        if point is None:
-            log(f"wait {entry_key(entry)}: the grid of {entry['arm']} is not complete")
-            return None
+def run_entry(entry: dict, budget: quality.Budget, sets, model_paths: dict) -> dict:
+    """Run one (resolved) plan entry and record it."""
     result = quality.run_one(entry["arm"], entry["seed"], budget, sets if entry["test"] else None, entry["model"],
-                             model_paths[entry["model"]], point=point, tag=entry["tag"])
-    if chosen_from:
-        result["chosen_from"] = chosen_from
+                             model_paths[entry["model"]], point=entry["point"], tag=entry["tag"])
+    if entry.get("chosen_from"):
+        result["chosen_from"] = entry["chosen_from"]
         if entry["model"] != "minilm":
             result["notes"] = (result.get("notes", "") + " point chosen on all-MiniLM-L6-v2's grid").strip()
     if entry["tag"] == "diagnosis":
@@ -195,6 +252,9 @@ def main(argv=None) -> None:
     parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
     parser.add_argument("--quick", action="store_true", help="tiny sizes (a smoke test of the whole plan)")
     parser.add_argument("--list", action="store_true", help="list the plan and exit")
+    parser.add_argument("--this-machine", action="store_true",
+                        help="with --skip-done: a run recorded on another machine counts as not done (a verdict "
+                             "reads one machine and precision)")
     args = parser.parse_args(argv)
     steps = [s.strip() for s in args.steps.split(",") if s.strip()]
     if unknown := [s for s in steps if s not in STEPS]:
@@ -205,19 +265,25 @@ def main(argv=None) -> None:
     if args.quick and "BENCH_RESULTS" not in os.environ:
         parser.error("--quick writes under the real tags: point BENCH_RESULTS at a scratch results file")
     setup_environment(args.threads)
+    from .common import device_name
     from .mpnet import resolve_model
 
     budget = quality.quick_budget() if args.quick else quality.Budget()
     sets = quality.test_sets(budget)
     model_paths = {"minilm": None}
+    machine = device_name() if args.this_machine else None
     for step in steps:
         entries = plan(step)
         log(f"== tuning step {step}: {len(entries)} runs, budget {budget.key()}")
-        for entry in entries:
+        for planned in entries:
+            entry = resolve(planned, tuning_runs(load_results()))
+            if entry is None:
+                log(f"wait {entry_key(planned)}: the grid of {planned['arm']} is not complete")
+                continue
             key = entry_key(entry)
             if entry["model"] not in model_paths:
                 model_paths[entry["model"]] = resolve_model(entry["model"])
-            if args.skip_done and (recorded(load_results(), entry) or not quality.claim(key, budget.key())):
+            if args.skip_done and (recorded(load_results(), entry, machine) or not quality.claim(key, budget.key())):
                 continue
             log(f"start {key}")
             try:
@@ -227,11 +293,9 @@ def main(argv=None) -> None:
                 if args.quick:
                     raise
                 continue
-            if result is not None:
-                test = result.get("test", {}).get("Avg.")
-                log(f"done {key}: dev {result['dev_best'] if 'dev_best' in result else float('nan'):.2f}"
-                    + (f" Avg. {test:.2f}" if test is not None else "") + f" in {result['wall_seconds']:.0f}s")
-
+            test = result.get("test", {}).get("Avg.")
+            log(f"done {key}: dev {result['dev_best'] if 'dev_best' in result else float('nan'):.2f}"
+                + (f" Avg. {test:.2f}" if test is not None else "") + f" in {result['wall_seconds']:.0f}s")
 
 if __name__ == "__main__":
     main(sys.argv[1:])
