@@ -196,6 +196,7 @@ def test_kill_9_during_an_app_run_is_recovered_at_start_up(tmp_path, monkeypatch
     assert store.recover_interrupted() == []   # once is enough
 
 
+@pytest.mark.slow   # trains (a tiny model, a few steps)
 def test_kill_9_just_after_the_checkpoint_swap_leaves_the_new_weights_with_their_own_record(tmp_path, monkeypatch):
     """The weights and the ``run.json`` that names their step arrive in one swap: a server killed right after
     it holds the second checkpoint with its own record (never one without), the recovered run lists that step,

@@ -133,6 +133,7 @@ def test_a_sentence_transformers_load_of_the_run_matches_ours(roberta_run):
     assert st.shape == ours.shape and abs(st - ours).max() < 1e-4
 
 
+@pytest.mark.slow   # trains (a tiny model, a few steps)
 def test_stsdemo_export_writes_the_model_its_records_and_its_card(roberta_run, tmp_path, capsys):
     """``python -m stsdemo export`` (the export the app's zip uses too): the folder loads on its own and holds
     the run's records, with no path of the machine in them, and the card written from those records."""
