@@ -278,7 +278,7 @@ def remove_staging(session: str, info: RunInfo) -> None:
     (folder / STOP_FLAG).unlink(missing_ok=True)
 
 
-def kept_best(info: RunInfo) -> None:
+def best_from_checkpoint(info: RunInfo) -> None:
     """Take the best dev score and step from the checkpoint's own ``run.json`` (swapped in with its weights),
     which a kill may have left ahead of the history."""
     try:
@@ -314,7 +314,7 @@ def recover_interrupted() -> list[tuple[str, str]]:
         remove_staging(session, info)
         kept = "its best checkpoint so far is kept" if info.has_checkpoint() else "no checkpoint was written"
         if info.has_checkpoint():
-            kept_best(info)
+            best_from_checkpoint(info)
         info.status, info.message = "interrupted", f"the server stopped while it trained; {kept}"
         save_run(session, info)
         recovered.append((session, run_id))

@@ -10,7 +10,9 @@ tensor ``embeddings`` (sentences x dim) in the order of the data set's sentence 
 and the encoder fingerprint names the files its weights come from (name, size, modification time of each file
 of the model folder, and of the base model's folder for a scorer stored as a head or an adapter; a hub id
 stands for itself). Another model, changed weights, other data or another max length is another key, so a
-cache is never read for anything but what it was computed from. A damaged file is computed again.
+cache is never read for anything but what it was computed from. A damaged file is computed again. A table is
+written through :func:`stsdemo.atomic.atomic_write` (``.<key>.safetensors.<random>.tmp``, then renamed): the
+temporary file a killed writer leaves is removed at the app's next start-up (:mod:`stsdemo.app.store`).
 """
 
 from __future__ import annotations
