@@ -45,15 +45,17 @@ REGRESSION_LOSSES = _or(spec for spec in LOSSES.values() if spec.regression)  # 
 
 
 def setting(default: Any, help: str, *, low=None, high=None, low_open=False, integer=False, choices=None,
-            paper: Any | Callable[[], str] = None, optional=False, label=None, text=False):
+            paper: Any | Callable[[], str] = None, optional=False, label=None, text=False, budget=None):
     """A dataclass field with the metadata every front end derives its checks, help and form from.
 
     ``low``/``high`` bound a number (``low_open``: strictly above ``low``); ``optional`` lets it be None;
     ``choices`` lists the allowed words; ``paper`` is the paper's value, shown in help texts (a function
-    gives it where it is declared elsewhere, as the losses' k is).
+    gives it where it is declared elsewhere, as the losses' k is). ``budget``: the server's work budget
+    (:class:`WorkBudget`, :mod:`stsdemo.budget`) bounds this setting too, from above (``"most"``: more costs
+    more) or from below (``"least"``: less costs more); its bound depends on the other settings and the machine.
     """
     meta = dict(help=help, low=low, high=high, low_open=low_open, integer=integer, choices=choices, paper=paper,
-                optional=optional, label=label, text=text)
+                optional=optional, label=label, text=text, budget=budget)
     return field(default=default, metadata=meta)
 
 
@@ -89,19 +91,20 @@ class TrainConfig:
                               low=0, high=1.0, low_open=True, label="learning rate")
     head_lr: float = setting(1e-3, "learning rate of the head or the cosine's a, b (they start fresh)",
                              low=0, high=1.0, low_open=True, label="head learning rate")
-    batch_size: int = paper_setting(16, "pairs per optimiser step", low=1, high=4096, integer=True)
-    epochs: float = paper_setting(1.0, "passes over the training data", low=0, high=100, low_open=True)
+    batch_size: int = paper_setting(16, "pairs per optimiser step", low=1, high=4096, integer=True, budget="most")
+    epochs: float = paper_setting(1.0, "passes over the training data", low=0, high=100, low_open=True,
+                                  budget="most")
     max_steps: int | None = setting(None, "stop after this many steps per stage; empty = run the epochs",
-                                    low=1, high=10_000_000, integer=True, optional=True)
+                                    low=1, high=10_000_000, integer=True, optional=True, budget="most")
     max_length: int = paper_setting(256, "tokens per sentence; longer ones are truncated", low=8, high=8192,
-                                    integer=True)
+                                    integer=True, budget="most")
     warmup: float = paper_setting(0.2, "share of the steps with a linear lr warm-up", low=0, high=1)
     weight_decay: float = paper_setting(0.01, "AdamW weight decay (not on biases and norms)", low=0, high=1)
     layer_decay: float = paper_setting(0.95, "layer-wise lr decay: layer i of L learns at lr * decay^(L+1-i)",
                                        low=0, high=1, low_open=True)
     max_grad_norm: float = setting(1.0, "clip the gradient norm to this; 0 = no clipping", low=0, high=1e6)
     eval_every: int = setting(100, "score the dev set every this many steps (and at the end of each stage)",
-                              low=1, high=10_000_000, integer=True)
+                              low=1, high=10_000_000, integer=True, budget="least")
     log_every: int = setting(10, "report the loss every this many steps", low=1, high=10_000_000, integer=True)
     select_by: str = paper_setting("cosine", "dev metric that picks the best checkpoint: cosine Spearman (what the "
                                              "7-task benchmark scores), head Spearman (the prediction) or accuracy "
@@ -134,10 +137,10 @@ class TrainConfig:
     threshold: float = setting(4.0, "InfoNCE positives: pairs labelled at least this", low=-1e6, high=1e6,
                                label="InfoNCE threshold")
     max_pairs: int | None = setting(None, "use only the first N training pairs (quick demos)", low=1,
-                                    high=10_000_000, integer=True, optional=True)
+                                    high=10_000_000, integer=True, optional=True, budget="most")
     max_dev_pairs: int | None = setting(None, "score N evenly spread dev pairs (quick demos); empty = all (STS-B "
                                               "dev: 1,500)", low=1, high=10_000_000, integer=True, optional=True,
-                                        label="dev pairs")
+                                        label="dev pairs", budget="most")
     output_dir: str | None = setting(None, "where the best checkpoint goes; empty = <STSDEMO_OUTPUT_DIR>/<run name>",
                                      optional=True, text=True)
     run_name: str | None = setting(None, "name of the run folder; empty = a time stamp and the loss",
@@ -195,6 +198,28 @@ class TrainConfig:
         if config.dev_data == "snli-heldout" and config.data != "snli-train":
             raise InputError("dev data snli-heldout selects runs trained on snli-train (SNLI dev less those pairs); "
                              f"data {config.data!r} would be chosen on other labels or on its own training pairs")
+
+
+# ---- the work budget -------------------------------------------------------------------------------------
+
+
+@dataclass
+class WorkBudget:
+    """What one fine-tune, and a model a visitor names, may cost on this server: the caps on the settings declared
+    with ``budget=`` above. The defaults fit a free Hugging Face Space (2 CPU cores, 16 GB, shared by every
+    visitor); :mod:`stsdemo.budget` reads each from its environment variable, which opens it for a private
+    deployment, and estimates a run's peak memory and time against it before the run starts."""
+
+    memory_share: float = setting(0.4, "share of this machine's memory (on a GPU: of the GPU's) one run may take at "
+                                       "its peak, divided among the training slots; the app, its models and its other "
+                                       "visitors keep the rest", low=0, high=1, low_open=True,
+                                  label="training memory share")
+    minutes: float = setting(15.0, "estimated minutes one run may train, its dev evaluations included (it holds a "
+                                   "training slot meanwhile)", low=0, high=100_000, low_open=True,
+                             label="training minutes")
+    model_millions: float = setting(150.0, "largest hub model a visitor may name, in millions of parameters (the "
+                                           "allow list's models excepted)", low=0, high=1_000_000,
+                                    label="hub model size")
 
 
 def describe(name: str, of: type | None = None) -> dict:

@@ -8,6 +8,7 @@ model's own code runs only for hub ids on the operator's allow-list (``STSDEMO_T
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -30,6 +31,15 @@ ALLOWED_MODELS = ("the default model (empty or 'default'), a saved run or model 
                   "allowed folders), or a Hugging Face hub id (needs the network, or the model in the local cache)")
 
 
+def is_hub_id(name: str | os.PathLike | None) -> bool:
+    """Whether a model name is a hub id: not the default, not an existing path, nothing a path starts with, and
+    in the hub's id form (``owner/name`` or ``name``)."""
+    text = str(name or "").strip()
+    if text in DEFAULT_MODEL_NAMES:
+        return False
+    return not (Path(text).expanduser().exists() or text.startswith((".", "/", "~")) or not HUB_ID.match(text))
+
+
 def _inside(path: Path, roots: list[Path]) -> bool:
     return any(path == root or root in path.parents for root in roots)
 
@@ -45,7 +55,7 @@ def resolve_model(name: str | os.PathLike | None, allowed_roots: list[Path] | No
     if text in DEFAULT_MODEL_NAMES:
         return str(environment.default_model_path()), False
     path = Path(text).expanduser()
-    if path.exists() or text.startswith((".", "/", "~")) or not HUB_ID.match(text):
+    if not is_hub_id(text):
         resolved = path.resolve()
         roots = allowed_roots
         if roots is not None and not _inside(resolved, [Path(r).resolve() for r in roots]):
@@ -118,6 +128,70 @@ def hub_reachable() -> bool:
         reachable = False
     _HUB_STATE.update(checked=now, reachable=reachable)
     return reachable
+
+
+# Hub answers per model id, for the process (a model's size and config do not change under a visitor's feet).
+_HUB_ANSWERS: dict[tuple[str, str], object] = {}
+HUB_ANSWERS_KEPT = 256
+
+
+def _remembered(kind: str, hub_id: str, ask):
+    """``ask()``'s answer for a hub id, asked once per process while the hub answers (a None, the hub not
+    reached, is asked again next time)."""
+    key = (kind, hub_id)
+    if key not in _HUB_ANSWERS:
+        answer = ask()
+        if answer is None:
+            return None
+        if len(_HUB_ANSWERS) >= HUB_ANSWERS_KEPT:
+            _HUB_ANSWERS.pop(next(iter(_HUB_ANSWERS)))
+        _HUB_ANSWERS[key] = answer
+    return _HUB_ANSWERS[key]
+
+
+def hub_config(hub_id: str) -> dict | None:
+    """A hub model's ``config.json`` (a few KB; the weights are not fetched), from the local cache or the hub;
+    None when neither has it."""
+    from huggingface_hub import hf_hub_download
+
+    def ask():
+        try:
+            path = hf_hub_download(hub_id, "config.json", local_files_only=not hub_reachable(),
+                                   etag_timeout=HUB_CHECK_TIMEOUT_S)
+            loaded = json.loads(Path(path).read_text(encoding="utf-8"))
+        except Exception:  # noqa: BLE001 - no network, no such file, a broken file: unknown, said by the caller
+            return None
+        return loaded if isinstance(loaded, dict) else None
+
+    return _remembered("config", hub_id, ask)
+
+
+def hub_parameter_count(hub_id: str) -> int | None:
+    """A hub model's parameters, from the hub's metadata without downloading weights: the count of its
+    safetensors headers (``model_info``'s ``safetensors.total``, which the hub reads from them as
+    ``huggingface_hub.get_safetensors_metadata`` does, in one request for a sharded model too), else its PyTorch
+    weight files' bytes / 2 (read as 16-bit numbers, so a larger model is never counted smaller). None when the
+    hub cannot be reached; InputError when it has no such model."""
+    from huggingface_hub import HfApi
+    from huggingface_hub.errors import GatedRepoError, RepositoryNotFoundError
+
+    def ask():
+        if not hub_reachable():
+            return None
+        api = HfApi()
+        try:
+            info = api.model_info(hub_id, expand=["safetensors"], timeout=HUB_CHECK_TIMEOUT_S)
+            if info.safetensors is not None and info.safetensors.total:
+                return int(info.safetensors.total)
+            files = api.model_info(hub_id, files_metadata=True, timeout=HUB_CHECK_TIMEOUT_S).siblings or []
+        except (RepositoryNotFoundError, GatedRepoError):
+            raise InputError(f"the Hugging Face hub has no public model {hub_id!r}. Allowed: {ALLOWED_MODELS}") from None
+        except Exception:  # noqa: BLE001 - a network failure: the size is unknown, the caller says so
+            return None
+        weights = sum(item.size or 0 for item in files if item.rfilename.endswith((".bin", ".pt", ".pth", ".ckpt")))
+        return weights // 2 if weights else None
+
+    return _remembered("parameters", hub_id, ask)
 
 
 def check_encoder_folder(folder: Path) -> None:

@@ -8,7 +8,9 @@ The command line (``stsdemo train``), the app's Fine-tune tab (through a thin ``
 finished with a checkpoint, :class:`~stsdemo.events.FinalEvalEvent` s while the best checkpoint (and, given a
 :class:`~stsdemo.final_eval.ResultCache` without it, the base model) is encoded; the last of each carries its
 scores. The checkpoint's ``senteval.json`` and model card are written as the scores come. A consumer that wants
-no evaluation after all closes the generator after the :class:`~stsdemo.events.DoneEvent`.
+no evaluation after all closes the generator after the :class:`~stsdemo.events.DoneEvent`. A run over the
+server's work budget (:func:`stsdemo.budget.check_run`) is refused before its first step, so the command line
+refuses it too (one line, exit status 2; ``STSDEMO_TRAIN_MINUTES`` and ``STSDEMO_TRAIN_MEMORY_SHARE`` open it).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Iterator
 
 from .atomic import write_json_atomic
+from .budget import check_run
 from .config import TrainConfig
 from .data import PairSet, senteval_test_sets
 from .events import DoneEvent, Event, FinalEvalEvent
@@ -25,7 +28,7 @@ from .final_eval import ResultCache, TestScores, reading_for, scoring_steps
 from .model import SiameseRegressor, default_device
 from .model_card import write_card
 from .save_format import TEST_RECORD, is_scorer
-from .train import load_dev, train
+from .train import load_dev, plan_stages, train
 
 
 def train_and_evaluate(config: TrainConfig, stop: threading.Event | None = None, *, evaluate: bool = False,
@@ -35,8 +38,12 @@ def train_and_evaluate(config: TrainConfig, stop: threading.Event | None = None,
 
     ``test_sets``: the 7 test sets (default: :func:`stsdemo.data.senteval_test_sets`, loaded once needed).
     ``base_cache``: also score the base model (``config.model``) unless the cache has it, and keep it there.
+    InputError, before the first step, for a run over the work budget (estimated on the given sets and model).
     """
     stop = stop if stop is not None else threading.Event()
+    sets = dict(zip((stage.data for stage in plan_stages(config)), given.get("train_sets") or []))
+    model = given.get("model")
+    check_run(config, sets, model.encoder.config.to_dict() if model is not None else None)
     events = train(config, stop, **given)
     done = None
     try:

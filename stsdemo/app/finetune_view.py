@@ -8,7 +8,8 @@ as views, and what a session's runs look like.
   run's stop signal; the run ends after the current step and still reports its final event. Closing the
   stream (tab closed) ends the run as well.
 * Fine-tunes go through the state's :class:`~stsdemo.app.slots.JobLine` (``STSDEMO_MAX_TRAINING`` at
-  once, ``STSDEMO_MAX_WAITING`` waiting, more refused with a message); a waiting run shows its place.
+  once, ``STSDEMO_MAX_WAITING`` waiting, more refused with a message, one place per visitor); a waiting run
+  shows its place. A run over the server's work budget (:mod:`stsdemo.budget`) is refused before it joins.
 * The GPU side (:func:`training_events`) carries ``@spaces.GPU``: on a ZeroGPU Space it runs in a GPU
   worker with picklable arguments only, elsewhere the decorator returns the function unchanged.
 """
@@ -276,13 +277,15 @@ class LiveRun:
                          f"{info.results['Avg.']:.2f}{change}.")
 
 
-def stream_training(state, session: str, values: dict) -> Iterator[TrainView]:
+def stream_training(state, session: str, values: dict, visitor: str | None = None) -> Iterator[TrainView]:
     """Start a run from the form's ``values`` (keyed by field name, plus model, data, upload, scheme and
     final_eval; see :func:`stsdemo.app.form.build_config`) and stream UI updates until it ends.
 
-    Raises InputError (before anything starts, leaving no record) for bad settings or a full line. A run
-    waits in the state's line for a free slot, showing its place. Closing the stream ends the run after its
-    current step; ``state.request_stop`` does the same but lets the final update through.
+    Raises InputError (before anything starts, leaving no record) for bad settings, a run over the work budget,
+    a visitor who already has a place in the line (``visitor``: :func:`stsdemo.app.slots.visitor_of`, else the
+    session) or a full line. A run waits in the state's line for a free slot, showing its place. Closing the
+    stream ends the run after its current step; ``state.request_stop`` does the same but lets the final update
+    through.
     """
     store.prune_sessions(set(state.active_runs()))
     config = form.build_config(session, store.new_run_id(), values)
@@ -293,14 +296,21 @@ def stream_training(state, session: str, values: dict) -> Iterator[TrainView]:
         live = start_run(session, config, final_eval, values, earlier)
         yield from run_admitted(state, live, signal)
 
-    yield from stream_job(state, session, config, earlier, body)
+    yield from stream_job(state, session, config, earlier, body, visitor)
 
 
 def stream_job(state, session: str, config: TrainConfig, earlier: list[store.RunInfo],
-               body: Callable[[StopSignal], Iterator[TrainView]]) -> Iterator[TrainView]:
+               body: Callable[[StopSignal], Iterator[TrainView]], visitor: str | None = None) -> Iterator[TrainView]:
     """One queued job of a session (named after ``config``'s run): wait in the line for a slot, showing the
     place beside the ``earlier`` runs' curves, then stream ``body(signal)``. InputError, before anything starts,
-    when the session already has a job or the line is full."""
+    when the visitor (``visitor``, else the session) or the session already has a job, or the line is full."""
+    with state.line.place_for(visitor or f"session {session}"):
+        yield from _queued_job(state, session, config, earlier, body)
+
+
+def _queued_job(state, session: str, config: TrainConfig, earlier: list[store.RunInfo],
+                body: Callable[[StopSignal], Iterator[TrainView]]) -> Iterator[TrainView]:
+    """:func:`stream_job` once the visitor's place is held."""
     run_id = config.run_name
     signal = StopSignal(store.session_run_folder(session, run_id) / store.STOP_FLAG)
     ticket = state.begin_run(session, run_id, signal)

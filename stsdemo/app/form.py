@@ -3,9 +3,10 @@
 Each setting in :data:`MAIN_ROWS` / :data:`MORE_ROWS` becomes a field from :func:`stsdemo.config.describe`
 (label, help, lower bound, choices, the paper's value): :func:`field_spec` says how, the UI draws it, and
 the handler gets the values keyed by field name. :func:`build_config` turns them into
-``TrainConfig(**values)`` and checks it (:func:`stsdemo.preflight.preflight`); the app re-checks no range
-itself. A new setting in the form is one more name in a row here. The start model, the data (with an upload)
-and the final evaluation are the app's own inputs.
+``TrainConfig(**values)`` and checks it (:func:`stsdemo.preflight.preflight`, then the server's work budget,
+:mod:`stsdemo.budget`, which bounds the settings declared with ``budget=``); the app re-checks no range itself.
+A new setting in the form is one more name in a row here. The start model, the data (with an upload) and the
+final evaluation are the app's own inputs.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from pathlib import Path
 
 import torch
 
+from .. import budget
 from ..config import PRESETS, TrainConfig, as_written, describe
-from ..data import load_csv
+from ..data import PairSet, load_csv
 from ..errors import InputError
 from ..labels import get_scheme
 from ..losses.spec import LOSSES, paper_k
@@ -185,29 +187,39 @@ def start_target(session: str, choice: str | None) -> str | None:
     return None if config is None else config.get("target", "head")
 
 
-def _training_data(session: str, run_id: str, data: str, upload: str | None, scheme: str) -> str:
-    """The ``data`` of a run: a built-in set's name, or where an uploaded file (checked here) will be copied."""
+def _training_data(session: str, run_id: str, data: str, upload: str | None,
+                   scheme: str) -> tuple[str, PairSet | None]:
+    """The ``data`` of a run: a built-in set's name, or where an uploaded file will be copied, with the file's
+    pairs (read and checked here; None for a built-in set)."""
     key = TRAINING_DATA_CHOICES.get(data, data)
     if key != "upload":
-        return key
+        return key, None
     if not upload:
         raise InputError("choose a CSV/TSV file to train on (columns sentence1, sentence2, label)")
     suffix = Path(upload).suffix.lower()
     if suffix not in (".csv", ".tsv", ".tab", ".txt"):
         raise InputError(f"training file must be .csv or .tsv, got {suffix or 'no extension'}")
-    load_csv(upload, get_scheme(scheme))  # bad files fail here, before a run starts
-    return str(store.session_run_folder(session, run_id) / f"train-data{suffix}")
+    pairs = load_csv(upload, get_scheme(scheme))  # bad files fail here, before a run starts
+    return str(store.session_run_folder(session, run_id) / f"train-data{suffix}"), pairs
+
+
+def settings_config(values: dict, **run) -> TrainConfig:
+    """A TrainConfig (not checked) of the form's settings in ``values`` (keyed by field name; a missing one takes
+    its form default) and the run's own fields ``run`` (model, data, ...); stage 1's step cap is the run's."""
+    settings = {name: from_form(name, values.get(name, field_spec(name).value)) for name in FORM_FIELDS}
+    return TrainConfig(**settings, stage1_max_steps=settings["max_steps"], **run)
 
 
 def build_config(session: str, run_id: str, values: dict) -> TrainConfig:
     """A checked TrainConfig from the form's ``values`` (keyed by field name; a missing one takes its form
-    default), before the run is queued; the best checkpoint goes to the run's folder."""
+    default), before the run is queued: its settings (:func:`stsdemo.preflight.preflight`), then its estimate
+    against the server's work budget (:func:`stsdemo.budget.check_run`); the best checkpoint goes to the run's
+    folder."""
     scheme = str(values.get("scheme") or "sts").strip() or "sts"
-    data = _training_data(session, run_id, values.get("data") or "stsb", values.get("upload"), scheme)
-    settings = {name: from_form(name, values.get(name, field_spec(name).value)) for name in FORM_FIELDS}
+    data, uploaded = _training_data(session, run_id, values.get("data") or "stsb", values.get("upload"), scheme)
     model = model_cache.resolve_choice(session, values.get("model"), encoder_default=True)
-    config = TrainConfig(**settings, model=model, data=data,
-                         scheme="sts" if data in TRAINING_DATA_CHOICES.values() else scheme,
-                         stage1_max_steps=settings["max_steps"], run_name=run_id,
-                         output_dir=str(store.session_run_folder(session, run_id) / "checkpoint"))
-    return preflight(config)
+    config = preflight(settings_config(
+        values, model=model, data=data, scheme="sts" if data in TRAINING_DATA_CHOICES.values() else scheme,
+        run_name=run_id, output_dir=str(store.session_run_folder(session, run_id) / "checkpoint")))
+    budget.check_run(config, {data: uploaded} if uploaded is not None else None)
+    return config

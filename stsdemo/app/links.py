@@ -15,8 +15,9 @@ A link names its tab and that tab's state, e.g. ``?tab=loss&k=3&x0=0.1&d=1&predi
 :func:`encode` writes a tab's values (as its components hold them) as a query; :func:`parse` reads one back:
 a field the link leaves out takes its default, a bad or out-of-range value (markup, a number too large, NaN,
 negative ``k``, ``x0 > d/2``, text too long, an unknown tab, ...) its default *and a notice* saying why; an
-unknown key is ignored. Nothing here raises on any input. A link only fills fields: it never starts a run (nor
-a Playground's play, nor the embedding of its data).
+unknown key is ignored. A Fine-tune link whose run would be over the server's work budget has the settings that
+take it over set to their bounds, with a notice (:func:`stsdemo.budget.clamp`). Nothing here raises on any input.
+A link only fills fields: it never starts a run (nor a Playground's play, nor the embedding of its data).
 
 Notices never repeat a link's text beyond a short plain word or number, so a link cannot put markup on the
 page through them.
@@ -29,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping
 from urllib.parse import parse_qsl, quote, urlencode
 
+from .. import budget
 from ..config import check_setting, describe
 from ..data import clean_text
 from ..errors import InputError, check_range
@@ -292,6 +294,22 @@ def _check_train(values: dict, notices: list[str]) -> None:
         notices.append(f"buffer x0 = {_number_text(values['x0'])} must lie in 0 … d/2 = {_number_text(half)} for "
                        f"the built-in data: using the default {_number_text(default)}")
         values["x0"] = default
+    _clamp_to_budget(values, notices)
+
+
+def _clamp_to_budget(values: dict, notices: list[str]) -> None:
+    """Each setting that takes the link's run over the server's work budget set to its bound, with a notice
+    (:func:`stsdemo.budget.clamp`): a link never starts a run, but its form would be refused as it stands."""
+    model = "" if values["model"] == model_cache.DEFAULT_CHOICE else model_cache.scorer_source()
+    try:
+        config = form.settings_config(values, model=model, data=form.TRAINING_DATA_CHOICES[values["data"]])
+        clamped, changes = budget.clamp(config)
+    except Exception:  # noqa: BLE001 - no estimate (data or model unreadable here): the form checks at the start
+        return
+    for name, notice in changes:
+        if name:
+            values[name] = getattr(clamped, name)
+        notices.append(notice)
 
 
 # ---- the Playground ----------------------------------------------------------------------------------------------

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import torch
 
-from .. import environment, save_format
+from .. import budget, environment, save_format
 from ..errors import InputError
 from ..final_eval import ResultCache
 from ..losses.spec import PAPER_X0
 from ..model import SiameseRegressor, default_device
-from ..model_source import resolve_model
+from ..model_source import is_hub_id, resolve_model
 from . import store
 
 DEFAULT_CHOICE = "default"
@@ -87,7 +87,8 @@ def resolve_choice(session: str, choice: str | None, encoder_default: bool = Fal
     encoder; ``scorer`` the shipped
     scorer; ``run:<id>`` a run of *this* session; anything else a hub id or a local path, checked by the
     core's :func:`~stsdemo.model_source.resolve_model` against :func:`allowed_roots` and refused when it points into
-    another session's folder.
+    another session's folder. A hub id must be on the server's allow list or within its size
+    (:func:`stsdemo.budget.check_hub_model`): every tab's model choice comes through here.
     """
     text = str(choice or "").strip()
     if text in ("", DEFAULT_CHOICE):
@@ -106,6 +107,8 @@ def resolve_choice(session: str, choice: str | None, encoder_default: bool = Fal
             raise InputError(f"run {info.label!r} has no checkpoint yet")
         return str(info.checkpoint)
     source, _ = resolve_model(text, allowed_roots())
+    if is_hub_id(text):
+        budget.check_hub_model(text)
     path = Path(source)
     if path.is_absolute():
         root = store.sessions_root().resolve()

@@ -8,15 +8,53 @@
 
 Nobody is dropped silently: a ticket is admitted in the order it joined, or its holder is told at once that
 the line is full. Leaving (a stop, a closed tab) frees the place for the next one.
+
+One visitor holds at most one place, training or waiting (:meth:`JobLine.place_for`): a visitor is the client's
+address where it is known (:func:`visitor_of`), else the session, so five tabs or five session hashes from one
+address cannot fill the line.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import threading
+from contextlib import contextmanager
 from typing import Callable
 
-from .. import environment
+from .. import budget, environment
 from ..errors import InputError
+
+
+def client_address(host: str | None, forwarded_for: str | None, hops: int) -> str | None:
+    """The public address of the client behind ``hops`` trusted reverse proxies, each of which appends the address
+    it was reached from to X-Forwarded-For (``budget.proxy_hops``).
+
+    With no proxy it is the connection's own address (``host``), and the header, which any client can write, is
+    ignored. Behind ``hops`` proxies it is the entry ``hops`` from the right: the one the outermost trusted proxy
+    wrote; entries to its left came from the client and may be forged, so the first entry is read only where it
+    is that one (a single proxy that writes the header afresh). None when that entry is missing, not an address,
+    or not a public one (a private, local or reserved address is an internal hop, which says nothing of the
+    visitor: the session identifies them then).
+    """
+    if hops:
+        entries = [entry.strip() for entry in (forwarded_for or "").split(",") if entry.strip()]
+        candidate = entries[-hops] if len(entries) >= hops else None
+    else:
+        candidate = host
+    try:
+        address = ipaddress.ip_address((candidate or "").strip())
+    except ValueError:
+        return None
+    return str(address) if address.is_global else None
+
+
+def visitor_of(request) -> str | None:
+    """The visitor a Gradio request comes from, for the one-place-per-visitor rule: ``address <ip>`` where the
+    client's public address is known (:func:`client_address`), else None (the caller's session stands for it)."""
+    client = getattr(request, "client", None)
+    headers = getattr(request, "headers", None) or {}
+    address = client_address(getattr(client, "host", None), headers.get("x-forwarded-for"), budget.proxy_hops())
+    return f"address {address}" if address else None
 
 
 def _plural(count: int, word: str) -> str:
@@ -60,6 +98,7 @@ class JobLine:
         self._cond = threading.Condition()
         self._running: list[Ticket] = []
         self._waiting: list[Ticket] = []
+        self._visitors: set[str] = set()     # visitors holding a place (training or waiting)
 
     def slots(self) -> int:
         return max(1, int(self._slots() if callable(self._slots) else self._slots))
@@ -71,6 +110,21 @@ class JobLine:
         """(running, waiting)."""
         with self._cond:
             return len(self._running), len(self._waiting)
+
+    @contextmanager
+    def place_for(self, visitor: str):
+        """Hold ``visitor``'s one place in the line while the body runs (the body joins the line); InputError at
+        once when the visitor already holds one, from another tab or another session at the same address."""
+        with self._cond:
+            if visitor in self._visitors:
+                raise InputError(f"you already have a {self.what} training or waiting (from this page or another at "
+                                 "the same address): one place per visitor; stop it or wait for it to end")
+            self._visitors.add(visitor)
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._visitors.discard(visitor)
 
     def join(self, name: str = "") -> Ticket:
         """A place in line; InputError (with the numbers) when all slots are busy and the line is full."""

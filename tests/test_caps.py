@@ -1,0 +1,286 @@
+"""The server's work caps (issue 32): each cap refusing with the setting named and its bound (batch, length, steps,
+epochs, data size, evaluation, hub model size, one place per visitor), a link clamped with a notice, and the
+environment variables that open them. No timing is measured: the estimates are arithmetic on a declared machine."""
+
+from dataclasses import replace
+from types import SimpleNamespace
+
+import pytest
+
+from stsdemo import budget
+from stsdemo.app import form, links, model_cache
+from stsdemo.app.slots import JobLine, client_address, visitor_of
+from stsdemo.config import TrainConfig, describe
+from stsdemo.errors import InputError
+
+GB = 1024 ** 3
+FREE_SPACE = budget.Machine(16 * GB, 2, False)          # a free Hugging Face Space: 2 CPU cores, 16 GB
+PRIVATE_GPU = budget.Machine(80 * GB, 1, True)
+BUDGET_VARIABLES = ("STSDEMO_TRAIN_MEMORY_SHARE", "STSDEMO_TRAIN_MINUTES", "STSDEMO_MODEL_MILLIONS",
+                    "STSDEMO_HUB_MODELS", "STSDEMO_PROXY_HOPS", "STSDEMO_MAX_TRAINING", "SPACE_ID")
+
+
+@pytest.fixture(autouse=True)
+def free_space(monkeypatch):
+    """Every test here runs on a free Space's budget, whatever machine runs the tests."""
+    for name in BUDGET_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(budget, "machine", lambda: FREE_SPACE)
+
+
+def form_values(**settings) -> dict:
+    """The Fine-tune form at its CPU defaults (the embedded encoder, STS-B + SICK-R) with ``settings``."""
+    return {**form.form_defaults(), "model": model_cache.DEFAULT_CHOICE, **settings}
+
+
+def refusal_of(**settings) -> str:
+    with pytest.raises(InputError) as refused:
+        form.build_config("caps", "run-caps", form_values(**settings))
+    return str(refused.value)
+
+
+def fits(**settings) -> bool:
+    try:
+        form.build_config("caps", "run-caps", form_values(**settings))
+    except InputError:
+        return False
+    return True
+
+
+# ---- the run's caps ------------------------------------------------------------------------------------------
+
+
+def test_the_default_run_and_the_paper_settings_fit_a_free_space():
+    assert fits()
+    assert fits(max_length=256, max_steps=0, eval_every=100, max_dev_pairs=0)   # one epoch at the paper's length
+
+
+@pytest.mark.parametrize("settings, named, which", [
+    (dict(batch_size=4096), "batch size 4,096", "largest allowed batch size"),
+    (dict(batch_size=1024), "batch size 1,024", "largest allowed batch size"),
+    (dict(max_length=512, batch_size=64), "batch size 64", "largest allowed batch size"),
+    (dict(max_length=512), "max length 512", "largest allowed max length"),
+    (dict(max_steps=36_000, epochs=100), "max steps 36,000", "largest allowed max steps"),
+    (dict(max_steps=0, epochs=100), "epochs 100", "largest allowed epochs"),
+    (dict(max_steps=2000, eval_every=1, max_dev_pairs=0), "eval every 1", "smallest allowed eval every"),
+    (dict(max_dev_pairs=1500, eval_every=2, max_steps=300), "eval every 2", "smallest allowed eval every"),
+])
+def test_a_run_over_the_budget_is_refused_naming_the_setting_and_its_bound(settings, named, which):
+    message = refusal_of(**settings)
+    assert message.startswith(named) and which in message, message
+    assert "\n" not in message and "over the server's budget" in message
+    name = next(n for n in budget.NAMING_ORDER if which.endswith(describe(n)["title"]))
+    bound = float(message.split(which + " is ")[1].split(" ")[0].replace(",", ""))
+    bound = int(bound) if describe(name)["integer"] else bound
+    # the bound is real: the run fits with it, and not one step further
+    assert fits(**{**settings, name: bound})
+    step = 1 if describe(name)["integer"] else 0.01
+    assert not fits(**{**settings, name: round(bound - step if "smallest" in which else bound + step, 2)})
+
+
+def test_the_data_size_is_capped_by_the_time_it_takes(tmp_path, monkeypatch):
+    monkeypatch.setenv("STSDEMO_TRAIN_MINUTES", "0.5")
+    upload = tmp_path / "pairs.csv"
+    upload.write_text("sentence1,sentence2,label\n" + "".join(
+        f"A man number {i} plays a guitar on the stage.,Someone plays music for the crowd {i}.,{i % 6}\n"
+        for i in range(3000)), encoding="utf-8")
+    values = dict(data="Upload CSV / TSV", upload=str(upload), max_steps=0, eval_every=10_000, max_dev_pairs=100)
+    message = refusal_of(**values)
+    assert message.startswith("the training data (3,000 pairs)") and "largest allowed max pairs is" in message
+    bound = int(message.split("largest allowed max pairs is ")[1].split(" ")[0].replace(",", ""))
+    assert 0 < bound < 3000 and fits(**values, max_pairs=bound) and not fits(**values, max_pairs=bound + 1)
+
+
+def test_the_memory_estimate_follows_the_encoder_config():
+    """Peak memory from the config's hidden size, layers and heads: a BERT-base start costs more than MiniLM at
+    the same batch, and a frozen encoder keeps no activations."""
+    config = TrainConfig(max_steps=60, max_length=128, data="stsb")
+    mini = budget.RunPlan.of(config).estimate(config)
+    base = budget.RunPlan.of(config, hf_config=budget.FALLBACK_ENCODER).estimate(config)
+    frozen = budget.RunPlan.of(config).estimate(replace(config, head_only=True))
+    assert base.memory > 3 * mini.memory and base.train_seconds > 3 * mini.train_seconds
+    assert frozen.memory < mini.memory / 3
+    # MiniLM's parameters from its config, against the loaded model's 22.7 M
+    assert budget.encoder_of("").parameters() == pytest.approx(22.7e6, rel=0.02)
+
+
+def test_the_command_line_refuses_in_one_line_with_exit_status_2(capsys):
+    from stsdemo.cli import main
+
+    assert main(["train", "--batch-size", "4096", "--max-steps", "5", "--data", "stsb"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith("stsdemo: error: batch size 4,096 is over the server's budget") and "\n" not in error
+
+
+def test_the_environment_opens_the_budget(monkeypatch):
+    assert not fits(max_steps=36_000, epochs=100) and not fits(batch_size=1024)
+    monkeypatch.setenv("STSDEMO_TRAIN_MINUTES", "600")
+    assert fits(max_steps=36_000, epochs=100)
+    monkeypatch.setattr(budget, "machine", lambda: PRIVATE_GPU)
+    monkeypatch.setenv("STSDEMO_TRAIN_MEMORY_SHARE", "0.9")
+    assert fits(batch_size=512)
+    monkeypatch.setenv("STSDEMO_TRAIN_MINUTES", "-1")
+    with pytest.raises(ValueError, match="STSDEMO_TRAIN_MINUTES"):
+        budget.work_budget()
+
+
+def test_more_training_slots_share_the_memory(monkeypatch):
+    one = budget.run_memory(budget.work_budget(), FREE_SPACE)
+    monkeypatch.setenv("STSDEMO_MAX_TRAINING", "2")
+    assert budget.run_memory(budget.work_budget(), FREE_SPACE) == pytest.approx(one / 2)
+
+
+def test_every_budgeted_setting_can_be_named():
+    budgeted = {name for name in TrainConfig.__dataclass_fields__ if describe(name)["budget"]}
+    assert budgeted == set(budget.NAMING_ORDER)
+
+
+# ---- links ---------------------------------------------------------------------------------------------------
+
+
+def test_the_issue_link_is_clamped_with_a_notice_and_then_fits():
+    restored = links.parse("?tab=train&max_steps=10000000&batch_size=4096&lr=1")
+    assert restored.tab == "train"
+    notices = [n for n in restored.notices if "budget" in n]
+    assert len(notices) == 1 and notices[0].startswith("batch size 4,096 is over the server's budget")
+    assert "<" not in notices[0] and ">" not in notices[0]
+    assert 16 <= restored.values["batch_size"] < 4096 and restored.values["lr"] == 1.0
+    assert notices[0].endswith(f"using {restored.values['batch_size']}")
+    assert fits(**{name: restored.values[name] for name in form.FORM_FIELDS})
+
+
+def test_a_link_within_the_budget_keeps_its_values_and_the_environment_opens_it(monkeypatch):
+    assert links.parse("?tab=train&batch_size=32&max_steps=100").notices == []
+    monkeypatch.setattr(budget, "machine", lambda: PRIVATE_GPU)
+    monkeypatch.setenv("STSDEMO_TRAIN_MEMORY_SHARE", "0.9")
+    monkeypatch.setenv("STSDEMO_TRAIN_MINUTES", "600")
+    restored = links.parse("?tab=train&batch_size=512&max_steps=3000")
+    assert restored.notices == [] and restored.values["batch_size"] == 512
+
+
+# ---- hub models --------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def hub_sizes(monkeypatch):
+    """Hub ids with their parameter counts, as the hub's metadata would give them (None: the hub not reached)."""
+    sizes = {"someone/large-encoder": 335_000_000, "someone/small-encoder": 33_000_000, "someone/unknown": None}
+    monkeypatch.setattr(budget, "hub_parameter_count", sizes.__getitem__)
+    return sizes
+
+
+def test_a_hub_model_over_the_size_or_unknown_and_unlisted_is_refused(hub_sizes):
+    with pytest.raises(InputError, match=r"335M parameters; this server takes hub models of up to 150M"):
+        model_cache.resolve_choice("caps", "someone/large-encoder")
+    with pytest.raises(InputError, match="could not load model 'someone/unknown': it is not on this server's list"):
+        model_cache.resolve_choice("caps", "someone/unknown")
+    assert model_cache.resolve_choice("caps", "someone/small-encoder") == "someone/small-encoder"
+    listed = "sentence-transformers/all-mpnet-base-v2"                     # on the allow list: no count asked
+    assert model_cache.resolve_choice("caps", listed) == listed
+    with pytest.raises(InputError, match="335M parameters"):             # the form's Start-from goes this way
+        form.build_config("caps", "run-caps", form_values(model="someone/large-encoder"))
+
+
+def test_the_environment_opens_the_hub(hub_sizes, monkeypatch):
+    monkeypatch.setenv("STSDEMO_MODEL_MILLIONS", "400")
+    assert model_cache.resolve_choice("caps", "someone/large-encoder") == "someone/large-encoder"
+    monkeypatch.setenv("STSDEMO_HUB_MODELS", "someone/unknown")
+    assert model_cache.resolve_choice("caps", "someone/unknown") == "someone/unknown"
+    monkeypatch.setenv("STSDEMO_MODEL_MILLIONS", "10")
+    monkeypatch.setenv("STSDEMO_HUB_MODELS", "*")
+    assert model_cache.resolve_choice("caps", "someone/large-encoder") == "someone/large-encoder"
+
+
+def test_local_folders_in_the_model_roots_are_not_hub_ids(tmp_path, hub_sizes):
+    folder = tmp_path / "someone" / "large-encoder"
+    folder.mkdir(parents=True)
+    assert model_cache.resolve_choice("caps", str(folder)) == str(folder)
+
+
+def test_the_parameter_count_is_read_from_the_hub_metadata(monkeypatch):
+    """Counted without weights: the safetensors total where the hub has one, else the PyTorch weights' bytes
+    read as 16-bit numbers; each answer asked once."""
+    from huggingface_hub import HfApi
+
+    from stsdemo import model_source
+
+    asked = []
+
+    def model_info(self, repo_id, expand=None, files_metadata=False, timeout=None):
+        asked.append((repo_id, bool(files_metadata)))
+        if repo_id == "org/safetensors-model":
+            return SimpleNamespace(safetensors=SimpleNamespace(total=109_482_240))
+        if expand:
+            return SimpleNamespace(safetensors=None)
+        return SimpleNamespace(siblings=[SimpleNamespace(rfilename="pytorch_model.bin", size=440_000_000),
+                                         SimpleNamespace(rfilename="tf_model.h5", size=540_000_000)])
+
+    monkeypatch.setattr(HfApi, "model_info", model_info)
+    monkeypatch.setattr(model_source, "hub_reachable", lambda: True)
+    monkeypatch.setattr(model_source, "_HUB_ANSWERS", {})
+    assert model_source.hub_parameter_count("org/safetensors-model") == 109_482_240
+    assert model_source.hub_parameter_count("org/bin-model") == 220_000_000
+    assert model_source.hub_parameter_count("org/bin-model") == 220_000_000
+    assert asked.count(("org/bin-model", True)) == 1
+    monkeypatch.setattr(model_source, "hub_reachable", lambda: False)
+    assert model_source.hub_parameter_count("org/other") is None
+
+
+# ---- one place per visitor -------------------------------------------------------------------------------------
+
+
+def test_the_client_address_is_the_one_the_trusted_proxy_wrote():
+    assert client_address("9.9.9.9", "8.8.4.4", hops=0) == "9.9.9.9"      # no proxy: header ignored
+    assert client_address("10.16.3.80", "8.8.8.8", hops=1) == "8.8.8.8"
+    assert client_address("10.16.3.80", "1.2.3.4, 8.8.8.8", hops=1) == "8.8.8.8"  # 1.2.3.4: forged
+    assert client_address("10.16.3.80", "8.8.8.8, 10.0.0.5", hops=2) == "8.8.8.8"
+    assert client_address("10.16.3.80", None, hops=1) is None
+    assert client_address("10.16.3.80", "10.0.0.5", hops=1) is None                  # an internal hop
+    assert client_address("127.0.0.1", None, hops=0) is None and client_address(None, "x", hops=1) is None
+
+
+def test_a_visitor_is_named_by_address_behind_the_space_proxy(monkeypatch):
+    request = SimpleNamespace(client=SimpleNamespace(host="10.16.3.80"),
+                              headers={"x-forwarded-for": "6.6.6.6, 8.8.8.8"}, session_hash="abc")
+    assert visitor_of(request) is None                                 # not on a Space: no proxy trusted
+    monkeypatch.setenv("SPACE_ID", "someone/stsdemo")
+    assert visitor_of(request) == "address 8.8.8.8"
+    monkeypatch.setenv("STSDEMO_PROXY_HOPS", "0")
+    assert visitor_of(request) is None                                 # the proxy's own address is private
+
+
+def test_one_visitor_holds_one_place_whatever_their_sessions(tmp_path):
+    """Five sessions from one address: the first takes the only slot, the others are refused at once, so the
+    waiting places stay free for other visitors; the place is free again when the run ends."""
+    from stsdemo.app import finetune_view
+    from stsdemo.app.state import AppState
+
+    state = AppState(line=JobLine(slots=1, waiting=4))
+
+    def job(session: str, visitor: str | None):
+        config = TrainConfig(run_name=f"run-{session}")
+        return finetune_view.stream_job(state, session, config, [], lambda signal: iter([f"trained {session}"]),
+                                        visitor)
+
+    first = job("s1", "address 8.8.8.8")
+    assert next(first) == "trained s1"
+    for session in ("s2", "s3", "s4", "s5"):
+        with pytest.raises(InputError, match="one place per visitor"):
+            next(job(session, "address 8.8.8.8"))
+    assert state.line.counts() == (1, 0)
+    other = job("s6", "address 9.9.9.9")
+    assert "Waiting for the trainer" in next(other).status and state.line.counts() == (1, 1)
+    with pytest.raises(InputError, match="one place per visitor"):
+        next(job("s6", "address 9.9.9.9"))
+    first.close()
+    other.close()
+    assert state.line.counts() == (0, 0)
+    again = job("s2", "address 8.8.8.8")
+    assert next(again) == "trained s2"
+    again.close()
+    # without an address the session is the visitor: its second job is refused the same way
+    alone = job("s7", None)
+    next(alone)
+    with pytest.raises(InputError, match="one place per visitor"):
+        next(job("s7", None))
+    alone.close()
