@@ -31,6 +31,7 @@ from stsdemo import environment
 from stsdemo.app import store
 from stsdemo.app.state import AppState
 from stsdemo.app.ui import build_demo, launch_kwargs, mcp_wanted
+from stsdemo.playground.config import PlaygroundConfig
 
 store.recover_interrupted()   # runs a killed server left "running" say so, their checkpoints are listed again
 state = AppState()
@@ -40,13 +41,16 @@ demo = build_demo(state)
 demo.delete_cache = store.GRADIO_CACHE_SCHEDULE
 
 
-def launch(host: str | None = None, port: int | None = None, mcp: bool = False, **options):
-    """Start the app's background threads (model warm-up, the disk sweeper) and serve ``demo`` as a Space
-    does: the upload cap, the output folder never served, Gradio's cache cleared. ``options`` go to
-    ``demo.launch`` (tests and benchmarks pass ``prevent_thread_lock=True``); returns what it returns."""
+def launch(host: str | None = None, port: int | None = None, mcp: bool = False, prewarm: bool = True, **options):
+    """Start the app's background threads (model warm-up, the Playground's data sets embedded ahead of the first
+    visitor unless ``prewarm`` is off, the disk sweeper) and serve ``demo`` as a Space does: the upload cap, the
+    output folder never served, Gradio's cache cleared. ``options`` go to ``demo.launch`` (tests and benchmarks
+    pass ``prevent_thread_lock=True``); returns what it returns."""
     output = environment.output_dir()
     output.mkdir(parents=True, exist_ok=True)
     threading.Thread(target=state.models.warm_up, name="stsdemo-warm-up", daemon=True).start()
+    if prewarm:   # a Space loses its disk cache on every restart: the first Play would wait 30-45 s
+        state.playground.prewarm(PlaygroundConfig.prewarmed())
     store.start_sweeper(state)
     return demo.launch(server_name=host, server_port=port, show_error=True, max_file_size=environment.max_upload(),
                        blocked_paths=[str(output)], **launch_kwargs(mcp=mcp, demo=demo), **options)

@@ -88,7 +88,7 @@ def measure(places: dict[str, Path], runs: int, overrides: dict, settle: float |
 
     settle = store.SWEEP_EVERY_S + store.HANDED_OVER_S if settle is None else settle
 
-    _, url, _ = app.launch("127.0.0.1", None, prevent_thread_lock=True, quiet=True)
+    _, url, _ = app.launch("127.0.0.1", None, prewarm=False, prevent_thread_lock=True, quiet=True)
     try:
         before = sizes(places)
         values = {**form.form_defaults(), **overrides}

@@ -180,3 +180,34 @@ def test_a_play_that_waits_for_embeddings_says_how_far_along_and_the_time_left(t
     release.set()
     assert all(frame["waiting"] for frame in frames)      # ends once the data set is ready
     assert list(playground_view.waiting(fresh, "visitor-w", values())) == []
+
+
+def test_an_inspected_pair_reads_the_cores_own_numbers(store):
+    import torch
+
+    view = playground_view.advance(store, "visitor-i", values(x0=0.5), "step")
+    run = store.session("visitor-i").playground
+    predictions = run.head(run.features.held_out).detach().numpy()[0]          # seed 0: (twins, pairs)
+    gold = run.gold
+    inside = np.abs(np.clip(predictions[0], 0, 5) - gold) < 0.5
+    dot = int(np.flatnonzero(inside[run.shown])[0])                             # a drawn pair inside the buffer
+    pair = playground_view.inspect_pair(store, view.view_key, dot)
+    index = run.shown[dot]
+    assert pair["gold"] == pytest.approx(gold[index], abs=1e-4)
+    assert pair["sentence1"] == run.data.sentences[run.data.held_out.u[index]]
+    buffered, twin = pair["twins"]
+    assert buffered["now"]["prediction"] == pytest.approx(predictions[0, index], abs=1e-4)
+    assert twin["now"]["prediction"] == pytest.approx(predictions[1, index], abs=1e-4)
+    assert buffered["now"]["inside"] and buffered["now"]["pull"] == 0
+    assert twin["x0"] == 0 and (twin["now"]["pull"] != 0 or twin["now"]["distance"] == 0)
+    guess = torch.tensor([predictions[1, index]], requires_grad=True)
+    run.losses[1].elementwise(guess, torch.tensor([gold[index]], dtype=torch.float32)).sum().backward()
+    assert twin["now"]["pull"] == pytest.approx(float(guess.grad[0]), abs=1e-4)
+    assert buffered["best"]["prediction"] == pytest.approx(run.best_predictions[0, 0, index], abs=1e-4)
+    for bad in (None, "x" * 80, view.token or "nope"):
+        assert playground_view.inspect_pair(store, bad, dot) is None
+    assert playground_view.inspect_pair(store, view.view_key, 10_000) is None
+    assert playground_view.inspect_pair(store, view.view_key, True) is None
+    moved = view.dots["moved"]
+    gaps = np.abs(predictions[0, run.shown] - predictions[1, run.shown])
+    assert [item["dot"] for item in moved] == list(np.argsort(-gaps, kind="stable")[:5])

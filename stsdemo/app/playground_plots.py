@@ -92,7 +92,8 @@ def dots_panel(playground: Playground, predictions: np.ndarray, twin: int, title
         chosen = inside == hollow
         if hollow and twin == 1:
             continue
-        dots.append(dict(x=across[chosen].round(3).tolist(), y=shown[chosen].tolist(), color=color, hollow=hollow))
+        dots.append(dict(x=across[chosen].round(3).tolist(), y=shown[chosen].tolist(), color=color, hollow=hollow,
+                         i=np.flatnonzero(chosen).tolist()))
         legend.append(dict(name=f"{name} ({int(chosen.sum())})", color=color, mark="hollow" if hollow else "dot"))
     ticks = [(float(node), f"{node:g}") for node in scheme.nodes]
     return dict(title=title, legend=legend, x_range=[low, high], y_range=[low, high], x_ticks=ticks, y_ticks=ticks,
@@ -103,11 +104,14 @@ def dots_panel(playground: Playground, predictions: np.ndarray, twin: int, title
                 dots=dots)
 
 
-def dots_spec(playground: Playground, predictions: np.ndarray, titles: tuple[str, str]) -> dict:
-    """Both twins' report pairs side by side (stacked in a narrow window)."""
+def dots_spec(playground: Playground, predictions: np.ndarray, titles: tuple[str, str],
+              moved: list[dict] | None = None) -> dict:
+    """Both twins' report pairs side by side (stacked in a narrow window); each dot group carries its dots'
+    indices (``i``), so a clicked dot is found in both panels; ``moved``: the pairs the buffer moved most."""
     across = dot_positions(playground)
     panels = [dots_panel(playground, predictions[twin], twin, titles[twin], across) for twin in range(2)]
-    return dict(columns=2, panel_height=330, legends=True, panels=panels, stamp=playground.steps_done)
+    return dict(columns=2, panel_height=330, legends=True, panels=panels, stamp=playground.steps_done,
+                moved=moved or [])
 
 
 def curve_panels(playground: Playground) -> list[tuple[str, callable, bool]]:

@@ -85,11 +85,13 @@ class Preparation:
 @dataclass
 class SessionRun:
     """A visitor's Playground: the run (None before the first Play, Step or Reset), how people call its encoder,
-    the key its page asks for the next frames of a playing run with, and the lock its requests take."""
+    the key its page asks for the next frames of a playing run with, the key it inspects a drawn pair with, and
+    the lock its requests take."""
 
     playground: Playground | None = None
     encoder: str = ""
     token: str | None = None
+    view_key: str = field(default_factory=lambda: secrets.token_urlsafe(18))   # reads the run, never moves it
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -111,6 +113,7 @@ class PlaygroundStore:
         self._prepared: OrderedDict[tuple, Preparation] = OrderedDict()
         self._sessions: OrderedDict[str, SessionRun] = OrderedDict()
         self._tokens: dict[str, str] = {}       # play token -> session
+        self._views: dict[str, str] = {}        # view key -> session
         self._lock = threading.Lock()
         self._encoding = threading.Lock()       # one encoding pass at a time: they share two cores
         self._ticks = threading.BoundedSemaphore(MAX_TICKS)
@@ -178,10 +181,12 @@ class PlaygroundStore:
             run = self._sessions.get(session)
             if run is None:
                 run = self._sessions[session] = SessionRun()
+                self._views[run.view_key] = session
             self._sessions.move_to_end(session)
             while len(self._sessions) > MAX_SESSIONS:
                 _, dropped = self._sessions.popitem(last=False)
                 self._tokens.pop(dropped.token, None)
+                self._views.pop(dropped.view_key, None)
             return run
 
     def play_token(self, session: str) -> str:
@@ -196,10 +201,17 @@ class PlaygroundStore:
 
     def session_of_token(self, token) -> str | None:
         """Whose run a play token names (None for an unknown, stale or malformed one)."""
-        if not isinstance(token, str) or len(token) > 64:
+        return self._lookup(self._tokens, token)
+
+    def session_of_view(self, key) -> str | None:
+        """Whose run a view key names (None for an unknown or malformed one)."""
+        return self._lookup(self._views, key)
+
+    def _lookup(self, keys: dict, key) -> str | None:
+        if not isinstance(key, str) or len(key) > 64:
             return None
         with self._lock:
-            return self._tokens.get(token)
+            return keys.get(key)
 
     @contextlib.contextmanager
     def tick_slot(self):
@@ -218,3 +230,4 @@ class PlaygroundStore:
             dropped = self._sessions.pop(session, None)
             if dropped is not None:
                 self._tokens.pop(dropped.token, None)
+                self._views.pop(dropped.view_key, None)

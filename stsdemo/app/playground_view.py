@@ -15,6 +15,7 @@ from dataclasses import dataclass, fields
 from html import escape
 
 import numpy as np
+import torch
 
 from ..errors import InputError
 from ..losses.spec import loss_spec
@@ -46,10 +47,12 @@ class PlaygroundView:
     playing: bool
     notices: list[str]
     token: str | None = None
+    view_key: str | None = None
 
     def frame(self) -> dict:
-        """What the page draws: status, dots, curves, whether it plays on, and the play key."""
-        return dict(status=self.status, dots=self.dots, curves=self.curves, playing=self.playing, token=self.token)
+        """What the page draws: status, dots, curves, whether it plays on, the play key and the view key."""
+        return dict(status=self.status, dots=self.dots, curves=self.curves, playing=self.playing, token=self.token,
+                    view_key=self.view_key)
 
 
 def waiting(store: PlaygroundStore, session: str, values: dict):
@@ -93,7 +96,7 @@ def advance(store: PlaygroundStore, session: str, values: dict, action: str, rep
         view = take_steps(playground, config.steps_per_update() if steps is None else steps, run.encoder)
     playing = action in ("play", "tick") and not playground.finished
     token = store.play_token(session) if action == "play" and playing else run.token if playing else None
-    return PlaygroundView(*view, playing=playing, notices=notices, token=token)
+    return PlaygroundView(*view, playing=playing, notices=notices, token=token, view_key=run.view_key)
 
 
 def next_frame(store: PlaygroundStore, token) -> dict | None:
@@ -114,13 +117,66 @@ def next_frame(store: PlaygroundStore, token) -> dict | None:
                 return None
             view = take_steps(playground, playground.config.steps_per_update(), run.encoder)
     playing = not playground.finished
-    return PlaygroundView(*view, playing=playing, notices=[], token=run.token if playing else None).frame()
+    return PlaygroundView(*view, playing=playing, notices=[], token=run.token if playing else None,
+                          view_key=run.view_key).frame()
 
 
 def take_steps(playground: Playground, steps: int, encoder: str) -> tuple:
     """Train the run ``steps`` steps further (never past its end), measure it and render what the tab shows."""
     playground.step(min(steps, playground.config.steps - playground.steps_done))
     return render(playground, playground.measure(), encoder)
+
+
+MOVED = 5                # the report pairs listed as "most moved by the buffer"
+
+
+def pull(loss, prediction: float, label: float) -> float:
+    """``d loss / d prediction`` of one pair under ``loss`` (the registry's, as training applies it): what a
+    training pair at this prediction and label would be pulled by; exactly 0 inside the buffer."""
+    guess = torch.tensor([prediction], dtype=torch.float32, requires_grad=True)
+    loss.elementwise(guess, torch.tensor([label], dtype=torch.float32)).sum().backward()
+    return float(guess.grad[0])
+
+
+def inspect_pair(store: PlaygroundStore, key, dot) -> dict | None:
+    """One drawn report pair of the run whose page holds the view ``key``: its sentences and gold label, and for
+    each twin (first seed) its prediction at this step and at its best step, the distance to the label, whether
+    it sits within x0 (inside the buffer) and the pull it would get as a training pair. None for an unknown key
+    or dot."""
+    session = store.session_of_view(key)
+    if session is None or isinstance(dot, bool) or not isinstance(dot, int):
+        return None
+    run = store.session(session)
+    with run.lock:
+        playground = run.playground
+        if playground is None or not 0 <= dot < len(playground.shown):
+            return None
+        pair = int(playground.shown[dot])
+        data, scheme = playground.data, playground.scheme
+        with torch.no_grad():
+            now = playground.head(playground.features.held_out[pair:pair + 1])[0, :, 0].numpy()
+        gold = float(playground.gold[pair])
+        twins = []
+        for twin, label in enumerate(twin_labels(playground.config)):
+            loss = playground.losses[twin]
+            readings = {}
+            for when, prediction in (("now", float(now[twin])),
+                                     ("best", float(playground.best_predictions[0, twin, pair]))):
+                clamped = min(max(prediction, scheme.low), scheme.high)
+                readings[when] = dict(prediction=round(prediction, 4), distance=round(abs(clamped - gold), 4),
+                                      inside=bool(loss.in_buffer(torch.tensor([prediction]),
+                                                                 torch.tensor([gold]))[0]),
+                                      pull=round(pull(loss, prediction, gold), 4))
+            twins.append(dict(name=label, x0=loss.x0, best_step=int(playground.best_steps[0, twin]), **readings))
+        return dict(dot=dot, step=playground.steps_done, gold=round(gold, 4),
+                    sentence1=data.sentences[data.held_out.u[pair]], sentence2=data.sentences[data.held_out.v[pair]],
+                    twins=twins)
+
+
+def most_moved(shown: np.ndarray, count: int = MOVED) -> list[int]:
+    """The drawn report pairs (dot indices) whose two twins' predictions differ most, largest first."""
+    gap = np.abs(shown[0] - shown[1])
+    return [int(i) for i in np.argsort(-gap, kind="stable")[:count]]
 
 
 API_MODELS = ("default", "scorer")      # encoders an API call may name (each embedded once, then cached)
@@ -147,9 +203,18 @@ def render(playground: Playground, measurement: Measurement, encoder: str) -> tu
     labels = twin_labels(playground.config)
     titles = (f"With the buffer · {labels[0]}", f"Without · {labels[1]}")
     best_steps = tuple(float(np.median(measurement.best_steps[:, twin])) for twin in range(len(TWIN_NAMES)))
+    data = playground.data
+    moved = [dict(dot=dot, text=_short(data.sentences[data.held_out.u[playground.shown[dot]]]) + " | "
+                  + _short(data.sentences[data.held_out.v[playground.shown[dot]]]),
+                  gap=round(float(abs(measurement.shown[0, dot] - measurement.shown[1, dot])), 3))
+             for dot in most_moved(measurement.shown)] if len(playground.shown) else []
     return (status_html(playground, measurement, labels, encoder),
-            playground_plots.dots_spec(playground, measurement.shown, titles),
+            playground_plots.dots_spec(playground, measurement.shown, titles, moved),
             playground_plots.curves_spec(playground, labels, best_steps))
+
+
+def _short(sentence: str, most: int = 70) -> str:
+    return sentence if len(sentence) <= most else sentence[:most - 1] + "…"
 
 
 def _cells(values) -> str:

@@ -76,6 +76,12 @@ class PlaygroundConfig:
     speed: int = knob(10, "training steps per screen update while playing", low=1, high=100, integer=True, step=1,
                       label="steps per update")
 
+    @staticmethod
+    def prewarmed() -> tuple[str, ...]:
+        """The data sets a serving app embeds before anyone asks: the default one first, then the others."""
+        default = PlaygroundConfig().data
+        return (default, *(name for name in DATASETS if name != default))
+
     def validate(self) -> "PlaygroundConfig":
         """Raise InputError for a value outside its declaration or ``x0 > d/2``; returns the config, each whole
         number as int."""

@@ -90,6 +90,14 @@
       }
       ctx.globalAlpha = 1;
     }
+    if (selected !== null) {
+      for (const dots of panel.dots || []) {
+        const j = (dots.i || []).indexOf(selected);
+        if (j < 0) continue;
+        ctx.lineWidth = 2.5; ctx.strokeStyle = INK;
+        ctx.beginPath(); ctx.arc(f.X(dots.x[j]), f.Y(dots.y[j]), 7, 0, 2 * Math.PI); ctx.stroke();
+      }
+    }
     ctx.restore();
   }
 
@@ -130,11 +138,13 @@
     ctx.clearRect(0, 0, width, height);
     ctx.font = FONT;
     const panelWidth = width / columns;
+    canvas.frames = [];
     spec.panels.forEach((panel, index) => {
       const places = legendPlaces(ctx, panel, panelWidth);
       const lines = places.length ? places[places.length - 1][1] + 1 : 0;
       const f = frame(spec, panel, (index % columns) * panelWidth, Math.floor(index / columns) * panelHeight,
                       panelWidth, panelHeight, lines);
+      canvas.frames.push([panel, f]);
       axes(ctx, panel, f);
       marks(ctx, panel, f);
       heading(ctx, panel, f, places);
@@ -143,12 +153,108 @@
     if (spec.best) canvas.dataset.best = spec.best.join(",");   // ... and the twins' marked best steps
   }
 
-  // A frame: {status (HTML the server escaped), dots, curves, playing, token}.
+  // Inspecting a pair: a click or tap on a dot (either panel), the arrow keys on the focused chart, or a pair of the
+  // "most moved" list selects one report pair; it is ringed in both panels and the server tells its sentences, both
+  // twins' predictions now and at their best steps, their distances, whether each sits inside the buffer and the
+  // pull it would get as a training pair. Every text from the server is set as text, never as markup.
+  let selected = null, viewKey = null;
+  const text = (tag, value, cls) => { const el = document.createElement(tag); el.textContent = value;
+                                      if (cls) el.className = cls; return el; };
+  const number = (value) => (value >= 0 ? "+" : "−") + Math.abs(value).toFixed(2);
+
+  function dotAt(canvas, x, y) {
+    let best = null, bestDistance = 12 * 12;
+    for (const [panel, f] of canvas.frames || []) {
+      for (const dots of panel.dots || []) {
+        dots.x.forEach((value, j) => {
+          const dx = f.X(value) - x, dy = f.Y(dots.y[j]) - y, distance = dx * dx + dy * dy;
+          if (distance < bestDistance) { bestDistance = distance; best = dots.i[j]; }
+        });
+      }
+    }
+    return best;
+  }
+
+  function describe(pair) {
+    const box = element.querySelector("#pg-pair");
+    box.replaceChildren();
+    if (!pair) return;
+    box.append(text("p", "Report pair " + (pair.dot + 1) + " · gold label " + pair.gold + " · step " +
+                    pair.step.toLocaleString("en") + " (seed 0)", "pg-pair-title"));
+    box.append(text("p", "“" + pair.sentence1 + "”", "pg-sentence"), text("p", "“" + pair.sentence2 + "”", "pg-sentence"));
+    const table = document.createElement("table");
+    const head = document.createElement("tr");
+    ["", "prediction", "|error|", "inside the buffer", "pull as a training pair"].forEach((h) => head.append(text("th", h)));
+    table.append(head);
+    for (const twin of pair.twins) {
+      for (const [when, reading] of [["now", twin.now], ["best step " + twin.best_step, twin.best]]) {
+        const row = document.createElement("tr");
+        row.append(text("td", twin.name + " · " + when), text("td", reading.prediction.toFixed(3)),
+                   text("td", reading.distance.toFixed(3)),
+                   text("td", twin.x0 > 0 ? (reading.inside ? "yes" : "no") : "no buffer"),
+                   text("td", reading.inside ? "0 (left alone)" : number(reading.pull)));
+        row.className = "pg-pair-" + (twin.x0 > 0 ? "buffer" : "none") + "-" + (when === "now" ? "now" : "best");
+        table.append(row);
+      }
+    }
+    box.append(table);
+  }
+
+  async function select(dot) {
+    selected = dot;
+    if (shown) render(shown);
+    if (dot === null || !viewKey) { describe(null); return; }
+    let pair = null;
+    try { pair = await server.playground_pair([viewKey, dot]); } catch (error) { pair = null; }
+    if (selected === dot) describe(pair);
+  }
+
+  function listMoved(moved) {
+    const list = element.querySelector("#pg-moved");
+    list.replaceChildren();
+    if (!moved || !moved.length) return;
+    list.append(text("p", "Most moved by the buffer (seed 0, now): the report pairs whose twins disagree most", "pg-moved-title"));
+    for (const item of moved) {
+      const button = text("button", "Δ " + item.gap.toFixed(2) + " · " + item.text, "pg-moved-pair");
+      button.type = "button";
+      button.addEventListener("click", () => select(item.dot));
+      list.append(button);
+    }
+  }
+
+  const dotsCanvas = element.querySelector("#pg-dots");
+  dotsCanvas.tabIndex = 0;
+  dotsCanvas.setAttribute("role", "img");
+  dotsCanvas.setAttribute("aria-label", "Report pairs of both twins: click a dot, or use the arrow keys, to inspect a pair");
+  dotsCanvas.addEventListener("click", (event) => {
+    const box = dotsCanvas.getBoundingClientRect();
+    const dot = dotAt(dotsCanvas, event.clientX - box.left, event.clientY - box.top);
+    if (dot !== null) select(dot);
+  });
+  dotsCanvas.addEventListener("keydown", (event) => {
+    if (!shown) return;
+    const order = [];
+    for (const dots of shown.dots.panels[0].dots) dots.i.forEach((i, j) => order.push([dots.x[j], i]));
+    order.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    const at = order.findIndex(([, i]) => i === selected);
+    if (event.key === "ArrowRight" || event.key === "ArrowLeft") {
+      event.preventDefault();
+      const next = at < 0 ? 0 : Math.min(order.length - 1, Math.max(0, at + (event.key === "ArrowRight" ? 1 : -1)));
+      select(order[next][1]);
+    } else if (event.key === "Escape") {
+      select(null);
+    }
+  });
+
+  // A frame: {status (HTML the server escaped), dots, curves, playing, token, view_key}.
   let shown = null;
   function render(view) {
     if (!view || !view.dots) return;
+    const fresh = shown !== view;
     shown = view;
+    if (view.view_key) viewKey = view.view_key;
     element.querySelector("#pg-status").innerHTML = view.status;
+    if (fresh) listMoved(view.dots.moved);
     drawChart(element.querySelector("#pg-dots"), view.dots);
     drawChart(element.querySelector("#pg-curves"), view.curves);
     drawnWidth = Math.floor(element.clientWidth);
@@ -169,6 +275,7 @@
       if (view && view.busy) { await new Promise((resolve) => setTimeout(resolve, BUSY_WAIT_MS)); continue; }
       if (!view || !view.dots) { playing = false; return; }
       render(view);
+      if (selected !== null) select(selected);
       if (!view.playing) { playing = false; return; }
       const wait = MIN_INTERVAL_MS - (performance.now() - asked);
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
@@ -198,6 +305,7 @@
     if (!view.dots) return;
     pause();
     render(view);
+    if (selected !== null) select(selected);
     if (view.playing && view.token && wanted === "play") play(view.token);
   }
 

@@ -54,7 +54,8 @@ def control(name: str, **extra):
 
 
 LIVE_HTML = ('<div id="pg-status" class="pg-status"><p>Press <b>▶ Play</b> (or <b>Step</b>) to start.</p></div>'
-             '<canvas id="pg-dots"></canvas><canvas id="pg-curves"></canvas>')
+             '<canvas id="pg-dots"></canvas><div id="pg-pair" class="pg-pair" aria-live="polite"></div>'
+             '<div id="pg-moved" class="pg-moved"></div><canvas id="pg-curves"></canvas>')
 LIVE_CSS = """
 canvas {display: block; max-width: 100%; margin-top: 10px;}
 .pg-status table {border-collapse: collapse; font-size: 0.92em; margin: 6px 0;}
@@ -63,6 +64,16 @@ canvas {display: block; max-width: 100%; margin-top: 10px;}
 .pg-status p {margin: 4px 0;}
 .pg-status .pg-rule {font-size: 0.88em; color: var(--body-text-color-subdued);}
 .pg-status .pg-wait, .pg-status .pg-changed {font-weight: 600; color: var(--color-accent);}
+.pg-pair, .pg-moved {font-size: 0.9em; overflow-x: auto;}
+.pg-pair table {border-collapse: collapse; margin: 4px 0;}
+.pg-pair th, .pg-pair td {padding: 2px 8px; border-bottom: 1px solid var(--border-color-primary); text-align: right;}
+.pg-pair th:first-child, .pg-pair td:first-child {text-align: left;}
+.pg-pair p, .pg-moved p {margin: 3px 0;}
+.pg-pair .pg-pair-title, .pg-moved .pg-moved-title {font-weight: 600;}
+.pg-moved .pg-moved-pair {display: block; width: 100%; text-align: left; margin: 2px 0; padding: 3px 6px;
+  border: 1px solid var(--border-color-primary); border-radius: 4px; background: none; cursor: pointer;
+  overflow: hidden; text-overflow: ellipsis; white-space: nowrap;}
+canvas#pg-dots:focus {outline: 2px solid var(--color-accent);}
 """
 # What the visitor asked for last (play, step, reset, pause, or a changed setting), told to the live view at the
 # click, before any answer: a Play whose first frame is still being embedded does not start playing once the
@@ -71,15 +82,18 @@ INTENT_JS = ("() => {{ document.dispatchEvent(new CustomEvent('stsdemo-playgroun
              "{{detail: '{kind}'}})); }}")
 
 
-def live_view(next_frame) -> gr.HTML:
-    """The run's status and two canvases; ``next_frame(token)`` is its server function (the page calls it as
-    ``server.playground_tick`` while a run plays)."""
+def live_view(ticker) -> gr.HTML:
+    """The run's status, two canvases and the inspected pair; ``ticker.next_frame(token)`` and
+    ``ticker.inspect(key, dot)`` are its server functions (the page calls them as ``server.playground_tick``
+    while a run plays, and ``server.playground_pair`` when a dot is selected)."""
     def playground_tick(token):
-        return next_frame(token)
+        return ticker.next_frame(token)
+
+    def playground_pair(asked):      # one argument, [key, dot]: Gradio hands a server function one value
+        return ticker.inspect(*asked) if isinstance(asked, list) and len(asked) == 2 else None
 
     return gr.HTML(value="", html_template=LIVE_HTML, css_template=LIVE_CSS, js_on_load=CANVAS_JS,
-                   server_functions=[playground_tick], elem_id="pg-live",
-                   min_height=120)
+                   server_functions=[playground_tick, playground_pair], elem_id="pg-live", min_height=120)
 
 
 def frame_value(view: playground_view.PlaygroundView) -> str:
@@ -111,8 +125,8 @@ def build() -> SimpleNamespace:
                                                          "then cached)")
                 link = share.link_box("playground")
             with gr.Column(scale=8, min_width=280):
-                ticker = SimpleNamespace(next_frame=lambda token: None)    # wire() gives it the store
-                live = live_view(lambda token: ticker.next_frame(token))
+                ticker = SimpleNamespace(next_frame=lambda token: None, inspect=lambda key, dot: None)  # wire() sets
+                live = live_view(ticker)
         gr.Markdown("### Where does the buffer pay off?\nThe paired difference buffer − none, recorded over a grid "
                     "of label noise × training pairs, many seeds a cell, at the default settings: each twin "
                     "stopped at its best, both at step 1,000, or each with its own tuned learning rate.",
@@ -131,6 +145,7 @@ def wire(tab: SimpleNamespace, state, demo: gr.Blocks) -> None:
     names = {component: name for name, component in tab.controls.items()}
     inputs = set(tab.controls.values())          # a set: each handler gets {component: value}
     tab.ticker.next_frame = lambda token: playground_view.next_frame(store, token)
+    tab.ticker.inspect = lambda key, dot: playground_view.inspect_pair(store, key, dot)
 
     def values_of(given: dict) -> dict:
         return {names[component]: value for component, value in given.items() if component in names}
