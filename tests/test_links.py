@@ -158,3 +158,40 @@ def test_encode_leaves_out_a_value_that_would_not_read_back():
     assert len(notices) == 2
     with pytest.raises(Exception):
         links.encode("nowhere", {})
+
+
+def test_every_playground_setting_round_trips_through_a_link_with_its_hidden_controls():
+    from dataclasses import fields as dataclass_fields
+
+    from stsdemo.playground.config import PlaygroundConfig, declaration
+
+    changed = {}
+    for item in dataclass_fields(PlaygroundConfig):
+        meta, default = declaration(item.name), getattr(PlaygroundConfig(), item.name)
+        if item.name == "model":
+            continue                    # a link always opens the embedded encoder
+        if meta["choices"]:
+            changed[item.name] = next(c for c in meta["choices"] if c != default)
+        elif isinstance(default, bool):
+            changed[item.name] = not default
+        else:
+            changed[item.name] = meta["high"] if item.name != "x0" else 0.4
+    query, notices = links.encode("playground", changed, hidden={"lr", "batch_size"})
+    assert not notices and "hide=batch_size,lr" in query
+    restored = links.parse(query)
+    assert restored.notices == [] and restored.hidden == {"lr", "batch_size"}
+    assert {name: restored.values[name] for name in changed} == changed
+
+
+def test_a_preset_link_opens_its_state_and_the_links_own_values_win():
+    from stsdemo.playground.presets import PRESETS
+
+    for preset in PRESETS:
+        restored = links.parse(f"?tab=playground&preset={preset.name}&hide=lr")
+        assert restored.notices == [] and restored.hidden == {"lr"}
+        assert all(restored.values[name] == value for name, value in preset.settings.items())
+    mine = links.parse("?tab=playground&preset=memorisation&noise=0.5")
+    assert mine.values["noise"] == 0.5 and mine.values["train_pairs"] == 800
+    bad = links.parse("?tab=playground&preset=<script>&hide=lr,<b>,nope")
+    assert bad.hidden == {"lr"} and len(bad.notices) == 2
+    assert all("<" not in notice and "nope" not in notice for notice in bad.notices)
