@@ -162,3 +162,17 @@ def test_bad_arguments_get_the_apis_one_line_error(mcp_app):
         with pytest.raises(AppError) as api_error:
             client.predict(**call)
         assert str(api_error.value).strip() in text, (text, str(api_error.value))
+
+
+def test_a_refused_argument_is_named_nan_included(mcp_app):
+    """MCP's own schema check named no argument ("None is not of type 'number'" for a NaN, which a client sends as
+    null); the app reads each argument as its REST API does, and a numeric string is read as a number."""
+    async def work(session):
+        return [await session.call_tool("loss_at", {"prediction": 3.6, "label": 3.0, "k": value})
+                for value in (float("nan"), True, "2")]
+
+    nan, true, text = _session(mcp_app, work)
+    assert nan.isError and _text(nan) == ("Input validation error: k must be a finite number, got null (JSON has no "
+                                          "NaN or infinity: an MCP client sends them as null)")
+    assert true.isError and "k must be a number, got true" in _text(true)
+    assert not text.isError and json.loads(_text(text))["k"] == 2.0
