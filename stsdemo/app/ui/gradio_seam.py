@@ -10,13 +10,15 @@ private attribute it uses is gone or behaves otherwise). On an upgrade, run that
    ``TypeError`` and a traceback), reads ``true`` as 1 and passes NaN on. The field classes' ``preprocess``
    reads the value by :mod:`.rest`'s rules first and names the field in every refusal.
 2. **The training curves' redraw** (:class:`CurveSender`): a LinePlot's colour scale is rebuilt only by a
-   changed ``color_map``, and then draws the data of the update before.
+   changed ``color_map``, and then draws the data of the update before; the update that catches up waits a
+   moment (:meth:`CurveSender.catch_up`), so the page draws the data first.
 3. **The MCP tool list** (:func:`tools_only`, :func:`mcp_lifespan`): Gradio makes every public endpoint a tool;
    there is no public way to keep one in the API but off the tool list. MCP's own input check names no
    argument (``None is not of type 'number'`` for a NaN): arguments are read by :mod:`.rest`'s rules first.
 4. **Raw REST calls** (:class:`StrictCalls`, an ASGI middleware): an argument left out of a v1 call is passed
    on as a component's repr, a v2 call missing one (or naming an unknown endpoint or argument) answers a bare
-   500 with a traceback, and so does v1 for an unknown endpoint; private endpoints are callable by name.
+   500 with a traceback, and so does v1 for an unknown endpoint; private endpoints are callable by name; a file
+   argument that is not an upload reaches Gradio's file handling, which answers with a traceback.
 """
 
 from __future__ import annotations
