@@ -280,6 +280,14 @@ def test_strict_calls_refuse_unknown_endpoints_and_arguments_and_complete_defaul
     assert _post(demo, "/gradio_api/call/halve", b"not json") == (0, b"not json")   # Gradio's own 422
 
 
+def test_strict_calls_pass_the_pages_own_unqueued_events_on():
+    # the page posts each queue=False event (a live redraw, a hidden event) to /run/predict by its fn_index
+    demo = tiny_demo()
+    body = {"data": [1], "fn_index": 0, "session_hash": "abc"}
+    assert _post(demo, "/gradio_api/run/predict", body) == (0, json.dumps(body).encode())
+    assert _post(demo, "/gradio_api/run/predict", {"data": [1]})[0] == 404          # no event named: no endpoint
+
+
 def test_strict_calls_take_only_files_uploaded_to_this_app():
     from gradio.utils import get_upload_folder
 

@@ -21,7 +21,7 @@ import plotly.graph_objects as go
 from ..config import TrainConfig, check_setting, describe, setting
 from ..errors import InputError
 from ..losses.spec import LOSSES, PAPER_X0
-from ..paired import paired
+from ..paired import paired, rule_text
 from . import finetune_view, form, plots, senteval_view, store
 from .evidence_view import buffer_line, buffer_spread
 from .finetune_view import Curves, TrainView
@@ -114,8 +114,8 @@ def verdict_text(pairs: list[Pair], config: TrainConfig, ending: str = "") -> st
         reading = ("One pair of runs is one seed: it has no spread, so no verdict (Compare seeds 2 or 3 give a "
                    "paired mean ± se).")
     else:
-        reading = (f"Paired over {result.n} seeds (the Benchmark tab's rule: a difference holds beyond 2 standard "
-                   f"errors): mean difference {result.numbers()}: **{result.verdict}**.")
+        reading = (f"Paired over {result.n} seeds (the Benchmark tab's rule: {rule_text(result.n)}): mean difference "
+                   f"{result.numbers()}: **{result.verdict}**.")
     found, _ = senteval_view.recorded_evidence()
     lines = [f"**With vs without the buffer**: STS-B dev Spearman of the {config.select_by} at the last "
              "evaluation; each difference is taken from the two values beside it." + (f" {ending}" if ending else ""),

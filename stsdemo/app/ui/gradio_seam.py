@@ -248,6 +248,16 @@ def json_kind(schema: dict) -> tuple[str | None, bool]:
 # ---- 4. raw REST calls ---------------------------------------------------------------------------------------------
 
 CALL = re.compile(r"^/gradio_api/(?P<route>call/v2|call|run|api)/(?P<name>[^/]+)/?$")
+PAGE_EVENTS = "predict"   # Gradio 6.31's page posts its unqueued events (queue=False) to /run/predict by fn_index
+
+
+def _names_an_event(body: bytes) -> bool:
+    """Whether a /run/predict body names its event by ``fn_index``, as the page's own unqueued events do."""
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        return False
+    return isinstance(payload, dict) and isinstance(payload.get("fn_index"), int)
 
 
 def parameters_of(endpoint: dict) -> list[rest.Parameter]:
@@ -280,6 +290,8 @@ class StrictCalls:
         while more:
             message = await receive()
             body, more = body + message.get("body", b""), message.get("more_body", False)
+        if match["route"] == "run" and match["name"] == PAGE_EVENTS and _names_an_event(body):
+            return await self.app(scope, self.replayed(body, receive), send)   # the page's own unqueued event
         endpoints = self.endpoints(scope["app"].get_blocks())
         endpoint = endpoints.get("/" + match["name"])
         if endpoint is None:
@@ -291,16 +303,21 @@ class StrictCalls:
             return await JSONResponse({"detail": str(error)}, status_code=422)(scope, receive, send)
         headers = [(key, value) for key, value in scope["headers"] if key != b"content-length"]
         scope = {**scope, "headers": [*headers, (b"content-length", str(len(body)).encode())]}
-        replayed = False
+        await self.app(scope, self.replayed(body, receive), send)
+
+    @staticmethod
+    def replayed(body: bytes, receive):
+        """``receive`` for the app behind: the body read here once, then whatever the connection sends."""
+        sent = False
 
         async def replay():
-            nonlocal replayed
-            if replayed:
+            nonlocal sent
+            if sent:
                 return await receive()
-            replayed = True
+            sent = True
             return {"type": "http.request", "body": body, "more_body": False}
 
-        await self.app(scope, replay, send)
+        return replay
 
     @staticmethod
     def checked(body: bytes, parameters: list[rest.Parameter], name: str, by_name: bool) -> bytes:
