@@ -26,14 +26,14 @@ from .rest import reads_arguments
 MCP_TOOLS = ("score_pair", "loss_at", "playground")   # api names (and the tools' names: the functions' names)
 PLAYGROUND = PlaygroundConfig()
 PLAYGROUND_ARGUMENTS = tuple(name for name in PLAYGROUND.to_dict() if name != "speed")   # speed: only the tab's
-PLAYGROUND_DOC = """Train the paper's regression head on frozen sentence embeddings twice in lockstep, with the buffer-zone loss (Smooth K2 or Translated ReLU, buffer x0) and with its no-buffer twin (the same loss at x0 = 0), over several seeds at once, on held-out pairs of STS-B or SNLI; then compare. Bounded: seeds x steps x batch size (x width for the mlp head) has a budget (about 10 s on 2 CPU cores).
+PLAYGROUND_DOC = """Train the paper's regression head on frozen sentence embeddings twice in lockstep, with the buffer-zone loss (Smooth K2 or Translated ReLU, buffer x0) and with its no-buffer twin (the same loss at x0 = 0), over several seeds at once; each twin of each seed is also stopped at its own best step, chosen on a selection set of noisy pairs held back from the training pool (20 % of the training pairs, 50 to 500); both are read on clean held-out pairs of STS-B dev or SNLI that select nothing. Bounded: seeds x steps x batch size (x width for the mlp head) has a budget (about 10 s on 2 CPU cores).
 
 Args:
 {arguments}
     model: "default" (the embedded all-MiniLM-L6-v2) or "scorer" (the shipped scorer's encoder); optional.
 
 Returns:
-    A JSON object: settings (as checked), encoder, twins_named (buffer, none), twins (each twin's final held-out spearman x100, accuracy (% on the gold node), error (mean |error|) and inside (% of training pairs inside the buffer): mean and sd over seeds), paired (buffer - none of spearman and accuracy over seeds: mean, se, n, per-seed diffs and the verdict: holds, reversed, or no measurable difference at n = N), step, seeds and seconds.
+    A JSON object: settings (as checked), encoder, twins_named (buffer, none), step, seeds, seconds, and two readings. At the last step: twins (each twin's held-out spearman x100, accuracy (% on the gold node), error (mean |error|), inside (% of training pairs within x0 of their label), selection and fit (the data set's metric on the selection set and on training pairs): mean and sd over seeds) and paired (buffer - none of spearman and accuracy over seeds: mean, se, n, per-seed diffs and the verdict: holds or reversed beyond the two-sided 95 % t-quantile of n - 1 degrees of freedom, negligible under 0.1 points, else no measurable difference at n = N). stopped_at_best: the same twins and paired of each head at its own best step, steps (each seed's chosen step per twin) and selection (each twin's mean best selection value).
 """
 
 
