@@ -13,10 +13,10 @@ from .rest import reads_arguments
 
 
 def clamp_js() -> str:
-    """The browser step before each slider event: a number typed into a slider's box beyond its range is clamped
-    to the range's nearest end (k = 7 -> 5, k = -1 -> 0.1) and one that is not a number becomes the starting
-    value, so the chart draws what the box then shows (and Gradio's own range check, which would refuse it with a
-    traceback in the server log, never sees it). The ranges are :data:`loss_view.SLIDERS`."""
+    """The browser step before each redraw: a number typed into a slider's box beyond its range is drawn at the
+    range's nearest end (k = 7 -> 5, k = -1 -> 0.1), where the box itself puts it once left, and one that is not
+    a number yet (a box emptied to type anew) is drawn at the starting value; Gradio's own range check, which would
+    refuse it with a traceback in the server log, never sees it. The ranges are :data:`loss_view.SLIDERS`."""
     limits = ", ".join(f"[{low}, {high}, {loss_view.START[name]}]" for name, (low, high, _) in loss_view.SLIDERS.items())
     return ("(...values) => { const limits = [" + limits + "]; return values.map((value, i) => { if (i >= limits.length) "
             "return value; const [low, high, start] = limits[i]; const number = Number(value); return (value === null || "
@@ -82,16 +82,11 @@ def wire(tab: LossTab) -> None:
     outputs = [tab.chart, tab.formulas, tab.table]
 
     def live(k, x0, d, references, prediction, label):
-        """While a slider moves: an invalid setting is drawn as an error state, not raised."""
+        """On any change of a setting: an invalid one (x0 > d/2) is drawn as an error state, not raised."""
         view = loss_view.live_view(k, x0, d, references, prediction, label)
         if isinstance(view, str):
             return gr.skip(), view, gr.skip()
         return view.figure, view.formulas, view.table
-
-    def released(k, x0, d, references, prediction, label):
-        """When a slider is let go (or a number typed into its box): the charts, and the sliders' values as drawn
-        (a typed k = 7 shows as 5, the end of its range)."""
-        return (*live(k, x0, d, references, prediction, label), k, x0, d)
 
     @user_errors
     @reads_arguments()
@@ -112,11 +107,10 @@ def wire(tab: LossTab) -> None:
 
     # The API endpoint checks its numbers with the sliders' own checks (so a caller gets the same messages).
     gr.api(loss_chart, api_name="loss_chart", concurrency_limit=None)
-    for slider in (tab.k, tab.x0, tab.d):
-        slider.input(live, inputs, outputs, js=clamp_js(), trigger_mode="always_last", concurrency_limit=None,
-                     show_progress="hidden", api_visibility="private")
-        slider.release(released, inputs, [*outputs, tab.k, tab.x0, tab.d], js=clamp_js(), concurrency_limit=None,
-                       show_progress="hidden", api_visibility="private")
-    gr.on([tab.references.change, tab.prediction.change, tab.label.change], live, inputs, outputs, js=clamp_js(),
-          trigger_mode="always_last", concurrency_limit=None, show_progress="hidden", api_visibility="private")
+    # One event for every setting, on ``change`` only: it fires for a drag, a typed or pasted number, the box's own
+    # clamp on leaving it (k = 7 -> 5) and a restored link, and "always_last" draws the final value last. Nothing is
+    # written back to a slider: an answer that came back while the visitor typed would overwrite the box (a typed
+    # 0.4 became 0.254, a typed k = 3 went back to 2).
+    gr.on([component.change for component in inputs], live, inputs, outputs, js=clamp_js(), trigger_mode="always_last",
+          concurrency_limit=None, show_progress="hidden", api_visibility="private")
     share.wire_copy(tab.link, "loss", vars(tab))
