@@ -106,7 +106,7 @@ def build_demo(state: AppState | None = None) -> gr.Blocks:
         header()
         start_here()
         opener = share.link_opener()
-        with gr.Tabs(overflow_behavior="wrap") as tabs:
+        with gr.Tabs(overflow_behavior="wrap", elem_id="sts-tabs") as tabs:
             score = score_tab.build()
             playground = playground_tab.build()
             loss = loss_tab.build()

@@ -30,7 +30,10 @@ COPY_JS = """
 # The page's own script (launch(js=...)): a click on a link to another state of this page (``?tab=...``, the
 # start-here steps, "See the evidence") opens it in place, through the hidden opener (:func:`link_opener`),
 # instead of a new browser tab (Gradio's Markdown opens links in one) or a reload (which would start a new
-# session); the back button does the same. "#start-here" reopens the start-here panel, which its Hide button
+# session); the back button does the same. A followed link then brings the tabs into view, their bar at the top
+# of the window and the chosen tab's content right below it (the start-here steps sit above the tabs, up to
+# 3,000 px above them on a phone): once at the click and again when the server has selected the tab (the page may
+# only then be long enough to scroll that far). "#start-here" reopens the start-here panel, which its Hide button
 # closes; the choice is remembered by the browser.
 PAGE_JS = """
 () => {
@@ -38,7 +41,20 @@ PAGE_JS = """
   const remember = (value) => { try { value ? localStorage.setItem(hidden, "1") : localStorage.removeItem(hidden); }
                                 catch (error) {} };
   try { if (localStorage.getItem(hidden) === "1") root.classList.add(hidden); } catch (error) {}
-  const open = () => { const button = document.querySelector("#sts-open-link"); if (button) button.click(); };
+  const bring = () => { const tabs = document.getElementById("sts-tabs");
+                        if (tabs) tabs.scrollIntoView({block: "start"}); };
+  const selected = () => { const tab = document.querySelector("#sts-tabs [role=tab][aria-selected=true]");
+                           return tab ? tab.textContent : null; };
+  const open = () => {
+    const button = document.querySelector("#sts-open-link");
+    if (!button) return;
+    const before = selected(), started = Date.now();
+    button.click();
+    bring();
+    const wait = setInterval(() => {
+      if (selected() !== before || Date.now() - started > 5000) { clearInterval(wait); setTimeout(bring, 50); }
+    }, 50);
+  };
   window.stsHideStart = () => { root.classList.add(hidden); remember(true); };
   document.addEventListener("click", (event) => {
     if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
