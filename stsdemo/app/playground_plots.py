@@ -46,14 +46,19 @@ def twin_colors(loss: str) -> tuple[str, str]:
 
 def nice_ticks(low: float, high: float, count: int = 4) -> list[tuple[float, str]]:
     """About ``count`` round values between ``low`` and ``high`` (steps of 1, 2 or 5 times a power of ten), each
-    with its label."""
+    with its label; never fewer than 3 (the step shrinks until 3 fit), so a curve that spans little still has a
+    scale to read."""
     span = max(high - low, 1e-9)
     raw = span / count
     power = 10 ** math.floor(math.log10(raw))
-    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
-    first = math.ceil(low / step) * step
+    steps = [m * power for m in (0.1, 0.2, 0.5, 1, 2, 5, 10)]
+    first = next(i for i, step in enumerate(steps) if step >= raw)
+    for step in reversed(steps[:first + 1]):      # the step for about ``count`` ticks, smaller while under 3 fit
+        values = np.arange(math.ceil(low / step) * step, high + step * 1e-9, step)
+        if len(values) >= 3:
+            break
     digits = max(0, -int(math.floor(math.log10(step))))
-    return [(round(float(v), 10), f"{v:.{digits}f}") for v in np.arange(first, high + step * 1e-9, step)]
+    return [(round(float(v), 10), f"{v:.{digits}f}") for v in values]
 
 
 def padded_range(values: list, pad: float = 0.08, least: float = 1e-3) -> list[float]:
