@@ -46,12 +46,12 @@ def test_three_seeds_give_the_paired_mean_and_se_under_the_benchmark_rule():
     from stsdemo.app.compare_view import verdict_text
     from stsdemo.paired import paired
 
-    text = verdict_text(_pairs((90.10, 90.00), (90.25, 90.05), (90.40, 90.10)), TrainConfig(loss="sk2", x0=0.25))
-    rule = paired({42: 90.10, 43: 90.25, 44: 90.40}, {42: 90.00, 43: 90.05, 44: 90.10})
+    text = verdict_text(_pairs((90.20, 90.00), (90.27, 90.05), (90.28, 90.10)), TrainConfig(loss="sk2", x0=0.25))
+    rule = paired({42: 90.20, 43: 90.27, 44: 90.28}, {42: 90.00, 43: 90.05, 44: 90.10})
     assert rule.verdict == "holds" and f"mean difference {rule.numbers()}: **holds**" in text
-    assert "+0.20 ± 0.06 (se), n = 3" in text
+    assert "+0.20 ± 0.01 (se), n = 3" in text and "4.30 standard errors" in text
     assert [line.split("|")[1].strip() for line in text.splitlines() if line.startswith("| 4")] == ["42", "43", "44"]
-    level = verdict_text(_pairs((90.10, 90.00), (90.00, 90.10)), TrainConfig(loss="sk2", x0=0.25))
+    level = verdict_text(_pairs((90.50, 90.00), (90.00, 90.20)), TrainConfig(loss="sk2", x0=0.25))
     assert "no measurable difference at n = 2" in level
 
 
