@@ -50,6 +50,21 @@ BUFFER_LOSSES = tuple(name for name, cls in LOSS_CURVES.items() if cls.spec.buff
 REFERENCE_LOSSES = tuple(cls.spec.label for cls in LOSS_CURVES.values() if not cls.spec.buffer)
 
 
+def wrap_title(text: str, width: int = 40, separator: str = " · ") -> str:
+    """``text`` broken into lines of at most about ``width`` characters (Plotly's ``<br>``), at its ``separator``
+    where it has one, else at spaces: a Plotly title never wraps on its own, and one line of 60 characters runs
+    off a 390 px phone screen."""
+    parts = text.split(separator) if separator in text else text.split(" ")
+    joiner = separator if separator in text else " "
+    lines = [parts[0]]
+    for part in parts[1:]:
+        if len(lines[-1]) + len(joiner) + len(part) <= width:
+            lines[-1] += joiner + part
+        else:
+            lines.append(part)
+    return "<br>".join(lines)
+
+
 def _layout(fig: go.Figure, height: int, **extra) -> go.Figure:
     extra.setdefault("margin", dict(l=50, r=20, t=50, b=45))
     fig.update_layout(template="plotly_white", height=height, font=FONT, hoverlabel=dict(font_size=12), **extra)
