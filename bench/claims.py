@@ -2,8 +2,8 @@
 
 Each claim names the comparisons that are its evidence; a comparison pairs the runs of two arms that share a
 seed (the same seed means the same data order and the same initialisation) and looks at the differences
-``a - b``, one per seed; the rule that turns them into a verdict (mean against 2 standard errors) lives in
-:mod:`stsdemo.paired`, which the app's views use too. The untrained encoder (``base``) is the same for every
+``a - b``, one per seed; the rule that turns them into a verdict (a paired t-test: the mean against its standard
+error times the t-quantile of its n) lives in :mod:`stsdemo.paired`, which the app's views use too. The untrained encoder (``base``) is the same for every
 seed, so its one score pairs with each seed of the other arm. STS comparisons read the 7-task average
 (Spearman x100 of cosine) at the paper's budget; NLI comparisons read SNLI test accuracy (%). A claim with
 several comparisons holds where all measured ones hold; nothing here is written by hand.

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from stsdemo.evaluate import TASKS
+from stsdemo.paired import RULE_IN_WORDS
 
 from . import payoff, playground, tuning_report
 from .app_evidence import evidence, evidence_page_block, write_evidence
@@ -40,10 +41,8 @@ def verdict_table(results: dict) -> list[str]:
     def cell(text: str) -> str:
         return text.replace("|", "\\|")
 
-    lines = ["Paired by seed (the same seed: the same data order and initialisation); a comparison **holds** when "
-             "the mean difference is more than 2 standard errors above zero, is **reversed** when more than 2 below, "
-             "else shows no measurable difference. STS: 7-task Avg. of all-MiniLM-L6-v2 at the paper's budget; NLI: "
-             "SNLI test accuracy (%).\n",
+    lines = [f"Paired by seed (the same seed: the same data order and initialisation); {RULE_IN_WORDS}. STS: "
+             "7-task Avg. of all-MiniLM-L6-v2 at the paper's budget; NLI: SNLI test accuracy (%).\n",
              "| Claim | comparison (a vs b) | per-seed a - b | mean ± se, n | verdict |", "|---|---|---|---|---|"]
     for claim in claim_verdicts(results):
         lines.append(f"| **{claim.claim}** {cell(claim.text)} | | | n = {claim.n} | **{cell(claim.verdict)}** |")

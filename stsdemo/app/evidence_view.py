@@ -20,6 +20,7 @@ import plotly.graph_objects as go
 
 from ..evidence import NLI, STS, Claim, ClaimLine, Evidence, EvidenceRow
 from ..losses.spec import LOSSES
+from ..paired import RULE_IN_WORDS
 from .reference import PAPER_ARMS, PAPER_REPORTED
 
 EVIDENCE_FILE = Path(__file__).with_name("evidence.json")
@@ -125,10 +126,8 @@ def claims_markdown(evidence: Evidence | None, reason: str = "") -> str:
     """One line per claim: its verdict and the numbers behind it (mean difference ± se), then a plain reading."""
     if evidence is None:
         return f"**The project's recorded evidence is unavailable** ({reason}). Your own evaluations still work."
-    lines = [f"Verdicts from paired seeds (recorded {evidence.generated}): a comparison *holds* when the mean of "
-             "the per-seed differences is more than 2 standard errors above zero, is *reversed* when more than 2 "
-             "below; otherwise there is no measurable difference at that n. Each difference reads mean ± se "
-             "(standard error), n = paired seeds.", ""]
+    lines = [f"Verdicts from paired seeds (recorded {evidence.generated}): {RULE_IN_WORDS}. Each difference reads "
+             "mean ± se (standard error), n = paired seeds.", ""]
     for claim in evidence.claims:
         memory = memory_reading(claim) if not claim.lines else None
         head = f"{memory[0]}: **{memory[1]}**" if memory else f"{claim.text}: **{claim.verdict}**"
