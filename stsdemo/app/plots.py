@@ -50,18 +50,17 @@ BUFFER_LOSSES = tuple(name for name, cls in LOSS_CURVES.items() if cls.spec.buff
 REFERENCE_LOSSES = tuple(cls.spec.label for cls in LOSS_CURVES.values() if not cls.spec.buffer)
 
 
-def wrap_title(text: str, width: int = 40, separator: str = " · ") -> str:
-    """``text`` broken into lines of at most about ``width`` characters (Plotly's ``<br>``), at its ``separator``
-    where it has one, else at spaces: a Plotly title never wraps on its own, and one line of 60 characters runs
-    off a 390 px phone screen."""
-    parts = text.split(separator) if separator in text else text.split(" ")
-    joiner = separator if separator in text else " "
+def wrap_title(text: str, width: int = 40, separator: str = " · ", keep: bool = False) -> str:
+    """``text`` broken into lines of at most about ``width`` characters (Plotly's ``<br>``) at its ``separator``:
+    a Plotly title never wraps on its own, and one line of 60 characters runs off a 390 px phone screen. ``keep``:
+    a line broken at the separator starts the next one with it (an arrow that reads on); else it is dropped."""
+    parts = text.split(separator)
     lines = [parts[0]]
     for part in parts[1:]:
-        if len(lines[-1]) + len(joiner) + len(part) <= width:
-            lines[-1] += joiner + part
+        if len(lines[-1]) + len(separator) + len(part) <= width:
+            lines[-1] += separator + part
         else:
-            lines.append(part)
+            lines.append(separator.lstrip() + part if keep else part)
     return "<br>".join(lines)
 
 
@@ -141,11 +140,9 @@ def number_line(scheme: LabelScheme, prediction: float | None = None, x0: float 
     d = scheme.gap
     x0 = min(max(float(x0), 0.0), d / 2)
     bands, traces, axis = _number_line_parts(tuple(scheme.categories), float(d), x0)
-    nodes = scheme.nodes
-    low, high = nodes[0] - 0.75 * d, nodes[-1] + 0.75 * d
-    for value in (prediction, gold):
-        if value is not None and math.isfinite(value):
-            low, high = min(low, value - 0.3 * d), max(high, value + 0.3 * d)
+    low, high = line_ends(scheme)
+    if gold is not None and math.isfinite(gold):
+        low, high = min(low, gold - 0.3 * d), max(high, gold + 0.3 * d)
     shapes = list(bands)
     data = list(traces)
     if prediction is not None:
@@ -157,19 +154,38 @@ def number_line(scheme: LabelScheme, prediction: float | None = None, x0: float 
                          marker=dict(symbol="diamond", size=13, color=COLORS["gold"]),
                          hovertemplate="gold %{x:.3f}<extra></extra>"))
     if prediction is not None and math.isfinite(prediction):
-        data.append(dict(type="scatter", x=[prediction, prediction], y=[0, 0.9], mode="lines", showlegend=False,
-                         hoverinfo="skip", line=dict(color=COLORS["prediction"], width=2)))
-        data.append(dict(type="scatter", x=[prediction], y=[0.9], mode="markers+text",
-                         name=f"prediction {prediction:.3f}",
-                         text=[f"  {prediction:.2f} → {scheme.categories[chosen]}  "],
-                         textposition="middle left" if prediction > (low + high) / 2 else "middle right",
-                         marker=dict(symbol="triangle-down", size=15, color=COLORS["prediction"]),
-                         hovertemplate="prediction %{x:.3f}<extra></extra>"))
-    return _quick_figure(data, 330, shapes=shapes, xaxis=dict(axis, range=[low, high]),
+        data += _prediction_marks(prediction, scheme.categories[chosen], low, high)
+    return _quick_figure(data, 350, shapes=shapes, xaxis=dict(axis, range=[low, high]),
                          yaxis=dict(visible=False, range=[-0.25, 1.35]),
-                         title=dict(text=title or "Where the prediction falls", x=0.01),
+                         title=dict(text=wrap_title(title or "Where the prediction falls", 26, " → ", keep=True), x=0.01,
+                                    font=dict(size=15)),
                          legend=dict(orientation="h", yanchor="top", y=-0.38, x=0),
-                         margin=dict(l=30, r=20, t=50, b=20))
+                         margin=dict(l=30, r=20, t=64, b=20))
+
+
+def line_ends(scheme: LabelScheme) -> tuple[float, float]:
+    """Where a scheme's drawn line ends, three quarters of a gap beyond its outer nodes: a prediction beyond them
+    is drawn at the end (:func:`number_line`), so the nodes stay readable however far off it lies."""
+    return scheme.nodes[0] - 0.75 * scheme.gap, scheme.nodes[-1] + 0.75 * scheme.gap
+
+
+def _prediction_marks(prediction: float, category: str, low: float, high: float) -> list[dict]:
+    """The prediction's stem and marker, labelled with its value and category; one beyond the line's ends
+    (``low``, ``high``) is drawn at the end, its marker pointing on, its label saying so."""
+    drawn = min(max(prediction, low), high)
+    side = "left" if prediction < low else "right" if prediction > high else ""
+    label = f"  {prediction:.2f} → {category}  "
+    if side:
+        label = f"  {'◀ ' if side == 'left' else ''}{prediction:.2f}, beyond the line{' ▶' if side == 'right' else ''}"
+        label = f"{label}<br>  → {category}  "
+    stem = dict(type="scatter", x=[drawn, drawn], y=[0, 0.9], mode="lines", showlegend=False, hoverinfo="skip",
+                line=dict(color=COLORS["prediction"], width=2, dash="dot" if side else None))
+    mark = dict(type="scatter", x=[drawn], y=[0.9], mode="markers+text", name=f"prediction {prediction:.3f}",
+                cliponaxis=False,
+                text=[label], textposition="middle left" if drawn > (low + high) / 2 else "middle right",
+                marker=dict(symbol=f"triangle-{side or 'down'}", size=15, color=COLORS["prediction"]),
+                customdata=[prediction], hovertemplate="prediction %{customdata:.3f}<extra></extra>")
+    return [stem, mark]
 
 
 # ---- tab 2: the losses and their gradients ----------------------------------------------------------
@@ -243,9 +259,6 @@ def loss_figure(k: float, x0: float, d: float, references: Iterable[str] = REFER
     if x0 > 0:
         fig.add_annotation(x=min(x0, d / 2) / 2, y=0.5, yref="y domain", text="buffer", showarrow=False,
                            textangle=-90, font=dict(size=11, color="#0b4f80"), row=1, col=1)
-    if problem:
-        fig.add_annotation(x=(d / 2 + x0) / 2, y=0.5, yref="y domain", text="no gradient,<br>wrong node!",
-                           showarrow=False, font=dict(size=12, color="#a3161b"), row=1, col=1)
     if sample is not None:
         prediction, label = sample
         distance = abs(float(prediction) - float(label))
@@ -259,10 +272,16 @@ def loss_figure(k: float, x0: float, d: float, references: Iterable[str] = REFER
                         hovertemplate=f"your sample<br>x=%{{x:.3f}}<br>{what}=%{{y:.3f}}<extra></extra>"), 1, col)
     fig.update_yaxes(rangemode="tozero", row=1, col=1)
     fig.update_yaxes(rangemode="tozero", row=1, col=2)
-    title = f"k = {k:g}, x0 = {x0:g}, d = {d:g}" + ("  —  invalid: x0 > d/2" if problem else "")
-    return _layout(fig, 480, title=dict(text=title, x=0.01, font=dict(color="#a3161b" if problem else "#111827")),
+    # The title in lines that fit a phone; an invalid setting says so on a line of its own (no note inside the
+    # chart: in the narrow red band it ran over the curves and the buffer's label).
+    title = f"k = {k:g}, x0 = {x0:g}, d = {d:g}"
+    if problem:
+        title += "<br>invalid: x0 > d/2, the red band<br>rounds to a wrong node, no pull"
+    return _layout(fig, 480 + 40 * bool(problem),
+                   title=dict(text=title, x=0.01, y=1, yref="container", yanchor="top", pad=dict(t=30 if problem else 12),
+                              font=dict(size=15, color="#a3161b" if problem else "#111827")),
                    legend=dict(orientation="h", yanchor="top", y=-0.2, x=0, font=dict(size=11)),
-                   margin=dict(l=45, r=15, t=60, b=140))
+                   margin=dict(l=45, r=15, t=110 if problem else 60, b=140))
 
 
 def _loss_zones(x0: float, d: float, problem: str) -> list[dict]:

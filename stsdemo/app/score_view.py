@@ -142,9 +142,22 @@ def score_view(state, session: str, choice: str, sentence1: str, sentence2: str,
     if scheme is not model.scheme and scheme.categories != model.scheme.categories:
         notes.append(relabel_note(model.scheme, scheme))
     notes += [gold_note] if gold_note else []
-    return ScoreView(result, scheme, figure, "\n\n".join(notes), mismatch, choice,
+    notes += [beyond_note(result.prediction, result.category, scheme)]
+    return ScoreView(result, scheme, figure, "\n\n".join(note for note in notes if note), mismatch, choice,
                      gold_dropped=gold is not None and drawn is None and bool(gold_line)
                      and gold_line != line_key(scheme))
+
+
+def beyond_note(prediction: float, category: str, scheme: LabelScheme) -> str:
+    """What a prediction beyond the drawn line's ends means ('' for one on it): it is drawn at the end, with its
+    value, and still read as the nearest node (training clamps such a prediction to the outer node too)."""
+    low, high = plots.line_ends(scheme)
+    if low <= prediction <= high:
+        return ""
+    end = 0 if prediction < low else -1
+    return (f"↔ **The prediction {prediction:.2f} lies beyond the line**, past its "
+            f"{'first' if end == 0 else 'last'} node {scheme.nodes[end]:g} ({scheme.categories[end]}): the chart "
+            f"draws it at the line's end with its value, and its nearest node is “{category}”.")
 
 
 def gold_on_line(gold: float | None, gold_line: list | None, scheme: LabelScheme) -> tuple[float | None, str]:
