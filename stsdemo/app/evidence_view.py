@@ -130,7 +130,7 @@ def claims_markdown(evidence: Evidence | None, reason: str = "") -> str:
              "mean ± se (standard error), n = paired seeds.", ""]
     for claim in evidence.claims:
         memory = memory_reading(claim) if not claim.lines else None
-        head = f"{memory[0]}: **{memory[1]}**" if memory else f"{claim.text}: **{claim.verdict}**"
+        head = f"{memory[0]}: **{memory[1]}**" if memory else f"{claim.text}: **{verdict_words(claim.verdict)}**"
         reading = plain_reading(claim)
         lines.append(f"- **{claim.claim}** {head}" + (f". *In plain words:* {reading}" if reading else ""))
         numbers = "; ".join(_line_text(line) for line in claim.lines if line.n)
@@ -296,6 +296,17 @@ def _answer(verdict: str) -> str:
     qualifier = " (comparisons with 2+ seeds)"
     where = " in the comparisons run with 2+ seeds" if verdict.endswith(qualifier) else ""
     verdict = verdict.removesuffix(qualifier)
-    if verdict.startswith("mixed: "):
-        return f"mixed ({verdict.removeprefix('mixed: ')}){where}"
-    return {"holds": "yes", "reversed": "no: reversed"}.get(verdict, verdict) + where
+    return {"holds": "yes", "reversed": "no: reversed"}.get(verdict, verdict_words(verdict)) + where
+
+
+def verdict_words(verdict: str) -> str:
+    """A claim's verdict as shown. "mixed: 2 reversed, 1 no measurable difference" alone reads as "it sometimes
+    helps" though nothing held: a mixed verdict says what it means (the comparisons disagree) and in how many of
+    them the claim holds, none included; any other verdict is shown as it is."""
+    if not verdict.startswith("mixed: "):
+        return verdict
+    counts = verdict.removeprefix("mixed: ")
+    found = {kind: int(count) for count, kind in (part.split(" ", 1) for part in counts.split(", "))}
+    others = ", ".join(f"{count} {kind}" for kind, count in found.items() if kind != "holds")
+    held = found.get("holds", 0) or "none"
+    return f"mixed (the comparisons disagree): holds in {held} of {sum(found.values())}; {others}"

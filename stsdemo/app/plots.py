@@ -157,8 +157,8 @@ def number_line(scheme: LabelScheme, prediction: float | None = None, x0: float 
         data += _prediction_marks(prediction, scheme.categories[chosen], low, high)
     return _quick_figure(data, 350, shapes=shapes, xaxis=dict(axis, range=[low, high]),
                          yaxis=dict(visible=False, range=[-0.25, 1.35]),
-                         title=dict(text=wrap_title(title or "Where the prediction falls", 26, " → ", keep=True), x=0.01,
-                                    font=dict(size=15)),
+                         title=dict(text=wrap_title(title or "Where the prediction falls", 26, " → ", keep=True),
+                                    x=0.01, font=dict(size=15)),
                          legend=dict(orientation="h", yanchor="top", y=-0.38, x=0),
                          margin=dict(l=30, r=20, t=64, b=20))
 
@@ -175,9 +175,10 @@ def _prediction_marks(prediction: float, category: str, low: float, high: float)
     drawn = min(max(prediction, low), high)
     side = "left" if prediction < low else "right" if prediction > high else ""
     label = f"  {prediction:.2f} → {category}  "
-    if side:
-        label = f"  {'◀ ' if side == 'left' else ''}{prediction:.2f}, beyond the line{' ▶' if side == 'right' else ''}"
-        label = f"{label}<br>  → {category}  "
+    if side == "left":
+        label = f"  ◀ {prediction:.2f}, beyond the line<br>  → {category}  "
+    elif side == "right":
+        label = f"  {prediction:.2f}, beyond the line ▶<br>  → {category}  "
     stem = dict(type="scatter", x=[drawn, drawn], y=[0, 0.9], mode="lines", showlegend=False, hoverinfo="skip",
                 line=dict(color=COLORS["prediction"], width=2, dash="dot" if side else None))
     mark = dict(type="scatter", x=[drawn], y=[0.9], mode="markers+text", name=f"prediction {prediction:.3f}",
