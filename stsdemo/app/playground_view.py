@@ -91,6 +91,8 @@ def advance(store: PlaygroundStore, session: str, values: dict, action: str, rep
                                                      shown=playground_plots.MAX_DOTS)
         else:
             playground.continue_with(config)
+            if action == "step" and playground.finished:   # else Step on a finished run does nothing, silently
+                notices.append("The run has reached its last step: Reset or Play starts it again.")
         run.encoder = prepared.encoder
         steps = STEPS_OF[action]
         view = take_steps(playground, config.steps_per_update() if steps is None else steps, run.encoder)
