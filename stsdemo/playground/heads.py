@@ -62,7 +62,7 @@ class BatchedHead(nn.Module):
         raise NotImplementedError
 
 
-class PaperHead(BatchedHead):
+class BatchedPaperHead(BatchedHead):
     """``w · [u, v, |u-v|] + b`` per head."""
 
     def __init__(self, seeds: list[int], features: int, scheme: LabelScheme, width: int = 0):
@@ -76,7 +76,7 @@ class PaperHead(BatchedHead):
         return torch.einsum(pattern, inputs, self.weight) + self.bias.unsqueeze(-1)
 
 
-class CosineHead(BatchedHead):
+class BatchedCosineHead(BatchedHead):
     """``a · cos(u, v) + b`` per head, started at ``a = high - low``, ``b = low``."""
 
     def __init__(self, seeds: list[int], features: int, scheme: LabelScheme, width: int = 0):
@@ -90,7 +90,7 @@ class CosineHead(BatchedHead):
         return self.scale.unsqueeze(-1) * cosine + self.bias.unsqueeze(-1)
 
 
-class MLPHead(BatchedHead):
+class BatchedMLPHead(BatchedHead):
     """``w2 · relu(W1 · [u, v, |u-v|] + b1) + b2`` per head, ``width`` hidden units."""
 
     def __init__(self, seeds: list[int], features: int, scheme: LabelScheme, width: int = 32):
@@ -113,7 +113,7 @@ class MLPHead(BatchedHead):
         return torch.einsum("stnw,stw->stn", hidden, self.weight) + self.bias.unsqueeze(-1)
 
 
-HEAD_CLASSES = {"paper": PaperHead, "cosine": CosineHead, "mlp": MLPHead}
+HEAD_CLASSES = {"paper": BatchedPaperHead, "cosine": BatchedCosineHead, "mlp": BatchedMLPHead}
 
 
 def build_head(kind: str, seeds: list[int], features: int, scheme: LabelScheme, width: int = 32) -> BatchedHead:
