@@ -84,7 +84,7 @@ def is_done(entry: dict | None) -> bool:
     return bool(entry) and "stopped_at_best" in entry and (entry["config"]["head"] != "paper" or "tuned" in entry)
 
 
-def recorded_map(results: dict) -> dict:
+def map_from_results(results: dict) -> dict:
     """The map as the app reads it, from the recorded cells (every cell key of the grid found in ``results``), each
     cell with the fields the app reads."""
     recorded = schema.section(results, SECTION)
@@ -98,7 +98,7 @@ def recorded_map(results: dict) -> dict:
 
 def export(path=payoff.MAP_FILE) -> dict:
     """Write the app's map from docs/results.json, as compact JSON (it ships with the package)."""
-    found = recorded_map(load_results())
+    found = map_from_results(load_results())
     with atomic_write(path) as handle:
         handle.write(json.dumps(found, separators=(",", ":")))
     return found

@@ -82,7 +82,7 @@ def render(results: dict | None = None, md_path: Path | None = None, include_qui
              "### Speed and memory (measured side by side in one run)\n", *speed_tables(results),
              "### Playground: speed (`python -m bench.playground`)\n", *playground.markdown(results),
              "### Playground: where the buffer pays off (`python -m bench.payoff`)\n",
-             *payoff.markdown(payoff.recorded_map(results))]
+             *payoff.markdown(payoff.map_from_results(results))]
     machine = section(results, "machine")
     if machine:
         parts.append(f"Machine: {machine.get('cpus')} CPU cores, torch {machine.get('torch')} "
