@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 from filelock import FileLock
 
 from stsdemo.atomic import write_json_atomic
@@ -162,14 +163,10 @@ def median(values) -> float:
 
 
 def percentile(values, q: float) -> float:
-    """Linear-interpolated percentile, ``q`` in 0..100."""
-    values = sorted(float(v) for v in values)
-    if not values:
-        return float("nan")
-    position = (len(values) - 1) * q / 100.0
-    low = int(position)
-    high = min(low + 1, len(values) - 1)
-    return values[low] + (values[high] - values[low]) * (position - low)
+    """The ``q``-th percentile of ``values``, ``q`` in 0..100, as :func:`numpy.percentile` takes it (linear
+    between the two nearest ranks); NaN for no values. Every bench figure's p50/p95 is this one."""
+    values = [float(v) for v in values]
+    return float(np.percentile(values, q)) if values else float("nan")
 
 
 def mean_sd(values) -> tuple[float, float]:

@@ -34,6 +34,8 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from bench.common import percentile  # noqa: E402 - once the repository is importable
+
 PAIRS = [
     ("A man is playing a guitar.", "A man plays the guitar."),
     ("A woman is slicing an onion.", "A woman is cutting an onion."),
@@ -48,15 +50,6 @@ def rss_mib() -> float:
 
     gc.collect()
     return psutil.Process().memory_info().rss / 2**20
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return float("nan")
-    index = (len(ordered) - 1) * q
-    low, high = int(index), min(int(index) + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (index - low)
 
 
 # ---- the app, in this process ----------------------------------------------------------------------------
@@ -152,7 +145,7 @@ def score_burst(clients: list, requests: int) -> dict:
         thread.join()
     wall = time.perf_counter() - began
     return dict(calls=len(clients) * requests, answered=len(latencies), errors=errors[:5], error_count=len(errors),
-                p50_s=round(percentile(latencies, 0.50), 3), p95_s=round(percentile(latencies, 0.95), 3),
+                p50_s=round(percentile(latencies, 50), 3), p95_s=round(percentile(latencies, 95), 3),
                 max_s=round(max(latencies, default=float("nan")), 3),
                 mean_s=round(statistics.fmean(latencies), 3) if latencies else None, wall_s=round(wall, 1))
 
