@@ -47,7 +47,7 @@ import argparse
 import os
 import sys
 
-from stsdemo.losses.spec import PAPER_X0
+from stsdemo.losses.spec import PAPER_X0, paper_k
 
 from . import quality
 from .common import add_run, load_results, log, setup_environment
@@ -58,6 +58,7 @@ LRS = (1e-5, 2e-5, 5e-5, 1e-4)
 X0S = (0.1, PAPER_X0)            # the ablation's x0; the grid holds the paper's
 K_SHARES = (1.0, 0.5)            # the ablation's k: the paper's, and half of it
 GRID_SEED = 41
+FAMILY = "bert"                  # the encoder family of every tuned model: MiniLM and mpnet are not RoBERTa-style
 FIXED_LR = 2e-5
 MPNET_ARMS = ("sk2-cosine", "mse-cosine", "st-cossim")
 DOC_ARMS = ("st-cosent-doc", "st-angle-doc")
@@ -77,25 +78,23 @@ STEPS = ("grid", "ablation", "tuned", "fixed", "diagnosis", "doc", "mpnet")
 QUALITY_TAGS = ("tuned", "fixed", "doc")  # the tags of its runs in the quality section (with test scores)
 
 
-def paper_k(arm: str) -> float | None:
-    """The paper's k (BERT family: the encoders here are BERT-style) of a buffer-zone arm, else None."""
-    from stsdemo.losses.spec import paper_k as loss_paper_k
-
+def arm_paper_k(arm: str) -> float | None:
+    """The paper's k of a buffer-zone arm's loss for ``FAMILY`` (:func:`stsdemo.losses.spec.paper_k`), else None."""
     loss = quality.ARMS[arm].get("config", {}).get("loss")
-    return loss_paper_k(loss, "bert") if loss else None  # MiniLM and mpnet are not RoBERTa-family
+    return paper_k(loss, FAMILY) if loss else None
 
 
 def grid_points(arm: str) -> list[dict]:
     """The points ``arm`` chooses among: every rate of ``LRS``, a buffer-zone loss at the paper's k and x0. Every
     arm has the same number of points, so none gets more chances to be lucky on the grid seed."""
-    k = paper_k(arm)
+    k = arm_paper_k(arm)
     return [{"lr": lr} if k is None else {"lr": lr, "k": k, "x0": PAPER_X0} for lr in LRS]
 
 
 def ablation_points(arm: str) -> list[dict]:
     """The x0 x k sweep of a buffer-zone arm at every rate, its grid points excepted (none for other arms): run
     and reported apart, never chosen from."""
-    k = paper_k(arm)
+    k = arm_paper_k(arm)
     if k is None:
         return []
     sweep = [{"lr": lr, "k": k * share, "x0": x0} for lr in LRS for share in K_SHARES for x0 in X0S]
@@ -104,7 +103,7 @@ def ablation_points(arm: str) -> list[dict]:
 
 def fixed_point(arm: str) -> dict:
     """The fixed settings the earlier evidence used, as a point."""
-    k = paper_k(arm)
+    k = arm_paper_k(arm)
     return {"lr": FIXED_LR} if k is None else {"lr": FIXED_LR, "k": k, "x0": PAPER_X0}
 
 

@@ -95,7 +95,7 @@ def grid_rows(results: dict) -> list[dict]:
 
 
 def _cell_name(point: dict, arm: str) -> str:
-    share = point["k"] / tuning.paper_k(arm)
+    share = point["k"] / tuning.arm_paper_k(arm)
     return f"x0 {point['x0']:g} · {'paper k' if share == 1 else f'{share:g} × paper k'}"
 
 

@@ -22,7 +22,7 @@ def test_every_arm_chooses_among_the_same_learning_rates_and_the_buffer_losses_a
         points = tuning.grid_points(arm)
         assert [p["lr"] for p in points] == list(tuning.LRS)          # the same points, as many, for every arm
         if arm in BUFFER_ARMS:
-            assert all(p["k"] == tuning.paper_k(arm) and p["x0"] == PAPER_X0 for p in points)
+            assert all(p["k"] == tuning.arm_paper_k(arm) and p["x0"] == PAPER_X0 for p in points)
         else:
             assert all(set(p) == {"lr"} for p in points)
     assert tuning.fixed_point("sk2-cosine") == {"lr": 2e-5, "k": 2.0, "x0": 0.25}
@@ -34,7 +34,7 @@ def test_the_x0_k_sweep_is_an_ablation_apart_from_the_grid():
         if arm not in BUFFER_ARMS:
             assert sweep == []
             continue
-        paper = tuning.paper_k(arm)
+        paper = tuning.arm_paper_k(arm)
         assert not any(point in tuning.grid_points(arm) for point in sweep)
         together = sweep + tuning.grid_points(arm)
         assert len(together) == len(tuning.LRS) * len(tuning.X0S) * len(tuning.K_SHARES)
@@ -98,7 +98,7 @@ def test_a_buffer_arm_is_chosen_at_the_papers_x0_and_k_even_where_the_sweep_scor
     runs = _grid_runs(ablation_dev=99.0)                               # every off-paper setting beats the grid
     for arm in BUFFER_ARMS:
         point, devs = tuning.chosen_point(arm, runs)
-        assert point == {"lr": 5e-5, "k": tuning.paper_k(arm), "x0": PAPER_X0}
+        assert point == {"lr": 5e-5, "k": tuning.arm_paper_k(arm), "x0": PAPER_X0}
         assert all(runs[key]["point"] in tuning.grid_points(arm) for key in devs) and len(devs) == len(tuning.LRS)
     for arm in set(tuning.ARMS) - set(BUFFER_ARMS):                    # the others on the same four rates
         assert tuning.chosen_point(arm, runs)[0] == {"lr": 5e-5}

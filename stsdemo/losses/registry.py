@@ -13,7 +13,7 @@ from .cross_entropy import ClassificationLoss
 from .infonce import InfoNCELoss
 from .pcc import PccLoss
 from .smooth_k2 import SmoothK2Loss
-from .spec import PAPER_X0, loss_spec, run_k
+from .spec import DEFAULT_FAMILY, PAPER_X0, loss_spec, run_k
 from .translated_relu import TranslatedReLULoss
 
 LOSS_CLASSES: dict[str, type[Loss]] = {
@@ -23,9 +23,10 @@ LOSS_CLASSES: dict[str, type[Loss]] = {
 
 
 def build_loss(name: str, k: float | None = None, x0: float = PAPER_X0, scheme: LabelScheme = STS,
-               clamp: bool = True, threshold: float = 4.0, family: str = "bert") -> Loss:
+               clamp: bool = True, threshold: float = 4.0, family: str = DEFAULT_FAMILY) -> Loss:
     """A loss module by name or alias (see :data:`stsdemo.losses.spec.LOSSES`); ``k`` as
-    :func:`~stsdemo.losses.spec.run_k` resolves it for the encoder ``family`` ('bert' or 'roberta')."""
+    :func:`~stsdemo.losses.spec.run_k` resolves it for the encoder ``family`` ('bert' or 'roberta'; the family
+    matters only where ``k`` is None, and :data:`~stsdemo.losses.spec.DEFAULT_FAMILY` is the one not named)."""
     spec = loss_spec(name)
     k = run_k(spec.name, k, family)
     return LOSS_CLASSES[spec.name].build(LossSettings(k, x0, scheme, clamp, threshold))

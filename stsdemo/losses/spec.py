@@ -16,6 +16,10 @@ from ..errors import InputError
 
 PAPER_X0 = 0.25  # buffer half-width of both buffer-zone losses on a node gap of 1 (Table 2)
 FAMILIES = {"bert": "BERT", "roberta": "RoBERTa"}  # the encoder families the paper gives k for
+# The family whose k is read where no encoder is named: BERT's, the row every encoder that is not RoBERTa-style
+# takes (stsdemo.config.encoder_family), the embedded all-MiniLM-L6-v2 and all-mpnet-base-v2 among them. Declared
+# once, here; a caller that knows its encoder names the family (training reads it off the loaded encoder).
+DEFAULT_FAMILY = "bert"
 
 
 @dataclass(frozen=True)
@@ -61,9 +65,10 @@ def loss_spec(name: str) -> LossSpec:
     raise InputError(f"unknown loss {name!r}; choose one of: {names}")
 
 
-def paper_k(loss: str, family: str = "bert") -> float | None:
-    """The paper's k for a buffer-zone loss and an encoder family (None for losses without k): Table 2 as
-    declared. What a run trains with is :func:`run_k`'s answer."""
+def paper_k(loss: str, family: str = DEFAULT_FAMILY) -> float | None:
+    """The paper's k for a buffer-zone loss and an encoder family ('bert' or 'roberta'; :data:`DEFAULT_FAMILY`
+    where none is named), None for losses without k: Table 2 as declared. What a run trains with is
+    :func:`run_k`'s answer."""
     table = loss_spec(loss).paper_k
     return None if table is None else table[family]
 
