@@ -253,9 +253,9 @@ def main(argv=None) -> dict:
     parser.add_argument("--quick", action="store_true", help="fuse the --quick runs (alphas 0, 0.5, 1)")
     args = parser.parse_args(argv)
     setup_environment(args.threads)
-    from .mpnet import model_tag, resolve_model
+    from .mpnet import model_location, model_tag
 
-    model, model_path = model_tag(args.model), resolve_model(args.model)
+    model, model_path = model_tag(args.model), model_location(args.model)
     tag = "quick" if args.quick else args.budget
     alphas = parse_alphas("0,0.5,1" if args.quick else args.alphas)
     runs = quality_runs(load_results())

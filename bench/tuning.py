@@ -265,7 +265,7 @@ def main(argv=None) -> None:
         parser.error("--quick writes under the real tags: point BENCH_RESULTS at a scratch results file")
     setup_environment(args.threads)
     from .common import device_name
-    from .mpnet import resolve_model
+    from .mpnet import model_location
 
     budget = quality.quick_budget() if args.quick else quality.Budget()
     sets = quality.test_sets(budget)
@@ -281,7 +281,7 @@ def main(argv=None) -> None:
                 continue
             key = entry_key(entry)
             if entry["model"] not in model_paths:
-                model_paths[entry["model"]] = resolve_model(entry["model"])
+                model_paths[entry["model"]] = model_location(entry["model"])
             if args.skip_done and (recorded(load_results(), entry, machine) or not quality.claim(key, budget.key())):
                 continue
             log(f"start {key}")

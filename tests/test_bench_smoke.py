@@ -184,7 +184,7 @@ def test_mpnet_helper_assembles_checks_and_reuses(tmp_path):
     assert info["hidden_size"] == 768 and info["tensors"] == 1
     assert mpnet.ensure_mpnet(tmp_path / "cache", install=install) == folder and len(calls) == 1  # reused
     assert mpnet.model_tag("mpnet") == "mpnet" and mpnet.model_tag(None) == "minilm"
-    assert mpnet.resolve_model("minilm") is None
+    assert mpnet.model_location("minilm") is None
 
 
 def test_mpnet_helper_refuses_bad_parts(tmp_path):
