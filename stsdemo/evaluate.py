@@ -139,7 +139,7 @@ def dev_metrics(model, dev: PairSet) -> dict:
     }
 
 
-def error_histogram(errors: np.ndarray, gap: float, top: float, bins_per_gap: int = 20) -> dict:
+def error_counts(errors: np.ndarray, gap: float, top: float, bins_per_gap: int = 20) -> dict:
     """Counts of ``|prediction - label|`` in bins of width ``gap / bins_per_gap`` from 0 to ``top``: fine
     enough that the buffer zone ``x < x0`` (x0 = 0.25 on a gap of 1) is its own set of bins."""
     width = gap / bins_per_gap
@@ -162,10 +162,10 @@ class DevEvaluator:
         self.dev, self.primary = dev, primary
 
     def __call__(self, model) -> dict:
-        """``dev_metrics`` plus ``score`` (the primary metric) and ``error_hist`` (see :func:`error_histogram`)."""
+        """``dev_metrics`` plus ``score`` (the primary metric) and ``error_hist`` (see :func:`error_counts`)."""
         metrics = dev_metrics(model, self.dev)
         scheme = self.dev.scheme
-        metrics["error_hist"] = error_histogram(metrics.pop("errors"), scheme.gap, scheme.high - scheme.low)
+        metrics["error_hist"] = error_counts(metrics.pop("errors"), scheme.gap, scheme.high - scheme.low)
         metrics["score"] = metrics[self.METRICS[self.primary]]
         return metrics
 
