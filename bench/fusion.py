@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from .common import REPO, Timer, device_name, load_results, log, setup_environment, update_results
-from .quality import Budget, base_scores, expand, quick_budget
+from .quality import QualityBudget, base_scores, expand, quick_budget
 from .schema import check_record, fusion_entries, quality_runs, record_model
 
 
@@ -102,7 +102,7 @@ def check_same_shape(base: dict, tuned: dict, where: str) -> None:
 class Fuser:
     """One encoder in memory whose weights are swapped per alpha; dev and test scoring on it."""
 
-    def __init__(self, model_path: str | None, budget: Budget):
+    def __init__(self, model_path: str | None, budget: QualityBudget):
         from stsdemo.config import TrainConfig
         from stsdemo.model import SiameseRegressor
         from stsdemo.train import load_dev
@@ -283,7 +283,7 @@ def main(argv=None) -> dict:
                 if done.get(job[0], {}).get("run_finished") != [r.get("finished") for r in job[1]]]
     if not jobs:
         return {}
-    budget = quick_budget() if args.quick else Budget(**jobs[0][1][0]["budget"])
+    budget = quick_budget() if args.quick else QualityBudget(**jobs[0][1][0]["budget"])
     base_test = base_scores(budget, model)  # reused at alpha 0 (None for --quick sizes: scored then)
     fuser = Fuser(model_path, budget)
     log(f"fusion: {len(jobs)} fusions of {model} runs at budget {tag}, alphas {alphas}")

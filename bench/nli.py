@@ -50,7 +50,7 @@ ARMS = {
 
 
 @dataclass
-class Budget:
+class NliBudget:
     """What every NLI arm gets: one epoch over the training pairs at batch 16, dev every quarter epoch."""
 
     epochs: float = 1.0
@@ -68,15 +68,15 @@ class Budget:
         return epochs if self.train_pairs is None else f"{epochs}-{self.train_pairs}pairs"
 
 
-def quick_budget() -> Budget:
-    return Budget(batch_size=8, max_length=32, train_pairs=40, max_steps=4, test_pairs=30, held_out=24)
+def quick_budget() -> NliBudget:
+    return NliBudget(batch_size=8, max_length=32, train_pairs=40, max_steps=4, test_pairs=30, held_out=24)
 
 
-def run_key(arm: str, seed: int, budget: Budget) -> str:
+def run_key(arm: str, seed: int, budget: NliBudget) -> str:
     return schema.run_key("minilm", arm, seed, budget.tag())
 
 
-def split_dev(budget: Budget):
+def split_dev(budget: NliBudget):
     """(training pairs, held-out selection pairs): SNLI dev split by ``stsdemo.data.snli_dev_split``, the
     same for every arm and seed."""
     from stsdemo.data import snli_dev_split
@@ -84,14 +84,14 @@ def split_dev(budget: Budget):
     return snli_dev_split(budget.held_out, budget.train_pairs)
 
 
-def test_set(budget: Budget):
+def test_set(budget: NliBudget):
     from stsdemo.data import load_snli
 
     test = load_snli("test")
     return test.spaced(budget.test_pairs) if budget.test_pairs else test
 
 
-def run_one(arm: str, seed: int, budget: Budget, train_pairs, held_out, test) -> dict:
+def run_one(arm: str, seed: int, budget: NliBudget, train_pairs, held_out, test) -> dict:
     """Train one arm, keep the checkpoint with the best held-out accuracy, score it on SNLI test."""
     from stsdemo.config import TrainConfig
     from stsdemo.model import SiameseRegressor
@@ -151,7 +151,7 @@ def evaluate_scorer(folder: str) -> dict:
     from stsdemo.atomic import write_json_atomic
     from stsdemo.model import SiameseRegressor
 
-    model, test = SiameseRegressor.load(folder), test_set(Budget())
+    model, test = SiameseRegressor.load(folder), test_set(NliBudget())
     with Timer() as timer:
         record = dict(test=snli_metrics(model, test),
                       slice=snli_metrics(model, test.spaced(SLICE)))
@@ -165,7 +165,7 @@ def build_plan(arms: list[str], seeds: int) -> list[tuple[str, int]]:
     return [(arm, seed) for seed in SEEDS[:max(1, seeds)] for arm in arms]
 
 
-def run_plan(arms: list[str], seeds: int, budget: Budget, skip_done: bool) -> dict:
+def run_plan(arms: list[str], seeds: int, budget: NliBudget, skip_done: bool) -> dict:
     train_pairs, held_out = split_dev(budget)
     test = test_set(budget)
     finished = {}
@@ -209,7 +209,7 @@ def main(argv=None) -> dict:
     if unknown:
         parser.error(f"unknown arm(s) {', '.join(unknown)}; choose from {', '.join(ARMS)}")
     setup_environment(args.threads)
-    budget = quick_budget() if args.quick else Budget(epochs=args.epochs, train_pairs=args.train_pairs)
+    budget = quick_budget() if args.quick else NliBudget(epochs=args.epochs, train_pairs=args.train_pairs)
     return run_plan(arms, args.seeds, budget, args.skip_done)
 
 

@@ -36,7 +36,7 @@ from pathlib import Path
 from .common import (Timer, add_run, device_name, load_results, log, out_dir, results_lock, results_path,
                      setup_environment, update_results)
 from .quality_arms import (ARMS, EVAL_EVERY, GROUPS, MAIN, MODELS, SEEDS, ST_SETTINGS, STAGE1_MAX_STEPS,
-                           STEPS_PER_EPOCH, Budget, arm_label, quick_budget)
+                           STEPS_PER_EPOCH, QualityBudget, arm_label, quick_budget)
 from .quality_scoring import base_scores, evaluate_encoder, stsb_node_accuracy, test_sets
 from .schema import check_record, quality_failed, quality_runs, run_key
 # bench.speed and bench.tuning read sentence-transformers' trainer and its data sets through this module
@@ -62,7 +62,7 @@ def checkpoint_dir(model: str, arm: str, seed: int, tag: str) -> Path:
     return out_dir() / "checkpoints" / model / tag / f"{arm}-s{seed}"
 
 
-def run_base(budget: Budget, sets, model_path: str | None) -> dict:
+def run_base(budget: QualityBudget, sets, model_path: str | None) -> dict:
     from stsdemo.model import SiameseRegressor
 
     model = SiameseRegressor.from_encoder(model_path, max_length=budget.max_length)
@@ -71,7 +71,7 @@ def run_base(budget: Budget, sets, model_path: str | None) -> dict:
                 **stsb_node_accuracy(model, sets, False, budget.dev_pairs))
 
 
-def ours_config(spec: dict, seed: int, budget: Budget, model_path: str | None, workdir: Path,
+def ours_config(spec: dict, seed: int, budget: QualityBudget, model_path: str | None, workdir: Path,
                 point: dict | None = None):
     """The TrainConfig of one of our arms under ``budget`` (a preset arm keeps its own epochs, batch and lr);
     ``point`` overrides the arm's settings (a tuning grid point: ``lr``, ``k``, ``x0``)."""
@@ -90,7 +90,7 @@ def ours_config(spec: dict, seed: int, budget: Budget, model_path: str | None, w
     return config
 
 
-def run_ours(spec: dict, seed: int, budget: Budget, sets, workdir: Path, model_path: str | None, model: str,
+def run_ours(spec: dict, seed: int, budget: QualityBudget, sets, workdir: Path, model_path: str | None, model: str,
              point: dict | None = None) -> dict:
     """Train one of our arms through the core workflow (:func:`stsdemo.workflow.train_and_evaluate`), which then
     scores its best checkpoint; ``sets=None`` stops after training (dev only: a tuning grid run)."""
@@ -139,12 +139,12 @@ def run_ours(spec: dict, seed: int, budget: Budget, sets, workdir: Path, model_p
                 node_accuracy_from=scores.node_from)
 
 
-def run_one(name: str, seed: int, budget: Budget, sets, model: str = "minilm", model_path: str | None = None,
+def run_one(name: str, seed: int, budget: QualityBudget, sets, model: str = "minilm", model_path: str | None = None,
             point: dict | None = None, tag: str | None = None) -> dict:
     """Run one arm; its best checkpoint stays in :func:`checkpoint_dir` (the base arm keeps none).
 
     ``point`` overrides the arm's settings (``bench.tuning``'s grid points); ``tag`` names the budget in
-    keys and records (default :meth:`Budget.tag`); ``sets=None`` records dev only and keeps no checkpoint."""
+    keys and records (default :meth:`QualityBudget.tag`); ``sets=None`` records dev only and keeps no checkpoint."""
     spec = ARMS[name]
     tag = tag or budget.tag()
     workdir = checkpoint_dir(model, f"{name}@{point_slug(point)}".replace("/", "_") if point else name, seed, tag)
@@ -244,7 +244,7 @@ def resolve(entry: str, model: str, tag: str, runs: dict | None = None) -> tuple
     return (max(devs, key=devs.get) if devs else None), devs
 
 
-def complete(result: dict | None, budget: Budget) -> bool:
+def complete(result: dict | None, budget: QualityBudget) -> bool:
     """A recorded run counts as done for ``--skip-done`` when it ran at ``budget`` and has every figure a
     run records now (runs from before the STS-B node accuracy existed are run again)."""
     return bool(result) and result.get("budget_key") == budget.key() and "stsb_node_accuracy" in result
@@ -314,7 +314,7 @@ def main(argv=None) -> dict:
     if args.quick:
         budget = quick_budget()
     else:
-        budget = Budget(epochs=args.epochs, max_steps=args.max_steps, batch_size=args.batch_size,
+        budget = QualityBudget(epochs=args.epochs, max_steps=args.max_steps, batch_size=args.batch_size,
                         max_length=args.max_length, eval_every=args.eval_every, stage1_max_steps=args.stage1_max_steps)
     tag = budget.tag()
     plan = build_plan(args.arms, args.seeds)

@@ -119,7 +119,7 @@ MAIN = [name for name, spec in ARMS.items() if spec["group"] == "main"]
 
 
 @dataclass
-class Budget:
+class QualityBudget:
     """What every arm gets; the same for all of them in one table (arms with their own recipe, such as
     ``official`` and the ``st-*-doc`` arms, override epochs, batch size and lr, and say so)."""
 
@@ -138,7 +138,7 @@ class Budget:
 
     def tag(self) -> str:
         """A short name for result keys: ``paper`` (the default), ``quick``, or a hash of the settings."""
-        if self == Budget():
+        if self == QualityBudget():
             return "paper"
         if self == quick_budget():
             return "quick"
@@ -149,8 +149,8 @@ class Budget:
         return max(1, round(self.eval_every * self.batch_size / batch_size))
 
 
-def quick_budget() -> Budget:
-    return Budget(max_steps=2, batch_size=8, max_length=32, eval_every=2, stage1_max_steps=1, max_pairs=32,
+def quick_budget() -> QualityBudget:
+    return QualityBudget(max_steps=2, batch_size=8, max_length=32, eval_every=2, stage1_max_steps=1, max_pairs=32,
                   dev_pairs=24, test_pairs=12)
 
 

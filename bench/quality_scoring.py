@@ -6,10 +6,10 @@ scores (reused when a run keeps its step-0 checkpoint), and the STS-B node accur
 from __future__ import annotations
 
 from .common import Timer, load_results
-from .quality_arms import Budget
+from .quality_arms import QualityBudget
 from .schema import quality_runs, record_model
 
-def test_sets(budget: Budget) -> dict:
+def test_sets(budget: QualityBudget) -> dict:
     from stsdemo.data import senteval_test_sets
 
     sets = senteval_test_sets()
@@ -18,7 +18,7 @@ def test_sets(budget: Budget) -> dict:
     return sets
 
 
-def base_scores(budget: Budget, model: str) -> dict | None:
+def base_scores(budget: QualityBudget, model: str) -> dict | None:
     """Test scores of the recorded base run of ``model`` (same max length, full test sets), if any.
 
     When an arm's best dev checkpoint is step 0, that checkpoint *is* the untrained encoder, so its test

@@ -41,8 +41,8 @@ class _QualityRunRequired(TypedDict):
     label: str                    # the arm's label, its encoder named
     group: str                    # the arm's group: main, stages, variant, head, nli, sweep
     kind: str                     # base (no training), ours (stsdemo.train), st (sentence-transformers' trainer)
-    budget: dict                  # bench.quality.Budget as a dict
-    budget_key: str               # Budget.key(): every budget setting in one string
+    budget: dict                  # bench.quality.QualityBudget as a dict
+    budget_key: str               # QualityBudget.key(): every budget setting in one string
     test: dict                    # {SentEval task or "Avg.": Spearman x100 of cosine}
     eval_seconds: float           # the 7-task test pass (0 where the base run's scores were reused)
     steps: int                    # optimiser steps of the last stage (0 for base)
@@ -58,7 +58,7 @@ class QualityRun(_QualityRunRequired, total=False):
     model_path: str               # the encoder it loaded
     family: str | None            # head ([u, v, |u-v|] head), cosine (a*cos + b), or None
     notes: str
-    budget_tag: str               # Budget.tag(): paper, quick, or "b" + a hash of the settings
+    budget_tag: str               # QualityBudget.tag(): paper, quick, or "b" + a hash of the settings
     machine: str                  # the device it ran on; absent: the file's ``machine``
     stsb_node_accuracy: float     # STS-B test pairs whose prediction rounds to the gold node (%)
     node_accuracy_from: str       # the prediction it used: the run's own, or a*cos + b fitted on dev
@@ -124,7 +124,7 @@ class NliRun(TypedDict):
     loss: str
     k: float | None               # None: the loss's paper default
     x0: float | None
-    budget: dict                  # bench.nli.Budget as a dict
+    budget: dict                  # bench.nli.NliBudget as a dict
     budget_tag: str               # epoch, epoch-<N>pairs, <E>epochs-<N>pairs, or quick
     train_pairs: int
     held_out_pairs: int           # SNLI dev pairs kept out of training to select the checkpoint

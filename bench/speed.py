@@ -72,9 +72,9 @@ def st_throughput(steps: int, batch_size: int, max_length: int, pairs, seed: int
     the end of step N (each step: fetching and collating the batch, forward, backward, clip, step)."""
     from transformers import TrainerCallback
 
-    from .quality import Budget, st_trainer
+    from .quality import QualityBudget, st_trainer
 
-    budget = Budget(max_steps=steps, batch_size=batch_size, max_length=max_length, eval_every=10**6)
+    budget = QualityBudget(max_steps=steps, batch_size=batch_size, max_length=max_length, eval_every=10**6)
     trainer, *_ = st_trainer("CoSENTLoss", seed, budget, out_dir() / "runs" / "speed-st", train_pairs=pairs,
                              evaluate=False)
     ends = []

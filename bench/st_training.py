@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from .common import Timer, cuda_available, st_module
-from .quality_arms import ST_SETTINGS, Budget
+from .quality_arms import ST_SETTINGS, QualityBudget
 from .quality_scoring import base_scores, evaluate_encoder, stsb_node_accuracy
 
 # Training data of sentence-transformers' arms; the tuning's CoSENT/AnglE diagnosis varies it one factor at a time.
@@ -41,7 +41,7 @@ def st_training_parts(data: str) -> dict:
     return {"train": parts[data.split("-")[0]]}
 
 
-def st_trainer(loss_name: str, seed: int, budget: Budget, workdir, dev=None, train_pairs=None, evaluate=True,
+def st_trainer(loss_name: str, seed: int, budget: QualityBudget, workdir, dev=None, train_pairs=None, evaluate=True,
                model_path: str | None = None, settings: str = "matched", point: dict | None = None):
     """sentence-transformers' own trainer on our training pairs (labels scaled to 0..1), ready to ``.train()``.
 
@@ -95,7 +95,7 @@ def st_trainer(loss_name: str, seed: int, budget: Budget, workdir, dev=None, tra
     return trainer, model, evaluator, total, sum(len(pairs) for pairs in parts.values()), info
 
 
-def run_st(spec: dict, seed: int, budget: Budget, sets, workdir: Path, model_path: str | None, model_tag: str,
+def run_st(spec: dict, seed: int, budget: QualityBudget, sets, workdir: Path, model_path: str | None, model_tag: str,
            point: dict | None = None) -> dict:
     """Train a sentence-transformers arm with its own trainer; ``sets=None`` stops after training (dev only)."""
     import torch

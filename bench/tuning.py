@@ -209,7 +209,7 @@ def recorded(results: dict, entry: dict, machine: str | None = None) -> bool:
     return run is not None and (machine is None or run.get("machine") == machine)
 
 
-def run_entry(entry: dict, budget: quality.Budget, sets, model_paths: dict) -> dict:
+def run_entry(entry: dict, budget: quality.QualityBudget, sets, model_paths: dict) -> dict:
     """Run one (resolved) plan entry and record it."""
     result = quality.run_one(entry["arm"], entry["seed"], budget, sets if entry["test"] else None, entry["model"],
                              model_paths[entry["model"]], point=entry["point"], tag=entry["tag"])
@@ -267,7 +267,7 @@ def main(argv=None) -> None:
     from .common import device_name
     from .mpnet import model_location
 
-    budget = quality.quick_budget() if args.quick else quality.Budget()
+    budget = quality.quick_budget() if args.quick else quality.QualityBudget()
     sets = quality.test_sets(budget)
     model_paths = {"minilm": None}
     machine = device_name() if args.this_machine else None

@@ -67,15 +67,15 @@ def test_plan_groups_and_dev_choice():
     assert quality.resolve(quality.BEST_HEAD, "minilm", "paper", runs) == (
         "trelu-2stage", {"sk2-2stage": 86.9, "trelu-2stage": 87.1})
     assert quality.resolve(quality.BEST_HEAD, "mpnet", "paper", runs)[0] is None
-    assert quality.Budget().tag() == "paper" and quality.quick_budget().tag() == "quick"
-    assert quality.Budget(max_steps=150).tag().startswith("b")
-    assert quality.Budget(batch_size=16).eval_every_for(8) == 2 * quality.EVAL_EVERY
+    assert quality.QualityBudget().tag() == "paper" and quality.quick_budget().tag() == "quick"
+    assert quality.QualityBudget(max_steps=150).tag().startswith("b")
+    assert quality.QualityBudget(batch_size=16).eval_every_for(8) == 2 * quality.EVAL_EVERY
     for name, spec in quality.ARMS.items():  # every arm of ours is a valid TrainConfig at the paper's budget
         if spec["kind"] == "ours":
-            config = quality.ours_config(spec, 42, quality.Budget(), None, "unused")
+            config = quality.ours_config(spec, 42, quality.QualityBudget(), None, "unused")
             config.validate()
             assert config.stage1_max_steps == (quality.STAGE1_MAX_STEPS if config.two_stage else None), name
-    official = quality.ours_config(quality.ARMS["official"], 42, quality.Budget(), None, "unused")
+    official = quality.ours_config(quality.ARMS["official"], 42, quality.QualityBudget(), None, "unused")
     assert (official.lr, official.epochs, official.batch_size, official.k, official.eval_every) == (5e-5, 4, 8, 3.5, 190)
 
 
