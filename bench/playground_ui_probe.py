@@ -1,6 +1,6 @@
 """Headless Chromium plays the Playground of the app at ``argv[1]`` for ``argv[2]`` seconds and prints one JSON
 line: canvas redraws per second overall and per 10-s window (the run is long enough to play throughout), the longest gap between redraws, the steps the run
-advanced, and the main thread's long tasks. Run by ``bench.playground`` (a process of its own, as a visitor's
+advanced, and the main thread's long tasks. Run by ``bench.playground_speed`` (a process of its own, as a visitor's
 browser would be)."""
 
 from __future__ import annotations

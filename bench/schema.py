@@ -12,8 +12,9 @@ The file is one JSON object of sections; each writer merges its entries into its
 * ``speed``: ``{part: measurements}``, parts train, eval, latency, view, cli, eval7 and stsb (bench.speed),
   app_default and app_compare (bench.app_default); ``<part>_quick`` for ``--quick``
 * ``memory``: ``{"peak" | "quick": measurements}``, claim C6 reads ``peak`` (bench.memory)
-* ``playground``: ``{"speed" | "speed_quick": measurements}`` (bench.playground) and ``{cell key: payoff cell}``, keys
-  ``payoff/<data>/<loss>/<head>/noise<sigma>/pairs<N>`` (bench.payoff; stsdemo.playground.payoff reads them)
+* ``playground``: ``{"speed" | "speed_quick": measurements}`` (bench.playground_speed) and ``{cell key: payoff
+  cell}``, keys ``payoff/<data>/<loss>/<head>/noise<sigma>/pairs<N>`` (bench.payoff; stsdemo.playground.payoff
+  reads them)
 * ``scaling``: ``{"cost" | "quick": measurements}`` (bench.scaling)
 * ``machine``: the first writer's machine: python, torch, cpus, torch_threads, platform, cuda, gpu, ram_gib
   (bench.common.machine)

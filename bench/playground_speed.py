@@ -9,8 +9,8 @@
   page), the canvas redraws counted per second for ``--play-seconds`` (default 120), in windows of 10 s, with the
   longest gap between two redraws and the main thread's long tasks (target: at least 5 a second, throughout).
 
-    python -m bench.playground --no-record      # while developing: print only
-    python -m bench.playground                  # on an idle machine: print and record (section playground)
+    python -m bench.playground_speed --no-record   # while developing: print only
+    python -m bench.playground_speed               # on an idle machine: print and record (section playground)
 
 Timings mean something only when nothing else runs: other jobs on the two cores slow every figure here.
 """
@@ -114,7 +114,7 @@ def markdown(results: dict) -> list[str]:
     """The recorded speed figures beside issue 24's targets, as docs/results.md shows them."""
     found = results.get("playground", {}).get("speed")
     if not found:
-        return ["Not measured yet (`python -m bench.playground`).\n"]
+        return ["Not measured yet (`python -m bench.playground_speed`).\n"]
     embedding, steps, ui = found["embedding"], found["steps"], found.get("ui")
     rows = ["| what | target | measured |", "| --- | --- | --- |",
             f"| embedding STS-B train + dev ({embedding['sentences']:,} sentences), cold | ≤ 30 s | "
@@ -134,7 +134,7 @@ def markdown(results: dict) -> list[str]:
 
 
 def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(prog="python -m bench.playground", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m bench.playground_speed", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--no-record", action="store_true", help="print only")
     parser.add_argument("--play-seconds", type=float, default=120.0, help="how long the UI plays (default 120)")
