@@ -84,6 +84,10 @@ def is_done(entry: dict | None) -> bool:
     return bool(entry) and "stopped_at_best" in entry and (entry["config"]["head"] != "paper" or "tuned" in entry)
 
 
+SHIPPED = ("config", "seeds", "paired", "machine")   # what the app reads of a cell (the rest stays in the record)
+SHIPPED_PARTS = {"stopped_at_best": ("paired", "steps"), "tuned": ("paired", "steps", "lr")}
+
+
 def map_from_results(results: dict) -> dict:
     """The map as the app reads it, from the recorded cells (every cell key of the grid found in ``results``), each
     cell with the fields the app reads."""
