@@ -78,7 +78,7 @@ def test_compare_seeds_are_bounded_by_their_one_declaration(value):
 
 def test_a_stopped_comparison_keeps_the_pairs_that_finished(tmp_path):
     """Two seeds as one job: after the first pair, the stop ends the third run; the comparison reads the finished
-    pair, and the charts name both runs of the pair by their x0."""
+    pair, and the charts keep every run of every pair, each named by its seed and x0."""
     from stsdemo.app import compare_view, form, store
     from stsdemo.app.state import AppState
 
@@ -93,8 +93,10 @@ def test_a_stopped_comparison_keeps_the_pairs_that_finished(tmp_path):
         [(42, 0.25, "finished"), (42, 0.0, "finished"), (43, 0.25, "stopped")]
     final = views[-1]
     assert final.finished and "reads the 1 pair that finished" in final.status and "| 42 |" in final.status
-    assert set(final.curves.dev["run"]) == {"#1 x0=0.25 · head", "#2 x0=0 · head"}
-    assert set(final.curves.loss_colors) == {"#1 x0=0.25", "#2 x0=0"}
+    assert {"#1 seed 42 x0=0.25 · head", "#2 seed 42 x0=0 · head"} <= set(final.curves.dev["run"]) <= \
+        {"#1 seed 42 x0=0.25 · head", "#2 seed 42 x0=0 · head", "#3 seed 43 x0=0.25 · head"}
+    assert {"#1 seed 42 x0=0.25", "#2 seed 42 x0=0"} <= set(final.curves.loss_colors) <= \
+        {"#1 seed 42 x0=0.25", "#2 seed 42 x0=0", "#3 seed 43 x0=0.25"}
     assert [trace.name.split(" · ")[0] for trace in final.histogram.data] == ["#1 x0=0.25", "#2 x0=0"]
     assert state.active_run(session) is None
 

@@ -5,8 +5,8 @@ its zero-gradient zone: Smooth K2 becomes k·x², Translated ReLU k·|x|): same 
 fixes both the head's initialisation and the order of the batches), same steps. With ``seeds`` (1 to 3,
 :class:`CompareSettings`) the pair runs at the form's seed and the next ones, 2 × seeds runs one after the other,
 all as **one** job of the session; Stop ends it and the comparison reads the pairs that finished. The charts show
-the pair being trained, each run named by its x0; at the end its last dev error histograms are overlaid and the
-dev difference of every pair is stated, computed from the values shown, with their paired mean ± se under the
+every pair's runs, each named by its seed and x0; at the end the last pair's dev error histograms are overlaid and
+the dev difference of every pair is stated, computed from the values shown, with their paired mean ± se under the
 Benchmark tab's rule (:mod:`stsdemo.paired`) beside what the project's recorded seeds say of that difference.
 """
 
@@ -78,10 +78,17 @@ def chart_name(info: store.RunInfo) -> str:
     return f"{info.label.split()[0]} x0={info.config.get('x0', 0):g}"
 
 
-def pair_curves(pair: Pair, metric: str | None) -> Curves:
-    """The charts of one pair alone, each run named by :func:`chart_name`; the dev chart draws ``metric``, the
-    Spearman the verdict reads."""
-    return finetune_view.named_curves([(chart_name(run), run.events) for run in pair.runs],
+def curve_name(info: store.RunInfo) -> str:
+    """A run of a comparison on the curves: its number, seed and x0, '#4 seed 43 x0=0.25' (the charts hold every
+    pair's runs, so the seed tells the pairs apart)."""
+    return f"{info.label.split()[0]} seed {info.config.get('seed')} x0={info.config.get('x0', 0):g}"
+
+
+def pairs_curves(pairs: list[Pair], metric: str | None) -> Curves:
+    """The charts of every run of the comparison so far, each named by :func:`curve_name` (they once held the
+    last pair alone, so the earlier seeds' curves went missing); the dev chart draws ``metric``, the Spearman the
+    verdict reads."""
+    return finetune_view.named_curves([(curve_name(run), run.events) for pair in pairs for run in pair.runs],
                                       metric if metric in ("cosine", "head") else None)
 
 
@@ -174,11 +181,13 @@ def plan_pairs(session: str, values: dict, first: TrainConfig, seeds: int) -> li
     return pairs
 
 
-def stream_comparison(state, session: str, values: dict) -> Iterator[TrainView]:
+def stream_comparison(state, session: str, values: dict, visitor: str | None = None) -> Iterator[TrainView]:
     """Queue the pairs as one job and stream their runs; the last view overlays the last finished pair and
     states the comparison. InputError before anything starts for a loss without a buffer, x0 already 0, seeds
-    out of range, or a job of this session already going."""
+    out of range, a session over its disk budget, or a job of this visitor (``visitor``:
+    :func:`stsdemo.app.slots.visitor_of`, else the session) or session already going."""
     store.prune_sessions(set(state.active_runs()))
+    store.check_disk_budget(session)
     seeds = compare_seeds(values.get("seeds"))
     values = {**values, "final_eval": False}  # the pairs stay a few minutes on a CPU
     first = form.build_config(session, store.new_run_id(), values)
@@ -189,7 +198,7 @@ def stream_comparison(state, session: str, values: dict) -> Iterator[TrainView]:
     def body(signal) -> Iterator[TrainView]:
         yield from run_pairs(state, session, values, pairs, earlier, signal)
 
-    yield from finetune_view.stream_job(state, session, first, earlier, body)
+    yield from finetune_view.stream_job(state, session, first, earlier, body, visitor)
 
 
 def run_pairs(state, session: str, values: dict, pairs: list[Pair], earlier: list[store.RunInfo],
@@ -206,7 +215,7 @@ def run_pairs(state, session: str, values: dict, pairs: list[Pair], earlier: lis
                 state.switch_run(session, run_config.run_name)
             label = finetune_view.run_label(len(shown) + 1, run_config, show_x0=True)
             live = finetune_view.start_run(session, run_config, False, values, shown, label=label,
-                                           charts=lambda _, pair=pair: pair_curves(pair, config.select_by))
+                                           charts=lambda _: pairs_curves(pairs, config.select_by))
             pair.runs.append(live.info)
             shown.append(live.info)
             where = f"Pair {index + 1} of {len(pairs)} (seed {pair.seed}), x0 = {run_config.x0:g}:"
@@ -222,8 +231,8 @@ def run_pairs(state, session: str, values: dict, pairs: list[Pair], earlier: lis
 
 
 def final_view(pairs: list[Pair], config: TrainConfig, ending: str) -> TrainView:
-    """The comparison's last view: the last finished pair's charts and overlaid histograms, and the verdict;
-    ``ending``: why it did not run every pair."""
+    """The comparison's last view: every pair's curves, the last finished pair's overlaid histograms, and the
+    verdict; ``ending``: why it did not run every pair."""
     complete = [pair for pair in pairs if pair.finished()]
     if ending:
         ending += (f" The comparison reads the {len(complete)} pair{'' if len(complete) == 1 else 's'} that "
@@ -234,5 +243,5 @@ def final_view(pairs: list[Pair], config: TrainConfig, ending: str) -> TrainView
             f"{sum(len(pair.runs) for pair in pairs)} runs." + (f" {ending}" if ending else ""))
     progress = plots.progress_html(1.0, text, "stopped" if ending else "done")
     run_id = shown.runs[-1].run_id if shown.runs else config.run_name
-    return TrainView(progress, verdict_text(pairs, config, ending), pair_curves(shown, config.select_by), None,
+    return TrainView(progress, verdict_text(pairs, config, ending), pairs_curves(pairs, config.select_by), None,
                      True, run_id, histogram)

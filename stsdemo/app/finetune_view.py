@@ -282,12 +282,13 @@ def stream_training(state, session: str, values: dict, visitor: str | None = Non
     final_eval; see :func:`stsdemo.app.form.build_config`) and stream UI updates until it ends.
 
     Raises InputError (before anything starts, leaving no record) for bad settings, a run over the work budget,
-    a visitor who already has a place in the line (``visitor``: :func:`stsdemo.app.slots.visitor_of`, else the
-    session) or a full line. A run waits in the state's line for a free slot, showing its place. Closing the
-    stream ends the run after its current step; ``state.request_stop`` does the same but lets the final update
-    through.
+    a session over its disk budget, a visitor who already has a place in the line (``visitor``:
+    :func:`stsdemo.app.slots.visitor_of`, else the session) or a full line. A run waits in the state's line for a
+    free slot, showing its place. Closing the stream ends the run after its current step; ``state.request_stop``
+    does the same but lets the final update through.
     """
     store.prune_sessions(set(state.active_runs()))
+    store.check_disk_budget(session)
     config = form.build_config(session, store.new_run_id(), values)
     earlier = store.list_runs(session)
     final_eval = bool(values.get("final_eval"))

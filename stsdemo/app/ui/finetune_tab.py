@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import gradio as gr
 
 from ...config import preset_label
-from .. import compare_view, finetune_view, form, model_cache, plots, store
+from .. import compare_view, finetune_view, form, model_cache, plots, slots, store
 from . import share
 from .common import session_of, skip, upload_note, user_errors
 from .gradio_seam import CurveSender
@@ -181,7 +181,8 @@ def wire(tab: FinetuneTab, state, lists) -> None:
         """Fine-tune a scorer with the given settings (any left out take the form's defaults) and stream its
         progress, curves and final results."""
         session = session_of(request)
-        yield from stream(session, finetune_view.stream_training(state, session, {**values, "upload": upload}))
+        yield from stream(session, finetune_view.stream_training(state, session, {**values, "upload": upload},
+                                                                 slots.visitor_of(request)))
 
     @user_errors
     def compare_buffer(request: gr.Request, upload: str | None = None, **values):
@@ -189,7 +190,8 @@ def wire(tab: FinetuneTab, state, lists) -> None:
         zone), at 1 to 3 seeds (``seeds``): their curves and dev error histograms overlaid, each dev difference,
         their paired mean ± se and verdict beside the recorded spread."""
         session = session_of(request)
-        yield from stream(session, compare_view.stream_comparison(state, session, {**values, "upload": upload}))
+        yield from stream(session, compare_view.stream_comparison(state, session, {**values, "upload": upload},
+                                                                  slots.visitor_of(request)))
 
     def stop(request: gr.Request):
         gr.Info(state.request_stop(session_of(request)))
