@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..playground.presets import BY_NAME
 from . import links
+
+MEMORISATION = BY_NAME["memorisation"]      # the Playground's step is this story preset, sentence and all
 
 
 @dataclass(frozen=True)
@@ -27,13 +30,8 @@ STEPS = (
          "Inside the buffer both losses are flat and the pull (right chart) is zero: a prediction that close to its "
          "label is left alone. Past d/2 a red band opens: predictions there already round to the wrong label yet "
          "get no pull, which is why training keeps x0 ≤ d/2."),
-    Step("playground", "Watch the buffer act", "?tab=playground&noise=0.25&train_pairs=800&seeds=20",
-         "Press **▶ Play**: 20 seeds of the paper's head learn from 800 STS-B pairs with noisy labels (σ 0.25), with "
-         "the buffer (Smooth K2) and without it (k·MSE), side by side. Then set **training pairs** to 0 (all) and "
-         "press Play again.",
-         "Hollow dots sit inside the buffer and get no pull. On 800 noisy pairs the buffered twin ends ahead by "
-         "more than 2 standard errors; on all pairs the two end level. The map below the run shows where else the "
-         "buffer pays off, and where it costs."),
+    Step("playground", "Watch the buffer act", f"?tab=playground&preset={MEMORISATION.name}", MEMORISATION.do,
+         MEMORISATION.notice),
     Step("score", "Read a prediction on the label line",
          "?tab=score&s1=A%20man%20is%20riding%20an%20electric%20bicycle.&s2=A%20man%20is%20riding%20a%20bicycle."
          "&scheme=sts&gold=3.5",
