@@ -1,5 +1,5 @@
 """Launch the stsdemo Gradio app: ``python app.py`` (locally, on a Hugging Face Space, or behind $PORT);
-``python app.py --mcp`` also serves it as an MCP server (tools: ``score_pair``, ``loss_at``) at
+``python app.py --mcp`` also serves it as an MCP server (tools: ``score_pair``, ``loss_at``, ``playground``) at
 http://127.0.0.1:7860/gradio_api/mcp/ (streamable HTTP; SSE at /gradio_api/mcp/sse).
 
 Environment: GRADIO_SERVER_NAME (default 127.0.0.1 locally, 0.0.0.0 on a Space), PORT or GRADIO_SERVER_PORT

@@ -27,7 +27,8 @@ from ..playground.run import Features, Playground, prepare_features
 from . import model_cache
 
 MAX_PREPARED = 3          # data sets x encoders kept in memory (each some 50 to 100 MB with its features)
-MAX_SESSIONS = 16         # visitors' runs kept; an MLP run of 20 seeds at width 64 holds some 35 MB
+MAX_SESSIONS = 16         # visitors' runs kept; one of 20 seeds on all pairs (mlp, width 64) holds about 80 MB:
+                          # its selection set's features, training subsets and the heads with Adam's moments
 POLL_S = 0.25             # how often a waiting request reports the preparation's progress
 MAX_TICKS = 2             # frames of playing runs made at once (one per core); the next pages wait their turn
 TICK_WAIT_S = 1.0         # how long a frame request waits for its turn before it answers "busy"
