@@ -1,4 +1,17 @@
-"""Shared fixtures. Runs and checkpoints go to a temporary folder, never into the repository."""
+"""Shared fixtures, and which tests are slow. Runs and checkpoints go to a temporary folder, never into the
+repository.
+
+``python -m pytest -m "not slow" -q`` is the fast loop: the unit and view-model tests, in about a minute on two
+cores. ``python -m pytest -q`` (CI) runs everything. A test is slow, and marked so here at collection, when
+
+* it uses, directly or through other fixtures, a fixture of ``SLOW_FIXTURES``: one that launches the app's
+  server (the API clients and the browser pages are built on it) or holds a real model's results;
+* its module is in ``SLOW_MODULES``: every test there drives a browser, runs a benchmark or starts processes;
+* it is named in ``SLOW_TESTS``: it trains, evaluates a real model or starts a Python process, in a module whose
+  other tests are quick.
+
+A module's owner may mark a test with ``@pytest.mark.slow`` instead; both read the same.
+"""
 
 import os
 
@@ -6,6 +19,65 @@ import pytest
 import torch
 
 torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+
+SLOW_FIXTURES = {
+    "app_url": "launches the Gradio app on a port (client, page, phone_page and owner_run build on it)",
+    "mcp_app": "launches the app with its MCP server",
+    "app_state": "a real app state: its model cache loads the shipped scorer",
+    "minilm_results": "encodes the 26,289 SentEval test sentences with all-MiniLM-L6-v2",
+    "roberta_run": "trains a tiny RoBERTa and scores it on the 7 tasks",
+}
+SLOW_MODULES = {
+    "test_browser": "drives the app in Chromium",
+    "test_bench_smoke": "runs the benchmarks' quick modes: real training and evaluation",
+    "test_distributed": "trains one model in two processes under torchrun",
+    "test_faults": "kills real processes mid-write, trains to an out-of-memory error",
+}
+SLOW_TESTS = {  # module: its slow tests, by function name (every parameter set)
+    "test_train": {  # real training of all-MiniLM-L6-v2 on STS-B
+        "test_short_fine_tune_raises_dev_spearman_of_the_head",
+        "test_stop_flag_ends_the_run_between_steps_and_keeps_the_best",
+        "test_closing_the_generator_ends_the_run",
+        "test_warm_start_begins_at_its_starting_point_and_never_ends_below_it",
+        "test_the_calibration_stage_starts_from_the_best_checkpoint_and_moves_only_a_and_b"},
+    "test_compare_and_selection": {  # trains the compared runs
+        "test_a_stopped_comparison_keeps_the_pairs_that_finished",
+        "test_the_paper_preset_keeps_its_trained_head_and_says_which_metric_picked_it"},
+    "test_default_scorer": {"test_the_shipped_scorer_reproduces_its_recorded_sts_b_test_metrics"},
+    "test_nli_scorer": {  # load and evaluate the shipped NLI scorer
+        "test_the_nli_scorer_reproduces_its_recorded_snli_test_slice",
+        "test_scoring_with_the_nli_scheme_picks_the_nli_scorer",
+        "test_the_cli_scores_with_the_nli_scorer_for_the_nli_scheme"},
+    "test_cli": {"test_exit_code_2_from_a_real_process", "test_score_prints_float_category_and_cosine"},  # processes
+    "test_quiet": {"test_scoring_a_pair_on_the_command_line_writes_nothing_to_stderr"},                  # a process
+    "test_model": {  # save, load, export and train the real encoder
+        "test_compact_saves_only_over_the_base_weights",
+        "test_fp16_and_lora_saves_load_back_and_export_for_sentence_transformers",
+        "test_save_load_round_trip_and_sentence_transformers",
+        "test_save_load_round_trip_of_each_target",
+        "test_cosine_target_starts_spanning_the_nodes_and_trains_a_b_and_encoder"},
+    "test_playground": {  # train heads for hundreds of steps, several seeds at a time
+        "test_a_heads_reading_at_its_chosen_step_equals_a_rerun_measured_there",
+        "test_seeds_trained_together_end_where_each_ends_alone",
+        "test_each_head_stops_at_the_step_that_maximises_its_selection_metric"},
+    "test_playground_view": {  # play a run to its end
+        "test_the_status_reads_stopped_at_its_best_first_and_marks_each_twins_best_step",
+        "test_a_playing_page_asks_for_its_next_frames_with_the_key_play_handed_out"},
+}
+
+
+def is_slow(item) -> bool:
+    """Whether a collected test is slow by the rules of this module's docstring."""
+    module = item.module.__name__
+    return bool(SLOW_FIXTURES.keys() & set(item.fixturenames)) or module in SLOW_MODULES \
+        or item.originalname in SLOW_TESTS.get(module, ())
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark the slow tests (``-m "not slow"`` leaves them out)."""
+    for item in items:
+        if is_slow(item):
+            item.add_marker(pytest.mark.slow)
 
 
 def pytest_configure(config):

@@ -1,6 +1,7 @@
 """The code's shape: no import circle in ``stsdemo/``, no import of ``bench`` from it, a core (``stsdemo/`` without
 ``stsdemo/app/``) that imports neither the app nor what only the app needs (gradio), no function over 100 lines
-and no file over 650 in ``stsdemo/`` and ``bench/``, and every paper value declared once."""
+and no file over 650 in ``stsdemo/`` and ``bench/``, slow-test names that still exist, and every paper value
+declared once."""
 
 from __future__ import annotations
 
@@ -160,6 +161,24 @@ def test_the_graph_sees_lazy_and_relative_imports(tmp_path):
         ["pkg.other", "pkg.top", "pkg.sub", "pkg.sub.leaf", "pkg.other"],  # through sub's __init__
         ["pkg.other", "pkg.top", "pkg.sub.leaf", "pkg.other"],
     ]
+
+
+# ---- the fast loop ----------------------------------------------------------------------------------------
+
+
+def test_the_slow_tests_named_in_conftest_exist():
+    """tests/conftest.py marks tests slow by module and by name: a renamed test or module would drop out of that
+    rule silently and slow the fast loop down, so each name must still be a test."""
+    from conftest import SLOW_MODULES, SLOW_TESTS
+
+    tests = REPO / "tests"
+    missing = [f"{module}.py" for module in SLOW_MODULES if not (tests / f"{module}.py").is_file()]
+    for module, names in SLOW_TESTS.items():
+        path = tests / f"{module}.py"
+        defined = {node.name for node in ast.parse(path.read_text(encoding="utf-8")).body
+                   if isinstance(node, ast.FunctionDef)} if path.is_file() else set()
+        missing += [f"{module}.py::{name}" for name in sorted(set(names) - defined)]
+    assert not missing, missing
 
 
 # ---- declared once ----------------------------------------------------------------------------------------
