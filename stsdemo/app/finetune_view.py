@@ -53,6 +53,12 @@ class Curves:
     loss_colors: dict
     buffer_colors: dict
 
+    def drawn(self) -> bool:
+        """Whether any chart has a point. A LinePlot given an empty table makes Vega warn "Infinite extent" for
+        each of its fields at every redraw (dozens of console warnings before a first run), so the tab draws
+        the charts only once there is data, and clears them (None) when the last run is deleted."""
+        return not (self.dev.empty and self.loss.empty and self.buffer.empty)
+
 
 @dataclass
 class TrainView:

@@ -1,5 +1,9 @@
 """Tab 3, *Fine-tune*: the form (its settings drawn from their declarations), live curves and the dev error
-histogram of a run, and the session's runs."""
+histogram of a run, and the session's runs.
+
+The curves are drawn once a run has points (:meth:`.finetune_view.Curves.drawn`). Each drawn chart still logs one
+console warning that is Gradio's own: "The input spec uses Vega-Lite v5.17.0, but the current version of Vega-Lite
+is v6.4.2" (Gradio 6.31's LinePlot writes a v5 spec and bundles Vega-Lite 6; nothing on our side changes it)."""
 
 from __future__ import annotations
 
@@ -78,7 +82,6 @@ class FinetuneTab:
 
 def build() -> FinetuneTab:
     defaults = form.form_defaults()
-    empty = finetune_view.curves_for("")
     with gr.Tab("Fine-tune", id="train") as tab:
         with gr.Row(equal_height=False, elem_classes="sts-wrap"):
             with gr.Column(scale=5, min_width=280):
@@ -119,17 +122,18 @@ def build() -> FinetuneTab:
                 progress = gr.HTML(plots.progress_html(0, IDLE, "idle"), elem_id="train-progress")
                 status = gr.Markdown("", elem_id="train-status")
                 with gr.Row(elem_classes="sts-wrap"):
-                    dev_plot = gr.LinePlot(empty.dev, x="step", y="spearman", color="run", height=300,
+                    # no value until a run has points (Curves.drawn)
+                    dev_plot = gr.LinePlot(None, x="step", y="spearman", color="run", height=300,
                                            title="STS-B dev Spearman ×100", x_title="step (0: the start)",
                                            y_title="Spearman", elem_id="dev-plot", min_width=280,
                                            **plots.CURVE_AXES["dev"])
                     histogram = gr.Plot(plots.error_histogram([]), show_label=False, elem_id="error-histogram",
                                         min_width=280)
                 with gr.Row(elem_classes="sts-wrap"):
-                    loss_curve = gr.LinePlot(empty.loss, x="step", y="loss", color="run", height=230,
+                    loss_curve = gr.LinePlot(None, x="step", y="loss", color="run", height=230,
                                              title="Training loss", x_title="step", min_width=280, elem_id="loss-curve",
                                              **plots.CURVE_AXES["loss"])
-                    buffer_curve = gr.LinePlot(empty.buffer, x="step", y="share", color="run", height=230,
+                    buffer_curve = gr.LinePlot(None, x="step", y="share", color="run", height=230,
                                                title="Share of pairs in the buffer zone", x_title="step",
                                                min_width=280, elem_id="buffer-curve", **plots.CURVE_AXES["buffer"])
                 results = gr.Dataframe(label="7 STS tasks: best checkpoint vs. base model (Spearman ×100)",
@@ -164,8 +168,8 @@ def wire(tab: FinetuneTab, state, lists) -> None:
         """The UI updates of a session's stream of TrainViews: each names the outputs it changes."""
         sender, view = CurveSender(), None
         for number, view in enumerate(views):
-            update = {tab.progress: view.progress, tab.status: view.status,
-                      **dict(zip(curves, sender.updates(view.curves))), tab.histogram: skip(view.histogram)}
+            update = {tab.progress: view.progress, tab.status: view.status, tab.histogram: skip(view.histogram),
+                      **(dict(zip(curves, sender.updates(view.curves))) if view.curves.drawn() else {})}
             if view.table is not None:
                 update[tab.results] = gr.update(value=view.table, visible=True)
             elif number == 0:  # the first update hides an earlier run's table
@@ -173,7 +177,7 @@ def wire(tab: FinetuneTab, state, lists) -> None:
             if view.finished:
                 update.update(zip(lists.components, lists.updates(session)))
             yield update
-        if view is not None:
+        if view is not None and view.curves.drawn():
             yield from (dict(zip(curves, owed)) for owed in sender.catch_up(view.curves))
 
     @user_errors
@@ -221,8 +225,9 @@ def wire(tab: FinetuneTab, state, lists) -> None:
         gr.Info(store.delete_run(state, session, store.choice_run_id(choice)))
         sender, now = CurveSender(), finetune_view.curves_for(session)
         yield {**dict(zip(lists.components, lists.updates(session))), tab.run_zip: None,
-               **dict(zip(curves, sender.updates(now)))}
-        yield from (dict(zip(curves, owed)) for owed in sender.catch_up(now))
+               **(dict(zip(curves, sender.updates(now))) if now.drawn() else dict.fromkeys(curves))}
+        if now.drawn():
+            yield from (dict(zip(curves, owed)) for owed in sender.catch_up(now))
 
     @user_errors
     def show_run(choice, request: gr.Request):
