@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
+from dataclasses import dataclass
 
 import gradio as gr
 
@@ -12,7 +12,26 @@ from ..reference import REFERENCE_NOTE
 from .common import session_of, skip, user_errors
 
 
-def build() -> SimpleNamespace:
+@dataclass
+class BenchmarkTab:
+    """What the tab hands on: the recorded evidence's verdicts, charts and table (redrawn with the visitor's own
+    evaluations), and the evaluation's model choice, button, progress, results and MTEB download."""
+
+    tab: gr.Tab
+    verdicts: gr.Markdown
+    sts_chart: gr.Plot
+    nli_chart: gr.Plot
+    evidence_table: gr.Dataframe
+    model: gr.Dropdown
+    button: gr.Button
+    progress: gr.HTML
+    table: gr.Dataframe
+    chart: gr.Plot
+    mteb_button: gr.Button
+    mteb_zip: gr.File
+
+
+def build() -> BenchmarkTab:
     table_now, sts_now, nli_now, verdicts_now = senteval_view.evidence_views({})
     with gr.Tab("Benchmark", id="bench") as tab:
         gr.Markdown("### What this project measured\n"
@@ -64,10 +83,12 @@ def build() -> SimpleNamespace:
         with gr.Row(elem_classes="sts-wrap"):
             mteb_button = gr.Button("Download as MTEB results", scale=1, min_width=160)
             mteb_zip = gr.File(label="MTEB-format results (zip)", interactive=False, scale=3, min_width=220)
-    return SimpleNamespace(**locals())
+    return BenchmarkTab(tab=tab, verdicts=verdicts, sts_chart=sts_chart, nli_chart=nli_chart,
+                        evidence_table=evidence_table, model=model, button=button, progress=progress, table=table,
+                        chart=chart, mteb_button=mteb_button, mteb_zip=mteb_zip)
 
 
-def wire(tab: SimpleNamespace, state, demo: gr.Blocks) -> None:
+def wire(tab: BenchmarkTab, state, demo: gr.Blocks) -> None:
     @user_errors
     def evaluate(choice, request: gr.Request):
         session = session_of(request)

@@ -12,8 +12,9 @@ stop that loop in the page; the next Play starts the run again under the new set
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
+from typing import Callable
 
 import gradio as gr
 
@@ -82,7 +83,35 @@ INTENT_JS = ("() => {{ document.dispatchEvent(new CustomEvent('stsdemo-playgroun
              "{{detail: '{kind}'}})); }}")
 
 
-def live_view(ticker) -> gr.HTML:
+@dataclass
+class Ticker:
+    """The live view's two server functions, given their work by :func:`wire` (where the store is known): the next
+    frame of a playing run by its play key, and one dot's pair by the view's key and the dot's index."""
+
+    next_frame: Callable[[str], dict | None] = lambda token: None
+    inspect: Callable[[str, int], dict | None] = lambda key, dot: None
+
+
+@dataclass
+class PlaygroundTab:
+    """What the tab hands on: its buttons, its settings by name (a link's fields among them, by their names in
+    :mod:`stsdemo.app.links`), the live view and its ticker, the payoff map and its reading, and the link box."""
+
+    tab: gr.Tab
+    play: gr.Button
+    pause: gr.Button
+    step: gr.Button
+    reset: gr.Button
+    controls: dict
+    link: share.LinkBox
+    ticker: Ticker
+    live: gr.HTML
+    map_reading: gr.Radio
+    heatmap: gr.Plot
+    reading: gr.Markdown
+
+
+def live_view(ticker: Ticker) -> gr.HTML:
     """The run's status, two canvases and the inspected pair; ``ticker.next_frame(token)`` and
     ``ticker.inspect(key, dot)`` are its server functions (the page calls them as ``server.playground_tick``
     while a run plays, and ``server.playground_pair`` when a dot is selected)."""
@@ -103,7 +132,7 @@ def frame_value(view: playground_view.PlaygroundView) -> str:
     return json.dumps(view.frame(), separators=(",", ":"))
 
 
-def build() -> SimpleNamespace:
+def build() -> PlaygroundTab:
     with gr.Tab("Playground", id="playground") as tab:
         gr.Markdown(INTRO, elem_classes="sts-note")
         with gr.Row(equal_height=False, elem_classes="sts-wrap"):
@@ -125,7 +154,7 @@ def build() -> SimpleNamespace:
                                                          "then cached)")
                 link = share.link_box("playground")
             with gr.Column(scale=8, min_width=280):
-                ticker = SimpleNamespace(next_frame=lambda token: None, inspect=lambda key, dot: None)  # wire() sets
+                ticker = Ticker()   # wire() gives it its work
                 live = live_view(ticker)
         gr.Markdown("### Where does the buffer pay off?\nThe paired difference buffer − none, recorded over a grid "
                     "of label noise × training pairs, many seeds a cell, at the default settings: each twin "
@@ -137,10 +166,11 @@ def build() -> SimpleNamespace:
         with gr.Row(elem_classes="sts-wrap", equal_height=False):
             heatmap = gr.Plot(first_map, show_label=False, elem_id="pg-payoff", scale=3, min_width=280)
             reading = gr.Markdown(first_reading, elem_id="pg-payoff-reading", min_height=0)
-    return SimpleNamespace(**locals())
+    return PlaygroundTab(tab=tab, play=play, pause=pause, step=step, reset=reset, controls=controls, link=link,
+                         ticker=ticker, live=live, map_reading=map_reading, heatmap=heatmap, reading=reading)
 
 
-def wire(tab: SimpleNamespace, state, demo: gr.Blocks) -> None:
+def wire(tab: PlaygroundTab, state, demo: gr.Blocks) -> None:
     store = state.playground
     names = {component: name for name, component in tab.controls.items()}
     inputs = set(tab.controls.values())          # a set: each handler gets {component: value}
@@ -195,4 +225,4 @@ def wire(tab: SimpleNamespace, state, demo: gr.Blocks) -> None:
     tab.tab.select(prefetch, [tab.controls["model"], tab.controls["data"]], None, queue=False,
                    api_visibility="private")
     demo.unload(leave)
-    share.wire_copy(tab.link, "playground", {name: c for name, c in tab.controls.items() if name != "model"})
+    share.wire_copy(tab.link, "playground", tab.controls)
