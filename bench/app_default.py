@@ -6,7 +6,8 @@
 
 The form's defaults go through the app's own :func:`stsdemo.app.form.build_config` (so the start model, the
 target, the step count and the dev slice are the ones a visitor gets), then the training loop runs them;
-reported: STS-B dev at step 0 (the start), at the last step and at the kept checkpoint, and the wall time.
+reported: the dev metric that picks the checkpoint (read by :func:`stsdemo.selection.dev_score`) at step 0 (the
+start), at the last step and at the kept checkpoint, and the wall time.
 ``--compare`` runs the pair through the app's own :func:`stsdemo.app.compare_view.stream_comparison` (one queued
 job: the form as set, then x0 = 0) and reports both runs' last dev and the wall time of the pair.
 """
@@ -24,6 +25,7 @@ from .common import Timer, device_name, setup_environment, update_results
 
 def default_run() -> dict:
     from stsdemo.app import form
+    from stsdemo.selection import dev_score
     from stsdemo.train import DoneEvent, EvalEvent, train
 
     config = form.build_config("bench", "default-run", form.form_defaults())
@@ -31,11 +33,11 @@ def default_run() -> dict:
         events = list(train(config))
     evals = [e for e in events if isinstance(e, EvalEvent)]
     done = next(e for e in events if isinstance(e, DoneEvent))
-    primary = "dev_head" if config.select_by == "head" else "dev_cosine"
     return dict(start=config.model or "embedded encoder", target=config.target, steps=config.max_steps,
                 dev_pairs=config.max_dev_pairs, select_by=config.select_by,
-                start_dev=getattr(evals[0], primary), last_dev=getattr(evals[-1], primary), kept_dev=done.best,
-                kept_step=str(done.best_step), start_accuracy=evals[0].dev_accuracy, last_accuracy=evals[-1].dev_accuracy,
+                start_dev=dev_score(evals[0], config.select_by), last_dev=dev_score(evals[-1], config.select_by),
+                kept_dev=done.best, kept_step=str(done.best_step), start_accuracy=evals[0].dev_accuracy,
+                last_accuracy=evals[-1].dev_accuracy,
                 seconds=timer.seconds, device=device_name())
 
 

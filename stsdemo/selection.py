@@ -28,6 +28,13 @@ def metric_name(config: dict) -> str:
     return f"{dev} {METRICS[config.get('select_by', 'cosine')][0]}"
 
 
+def dev_score(evaluation, select_by: str) -> float:
+    """The score that picks a checkpoint under ``select_by``, read off one evaluation: a dev curve's point (a dict,
+    as ``run.json`` holds it) or an :class:`~stsdemo.events.EvalEvent` (the same names, as attributes)."""
+    key = METRICS[select_by][1]
+    return evaluation[key] if isinstance(evaluation, dict) else getattr(evaluation, key)
+
+
 def score_text(value, select_by: str) -> str:
     """A dev score as the run's summaries print it: Spearman x100 to 2 decimals, accuracy in percent."""
     if value is None or not math.isfinite(float(value)):
@@ -42,12 +49,23 @@ def where(step: StageStep, stages: int) -> str:
     return text + (" (the start)" if tuple(step) == START else "")
 
 
+STAGE_SETTINGS = ("two_stage", "head_only", "calibrate_data")   # the settings that decide a run's stages
+
+
+def planned_stages(config: dict) -> list[tuple[str, bool]]:
+    """The stages of a run, in order, as ``(kind, encoder frozen)``: ``head`` (the two-stage recipe's head on NLI,
+    encoder frozen), ``main`` (the run's own stage; frozen for a head-only run), ``calibration`` (the head refit
+    from the best checkpoint, encoder frozen). The one plan: the training loop (:func:`stsdemo.train.plan_stages`)
+    builds its stages from it and the run's summaries count them with it; ``config`` as ``run.json`` holds it."""
+    two_stage, head_only, calibrate_data = (config.get(name) for name in STAGE_SETTINGS)
+    return ([("head", True)] if two_stage else []) + [("main", bool(head_only))] \
+        + ([("calibration", True)] if calibrate_data else [])
+
+
 def stage_plan(config: dict) -> list[bool]:
-    """Whether the encoder is frozen in each stage of a run, in order, as :func:`stsdemo.train.plan_stages` plans
-    them: the head stage of the two-stage recipe, the main stage (frozen for a head-only run), the calibration
-    stage. Its length is the run's number of stages."""
-    return ([True] if config.get("two_stage") else []) + [bool(config.get("head_only"))] \
-        + ([True] if config.get("calibrate_data") else [])
+    """Whether the encoder is frozen in each stage of a run, in order (:func:`planned_stages`). Its length is the
+    run's number of stages."""
+    return [frozen for _, frozen in planned_stages(config)]
 
 
 def encoder_frozen(config: dict, stage: int) -> bool:

@@ -48,6 +48,7 @@ from .model_card import write_card
 from .model_source import check_max_length, is_saved_run
 from .preflight import preflight
 from .save_format import RUN_RECORD
+from .selection import planned_stages
 
 __all__ = ["TrainConfig", "PRESETS", "train", "mixed_precision", "Event", "StartEvent",
            "StepEvent", "EvalEvent", "DoneEvent", "Stage", "plan_stages", "Checkpointer", "parameter_groups",
@@ -89,18 +90,21 @@ class Stage:
 
 
 def plan_stages(config: TrainConfig) -> list[Stage]:
-    """The stages of a run: the head on NLI first (two-stage recipe), the main stage, then calibration."""
-    def head_stage(name: str, data: str, from_best: bool = False, loss: str = "") -> Stage:
-        return Stage(f"{name} on {data} (encoder frozen)", data, True, config.stage1_lr, config.stage1_lr,
+    """The stages of a run, as :func:`stsdemo.selection.planned_stages` plans them (which, in which order, which
+    freeze the encoder): the head on NLI first (two-stage recipe), the main stage, then calibration."""
+    def head_stage(name: str, data: str, frozen: bool, from_best: bool = False, loss: str = "") -> Stage:
+        return Stage(f"{name} on {data} (encoder frozen)", data, frozen, config.stage1_lr, config.stage1_lr,
                      config.stage1_epochs, config.stage1_max_steps, loss or config.loss, from_best)
 
-    main = Stage("head only" if config.head_only else "full", config.data, config.head_only, config.lr,
-                 config.head_lr, config.epochs, config.max_steps, config.loss)
-    stages = [head_stage("head", config.stage1_data)] if config.two_stage else []
-    stages.append(main)
-    if config.calibrate_data:
-        stages.append(head_stage("calibration", config.calibrate_data, from_best=True, loss=config.calibrate_loss))
-    return stages
+    def stage(kind: str, frozen: bool) -> Stage:
+        if kind == "head":
+            return head_stage("head", config.stage1_data, frozen)
+        if kind == "calibration":
+            return head_stage("calibration", config.calibrate_data, frozen, from_best=True, loss=config.calibrate_loss)
+        return Stage("head only" if frozen else "full", config.data, frozen, config.lr, config.head_lr, config.epochs,
+                     config.max_steps, config.loss)
+
+    return [stage(kind, frozen) for kind, frozen in planned_stages(config.to_dict())]
 
 
 # ---- building blocks --------------------------------------------------------------------------------
