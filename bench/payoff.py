@@ -84,17 +84,27 @@ def is_done(entry: dict | None) -> bool:
     return bool(entry) and "stopped_at_best" in entry and (entry["config"]["head"] != "paper" or "tuned" in entry)
 
 
-SHIPPED = ("config", "seeds", "paired", "machine")   # what the app reads of a cell (the rest stays in the record)
-SHIPPED_PARTS = {"stopped_at_best": ("paired", "steps"), "tuned": ("paired", "steps", "lr")}
+def shipped_cell(entry: dict) -> dict:
+    """A recorded cell as the app reads it: its settings, seeds and machine, and for each reading only the per-seed
+    differences of its data set's own metric (the rest stays in docs/results.json); the tuned reading's lrs."""
+    metric = READ_BY[entry["config"]["data"]]
+
+    def compact(part: dict) -> dict:
+        return {"paired": {metric: {field: part["paired"][metric][field] for field in ("diffs", "seeds")}}}
+
+    cell = {"config": entry["config"], "seeds": entry["seeds"], "machine": entry["machine"], **compact(entry)}
+    for part in ("stopped_at_best", "tuned"):
+        if part in entry:
+            cell[part] = compact(entry[part])
+    if "tuned" in entry:
+        cell["tuned"]["lr"] = entry["tuned"]["lr"]
+    return cell
 
 
 def map_from_results(results: dict) -> dict:
-    """The map as the app reads it, from the recorded cells (every cell key of the grid found in ``results``), each
-    cell with the fields the app reads."""
+    """The map as the app reads it, from the recorded cells (every cell key of the grid found in ``results``)."""
     recorded = schema.section(results, SECTION)
-    cells = {key: {**{field: recorded[key][field] for field in SHIPPED},
-                   **{part: {field: recorded[key][part][field] for field in fields}
-                      for part, fields in SHIPPED_PARTS.items() if part in recorded[key]}}
+    cells = {key: shipped_cell(recorded[key])
              for key in (payoff.cell_key(*cell) for cell in payoff.grid()) if is_done(recorded.get(key))}
     machines = sorted({entry["machine"] for entry in cells.values()})
     return {"version": payoff.MAP_VERSION, "machine": ", ".join(machines), "cells": cells}

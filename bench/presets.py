@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from stsdemo.playground.metrics import PAIRED
+from stsdemo.playground.metrics import PAIRED, READ_BY
 from stsdemo.playground.prepared import default_encoder, embedded
 from stsdemo.playground.presets import BY_NAME, PRESETS
 from stsdemo.playground.run import TWIN_NAMES, Playground, paired_entry, prepare_features
@@ -52,6 +52,28 @@ def run_preset(preset, encoder, loaded: dict) -> dict:
     return {"config": config.to_dict(), "seeds": playground.seeds, "checkpoints": points,
             "seconds": round(time.perf_counter() - started, 2), "machine": device_name(),
             "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
+
+
+def markdown(results: dict) -> list[str]:
+    """The recorded presets as a table: each one's settings and both readings at its last step (buffer − none of
+    its data set's metric, mean ± se over 20 seeds, with the verdict), and the twins' median best steps."""
+    recorded = results.get(SECTION, {})
+    rows = ["| preset | settings | stopped at its best | at the last step | median best step (buffer / none) |",
+            "| --- | --- | --- | --- | --- |"]
+    for preset in PRESETS:
+        entry = recorded.get(f"preset/{preset.name}")
+        if entry is None:
+            rows.append(f"| {preset.title} | not run (`python -m bench.presets`) | | | |")
+            continue
+        metric, last = READ_BY[entry["config"]["data"]], entry["checkpoints"][-1]
+        cells = [f"{last[f'{label}_reading'][metric]['text']}: {last[f'{label}_reading'][metric]['verdict']}"
+                 for label in ("best", "step")]
+        settings = ", ".join(f"{name} {value}" for name, value in preset.settings.items())
+        rows.append(f"| {preset.title} | {settings} ({metric}) | {cells[0]} | {cells[1]} (step {last['step']:,}) | "
+                    f"{last['best_steps']['buffer']:g} / {last['best_steps']['none']:g} |")
+    machines = sorted({recorded[key]["machine"] for key in recorded if key.startswith("preset/")})
+    return ["\n".join(rows) + f"\n\nMachine: {', '.join(machines) or '–'}. The Playground's story presets "
+            "(stsdemo/playground/presets.py); their sentences quote these records.\n"]
 
 
 def main(argv=None) -> dict:
