@@ -195,3 +195,12 @@ def test_a_preset_link_opens_its_state_and_the_links_own_values_win():
     bad = links.parse("?tab=playground&preset=<script>&hide=lr,<b>,nope")
     assert bad.hidden == {"lr"} and len(bad.notices) == 2
     assert all("<" not in notice and "nope" not in notice for notice in bad.notices)
+
+
+def test_a_classroom_link_shows_exactly_the_controls_it_does_not_hide():
+    restored = links.parse("?tab=playground&preset=memorisation&hide=lr,batch_size,noise")
+    shown = {name: links.visible(restored, name) for name in links.field_names("playground")}
+    assert {name for name, visible in shown.items() if not visible} == {"lr", "batch_size", "noise", "width"}
+    mlp = links.parse("?tab=playground&head=mlp")
+    assert all(links.visible(mlp, name) for name in links.field_names("playground"))   # width applies to mlp
+    assert links.visible(links.parse("?tab=loss&k=3"), "k") is None                     # not a hiding tab

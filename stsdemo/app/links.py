@@ -39,7 +39,7 @@ from ..data import clean_text
 from ..errors import InputError, check_range
 from ..labels import get_scheme
 from ..losses.spec import LOSSES
-from ..playground.config import PlaygroundConfig, declaration, lenient
+from ..playground.config import PlaygroundConfig, declaration, lenient, relevant
 from ..playground.presets import BY_NAME as PRESETS
 from . import form, loss_view, model_cache, score_view
 
@@ -462,6 +462,14 @@ def _parse(query) -> Restored:
         link.check(values, notices)
     hidden = _hidden(params.get("hide", ""), link, names, notices) if link.hideable else frozenset()
     return Restored(tab, values, [_clean(n) for n in notices], hidden)
+
+
+def visible(state: Restored, name: str) -> bool | None:
+    """Whether a restored tab's field ``name`` is shown: False for one its link hides (``hide=``) or one that does
+    not apply (the Playground's width beside another head); None for a tab whose link hides nothing."""
+    if state.tab is None or not TAB_LINKS[state.tab].hideable:
+        return None
+    return name not in state.hidden and relevant(name, state.values.get("head", PLAYGROUND_START.head))
 
 
 def _hidden(text: str, link: TabLink, names: dict, notices: list[str]) -> frozenset:

@@ -23,6 +23,7 @@ from ..paired import rule_text
 from ..playground import payoff
 from ..playground.config import PlaygroundConfig, lenient
 from ..playground.datasets import POOL_PAIRS, TITLES
+from ..playground.presets import PRESETS
 from ..playground.metrics import METRICS, PAIRED, READ_BY
 from ..playground.run import SELECT_EVERY, TWIN_NAMES, Measurement, Playground, run_seeds, twin_labels
 from . import playground_plots
@@ -53,6 +54,15 @@ class PlaygroundView:
         """What the page draws: status, dots, curves, whether it plays on, the play key and the view key."""
         return dict(status=self.status, dots=self.dots, curves=self.curves, playing=self.playing, token=self.token,
                     view_key=self.view_key)
+
+
+def presets_markdown() -> str:
+    """The story presets as the tab lists them: each a link to its state, what to do there and what to notice
+    (written from its recorded run), and how a teacher's link hides controls."""
+    items = [f"- **[{preset.title}](?tab=playground&preset={preset.name})**. {preset.do}  \n  *Notice:* {preset.notice}"
+             for preset in PRESETS]
+    return ("\n".join(items) + "\n\nA teacher's link can hide controls: add `&hide=lr,batch_size` (any setting's "
+            "name) to a preset's or a copied link. The seeds are fixed, so every student sees the same run.")
 
 
 def waiting(store: PlaygroundStore, session: str, values: dict):

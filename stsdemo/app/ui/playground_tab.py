@@ -21,7 +21,7 @@ import gradio as gr
 from ...errors import InputError
 from ...losses.spec import loss_spec, paper_k
 from ...playground import payoff
-from ...playground.config import PlaygroundConfig, declaration
+from ...playground.config import PlaygroundConfig, declaration, relevant
 from .. import model_cache, playground_view
 from . import share
 from .common import session_of, user_errors
@@ -33,9 +33,11 @@ CHOICE_LABELS = {"data": {"sts": "STS-B (0–5)", "nli": "SNLI (3 nodes)"},
                  "loss": {name: loss_spec(name).short for name in ("sk2", "trelu")}}
 INTRO = ("**Watch the buffer act.** A head on frozen sentence embeddings learns to put each pair on the label line, "
          "twice in lockstep: with the loss's buffer (pairs already within x0 of their label get no gradient) and "
-         "without it (x0 = 0, same start, same batches). Press **Play**, then make the task harder: add label "
-         "noise, take fewer training pairs, round the labels to nodes. Several seeds train at once, so the paired "
-         "difference below says whether the buffer helped beyond seed-to-seed luck.")
+         "without it (x0 = 0, same start, same batches). Each twin of each seed is also stopped at its own best step, "
+         "chosen on a selection set of noisy pairs it never trains on, and both are read on clean report pairs. "
+         "Press **Play** and watch both readings: at this step, and stopped at its best. Several seeds train at "
+         "once, so the paired difference says whether the buffer helped beyond seed-to-seed luck. Click a dot to "
+         "read its pair.")
 
 
 def control(name: str, **extra):
@@ -144,7 +146,7 @@ def build() -> PlaygroundTab:
                     reset = gr.Button("↺ Reset", min_width=70, elem_id="pg-reset")
                 controls = {name: control(name) for name in ("data", "loss", "noise", "train_pairs", "round_labels",
                                                              "k", "x0", "d", "head")}
-                controls["width"] = control("width", visible=START.head == "mlp")
+                controls["width"] = control("width", visible=relevant("width", START.head))
                 with gr.Accordion("Training and seeds", open=False):
                     controls.update({name: control(name) for name in ("lr", "batch_size", "steps", "seeds", "speed")})
                     controls["model"] = gr.Dropdown(model_cache.bench_choices(""), value=model_cache.DEFAULT_CHOICE,
@@ -153,6 +155,8 @@ def build() -> PlaygroundTab:
                                                          "encoder, one of your runs, or a hub id (embedded once, "
                                                          "then cached)")
                 link = share.link_box("playground")
+                with gr.Accordion("Story presets", open=False, elem_id="pg-presets"):
+                    gr.Markdown(playground_view.presets_markdown(), elem_classes="sts-note")
             with gr.Column(scale=8, min_width=280):
                 ticker = Ticker()   # wire() gives it its work
                 live = live_view(ticker)
@@ -209,7 +213,7 @@ def wire(tab: PlaygroundTab, state, demo: gr.Blocks) -> None:
           + [tab.map_reading.change], redraw_map, inputs | {tab.map_reading}, [tab.heatmap, tab.reading],
           queue=False, api_visibility="private")
     tab.controls["loss"].input(paper_k, tab.controls["loss"], tab.controls["k"], queue=False, api_visibility="private")
-    tab.controls["head"].change(lambda head: gr.update(visible=head == "mlp"), tab.controls["head"],
+    tab.controls["head"].change(lambda head: gr.update(visible=relevant("width", head)), tab.controls["head"],
                                 tab.controls["width"], queue=False, api_visibility="private")
 
     def prefetch(model: str, data: str, request: gr.Request):
