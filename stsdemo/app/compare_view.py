@@ -22,6 +22,7 @@ from ..config import TrainConfig, check_setting, describe, setting
 from ..errors import InputError
 from ..losses.spec import LOSSES, PAPER_X0
 from ..paired import paired, rule_text
+from ..selection import METRICS, dev_score
 from . import finetune_view, form, plots, senteval_view, store
 from .evidence_view import buffer_line, buffer_spread
 from .finetune_view import Curves, TrainView
@@ -66,11 +67,9 @@ def check_comparable(config) -> None:
 
 
 def final_dev(info: store.RunInfo, select_by: str) -> float | None:
-    """The dev Spearman (the metric that selects checkpoints) at a run's last evaluation."""
+    """The dev score that selects checkpoints (:func:`stsdemo.selection.dev_score`) at a run's last evaluation."""
     evals = finetune_view.evaluations(info)
-    if not evals:
-        return None
-    return float(evals[-1].dev_head if select_by == "head" else evals[-1].dev_cosine)
+    return float(dev_score(evals[-1], select_by)) if evals else None
 
 
 def chart_name(info: store.RunInfo) -> str:
@@ -124,8 +123,8 @@ def verdict_text(pairs: list[Pair], config: TrainConfig, ending: str = "") -> st
         reading = (f"Paired over {result.n} seeds (the Benchmark tab's rule: {rule_text(result.n)}): mean difference "
                    f"{result.numbers()}: **{result.verdict}**.")
     found, _ = senteval_view.recorded_evidence()
-    lines = [f"**With vs without the buffer**: STS-B dev Spearman of the {config.select_by} at the last "
-             "evaluation; each difference is taken from the two values beside it." + (f" {ending}" if ending else ""),
+    lines = [f"**With vs without the buffer**: the dev {METRICS[config.select_by][0]} (what selects checkpoints) at "
+             "the last evaluation; each difference is taken from the two values beside it." + (f" {ending}" if ending else ""),
              "", f"| seed | x0 = {config.x0:g} | x0 = 0 | difference |", "|--:|--:|--:|--:|", *rows, "",
              f"{reading} {capitalised(recorded_spread(found, config))}", "", twin_text(config)]
     return "\n".join(lines)

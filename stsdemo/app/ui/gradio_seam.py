@@ -125,6 +125,8 @@ class CurveSender:
     """
 
     PAUSE_S = 0.3   # between the data and the colour map that rebuilds the chart: the page draws the data first
+    LEGEND = 2      # series the legend names, the newest (a Compare pair): Gradio 6.31's LinePlot legend is one row
+                    # that does not wrap, so more names run off a narrow chart; hovering names every line
 
     def __init__(self):
         self.sent = (None, None, None)      # (colour map, y range) the plots were last given
@@ -137,7 +139,7 @@ class CurveSender:
         for frame, lagged, sent in zip((curves.dev, curves.loss, curves.buffer), self.pending, self.sent):
             if lagged is not None and lagged != sent:
                 colors, y_range = lagged
-                out.append(gr.update(value=frame.copy(), color_map=colors,
+                out.append(gr.update(value=frame.copy(), color_map=colors, colors_in_legend=list(colors)[-self.LEGEND:],
                                      **({"y_lim": y_range} if y_range is not None else {})))
             else:
                 out.append(gr.update(value=frame.copy()))
