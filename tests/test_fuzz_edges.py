@@ -10,8 +10,7 @@ every log record) holds no traceback and stays small.
   reprs and bare 500s before);
 * a 100,000-character model or run name is refused before any lookup (an OSError and 104 KB of log before);
 * a file the app did not receive is refused;
-* a refusal does not tell another session's folder from a missing one (marked xfail until
-  ``model_cache.resolve_choice`` says the same of both).
+* a refusal does not tell another session's folder from a missing one.
 """
 
 from __future__ import annotations
@@ -269,8 +268,6 @@ def problems(case: Case, answer: Answer, log: str) -> list[str]:
     return found
 
 
-@pytest.mark.xfail(strict=True, reason="model_cache.resolve_choice says 'that folder belongs to another session' of an "
-                                       "existing folder and 'does not exist' of a missing one (owner: model_cache)")
 def test_a_refusal_does_not_tell_another_sessions_folder_from_a_missing_one(live_app):
     from stsdemo.app import store
 

@@ -106,15 +106,15 @@ def resolve_choice(session: str, choice: str | None, encoder_default: bool = Fal
         if not info.has_checkpoint():
             raise InputError(f"run {info.label!r} has no checkpoint yet")
         return str(info.checkpoint)
-    source, _ = resolve_model(text, allowed_roots())
+    if not is_hub_id(text):
+        path = Path(text).expanduser().resolve()
+        root, own = store.sessions_root().resolve(), store.session_dir(session).resolve()
+        if (root == path or root in path.parents) and not (own == path or own in path.parents):
+            # another session's folder reads as a missing one: a refusal must not tell which exist
+            raise InputError(f"model folder {text!r} does not exist")
+    resolve_model(text, allowed_roots())
     if is_hub_id(text):
         budget.check_hub_model(text)
-    path = Path(source)
-    if path.is_absolute():
-        root = store.sessions_root().resolve()
-        own = store.session_dir(session).resolve()
-        if (root == path or root in path.parents) and not (own == path or own in path.parents):
-            raise InputError("that folder belongs to another session")
     return text
 
 
