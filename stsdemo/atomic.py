@@ -124,13 +124,11 @@ def replace_folder(staging: Path, folder: Path) -> None:
     _fsync_dir(folder.parent)
 
 
-def remove_partial_writes(folder: Path, max_age_s: float = 0.0, recursive: bool = False) -> int:
-    """Delete the temporary files of :func:`atomic_write` calls that a killed process never finished (those in
-    ``folder``, or anywhere under it with ``recursive``, older than ``max_age_s``). Returns how many went.
-
-    With ``max_age_s=0`` a live writer's file goes too: only call it so when no other process writes there."""
+def remove_old_files(paths, max_age_s: float = 0.0) -> int:
+    """Delete the plain files among ``paths`` older than ``max_age_s`` (one that vanishes or cannot go is passed
+    over). Returns how many went."""
     now, removed = time.time(), 0
-    for path in (folder.rglob if recursive else folder.glob)(PARTIAL_GLOB):
+    for path in paths:
         try:
             if path.is_file() and now - path.stat().st_mtime >= max_age_s:
                 path.unlink()
@@ -138,6 +136,14 @@ def remove_partial_writes(folder: Path, max_age_s: float = 0.0, recursive: bool 
         except OSError:
             continue
     return removed
+
+
+def remove_partial_writes(folder: Path, max_age_s: float = 0.0, recursive: bool = False) -> int:
+    """Delete the temporary files of :func:`atomic_write` calls that a killed process never finished (those in
+    ``folder``, or anywhere under it with ``recursive``, older than ``max_age_s``). Returns how many went.
+
+    With ``max_age_s=0`` a live writer's file goes too: only call it so when no other process writes there."""
+    return remove_old_files((folder.rglob if recursive else folder.glob)(PARTIAL_GLOB), max_age_s)
 
 
 def remove_stale_staging(folder: Path, max_age_s: float = STALE_STAGING_S) -> None:

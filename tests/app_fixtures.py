@@ -70,10 +70,9 @@ def small_app_state():
     return AppState(models=models, playground=PlaygroundStore(models, max_pairs=PLAYGROUND_PAIRS))
 
 
-@pytest.fixture(scope="module")
-def app_url(tmp_path_factory, app_state):
-    """Launch the app in this process; yields its URL. Runs go to <pytest tmp>/runs (as in conftest.py)."""
-    output = tmp_path_factory.getbasetemp() / "runs"
+def served(state, output, mcp: bool | None = None):
+    """Launch the app of ``state`` in this process, its runs in ``output`` (and its MCP server with ``mcp``); yields
+    its URL, then closes it and puts the environment back."""
     saved = {name: os.environ.get(name) for name in ("STSDEMO_OUTPUT_DIR", "GRADIO_ANALYTICS_ENABLED")}
     os.environ["STSDEMO_OUTPUT_DIR"] = str(output)
     os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
@@ -81,11 +80,11 @@ def app_url(tmp_path_factory, app_state):
     from stsdemo import environment
     from stsdemo.app.ui import build_demo, launch_kwargs
 
-    demo = build_demo(app_state)
+    demo = build_demo(state)
     try:
         _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, show_error=True,
                                 max_file_size=environment.max_upload(), blocked_paths=[str(output)],
-                                **launch_kwargs())
+                                **launch_kwargs(mcp=mcp, demo=demo))
         wait_for_info(url)
         yield url
     finally:
@@ -95,6 +94,12 @@ def app_url(tmp_path_factory, app_state):
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory, app_state):
+    """Launch the app in this process; yields its URL. Runs go to <pytest tmp>/runs (as in conftest.py)."""
+    yield from served(app_state, tmp_path_factory.getbasetemp() / "runs")
 
 
 @pytest.fixture(scope="module")

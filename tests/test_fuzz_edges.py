@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import re
 from dataclasses import dataclass
 from typing import Callable
@@ -26,7 +25,7 @@ from typing import Callable
 import httpx
 import pytest
 
-from app_fixtures import small_app_state, wait_for_info
+from app_fixtures import served, small_app_state
 
 pytestmark = pytest.mark.slow
 
@@ -44,31 +43,13 @@ class Answer:
 @pytest.fixture(scope="module")
 def live_app(tmp_path_factory):
     """The app launched in this process, with its MCP server when the extra is installed; yields (url, mcp)."""
-    output = tmp_path_factory.getbasetemp() / "runs"
-    saved = {name: os.environ.get(name) for name in ("STSDEMO_OUTPUT_DIR", "GRADIO_ANALYTICS_ENABLED")}
-    os.environ["STSDEMO_OUTPUT_DIR"], os.environ["GRADIO_ANALYTICS_ENABLED"] = str(output), "False"
-    from stsdemo import environment
-    from stsdemo.app.ui import build_demo, launch_kwargs
-
     try:
         import mcp  # noqa: F401
         with_mcp = True
     except ImportError:
         with_mcp = False
-    demo = build_demo(small_app_state())
-    try:
-        _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, show_error=True,
-                                max_file_size=environment.max_upload(), blocked_paths=[str(output)],
-                                **launch_kwargs(mcp=with_mcp, demo=demo))
-        wait_for_info(url)
+    for url in served(small_app_state(), tmp_path_factory.getbasetemp() / "runs", mcp=with_mcp):
         yield url.rstrip("/"), with_mcp
-    finally:
-        demo.close()
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 # ---- the three ways in --------------------------------------------------------------------------------------------

@@ -38,7 +38,8 @@ from pathlib import Path
 
 from .. import environment
 from .. import save_format
-from ..atomic import atomic_write, remove_partial_writes, remove_stale_staging, retired_path, write_json_atomic
+from ..atomic import (atomic_write, remove_old_files, remove_partial_writes, remove_stale_staging, retired_path,
+                      write_json_atomic)
 from ..errors import InputError
 from ..events import Event, StageStep
 from ..export import export_scorer
@@ -213,16 +214,7 @@ def prune_sessions(busy: set[str], max_age_s: float = SESSION_MAX_AGE_S) -> int:
 def remove_handed_over(max_age_s: float = HANDED_OVER_S) -> int:
     """Remove staged downloads older than ``max_age_s``: Gradio copied each into its cache as the app returned
     it, so the staged file only doubles the disk it takes (a partial zip of a killed writer goes too)."""
-    removed = 0
-    now = time.time()
-    for path in downloads_root().glob("*/*"):
-        try:
-            if path.is_file() and now - path.stat().st_mtime >= max_age_s:
-                path.unlink()
-                removed += 1
-        except OSError:
-            continue
-    return removed
+    return remove_old_files(downloads_root().glob("*/*"), max_age_s)
 
 
 def sweep(busy: set[str], handed_over_s: float = HANDED_OVER_S) -> None:
