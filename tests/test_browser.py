@@ -314,7 +314,7 @@ def _step_shown(window) -> int:
     return int(found.group(1).replace(",", "")) if found else -1
 
 
-def test_the_playground_plays_pauses_and_steps_on_a_desktop_and_a_phone(app_url, tmp_path):  # noqa: F811
+def test_the_playground_plays_pauses_and_steps_on_a_desktop_and_a_phone(app_url, app_state, tmp_path):  # noqa: F811
     """Step, Play (the canvas is redrawn as the run goes), Pause (nothing moves), Step (one step more); a link
     fills the settings and starts nothing; on a phone nothing sticks out. Takes the README's screenshots."""
     from app_fixtures import open_page
@@ -341,23 +341,62 @@ def test_the_playground_plays_pauses_and_steps_on_a_desktop_and_a_phone(app_url,
         expect(window.locator("#pg-status")).to_contain_text(f"Step {paused + 1:,} of", timeout=30_000)
         expect(window.locator("#pg-dots")).to_have_attribute("data-drawn", str(paused + 1))
         expect(window.locator("#pg-status")).to_contain_text("Buffer − none")
+        # a setting changed mid-run stops it, and the status says so
+        window.locator("#pg-play").click()
+        expect(window.locator("#pg-dots")).not_to_have_attribute("data-drawn", str(paused + 1), timeout=30_000)
+        window.locator("#pg-noise input[type=number]").fill("0.5")
+        window.locator("#pg-noise input[type=number]").press("Enter")
+        expect(window.locator("#pg-status .pg-changed")).to_contain_text("A setting changed", timeout=10_000)
+        stopped = _step_shown(window)
+        window.wait_for_timeout(1_500)
+        assert _step_shown(window) == stopped
+        # Pause during the first embedding of a data set wins over the Play that waits for it
+        window.locator("#pg-data").get_by_text("SNLI").click()
+        window.locator("#pg-play").click()
+        window.locator("#pg-pause").click()
+        expect(window.locator("#pg-status")).to_contain_text("Step", timeout=120_000)
+        first = _step_shown(window)
+        window.wait_for_timeout(2_000)
+        assert _step_shown(window) == first                    # the loop never started
 
-    # The start-here step's link, played to its end (on this app's data sets, cut to PLAYGROUND_PAIRS pairs a part,
-    # as its status says): the paired difference over its 20 seeds. The README's screenshot.
+    # A classroom link: a preset with chosen controls hidden, the rest shown
+    hidden = app_url.rstrip("/") + "/?tab=playground&preset=big-clean&hide=noise,k,lr"
+    for window in open_page(hidden, viewport={"width": 1400, "height": 1000}):
+        expect(window.locator("#pg-x0")).to_be_visible(timeout=60_000)
+        for name in ("noise", "k"):
+            expect(window.locator(f"#pg-{name}")).to_be_hidden()
+        window.get_by_text("Training and seeds").click()
+        expect(window.locator("#pg-seeds")).to_be_visible()
+        expect(window.locator("#pg-lr")).to_be_hidden()
+        expect(window.locator("#pg-seeds input[type=number]")).to_have_value("20")      # the preset's seeds
+
+    # The start-here step's link (the memorisation preset), played past each twin's best step to its end (on this
+    # app's data sets, cut to PLAYGROUND_PAIRS pairs a part, as its status says): both readings over its 20 seeds,
+    # each twin's best step marked. Then a dot inside the buffer is clicked and read against the core's numbers.
+    # The README's screenshot.
     from stsdemo.app import lesson
+    from stsdemo.playground.conditions import split_sizes
 
     step = next(step for step in lesson.STEPS if step.tab == "playground")
-    for window in open_page(app_url.rstrip("/") + "/" + step.query, viewport={"width": 1400, "height": 1000}):
+    for window in open_page(app_url.rstrip("/") + "/" + step.query + "&speed=100",
+                            viewport={"width": 1400, "height": 1000}):
         expect(window.locator("#pg-train_pairs input")).to_have_value("800", timeout=60_000)
         window.locator("#start-here-hide").click()
         window.locator("#pg-play").click()
-        expect(window.locator("#pg-status")).to_contain_text("Step 1,000 of 1,000", timeout=120_000)
-        differences = window.locator("#pg-status").inner_text().split("Buffer − none", 1)[1]
-        assert re.search(r"Spearman ×100 [+−-][0-9.]+ ± [0-9.]+ \(se\), n = 20: ", differences), differences
-        expect(window.locator("#pg-status")).to_contain_text(f"{PLAYGROUND_PAIRS} training pairs per seed")
+        expect(window.locator("#pg-status")).to_contain_text("Step 3,000 of 3,000", timeout=180_000)
+        status = window.locator("#pg-status").inner_text()
+        best = re.search(r"Stopped at its best: Spearman ×100 [+−-][0-9.]+ ± [0-9.]+ \(se\), n = 20: ", status)
+        now = re.search(r"At this step \(3,000\): Spearman ×100 [+−-][0-9.]+ ± [0-9.]+ \(se\), n = 20: ", status)
+        assert best and now and best.start() < now.start(), status
+        marked = [int(s) for s in window.locator("#pg-curves").get_attribute("data-best").split(",")]
+        assert len(marked) == 2 and all(0 < s < 3000 for s in marked)          # played past both best steps
+        train, selection = split_sizes(PLAYGROUND_PAIRS, 800)
+        expect(window.locator("#pg-status")).to_contain_text(f"{train} training pairs per seed")
+        expect(window.locator("#pg-status")).to_contain_text(f"a selection set of {selection} more")
+        _inspect_a_dot_inside_the_buffer(window, app_state, tap=False)
         _shot(window, "playground", tmp_path)
 
-    for window in open_page(app_url.rstrip("/") + "/?tab=playground", viewport={"width": 390, "height": 844},
+    for window in open_page(app_url.rstrip("/") + "/" + step.query, viewport={"width": 390, "height": 844},
                             is_mobile=True, has_touch=True):
         window.locator("#pg-step").click()
         expect(window.locator("#pg-status")).to_contain_text("Step 1 of", timeout=120_000)
@@ -365,4 +404,47 @@ def test_the_playground_plays_pauses_and_steps_on_a_desktop_and_a_phone(app_url,
         assert scroll <= width, _overflowing(window, width)
         canvas = window.locator("#pg-dots").bounding_box()
         assert canvas["width"] <= width and canvas["height"] > 500     # the two twins stacked, one column
+        _inspect_a_dot_inside_the_buffer(window, app_state, tap=True)
         _shot(window, "phone-playground", tmp_path)
+
+
+def _inspect_a_dot_inside_the_buffer(window, app_state, tap: bool) -> None:  # noqa: F811
+    """Click (or tap) a drawn report pair that sits inside the buffered twin's buffer, alone under the pointer,
+    and read what the page says of it against the core's own numbers for that pair."""
+    from playwright.sync_api import expect
+
+    from stsdemo.app import playground_view
+
+    found = window.evaluate("""() => {
+        const canvas = document.querySelector('#pg-dots'), box = canvas.getBoundingClientRect();
+        const [panel, f] = canvas.frames[0];
+        const all = panel.dots.flatMap((d) => d.x.map((x, j) => [f.X(x), f.Y(d.y[j]), d.i[j], d.hollow]));
+        const lone = all.find(([x, y, i, hollow]) => hollow && all.every(([u, v, k]) => k === i
+            || (u - x) ** 2 + (v - y) ** 2 > 4 ** 2));   // a click on its centre then finds it first
+        return lone && {dot: lone[2], x: box.left + lone[0], y: box.top + lone[1]};
+    }""")
+    assert found, "no report pair alone inside the buffer"
+    window.locator("#pg-dots").scroll_into_view_if_needed()
+    found = window.evaluate("""(dot) => {
+        const canvas = document.querySelector('#pg-dots'), box = canvas.getBoundingClientRect();
+        const [panel, f] = canvas.frames[0];
+        for (const d of panel.dots) { const j = d.i.indexOf(dot);
+            if (j >= 0) return {dot, x: box.left + f.X(d.x[j]), y: box.top + f.Y(d.y[j])}; }
+    }""", found["dot"])
+    (window.touchscreen.tap if tap else window.mouse.click)(found["x"], found["y"])
+    expect(window.locator("#pg-pair")).to_contain_text(f"Report pair {found['dot'] + 1} ", timeout=30_000)
+    store = app_state.playground
+    key = next(key for key, session in store._views.items()
+               if store.session(session).playground is not None
+               and f"Step {store.session(session).playground.steps_done:,} of" in
+               window.locator("#pg-status").inner_text())
+    pair = playground_view.inspect_pair(store, key, found["dot"])
+    text = window.locator("#pg-pair").inner_text()
+    assert pair["sentence1"] in text and pair["sentence2"] in text
+    buffered, twin = pair["twins"]
+    assert buffered["now"]["inside"] and buffered["now"]["pull"] == 0
+    rows = {line.split("\t")[0]: line.split("\t")[1:] for line in text.splitlines() if "\t" in line}
+    assert rows[f"{buffered['name']} · now"] == [f"{buffered['now']['prediction']:.3f}",
+                                                 f"{buffered['now']['distance']:.3f}", "yes", "0 (left alone)"]
+    assert rows[f"{twin['name']} · now"][0] == f"{twin['now']['prediction']:.3f}"
+    assert rows[f"{twin['name']} · best step {twin['best_step']}"][0] == f"{twin['best']['prediction']:.3f}"

@@ -117,8 +117,8 @@ class JobLine:
         once when the visitor already holds one, from another tab or another session at the same address."""
         with self._cond:
             if visitor in self._visitors:
-                raise InputError(f"you already have a {self.what} training or waiting (from this page or another at "
-                                 "the same address): one place per visitor; stop it or wait for it to end")
+                raise InputError(f"a {self.what} of yours is already training or waiting (from this page or another "
+                                 "at the same address): one place per visitor; stop it or wait for it to end")
             self._visitors.add(visitor)
         try:
             yield
