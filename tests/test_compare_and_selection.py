@@ -93,10 +93,9 @@ def test_a_stopped_comparison_keeps_the_pairs_that_finished(tmp_path):
         [(42, 0.25, "finished"), (42, 0.0, "finished"), (43, 0.25, "stopped")]
     final = views[-1]
     assert final.finished and "reads the 1 pair that finished" in final.status and "| 42 |" in final.status
-    assert {"#1 seed 42 x0=0.25 · head", "#2 seed 42 x0=0 · head"} <= set(final.curves.dev["run"]) <= \
-        {"#1 seed 42 x0=0.25 · head", "#2 seed 42 x0=0 · head", "#3 seed 43 x0=0.25 · head"}
-    assert {"#1 seed 42 x0=0.25", "#2 seed 42 x0=0"} <= set(final.curves.loss_colors) <= \
-        {"#1 seed 42 x0=0.25", "#2 seed 42 x0=0", "#3 seed 43 x0=0.25"}
+    assert {"#1 x0=0.25 · head", "#2 x0=0 · head"} <= set(final.curves.dev["run"]) <= \
+        {"#1 x0=0.25 · head", "#2 x0=0 · head", "#3 x0=0.25 · head"}
+    assert {"#1 x0=0.25", "#2 x0=0"} <= set(final.curves.loss_colors) <= {"#1 x0=0.25", "#2 x0=0", "#3 x0=0.25"}
     assert [trace.name.split(" · ")[0] for trace in final.histogram.data] == ["#1 x0=0.25", "#2 x0=0"]
     assert state.active_run(session) is None
 

@@ -77,17 +77,11 @@ def chart_name(info: store.RunInfo) -> str:
     return f"{info.label.split()[0]} x0={info.config.get('x0', 0):g}"
 
 
-def curve_name(info: store.RunInfo) -> str:
-    """A run of a comparison on the curves: its number, seed and x0, '#4 seed 43 x0=0.25' (the charts hold every
-    pair's runs, so the seed tells the pairs apart)."""
-    return f"{info.label.split()[0]} seed {info.config.get('seed')} x0={info.config.get('x0', 0):g}"
-
-
 def pairs_curves(pairs: list[Pair], metric: str | None) -> Curves:
-    """The charts of every run of the comparison so far, each named by :func:`curve_name` (they once held the
-    last pair alone, so the earlier seeds' curves went missing); the dev chart draws ``metric``, the Spearman the
-    verdict reads."""
-    return finetune_view.named_curves([(curve_name(run), run.events) for pair in pairs for run in pair.runs],
+    """The charts of every run of the comparison so far, each named by :func:`chart_name` (its run number tells
+    the pairs apart; they once held the last pair alone, so the earlier seeds' curves went missing); the dev chart
+    draws ``metric``, the Spearman the verdict reads."""
+    return finetune_view.named_curves([(chart_name(run), run.events) for pair in pairs for run in pair.runs],
                                       metric if metric in ("cosine", "head") else None)
 
 
