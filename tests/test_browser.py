@@ -351,10 +351,10 @@ def test_the_playground_plays_pauses_and_steps_on_a_desktop_and_a_phone(app_url,
         window.wait_for_timeout(1_500)
         assert _step_shown(window) == stopped
         # Pause during the first embedding of a data set wins over the Play that waits for it
-        window.locator("#pg-data").get_by_text("SNLI").click()
+        window.locator("#pg-data").get_by_text("SNLI (3 nodes)").click()
         window.locator("#pg-play").click()
         window.locator("#pg-pause").click()
-        expect(window.locator("#pg-status")).to_contain_text("Step", timeout=120_000)
+        expect(window.locator("#pg-status")).to_contain_text("pairs of SNLI dev", timeout=120_000)   # its first frame
         first = _step_shown(window)
         window.wait_for_timeout(2_000)
         assert _step_shown(window) == first                    # the loop never started

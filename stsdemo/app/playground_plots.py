@@ -187,8 +187,9 @@ def payoff_figure(cells: dict, metric: str, current: tuple[float, int] | None, t
     y = [f"σ {noise:g}" for noise in noises]
     # Readable at 390 px: cell text at a fixed 11 px (Plotly would shrink it to fit, to 4 px on a phone), the
     # colour bar across the foot of the map instead of a quarter of its width, upright labels, a wrapped title.
+    # plotly.js's RdBu runs from blue (low) to red (high): reversed, a cell where the buffer helped is blue.
     data = [dict(type="heatmap", x=x, y=y, z=z, text=text, texttemplate="%{text}", textfont=dict(size=11), zmid=0,
-                 zmin=-scale, zmax=scale, colorscale="RdBu",
+                 zmin=-scale, zmax=scale, colorscale="RdBu", reversescale=True,
                  colorbar=dict(title=dict(text="buffer − none", side="top"), orientation="h", thickness=10, len=1,
                                x=0.5, xanchor="center", y=-0.2, yanchor="top"),
                  hovertemplate="%{y} · %{x} pairs<br>buffer − none %{z:+.3f}<extra></extra>", xgap=2, ygap=2)]

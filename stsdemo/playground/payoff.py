@@ -154,9 +154,11 @@ def match_text(config: PlaygroundConfig, entry: dict) -> str:
     """Whether the recorded cell ``entry`` was run at ``config``'s settings beyond noise and size (the model, head,
     loss, k, x0, d, rounding, lr, batch, steps and seeds), or which of them differ."""
     recorded = entry["config"]
+    def value(name: str, given):         # the embedded encoder is "" in a config and "default" in a choice
+        return "" if name == "model" and given in ("", "default") else given
+
     differ = [f"{name} {getattr(config, name)!r} (map: {recorded[name]!r})" for name in MATCHED
-              if name in recorded and getattr(config, name) != recorded[name]
-              and not (name == "model" and not config.model and recorded[name] in ("", "default"))]
+              if name in recorded and value(name, getattr(config, name)) != value(name, recorded[name])]
     exact = config.noise == recorded["noise"] and config.train_pairs == recorded["train_pairs"]
     if not differ:
         return ("A recorded cell matches your settings exactly." if exact else
