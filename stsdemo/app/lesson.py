@@ -49,6 +49,11 @@ CLOSING = ("Then the [Benchmark](?tab=bench) tab sets what the paper reported be
            "claim by claim.")
 
 
+def step(tab: str) -> Step:
+    """The start-here step on ``tab`` (the header's first-visit link opens the same state)."""
+    return next(found for found in STEPS if found.tab == tab)
+
+
 def start_markdown() -> str:
     """The start-here panel: a numbered list, each step a link to its state, then what to do and to notice."""
     items = [f"{i}. **[{step.title}]({step.query})** ({links.TABS[step.tab]}). {step.do}  \n"

@@ -86,7 +86,7 @@ def header() -> None:
         "$a\\cdot\\cos(u, v) + b$); the category is the nearest node. Training uses losses with a zero-gradient "
         f"**buffer zone** around each label. After Zhang & Li (2024), [arXiv 2406.05326]({PAPER}). "
         f"{evidence_view.headline(found)} [See the evidence](?tab=bench). "
-        "First visit? **[Watch the buffer act](?tab=playground)** in the Playground. "
+        f"First visit? **[Watch the buffer act]({lesson.step('playground').query})** in the Playground. "
         "New here? [Start here](#start-here).",
         elem_id="sts-header", latex_delimiters=LATEX)
 
