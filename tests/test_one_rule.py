@@ -205,3 +205,25 @@ def test_the_tuning_grid_takes_the_paper_k_of_the_encoder_it_runs_on():
         expected = paper_k(loss, tuning.FAMILY) if loss else None
         assert tuning.arm_paper_k(arm) == expected, arm
         assert all(point.get("k") == expected for point in tuning.grid_points(arm)), arm
+
+
+def test_the_links_read_x0_by_the_losses_rule():
+    """A Loss explorer link and a Fine-tune link fall back on x0 exactly where the losses' own rule
+    (check_x0) refuses it."""
+    from stsdemo.app import links
+    from stsdemo.errors import InputError
+    from stsdemo.losses.buffer import check_x0
+
+    def refused(x0, d):
+        try:
+            check_x0(x0, d)
+        except InputError:
+            return True
+        return False
+
+    for x0, d in [(0.0, 1.0), (0.25, 1.0), (0.5, 1.0), (0.51, 1.0), (0.3, 0.5), (0.2, 0.4), (0.21, 0.4)]:
+        loss = links.parse(f"?tab=loss&x0={x0}&d={d}")
+        assert any("d/2" in notice for notice in loss.notices) == refused(x0, d), (x0, d)
+    for x0 in (0.0, 0.25, 0.5, 0.6, 1.0):
+        train = links.parse(f"?tab=train&loss=sk2&x0={x0}")
+        assert any("d/2" in notice for notice in train.notices) == refused(x0, 1.0), x0

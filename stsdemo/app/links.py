@@ -38,6 +38,7 @@ from ..config import check_setting, describe
 from ..data import clean_text
 from ..errors import InputError, check_range
 from ..labels import get_scheme
+from ..losses.buffer import check_x0
 from ..losses.spec import LOSSES
 from ..playground.config import PlaygroundConfig, declaration, lenient, relevant
 from ..playground.presets import BY_NAME as PRESETS
@@ -162,13 +163,15 @@ LOSS_FIELDS = (
 
 
 def _check_loss(values: dict, notices: list[str]) -> None:
-    """x0 <= d/2 (else x0, and d where its half is below x0's default, fall back)."""
-    if values["x0"] > values["d"] / 2 + 1e-12:
+    """x0 <= d/2 by the losses' own rule (:func:`stsdemo.losses.buffer.check_x0`); else x0, and d where its half is
+    below x0's default, fall back."""
+    try:
+        check_x0(values["x0"], values["d"])
+    except InputError as error:
         fallback = {"x0": loss_view.START["x0"]}
         if fallback["x0"] > values["d"] / 2:
             fallback["d"] = loss_view.START["d"]
-        notices.append(f"buffer x0 = {_number_text(values['x0'])} is more than d/2 = {_number_text(values['d'] / 2)} "
-                       "(a prediction nearer a wrong node would get no gradient): using the default "
+        notices.append(f"{error}: using the default "
                        + " and ".join(f"{name} = {_number_text(value)}" for name, value in fallback.items()))
         values.update(fallback)
 
@@ -291,14 +294,16 @@ def _train_fields() -> tuple[Field, ...]:
 
 
 def _check_train(values: dict, notices: list[str]) -> None:
-    """The buffer of a buffer-zone loss on the built-in data's gap (1): 0 <= x0 <= 1/2."""
+    """The buffer of a buffer-zone loss on the built-in data's gap (1), by the losses' own rule
+    (:func:`stsdemo.losses.buffer.check_x0`): 0 <= x0 <= 1/2."""
     loss_name = form.from_form("loss", values["loss"])
-    half = get_scheme("sts").gap / 2
-    if loss_name in LOSSES and LOSSES[loss_name].buffer and not 0 <= float(values["x0"]) <= half:
-        default = form.field_spec("x0").value
-        notices.append(f"buffer x0 = {_number_text(values['x0'])} must lie in 0 … d/2 = {_number_text(half)} for "
-                       f"the built-in data: using the default {_number_text(default)}")
-        values["x0"] = default
+    if loss_name in LOSSES and LOSSES[loss_name].buffer:
+        try:
+            check_x0(float(values["x0"]), get_scheme("sts").gap)
+        except InputError as error:
+            default = form.field_spec("x0").value
+            notices.append(f"{error} (the built-in data's gap): using the default {_number_text(default)}")
+            values["x0"] = default
     _clamp_to_budget(values, notices)
 
 

@@ -25,6 +25,12 @@ def check_buffer(k: float, x0: float, gap: float) -> None:
     """
     gap = check_range("gap d", gap, 0, MAX_GAP, low_open=True)
     check_range("slope k", k, 0, MAX_K, low_open=True)
+    check_x0(x0, gap)
+
+
+def check_x0(x0: float, gap: float) -> None:
+    """The buffer's half of :func:`check_buffer`: ``0 <= x0 <= d/2`` for a gap ``d`` already checked (a link or
+    a form whose k is not given yet reads this alone)."""
     x0 = check_range("buffer x0", x0)  # a finite number first; then the bound that matters
     if x0 < 0:
         raise InputError(f"buffer x0 must satisfy 0 <= x0 <= d/2 = {gap / 2:g}, got {x0!r}: x0 is the half-width of "
