@@ -17,7 +17,7 @@ from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from typing import Any, Callable
 
 from .errors import InputError, check_range
-from .losses.spec import FAMILIES, LOSSES, PAPER_X0, loss_spec, paper_k, paper_k_text
+from .losses.spec import FAMILIES, LOSSES, MAX_K, PAPER_X0, loss_spec, paper_k, paper_k_text
 
 TARGETS = ("head", "cosine")
 HEAD_FEATURES = ("u,v,|u-v|", "u,v", "|u-v|")  # paper Table 6; the first is the paper's choice
@@ -79,7 +79,7 @@ class TrainConfig:
     loss: str = setting("sk2", "training loss: " + ", ".join(f"{s.name} = {s.label}" for s in LOSSES.values()),
                         choices=tuple(LOSSES), paper=_or(spec for spec in LOSSES.values() if spec.buffer))
     k: float | None = setting(None, "slope k of the buffer-zone loss; empty = the paper's value for the loss and "
-                                    "encoder family", low=0, high=1000, low_open=True, optional=True,
+                                    "encoder family", low=0, high=MAX_K, low_open=True, optional=True,
                               paper=paper_k_text, label="slope k")
     x0: float = paper_setting(PAPER_X0, "buffer-zone half-width: no gradient while |prediction - label| < x0 "
                                         "(0 <= x0 <= d/2, checked against the scheme's gap)", label="buffer x0")

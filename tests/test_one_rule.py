@@ -227,3 +227,17 @@ def test_the_links_read_x0_by_the_losses_rule():
     for x0 in (0.0, 0.25, 0.5, 0.6, 1.0):
         train = links.parse(f"?tab=train&loss=sk2&x0={x0}")
         assert any("d/2" in notice for notice in train.notices) == refused(x0, 1.0), x0
+
+
+def test_every_declared_range_of_k_x0_and_d_lies_inside_the_losses_hard_bounds():
+    """The training settings take the losses' hard bound on k; the Playground's and the Loss explorer's ranges are
+    teaching ranges, each inside it (their declarations say why they are narrower)."""
+    from stsdemo.app.loss_view import SLIDERS
+    from stsdemo.config import describe
+    from stsdemo.losses.spec import MAX_GAP, MAX_K
+    from stsdemo.playground.config import declaration
+
+    assert describe("k")["high"] == MAX_K
+    assert 0 < declaration("k")["high"] <= MAX_K and 0 < SLIDERS["k"][1] <= MAX_K
+    assert 0 < declaration("d")["high"] <= MAX_GAP and 0 < SLIDERS["d"][1] <= MAX_GAP
+    assert declaration("x0")["high"] >= declaration("d")["high"] / 2      # x0 can reach d/2 at the widest gap

@@ -10,11 +10,9 @@ import torch
 from ..errors import InputError, check_range
 from ..labels import STS, LabelScheme
 from .base import Loss, LossSettings
-from .spec import PAPER_X0
+from .spec import MAX_GAP, MAX_K, PAPER_X0
 
 
-MAX_K = 1000.0     # a slope beyond this only rescales the learning rate into overflow
-MAX_GAP = 1000.0
 
 
 def check_buffer(k: float, x0: float, gap: float) -> None:

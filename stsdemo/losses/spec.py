@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from ..errors import InputError
 
 PAPER_X0 = 0.25  # buffer half-width of both buffer-zone losses on a node gap of 1 (Table 2)
+MAX_K = 1000.0     # the hard bound on a loss's slope: beyond it k only rescales the learning rate into overflow
+MAX_GAP = 1000.0   # the hard bound on a node gap d (labels on 0, d, 2d, ...)
 FAMILIES = {"bert": "BERT", "roberta": "RoBERTa"}  # the encoder families the paper gives k for
 # The family whose k is read where no encoder is named: BERT's, the row every encoder that is not RoBERTa-style
 # takes (stsdemo.config.encoder_family), the embedded all-MiniLM-L6-v2 and all-mpnet-base-v2 among them. Declared

@@ -51,6 +51,8 @@ class PlaygroundConfig:
     width: int = knob(32, "hidden units of the mlp head", low=1, high=64, integer=True, step=1, label="hidden width")
     loss: str = setting("sk2", "the loss with a buffer; its twin is the same loss with x0 = 0 (Smooth K2: k·MSE, "
                                "Translated ReLU: k·L1)", choices=BUFFER_LOSSES, paper="sk2 or trelu")
+    # k's range is a teaching slider's, well inside the losses' hard bound MAX_K: past 10 a head's Adam steps only
+    # grow, the paper's k are 1 to 3.5
     k: float = knob(paper_k("sk2"), "slope k of the loss; the twin has the same k", low=0, high=10, low_open=True,
                     paper=paper_k_text, step=0.05, label="slope k")
     x0: float = knob(PAPER_X0, "buffer half-width: a training pair with |prediction - label| < x0 gets no gradient "
