@@ -241,3 +241,16 @@ def test_every_declared_range_of_k_x0_and_d_lies_inside_the_losses_hard_bounds()
     assert 0 < declaration("k")["high"] <= MAX_K and 0 < SLIDERS["k"][1] <= MAX_K
     assert 0 < declaration("d")["high"] <= MAX_GAP and 0 < SLIDERS["d"][1] <= MAX_GAP
     assert declaration("x0")["high"] >= declaration("d")["high"] / 2      # x0 can reach d/2 at the widest gap
+
+
+def test_a_thinned_curve_keeps_the_evenly_spread_points_of_the_one_rule():
+    import pandas as pd
+
+    from stsdemo.app import plots
+    from stsdemo.data.pairs import spaced_positions
+
+    frame = pd.DataFrame({"run": ["a"] * 1000 + ["b"] * 5, "step": list(range(1000)) + list(range(5))})
+    thinned = plots._thin(frame, "run")
+    kept = thinned[thinned["run"] == "a"]["step"].tolist()
+    assert kept == spaced_positions(1000, plots.MAX_POINTS).tolist()
+    assert thinned[thinned["run"] == "b"]["step"].tolist() == [0, 1, 2, 3, 4]

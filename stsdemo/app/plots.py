@@ -18,6 +18,7 @@ import plotly.io as pio
 import torch
 from plotly.subplots import make_subplots
 
+from ..data.pairs import spaced_positions
 from ..errors import InputError, check_range
 from ..evaluate import TABLE_NAMES, TASKS
 from ..events import EvalEvent, StartEvent, StepEvent
@@ -372,8 +373,7 @@ def _thin(frame: pd.DataFrame, key: str) -> pd.DataFrame:
     parts = []
     for _, group in frame.groupby(key, sort=False):
         if len(group) > MAX_POINTS:
-            keep = np.unique(np.linspace(0, len(group) - 1, MAX_POINTS).round().astype(int))
-            group = group.iloc[keep]
+            group = group.iloc[spaced_positions(len(group), MAX_POINTS)]
         parts.append(group)
     return pd.concat(parts, ignore_index=True) if parts else frame
 
