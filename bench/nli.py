@@ -92,7 +92,8 @@ def test_set(budget: NliBudget):
 
 
 def run_one(arm: str, seed: int, budget: NliBudget, train_pairs, held_out, test) -> dict:
-    """Train one arm, keep the checkpoint with the best held-out accuracy, score it on SNLI test."""
+    """Train one arm, keep the checkpoint with the best held-out accuracy, score it on SNLI test. Not through
+    stsdemo.workflow: its evaluation is the 7 STS tasks, and an NLI arm is read by SNLI test accuracy instead."""
     from stsdemo.config import TrainConfig
     from stsdemo.model import SiameseRegressor
     from stsdemo.train import DoneEvent, EvalEvent, train
