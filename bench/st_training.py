@@ -98,7 +98,7 @@ def st_trainer(loss_name: str, seed: int, budget: QualityBudget, workdir, dev=No
 def run_st(spec: dict, seed: int, budget: QualityBudget, sets, workdir: Path, model_path: str | None, model_tag: str,
            point: dict | None = None) -> dict:
     """Train a sentence-transformers arm with its own trainer; ``sets=None`` stops after training (dev only). Not
-    through stsdemo.workflow: sentence-transformers' trainer, its loop and its keep-the-best, is the baseline measured."""
+    through stsdemo.workflow: sentence-transformers' trainer (its loop, its keep-the-best) is the baseline measured."""
     import torch
     from transformers import TrainerCallback
 
