@@ -250,7 +250,7 @@ def test_a_thinned_curve_keeps_the_evenly_spread_points_of_the_one_rule():
     from stsdemo.data.pairs import spaced_positions
 
     frame = pd.DataFrame({"run": ["a"] * 1000 + ["b"] * 5, "step": list(range(1000)) + list(range(5))})
-    thinned = plots._thin(frame, "run")
+    thinned = plots.thin_curves(frame, "run")
     kept = thinned[thinned["run"] == "a"]["step"].tolist()
     assert kept == spaced_positions(1000, plots.MAX_POINTS).tolist()
     assert thinned[thinned["run"] == "b"]["step"].tolist() == [0, 1, 2, 3, 4]

@@ -369,7 +369,8 @@ def dev_y_range(frame: pd.DataFrame) -> list[float] | None:
     return [float(low), float(high)]
 
 
-def _thin(frame: pd.DataFrame, key: str) -> pd.DataFrame:
+def thin_curves(frame: pd.DataFrame, key: str) -> pd.DataFrame:
+    """Each ``key`` group of a curve frame cut to at most :data:`MAX_POINTS` evenly spread points."""
     parts = []
     for _, group in frame.groupby(key, sort=False):
         if len(group) > MAX_POINTS:
@@ -406,8 +407,8 @@ def curve_frames(runs: Sequence[dict]) -> tuple[pd.DataFrame, pd.DataFrame, pd.D
                 loss.append({"step": step, "loss": float(event.loss), "run": label})
                 if event.buffer_share is not None:
                     share.append({"step": step, "share": float(event.buffer_share), "run": label})
-    return (_thin(_typed(dev, DEV_COLUMNS), "run"), _thin(_typed(loss, LOSS_COLUMNS), "run"),
-            _thin(_typed(share, BUFFER_COLUMNS), "run"))
+    return (thin_curves(_typed(dev, DEV_COLUMNS), "run"), thin_curves(_typed(loss, LOSS_COLUMNS), "run"),
+            thin_curves(_typed(share, BUFFER_COLUMNS), "run"))
 
 
 RUN_PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#8C564B", "#7F7F7F"]
