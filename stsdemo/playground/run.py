@@ -81,8 +81,8 @@ class Measurement:
     ``accuracy`` and ``error`` at this step, the share of training pairs ``inside`` the buffer, the data set's
     metric on the ``selection`` set and on the training pairs (``fit``: what memorisation drives up).
     ``best[metric]`` is the report set's metric of each head at its own best step, ``best_steps`` those steps
-    ``(seeds, twins)``. ``shown`` and ``shown_best`` are the first seed's predictions ``(twins, dots)`` on the
-    report pairs the view draws, at this step and at each twin's best step."""
+    ``(seeds, twins)``. ``shown`` is the first seed's predictions ``(twins, dots)`` on the report pairs the view
+    draws."""
 
     step: int
     seeds: list[int]
@@ -90,7 +90,6 @@ class Measurement:
     best: dict[str, np.ndarray]
     best_steps: np.ndarray
     shown: np.ndarray
-    shown_best: np.ndarray
 
     def mean(self, metric: str, at_best: bool = False) -> np.ndarray:
         """The metric's mean over seeds, per twin (a seed's NaN left out; NaN when every seed's is)."""
@@ -132,7 +131,7 @@ class Playground:
         self.data, self.features = data, features
         self.seeds = list(range(config.seeds)) if seeds is None else list(seeds)
         self.scheme = LabelScheme(data.scheme.name, data.scheme.categories, config.d)
-        self.read_by = READ_BY[data.name] if data.name in READ_BY else "spearman"
+        self.read_by = READ_BY.get(data.name, "spearman")
         self.losses = (build_loss(config.loss, config.k, config.x0, self.scheme),
                        build_loss(config.loss, config.k, 0.0, self.scheme))
         pool = torch.from_numpy(data.train.labels).float() * config.d
@@ -232,7 +231,7 @@ class Playground:
         values["selection"] = self.selection_values()
         best = held_out_metrics(self.best_predictions, self.gold, self.scheme)
         measurement = Measurement(self.steps_done, self.seeds, values, best, self.best_steps.copy(),
-                                  held[0][:, self.shown], self.best_predictions[0][:, self.shown])
+                                  held[0][:, self.shown])
         self._remember(measurement)
         return measurement
 
