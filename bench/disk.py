@@ -111,6 +111,24 @@ def measure(places: dict[str, Path], runs: int, overrides: dict, settle: float |
                               session_budget_mb=round(environment.session_disk_bytes() / MB)))
 
 
+def markdown(results: dict) -> list[str]:
+    """The recorded disk figures: the growth per default run and where the bytes sit after the runs and once
+    settled."""
+    row = results.get("memory", {}).get("disk")
+    if row is None:
+        return ["Not measured yet (`python -m bench.disk`).\n"]
+    lines = ["| after | runs (MB) | staged zips (MB) | Gradio's cache (MB) | total (MB) |",
+             "| --- | ---: | ---: | ---: | ---: |"]
+    moments = ((f"{row['runs']} runs", row["after_runs_mb"]), (f"{row['settle_s']:g} s more", row["settled_mb"]))
+    for label, found in moments:
+        lines.append(f"| {label} | {found['runs']} | {found['staged']} | {found['gradio_cache']} | {found['total']} |")
+    visit = row["visits"][-1]
+    return ["\n".join(lines) + f"\n\nEach run a new visitor at the form's defaults who downloads the zip: "
+            f"**{row['mb_per_run']} MB per run** (median growth; a checkpoint {visit['checkpoint_mb']} MB, a zip "
+            f"{visit['zip_mb']} MB). Runs are kept {row['schedule']['session_max_age_s'] / 3600:g} h per session, "
+            f"within {row['schedule']['session_budget_mb']:,} MB a session. Machine: {row['machine']}.\n"]
+
+
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m bench.disk", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
