@@ -33,7 +33,6 @@ POLL_S = 0.25             # how often a waiting request reports the preparation'
 MAX_TICKS = 2             # frames of playing runs made at once (one per core); the next pages wait their turn
 TICK_WAIT_S = 1.0         # how long a frame request waits for its turn before it answers "busy"
 
-Report = Callable[[float, str], None]     # (fraction done, what is happening)
 
 
 @dataclass
@@ -155,12 +154,11 @@ class PlaygroundStore:
         finally:
             preparation.done.set()
 
-    def prepared(self, session: str, choice: str, dataset: str, report: Report | None = None) -> Prepared:
-        """The prepared data set, waiting for its preparation (calling ``report`` as it goes) when needed."""
+    def prepared(self, session: str, choice: str, dataset: str) -> Prepared:
+        """The prepared data set, waiting for its preparation when needed (the tab shows that wait's progress
+        first, through :func:`~.playground_view.waiting`)."""
         preparation = self.prepare(session, choice, dataset)
-        while not preparation.done.wait(POLL_S):
-            if report is not None:
-                report(preparation.fraction, preparation.progress_text())
+        preparation.done.wait()
         if preparation.error is not None:
             error = preparation.error
             raise error if isinstance(error, InputError) else InputError(

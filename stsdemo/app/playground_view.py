@@ -27,7 +27,7 @@ from ..playground.presets import PRESETS
 from ..playground.metrics import METRICS, PAIRED, READ_BY
 from ..playground.run import SELECT_EVERY, TWIN_NAMES, Measurement, Playground, run_seeds, twin_labels
 from . import playground_plots
-from .playground_store import POLL_S, PlaygroundStore, Report
+from .playground_store import POLL_S, PlaygroundStore
 
 CONTROLS = tuple(item.name for item in fields(PlaygroundConfig))
 ACTIONS = ("play", "tick", "step", "reset")
@@ -75,8 +75,7 @@ def waiting(store: PlaygroundStore, session: str, values: dict):
         yield dict(status=f"<p class=\"pg-wait\">{escape(preparation.progress_text())}</p>", waiting=True)
 
 
-def advance(store: PlaygroundStore, session: str, values: dict, action: str, report: Report | None = None
-            ) -> PlaygroundView:
+def advance(store: PlaygroundStore, session: str, values: dict, action: str) -> PlaygroundView:
     """Do ``action`` (one of :data:`ACTIONS`) to the visitor's run under the settings ``values`` and measure it.
 
     ``play`` starts a run (again, when the last one finished), takes its first steps and hands out a play key;
@@ -85,7 +84,7 @@ def advance(store: PlaygroundStore, session: str, values: dict, action: str, rep
     happens mid-play.
     """
     config, notices = lenient(values)
-    prepared = store.prepared(session, config.model, config.data, report)
+    prepared = store.prepared(session, config.model, config.data)
     run = store.session(session)
     with run.lock:
         playground = run.playground
