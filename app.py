@@ -11,9 +11,9 @@ STSDEMO_MAX_TRAINING / STSDEMO_MAX_WAITING (fine-tunes at once / waiting, defaul
 No ``allowed_paths`` (and the output folder is blocked): Gradio serves every file under an allowed path to
 anyone who asks for it by URL, and the output folder holds every visitor's runs. Files handed to a visitor
 (zips, scored CSVs) are staged in the system temp dir, whence Gradio copies them into its cache
-(stsdemo.app.store).
+(stsdemo.app.session_files).
 
-Disk (stsdemo.app.store): at start-up the orphans of a killed server are removed; then a sweeper thread removes
+Disk (stsdemo.app.session_files): at start-up the orphans of a killed server are removed; then a sweeper thread removes
 stale sessions and handed-over downloads every minute, and Gradio deletes its cached copies on a schedule
 (``delete_cache``). Each visitor's runs may take STSDEMO_SESSION_DISK (default 1gb).
 """
@@ -28,17 +28,17 @@ import threading
 from transformers.utils import logging as hf_logging
 
 from stsdemo import environment
-from stsdemo.app import store
-from stsdemo.app.state import AppState
+from stsdemo.app import session_files
+from stsdemo.app.app_state import AppState
 from stsdemo.app.ui import build_demo, launch_kwargs, mcp_wanted
 from stsdemo.playground.config import PlaygroundConfig
 
-store.recover_interrupted()   # runs a killed server left "running" say so, their checkpoints are listed again
+session_files.recover_interrupted()   # runs a killed server left "running" say so, their checkpoints are listed again
 state = AppState()
 demo = build_demo(state)
 # Gradio reads delete_cache when launch() builds the server: its copies of handed-out files are deleted on a
 # schedule instead of never (a zip is about 84 MB).
-demo.delete_cache = store.GRADIO_CACHE_SCHEDULE
+demo.delete_cache = session_files.GRADIO_CACHE_SCHEDULE
 
 
 def launch(host: str | None = None, port: int | None = None, mcp: bool = False, prewarm: bool = True, **options):
@@ -51,7 +51,7 @@ def launch(host: str | None = None, port: int | None = None, mcp: bool = False, 
     threading.Thread(target=state.models.warm_up, name="stsdemo-warm-up", daemon=True).start()
     if prewarm:   # a Space loses its disk cache on every restart: the first Play would wait 30-45 s
         state.playground.prewarm(PlaygroundConfig.prewarmed())
-    store.start_sweeper(state)
+    session_files.start_sweeper(state)
     return demo.launch(server_name=host, server_port=port, show_error=True, max_file_size=environment.max_upload(),
                        blocked_paths=[str(output)], **launch_kwargs(mcp=mcp, demo=demo), **options)
 

@@ -42,13 +42,13 @@ def default_run() -> dict:
 
 
 def compare_run() -> dict:
-    from stsdemo.app import compare_view, form, store
-    from stsdemo.app.state import AppState
+    from stsdemo.app import compare_view, form, session_files
+    from stsdemo.app.app_state import AppState
 
     values = form.form_defaults()
     with Timer() as timer:
         views = list(compare_view.stream_comparison(AppState(), "bench", values))
-    first, second = store.list_runs("bench")[-2:]
+    first, second = session_files.list_runs("bench")[-2:]
     config = form.build_config("bench", "unused", values)
     return dict(steps=config.max_steps, dev_pairs=config.max_dev_pairs, loss=config.loss, target=config.target,
                 x0=[first.config["x0"], second.config["x0"]], status=[first.status, second.status],

@@ -9,7 +9,7 @@ output folder: each run's checkpoint and history), ``staged`` (the system temp f
 until handed over) and ``gradio_cache`` (Gradio's copies of what it handed out, deleted on the app's schedule).
 Reported: each run's sizes, the growth per run, and the disk after the last run once the app's sweeper has had
 ``--settle`` seconds to remove the handed-over zip (the steady state after the runs). The app's own schedule
-runs unchanged (stsdemo.app.store: sweep every minute, a staged file removed a minute after hand-over, Gradio's
+runs unchanged (stsdemo.app.session_files: sweep every minute, a staged file removed a minute after hand-over, Gradio's
 copies deleted after ``GRADIO_CACHE_SCHEDULE``; sessions kept 24 h).
 """
 
@@ -59,7 +59,7 @@ def one_visit(url: str, values: dict, downloads: Path) -> dict:
     seconds, checkpoint and zip sizes."""
     from gradio_client import Client
 
-    from stsdemo.app import store
+    from stsdemo.app import session_files
 
     client = Client(url, verbose=False, download_files=str(downloads), httpx_kwargs={"timeout": 600})
     endpoint = client.view_api(return_format="dict", print_info=False)["named_endpoints"]["/train"]
@@ -68,10 +68,10 @@ def one_visit(url: str, values: dict, downloads: Path) -> dict:
         raise RuntimeError(f"/train takes no max_steps or max_dev_pairs: {sorted(named)}")
     with Timer() as timer:
         list(client.submit(api_name="/train", **{name: value for name, value in values.items() if name in named}))
-    info = store.list_runs(client.session_hash)[-1]
+    info = session_files.list_runs(client.session_hash)[-1]
     if info.status != "finished":
         raise RuntimeError(f"run {info.run_id} ended {info.status}: {info.message}")
-    archive = Path(client.predict(store.RUN_PREFIX + info.run_id, api_name="/zip_run"))
+    archive = Path(client.predict(session_files.RUN_PREFIX + info.run_id, api_name="/zip_run"))
     zip_mb = archive.stat().st_size / MB
     archive.unlink()  # the visitor's own copy, on their machine: not the server's disk
     return dict(seconds=round(timer.seconds, 1), checkpoint_mb=round(folder_mb(info.checkpoint), 1),
@@ -84,9 +84,9 @@ def measure(places: dict[str, Path], runs: int, overrides: dict, settle: float |
     import app  # the app's own start-up: recovery, the demo with Gradio's cache schedule
 
     from stsdemo import environment
-    from stsdemo.app import form, store
+    from stsdemo.app import form, session_files
 
-    settle = store.SWEEP_EVERY_S + store.HANDED_OVER_S if settle is None else settle
+    settle = session_files.SWEEP_EVERY_S + session_files.HANDED_OVER_S if settle is None else settle
 
     _, url, _ = app.launch("127.0.0.1", None, prewarm=False, prevent_thread_lock=True, quiet=True)
     try:
@@ -106,8 +106,8 @@ def measure(places: dict[str, Path], runs: int, overrides: dict, settle: float |
     return dict(runs=runs, settings=overrides, before_mb=before, visits=visits,
                 mb_per_run=round(median([b - a for a, b in zip(totals, totals[1:])]), 1),
                 after_runs_mb=last, settled_mb=settled, settle_s=settle,
-                schedule=dict(sweep_every_s=store.SWEEP_EVERY_S, handed_over_s=store.HANDED_OVER_S,
-                              gradio_cache=list(store.GRADIO_CACHE_SCHEDULE), session_max_age_s=store.SESSION_MAX_AGE_S,
+                schedule=dict(sweep_every_s=session_files.SWEEP_EVERY_S, handed_over_s=session_files.HANDED_OVER_S,
+                              gradio_cache=list(session_files.GRADIO_CACHE_SCHEDULE), session_max_age_s=session_files.SESSION_MAX_AGE_S,
                               session_budget_mb=round(environment.session_disk_bytes() / MB)))
 
 

@@ -64,7 +64,7 @@ class App:
         os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
         self.dev_pairs = dev_pairs
         from stsdemo import environment
-        from stsdemo.app.state import AppState
+        from stsdemo.app.app_state import AppState
         from stsdemo.app.ui import build_demo, launch_kwargs
 
         self.state = AppState()
@@ -226,7 +226,7 @@ def cycles(count: int, dev_pairs: int) -> dict:
 
 
 def app_cycles(count: int, dev_pairs: int) -> dict:
-    from stsdemo.app import store
+    from stsdemo.app import session_files
 
     app = App(dev_pairs)
     try:
@@ -247,7 +247,7 @@ def app_cycles(count: int, dev_pairs: int) -> dict:
             deadline = time.monotonic() + 300
             while (app.state.active_runs() or app.state.training_count()) and time.monotonic() < deadline:
                 time.sleep(0.2)
-            info = store.list_runs(client.session_hash)[-1]
+            info = session_files.list_runs(client.session_hash)[-1]
             outcomes.append(dict(status=info.status, checkpoint=info.has_checkpoint()))
             if index == 0:
                 rss_warm, threads_warm = rss_mib(), threading.active_count()

@@ -347,7 +347,7 @@ def bench_view(calls: int, warmup: int = 2) -> dict:
     model = SiameseRegressor.load(None)
     args = ("bench", "default", *PAIR, "STS 0–5", "", 1.0, None)
     if next(iter(inspect.signature(score_view).parameters), None) == "state":  # the app package's view-model
-        args = (app_function("AppState", "stsdemo.app.state")(), *args)
+        args = (app_function("AppState", "stsdemo.app.app_state")(), *args)
 
     def view():
         return score_view(*args)

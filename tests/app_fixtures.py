@@ -63,11 +63,11 @@ def small_app_state():
     """An app state whose Playground data sets are cut to PLAYGROUND_PAIRS evenly spread pairs a part, so embedding
     them takes seconds."""
     from stsdemo.app.model_cache import ModelCache
-    from stsdemo.app.playground_store import PlaygroundStore
-    from stsdemo.app.state import AppState
+    from stsdemo.app.playground_memory import PlaygroundMemory
+    from stsdemo.app.app_state import AppState
 
     models = ModelCache()
-    return AppState(models=models, playground=PlaygroundStore(models, max_pairs=PLAYGROUND_PAIRS))
+    return AppState(models=models, playground=PlaygroundMemory(models, max_pairs=PLAYGROUND_PAIRS))
 
 
 def served(state, output, mcp: bool | None = None):

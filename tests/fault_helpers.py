@@ -91,8 +91,8 @@ def app_run(output: str, at_swap: bool) -> None:
     """The ``app-run`` and ``app-swap`` scenarios (STSDEMO_OUTPUT_DIR is ``output``): every dev evaluation scores
     higher than the last, so each is saved; the second save hangs (:func:`hang_at_second_save`)."""
     import stsdemo.evaluate
-    from stsdemo.app import finetune_view, store
-    from stsdemo.app.state import StopSignal
+    from stsdemo.app import finetune_view, session_files
+    from stsdemo.app.app_state import StopSignal
     from stsdemo.preflight import preflight
     from stsdemo.train import TrainConfig
 
@@ -107,23 +107,23 @@ def app_run(output: str, at_swap: bool) -> None:
 
     hang_at_second_save(at_swap)
     stsdemo.evaluate.DevEvaluator.__call__ = rising
-    session, run_id = "killed", store.new_run_id()
-    folder = store.session_run_folder(session, run_id)
+    session, run_id = "killed", session_files.new_run_id()
+    folder = session_files.session_run_folder(session, run_id)
     config = preflight(TrainConfig(model=str(start), data="stsb", max_pairs=16, max_dev_pairs=8, max_length=16,
                                    batch_size=4, max_steps=4, eval_every=2, log_every=1, run_name=run_id,
                                    output_dir=str(folder / "checkpoint")))
     live = finetune_view.start_run(session, config, False, {}, [])
-    for _ in finetune_view.run_admitted(None, live, StopSignal(folder / store.STOP_FLAG)):
+    for _ in finetune_view.run_admitted(None, live, StopSignal(folder / session_files.STOP_FLAG)):
         pass
 
 
 def finished_run(session: str, run_id: str) -> None:
     """A finished run of ``session`` in the app's output folder: a tiny scorer as its checkpoint."""
-    from stsdemo.app import store
+    from stsdemo.app import session_files
 
-    checkpoint = store.session_run_folder(session, run_id) / "checkpoint"
+    checkpoint = session_files.session_run_folder(session, run_id) / "checkpoint"
     tiny_model(seed=3).save(checkpoint)
-    store.save_run(session, store.RunInfo(run_id, "#1 tiny", status="finished",
+    session_files.save_run(session, session_files.RunInfo(run_id, "#1 tiny", status="finished",
                                           config={"output_dir": str(checkpoint)}))
 
 
@@ -131,8 +131,8 @@ def zip_run() -> None:
     """The ``zip`` scenario: the zip of a finished run hangs after its first file is written."""
     import zipfile
 
-    from stsdemo.app import store
-    from stsdemo.app.state import AppState
+    from stsdemo.app import session_files
+    from stsdemo.app.app_state import AppState
 
     finished_run("zipped", "tiny-run")
     real_write = zipfile.ZipFile.write
@@ -143,7 +143,7 @@ def zip_run() -> None:
         hang("ZIPPING")
 
     zipfile.ZipFile.write = write_then_hang
-    store.zip_run(AppState(), "zipped", "tiny-run")
+    session_files.zip_run(AppState(), "zipped", "tiny-run")
 
 
 def embedding_write() -> None:

@@ -11,7 +11,7 @@ from app_fixtures import app_state, app_url, client, train_args  # noqa: F401  (
 from gradio_client.exceptions import AppError
 
 from stsdemo import environment
-from stsdemo.app import store
+from stsdemo.app import session_files
 from stsdemo.events import DoneEvent, EvalEvent, StartEvent
 from stsdemo.labels import get_scheme
 from stsdemo.model import SiameseRegressor
@@ -101,7 +101,7 @@ def _wait_for_new_points(job, timeout=120.0):
 
 
 def _session_runs(client) -> list:
-    return store.list_runs(client.session_hash)
+    return session_files.list_runs(client.session_hash)
 
 
 def _wait_until_idle(state, timeout=90.0):
@@ -122,7 +122,7 @@ def test_short_fine_tune_streams_curves_and_yields_a_usable_run(client, tmp_path
     info = _session_runs(client)[-1]
     assert info.status == "finished" and info.has_checkpoint()
     assert [e.step for e in info.events if isinstance(e, EvalEvent)] == [0, 2, 4]
-    value = store.RUN_PREFIX + info.run_id
+    value = session_files.RUN_PREFIX + info.run_id
     assert value in [choice[1] for choice in final[6]["choices"]]  # now in the scoring model list
 
     prediction, category, *_ = _score(client, model=value)

@@ -33,7 +33,7 @@ from gradio_client import Client, handle_file
 from gradio_client.exceptions import AppError
 
 from stsdemo import environment
-from stsdemo.app import store
+from stsdemo.app import session_files
 from stsdemo.app.ui import upload_note
 from stsdemo.model import SiameseRegressor
 
@@ -116,7 +116,7 @@ def test_scoring_answers_20_clients_while_runs_train_and_wait_in_line(app_url, a
     assert "in line" in shown and "1 run" in shown, shown
     with pytest.raises(AppError, match=r"queue is full.*1 run training and 1 waiting.*try again"):
         third.predict(*train_args(**LONG), api_name="/train")
-    assert not store.list_runs(third.session_hash), "a refused run must leave no record"
+    assert not session_files.list_runs(third.session_hash), "a refused run must leave no record"
 
     clients = [new_client(app_url) for _ in range(20)]
     answers, errors, latencies = [], [], []
@@ -147,7 +147,7 @@ def test_scoring_answers_20_clients_while_runs_train_and_wait_in_line(app_url, a
     list(waiting)
     wait_until_idle(app_state)
     for client in (first, second):
-        (info,) = store.list_runs(client.session_hash)
+        (info,) = session_files.list_runs(client.session_hash)
         assert info.status == "stopped" and info.has_checkpoint(), info
 
 
@@ -164,7 +164,7 @@ def test_stop_and_cancel_cycles_leave_no_thread_and_keep_memory(app_url, app_sta
             client.predict(api_name="/stop")
             list(job)
         wait_until_idle(app_state)
-        info = store.list_runs(client.session_hash)[-1]
+        info = session_files.list_runs(client.session_hash)[-1]
         assert info.status == ("cancelled" if cycle % 2 else "stopped") and info.has_checkpoint(), info
         assert SiameseRegressor.load(str(info.checkpoint)).predict(*PAIRS).shape == (2,)
         if cycle == 0:
@@ -205,7 +205,7 @@ def test_out_of_memory_in_a_run_ends_it_with_a_message_and_the_app_keeps_serving
     outputs = list(client.submit(*train_args(**LONG), api_name="/train"))
     status = outputs[-1][1]
     assert "out of memory" in status and "best checkpoint is kept" in status, status
-    (info,) = store.list_runs(client.session_hash)
+    (info,) = session_files.list_runs(client.session_hash)
     assert info.status == "failed" and info.has_checkpoint() and "out of memory" in info.message
     monkeypatch.undo()
     prediction, category, *_ = score(client)
@@ -220,26 +220,26 @@ def owner_run(app_url):  # noqa: F811
     """A finished one-step run of one visitor."""
     owner = new_client(app_url)
     list(owner.submit(*train_args(max_steps=1, eval_every=1000, max_dev_pairs=16), api_name="/train"))
-    (info,) = store.list_runs(owner.session_hash)
+    (info,) = session_files.list_runs(owner.session_hash)
     assert info.status == "finished" and info.has_checkpoint(), info
-    return owner, info.run_id, store.session_run_folder(owner.session_hash, info.run_id)
+    return owner, info.run_id, session_files.session_run_folder(owner.session_hash, info.run_id)
 
 
 def test_one_visitor_cannot_use_download_or_delete_another_visitors_run(app_url, owner_run):  # noqa: F811
     owner, run_id, folder = owner_run
     intruder = new_client(app_url)
     before = sorted(p.name for p in folder.rglob("*"))
-    for call in (lambda: score(intruder, model=store.RUN_PREFIX + run_id),
-                 lambda: intruder.predict(store.RUN_PREFIX + run_id, api_name="/zip_run"),
-                 lambda: intruder.predict(store.RUN_PREFIX + run_id, api_name="/delete_run")):
+    for call in (lambda: score(intruder, model=session_files.RUN_PREFIX + run_id),
+                 lambda: intruder.predict(session_files.RUN_PREFIX + run_id, api_name="/zip_run"),
+                 lambda: intruder.predict(session_files.RUN_PREFIX + run_id, api_name="/delete_run")):
         with pytest.raises(AppError, match=f"no run '{run_id}' in this session|run:{run_id} is not in the list"):
             call()
     with pytest.raises(AppError, match="does not exist"):     # as a missing folder: no hint that it exists
         score(intruder, model=str(folder / "checkpoint"))
     with pytest.raises(AppError, match="unknown run|no run|is not in the list of choices"):
-        intruder.predict(store.RUN_PREFIX + f"../{owner.session_hash}/{run_id}", api_name="/zip_run")
+        intruder.predict(session_files.RUN_PREFIX + f"../{owner.session_hash}/{run_id}", api_name="/zip_run")
     assert sorted(p.name for p in folder.rglob("*")) == before
-    prediction, category, *_ = score(owner, model=store.RUN_PREFIX + run_id)  # the owner still can
+    prediction, category, *_ = score(owner, model=session_files.RUN_PREFIX + run_id)  # the owner still can
     assert category
 
 
@@ -255,11 +255,11 @@ def _get(url: str) -> int:
 def test_files_are_served_only_when_the_app_hands_them_out(app_url, owner_run):  # noqa: F811
     owner, run_id, folder = owner_run
     base = app_url.rstrip("/") + "/gradio_api/file="
-    private = [folder / store.HISTORY_NAME, folder / "checkpoint" / "head.safetensors",
+    private = [folder / session_files.HISTORY_NAME, folder / "checkpoint" / "head.safetensors",
                environment.REPO_ROOT / "app.py", Path("/etc/passwd")]
     for path in private:
         assert _get(base + urllib.parse.quote(str(path))) == 403, path
-    archive = owner.predict(store.RUN_PREFIX + run_id, api_name="/zip_run")  # the owner downloads the zip
+    archive = owner.predict(session_files.RUN_PREFIX + run_id, api_name="/zip_run")  # the owner downloads the zip
     assert Path(archive).stat().st_size > 0
 
 
@@ -278,11 +278,11 @@ def test_a_run_downloads_through_the_api_with_a_model_card_true_to_its_records(a
 
     client = new_client(app_url)
     session, run_id = client.session_hash, "copied-scorer"
-    checkpoint = store.session_run_folder(session, run_id) / "checkpoint"
+    checkpoint = session_files.session_run_folder(session, run_id) / "checkpoint"
     shutil.copytree(environment.default_scorer_dir(), checkpoint)
-    store.save_run(session, store.RunInfo(run_id, "#1 copied", status="finished",
+    session_files.save_run(session, session_files.RunInfo(run_id, "#1 copied", status="finished",
                                           config={"output_dir": str(checkpoint)}))
-    archive = client.predict(store.RUN_PREFIX + run_id, api_name="/zip_run")
+    archive = client.predict(session_files.RUN_PREFIX + run_id, api_name="/zip_run")
     with zipfile.ZipFile(archive) as handle:
         handle.extractall(tmp_path / "zip")
     folder = tmp_path / "zip"

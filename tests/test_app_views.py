@@ -97,7 +97,7 @@ def test_error_histogram_marks_x0_and_half_the_gap_and_shows_the_start():
 
 
 def test_a_pickled_stop_signal_still_sees_the_flag_file(tmp_path):
-    from stsdemo.app.state import StopSignal
+    from stsdemo.app.app_state import StopSignal
 
     signal = StopSignal(tmp_path / "STOP")
     copy = pickle.loads(pickle.dumps(signal))

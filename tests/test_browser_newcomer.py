@@ -269,7 +269,7 @@ def test_step_on_a_finished_run_says_so():
     import numpy as np
 
     from stsdemo.app import playground_view
-    from stsdemo.app.playground_store import PlaygroundStore
+    from stsdemo.app.playground_memory import PlaygroundMemory
     from stsdemo.playground.config import PlaygroundConfig, declaration
     from stsdemo.playground.embeddings import Encoder
 
@@ -277,7 +277,7 @@ def test_step_on_a_finished_run_says_so():
         return Encoder("stand-in", f"stand-in:{place}", 128, lambda sentences: np.array(
             [[s.count(c) for c in "etaoinshr"] + [len(s) / 20] for s in sentences], dtype=np.float32))
 
-    store = PlaygroundStore(max_pairs=120, encoder_for=stand_in)
+    store = PlaygroundMemory(max_pairs=120, encoder_for=stand_in)
     said = "The run has reached its last step: Reset or Play starts it again."
     shortest = declaration("steps")["low"]
     values = PlaygroundConfig(seeds=2, steps=shortest, speed=shortest).to_dict()

@@ -253,7 +253,7 @@ def test_one_visitor_holds_one_place_whatever_their_sessions(tmp_path):
     """Five sessions from one address: the first takes the only slot, the others are refused at once, so the
     waiting places stay free for other visitors; the place is free again when the run ends."""
     from stsdemo.app import finetune_view
-    from stsdemo.app.state import AppState
+    from stsdemo.app.app_state import AppState
 
     state = AppState(line=JobLine(slots=1, waiting=4))
 

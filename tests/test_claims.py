@@ -9,7 +9,7 @@ import re
 import pytest
 
 from bench import claims, report, tuning_report
-from stsdemo.app import evidence_view, senteval_view
+from stsdemo.app import evidence_view, benchmark_view
 
 
 @pytest.mark.parametrize("a, b, verdict", [
@@ -196,7 +196,7 @@ def test_a_missing_or_corrupt_evidence_file_leaves_the_tab_working(content, tmp_
     monkeypatch.setattr(evidence_view, "EVIDENCE_FILE", path)
     with pytest.raises(evidence_view.EvidenceUnavailable):
         evidence_view.load_evidence()
-    table, sts, nli, verdicts = senteval_view.evidence_views({"my model": {"Avg.": 79.5}})
+    table, sts, nli, verdicts = benchmark_view.evidence_views({"my model": {"Avg.": 79.5}})
     assert "evidence is unavailable" in verdicts and len(table) == 1
     assert sts.layout.annotations[-1].text == nli.layout.annotations[-1].text == "evidence unavailable"
     assert evidence_view.headline(None).startswith("The project's measurements are unavailable")

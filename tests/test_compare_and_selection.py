@@ -18,11 +18,11 @@ TINY = dict(model="default", data="STS-B train", loss="Smooth K2 (ours) [sk2]", 
 
 
 def _run(label: str, x0: float, last: float, status: str = "finished"):
-    from stsdemo.app import store
+    from stsdemo.app import session_files
 
     evals = [EvalEvent(1, step, 4, cosine, cosine, 0.3, cosine, StageStep(1, step), True, 1.0, {}, x0, 1.0)
              for step, cosine in ((0, 85.0), (4, last))]
-    return store.RunInfo(label.replace(" ", "-"), label, status, config={"x0": x0}, events=evals)
+    return session_files.RunInfo(label.replace(" ", "-"), label, status, config={"x0": x0}, events=evals)
 
 
 def _pairs(*scores):
@@ -79,8 +79,8 @@ def test_compare_seeds_are_bounded_by_their_one_declaration(value):
 def test_a_stopped_comparison_keeps_the_pairs_that_finished(tmp_path):
     """Two seeds as one job: after the first pair, the stop ends the third run; the comparison reads the finished
     pair, and the charts keep every run of every pair, each named by its seed and x0."""
-    from stsdemo.app import compare_view, form, store
-    from stsdemo.app.state import AppState
+    from stsdemo.app import compare_view, form, session_files
+    from stsdemo.app.app_state import AppState
 
     state, session = AppState(), "compare-stop"
     views = []
@@ -88,7 +88,7 @@ def test_a_stopped_comparison_keeps_the_pairs_that_finished(tmp_path):
         views.append(view)
         if view.status.startswith("Pair 2 of 2") and state.active_run(session):
             state.request_stop(session)
-    runs = store.list_runs(session)
+    runs = session_files.list_runs(session)
     assert [(run.config["seed"], run.config["x0"], run.status) for run in runs] == \
         [(42, 0.25, "finished"), (42, 0.0, "finished"), (43, 0.25, "stopped")]
     final = views[-1]
@@ -114,20 +114,20 @@ def test_a_preset_picks_its_checkpoint_by_what_it_trains():
 def test_the_paper_preset_keeps_its_trained_head_and_says_which_metric_picked_it():
     """A tiny real run of "Paper · BERT · Smooth K2 (NLI)" from the form: the head is picked by its dev Spearman,
     so the kept checkpoint is a trained step, not the untouched start."""
-    from stsdemo.app import finetune_view, form, store
+    from stsdemo.app import finetune_view, form, session_files
     from stsdemo.train import train
 
     values = {**form.form_defaults(), **form.preset_values("paper-bert-sk2"),
               **{name: TINY[name] for name in ("max_steps", "eval_every", "log_every", "max_length", "max_pairs",
                                                "max_dev_pairs")}}
-    config = form.build_config("preset", store.new_run_id(), values)
+    config = form.build_config("preset", session_files.new_run_id(), values)
     assert (config.select_by, config.data, config.target) == ("head", "nli", "head")
     events = list(train(config))
     done = events[-1]
     assert isinstance(done, DoneEvent) and done.outcome == "finished"
     evals = [event for event in events if isinstance(event, EvalEvent)]
     assert done.best == max(event.dev_head for event in evals) and done.best_step != StageStep(1, 0)
-    info = store.RunInfo("r", "#1 sk2 k=2", "finished", config=asdict(config), events=events, best=done.best,
+    info = session_files.RunInfo("r", "#1 sk2 k=2", "finished", config=asdict(config), events=events, best=done.best,
                          best_step=done.best_step)
     summary = finetune_view.run_summary(info)
     picked = f"Checkpoint picked by the STS-B dev head Spearman: {done.best:.2f} at step {done.best_step.step}."
@@ -160,11 +160,11 @@ def test_a_kept_start_is_explained():
 
 
 def test_a_summary_prints_words_not_booleans():
-    from stsdemo.app import finetune_view, store
+    from stsdemo.app import finetune_view, session_files
 
     for name, words in (("tune-sk2", "two stages (the head on nli with the encoder frozen, then everything)"),
                         ("calibrate", "one stage, encoder frozen"), ("paper-bert-sk2", "one stage")):
-        info = store.RunInfo("r", "#1", "finished", config=TrainConfig.from_preset(name).to_dict())
+        info = session_files.RunInfo("r", "#1", "finished", config=TrainConfig.from_preset(name).to_dict())
         summary = finetune_view.run_summary(info)
         assert words in summary and "True" not in summary and "False" not in summary, summary
 
@@ -172,13 +172,13 @@ def test_a_summary_prints_words_not_booleans():
 def test_a_calibrated_two_stage_run_counts_three_stages_in_its_live_text_and_its_summary():
     """The stage plan is the one the training loop follows (head stage, main stage, calibration): the live
     progress and the summary count the same stages and name the same place."""
-    from stsdemo.app import finetune_view, store
+    from stsdemo.app import finetune_view, session_files
     from stsdemo.selection import encoder_frozen, stage_plan
 
     config = TrainConfig(two_stage=True, calibrate_data="stsb", select_by="cosine")
     assert stage_plan(config.to_dict()) == [True, False, True]
     assert [encoder_frozen(config.to_dict(), stage) for stage in (0, 1, 2, 3, 4)] == [False, True, False, True, False]
-    info = store.RunInfo("r", "#1", "finished", config=config.to_dict(), events=[], best=88.0,
+    info = session_files.RunInfo("r", "#1", "finished", config=config.to_dict(), events=[], best=88.0,
                          best_step=StageStep(3, 10))
     live = finetune_view.LiveRun("s", info, config, [])
     assert live.progress.stages == 3

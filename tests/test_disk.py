@@ -10,7 +10,7 @@ import time
 import pytest
 
 from stsdemo import environment
-from stsdemo.app import store
+from stsdemo.app import session_files
 from stsdemo.errors import InputError
 
 
@@ -20,7 +20,7 @@ def _aged(path, seconds: float):
 
 
 def _run_files(session: str, run_id: str, size: int):
-    folder = store.session_run_folder(session, run_id) / "checkpoint"
+    folder = session_files.session_run_folder(session, run_id) / "checkpoint"
     folder.mkdir(parents=True)
     (folder / "model.safetensors").write_bytes(b"\0" * size)
     return folder.parent
@@ -29,11 +29,11 @@ def _run_files(session: str, run_id: str, size: int):
 def test_a_session_over_its_disk_budget_is_refused_with_the_budget_named(monkeypatch):
     monkeypatch.setenv("STSDEMO_SESSION_DISK", "3kb")
     _run_files("budget", "first", 2048)
-    store.check_disk_budget("budget")                     # 2 KB of 3 KB: a new run may start
+    session_files.check_disk_budget("budget")                     # 2 KB of 3 KB: a new run may start
     _run_files("budget", "second", 2048)
     with pytest.raises(InputError, match=r"take 4 KB of disk, its budget is 3 KB \(STSDEMO_SESSION_DISK\): delete"):
-        store.check_disk_budget("budget")
-    store.check_disk_budget("another-session")           # the budget is per session
+        session_files.check_disk_budget("budget")
+    session_files.check_disk_budget("another-session")           # the budget is per session
 
 
 def test_the_disk_budget_is_read_like_the_upload_cap(monkeypatch):
@@ -48,13 +48,13 @@ def test_the_disk_budget_is_read_like_the_upload_cap(monkeypatch):
 def test_the_sweep_removes_stale_sessions_and_handed_over_downloads_and_spares_the_rest():
     stale, busy, fresh = (_run_files(name, "run", 16).parent for name in ("stale", "busy", "fresh"))
     for folder in (stale, busy):
-        _aged(folder, store.SESSION_MAX_AGE_S + 60)
-    handed = store.downloads_dir("fresh") / "stsdemo-run.zip"
+        _aged(folder, session_files.SESSION_MAX_AGE_S + 60)
+    handed = session_files.downloads_dir("fresh") / "stsdemo-run.zip"
     handed.write_bytes(b"zip")
-    _aged(handed, store.HANDED_OVER_S + 1)
-    staged = store.downloads_dir("fresh") / "scored.csv"
+    _aged(handed, session_files.HANDED_OVER_S + 1)
+    staged = session_files.downloads_dir("fresh") / "scored.csv"
     staged.write_text("just returned, not yet copied by Gradio")
-    store.sweep({"busy"})
+    session_files.sweep({"busy"})
     assert not stale.exists() and busy.exists() and fresh.exists()
     assert not handed.exists() and staged.exists()
 
@@ -64,12 +64,12 @@ def test_the_sweeper_runs_at_once_and_then_periodically():
         def active_runs(self):
             return {}
 
-    stop = store.start_sweeper(NoRuns(), every_s=0.2)
+    stop = session_files.start_sweeper(NoRuns(), every_s=0.2)
     try:
         for name in ("first", "second"):   # one gone at start, one made later and gone at a later sweep
-            staged = store.downloads_dir(name) / "stsdemo-run.zip"
+            staged = session_files.downloads_dir(name) / "stsdemo-run.zip"
             staged.write_bytes(b"zip")
-            _aged(staged, store.HANDED_OVER_S + 1)
+            _aged(staged, session_files.HANDED_OVER_S + 1)
             deadline = time.monotonic() + 10
             while staged.exists() and time.monotonic() < deadline:
                 time.sleep(0.05)
@@ -83,6 +83,6 @@ def test_gradio_takes_the_cache_schedule_the_app_sets():
     import gradio as gr
 
     assert "delete_cache" in inspect.signature(gr.Blocks).parameters
-    frequency, age = store.GRADIO_CACHE_SCHEDULE
+    frequency, age = session_files.GRADIO_CACHE_SCHEDULE
     assert gr.Blocks(delete_cache=(frequency, age)).delete_cache == (frequency, age)
-    assert 0 < frequency <= age and store.HANDED_OVER_S < age   # a handed-over zip stays downloadable a while
+    assert 0 < frequency <= age and session_files.HANDED_OVER_S < age   # a handed-over zip stays downloadable a while

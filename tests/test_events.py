@@ -26,35 +26,35 @@ def test_every_event_type_is_in_the_round_trip():
 
 
 def test_every_event_type_survives_history_json(tmp_path, monkeypatch):
-    from stsdemo.app import store
+    from stsdemo.app import session_files
 
     monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path))
-    info = store.RunInfo("run-1", "#1 sk2", events=list(EVENTS), best=72.0, best_step=StageStep(2, 3))
-    store.session_run_folder("s1", "run-1").mkdir(parents=True)
-    store.save_run("s1", info)
-    written = json.loads((store.session_run_folder("s1", "run-1") / store.HISTORY_NAME).read_text())
+    info = session_files.RunInfo("run-1", "#1 sk2", events=list(EVENTS), best=72.0, best_step=StageStep(2, 3))
+    session_files.session_run_folder("s1", "run-1").mkdir(parents=True)
+    session_files.save_run("s1", info)
+    written = json.loads((session_files.session_run_folder("s1", "run-1") / session_files.HISTORY_NAME).read_text())
     assert [e["event"] for e in written["events"]] == ["start", "eval", "step", "step", "done", "final_eval",
                                                        "final_eval"]
     assert written["best_step"] == [2, 3] and written["events"][1]["best_step"] == [1, 0]
-    again = store.load_run("s1", "run-1")
+    again = session_files.load_run("s1", "run-1")
     assert again.events == EVENTS and again == info
     assert all(type(a) is type(b) for a, b in zip(again.events, EVENTS))
     assert again.best_step.stage == 2 and again.best_step.step == 3 and str(again.best_step) == "2:3"
 
 
 def test_a_history_written_before_typed_events_still_reads(tmp_path, monkeypatch):
-    from stsdemo.app import store
+    from stsdemo.app import session_files
 
     monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path))
     old = [dict(EVENTS[1].to_dict(), best_step="1:0"), dict(EVENTS[4].to_dict(), best_step="2:3")]
-    folder = store.session_run_folder("s1", "old")
+    folder = session_files.session_run_folder("s1", "old")
     folder.mkdir(parents=True)
-    (folder / store.HISTORY_NAME).write_text(json.dumps({"run_id": "old", "label": "#1", "events": old,
+    (folder / session_files.HISTORY_NAME).write_text(json.dumps({"run_id": "old", "label": "#1", "events": old,
                                                          "best": 72.0, "best_step": "2:3"}))
-    info = store.load_run("s1", "old")
+    info = session_files.load_run("s1", "old")
     assert info.events == [EVENTS[1], EVENTS[4]] and info.best_step == (2, 3)
-    (folder / store.HISTORY_NAME).write_text(json.dumps({"run_id": "old", "label": "#1", "best_step": ""}))
-    assert store.load_run("s1", "old").best_step is None  # a run that had no evaluation yet
+    (folder / session_files.HISTORY_NAME).write_text(json.dumps({"run_id": "old", "label": "#1", "best_step": ""}))
+    assert session_files.load_run("s1", "old").best_step is None  # a run that had no evaluation yet
 
 
 @pytest.mark.parametrize("stopped, reason, outcome, message", [
@@ -67,16 +67,16 @@ def test_a_done_event_written_before_outcomes_reads_as_its_outcome(stopped, reas
 
 
 def test_start_up_recovery_leaves_the_runs_of_this_server_and_ended_runs_alone(tmp_path, monkeypatch):
-    from stsdemo.app import store
+    from stsdemo.app import session_files
 
     monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path))
-    for run_id, status, owner in (("ours", "running", store.PROCESS), ("done", "finished", "gone"),
+    for run_id, status, owner in (("ours", "running", session_files.PROCESS), ("done", "finished", "gone"),
                                   ("orphan", "running", "gone")):
-        store.session_run_folder("s1", run_id).mkdir(parents=True)
-        store.save_run("s1", store.RunInfo(run_id, run_id, status=status, owner=owner))
-    assert store.recover_interrupted() == [("s1", "orphan")]
-    assert [r.status for r in store.list_runs("s1")] == ["running", "finished", "interrupted"]
-    assert store.load_run("s1", "orphan").message == "the server stopped while it trained; no checkpoint was written"
+        session_files.session_run_folder("s1", run_id).mkdir(parents=True)
+        session_files.save_run("s1", session_files.RunInfo(run_id, run_id, status=status, owner=owner))
+    assert session_files.recover_interrupted() == [("s1", "orphan")]
+    assert [r.status for r in session_files.list_runs("s1")] == ["running", "finished", "interrupted"]
+    assert session_files.load_run("s1", "orphan").message == "the server stopped while it trained; no checkpoint was written"
 
 
 def test_an_unknown_event_is_refused():

@@ -178,22 +178,22 @@ def test_kill_between_the_two_renames_of_the_fallback_swap_gives_a_clear_error(t
 def test_kill_9_during_an_app_run_is_recovered_at_start_up(tmp_path, monkeypatch):
     """A server killed (SIGKILL) while it trains leaves the run ``running`` and a half-written checkpoint in its
     staging folder; the next start-up marks it ``interrupted``, lists its good checkpoint and clears the staging."""
-    from stsdemo.app import finetune_view, store
+    from stsdemo.app import finetune_view, session_files
 
     monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path))
     _run_until("app-run", tmp_path, "HALF-WRITTEN", STSDEMO_OUTPUT_DIR=str(tmp_path))
     ((session, run_id),) = [(p.parent.parent.name, p.parent.name) for p in tmp_path.glob("sessions/*/*/history.json")]
-    folder = store.session_run_folder(session, run_id)
-    assert store.load_run(session, run_id).status == "running"
-    assert store.run_choices(session) == [] and list(folder.glob(".checkpoint.*")), "the state a kill leaves"
-    assert store.recover_interrupted() == [(session, run_id)]
-    info = store.load_run(session, run_id)
+    folder = session_files.session_run_folder(session, run_id)
+    assert session_files.load_run(session, run_id).status == "running"
+    assert session_files.run_choices(session) == [] and list(folder.glob(".checkpoint.*")), "the state a kill leaves"
+    assert session_files.recover_interrupted() == [(session, run_id)]
+    info = session_files.load_run(session, run_id)
     assert info.status == "interrupted" and "best checkpoint so far is kept" in info.message
-    assert store.run_choices(session) == [(info.title(), store.RUN_PREFIX + run_id)]
+    assert session_files.run_choices(session) == [(info.title(), session_files.RUN_PREFIX + run_id)]
     assert not [p.name for p in folder.iterdir() if p.name.startswith(".")], "staging left behind"
     assert SiameseRegressor.load(str(info.checkpoint)).predict(*PAIRS).shape == (2,)
     assert "interrupted" in finetune_view.run_summary(info)
-    assert store.recover_interrupted() == []   # once is enough
+    assert session_files.recover_interrupted() == []   # once is enough
 
 
 @pytest.mark.slow   # trains (a tiny model, a few steps)
@@ -203,20 +203,20 @@ def test_kill_9_just_after_the_checkpoint_swap_leaves_the_new_weights_with_their
     and its zip carries the record and the card, with no server path or session id in them."""
     import zipfile
 
-    from stsdemo.app import store
-    from stsdemo.app.state import AppState
+    from stsdemo.app import session_files
+    from stsdemo.app.app_state import AppState
 
     monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path))
     swapped = _run_until("app-swap", tmp_path, "SWAPPED", STSDEMO_OUTPUT_DIR=str(tmp_path)).split()[1]
     ((session, run_id),) = [(p.parent.parent.name, p.parent.name) for p in tmp_path.glob("sessions/*/*/history.json")]
-    checkpoint = store.session_run_folder(session, run_id) / "checkpoint"
+    checkpoint = session_files.session_run_folder(session, run_id) / "checkpoint"
     assert hashlib.sha256((checkpoint / "head.safetensors").read_bytes()).hexdigest() == swapped
     record = json.loads((checkpoint / "run.json").read_text())
     assert record["best_step"] == [1, 2] and record["best_dev"] == 2.0       # the second evaluation's weights
-    assert store.recover_interrupted() == [(session, run_id)]
-    info = store.load_run(session, run_id)
+    assert session_files.recover_interrupted() == [(session, run_id)]
+    info = session_files.load_run(session, run_id)
     assert (info.best_step, info.best) == ((1, 2), 2.0)                    # the history follows the checkpoint
-    with zipfile.ZipFile(store.zip_run(AppState(), session, run_id)) as archive:
+    with zipfile.ZipFile(session_files.zip_run(AppState(), session, run_id)) as archive:
         assert {"run.json", "README.md", "head.safetensors"} <= set(archive.namelist())
         zipped, card = json.loads(archive.read("run.json")), archive.read("README.md").decode()
     assert zipped["best_step"] == [1, 2] and zipped["config"]["output_dir"] == "./checkpoint"
@@ -225,9 +225,9 @@ def test_kill_9_just_after_the_checkpoint_swap_leaves_the_new_weights_with_their
 
 
 def _zip_orphans(output: Path) -> list[Path]:
-    from stsdemo.app import store
+    from stsdemo.app import session_files
 
-    return [*output.glob(f"sessions/*/*/{store.EXPORT_PREFIX}*"), *store.downloads_root().glob("*/.*.tmp")]
+    return [*output.glob(f"sessions/*/*/{session_files.EXPORT_PREFIX}*"), *session_files.downloads_root().glob("*/.*.tmp")]
 
 
 ORPHANS = {"zip": ("ZIPPING", _zip_orphans),     # the zip's export folder and its partial zip
@@ -238,13 +238,13 @@ ORPHANS = {"zip": ("ZIPPING", _zip_orphans),     # the zip's export folder and i
 def test_what_a_kill_leaves_beside_the_runs_does_not_survive_a_restart(scenario, tmp_path, monkeypatch):
     """A server killed while it zips a run (its export folder and a partial zip) or writes the Playground's
     embedding cache (a partial table) leaves them behind; the start-up recovery removes them."""
-    from stsdemo.app import store
+    from stsdemo.app import session_files
 
     monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path))
     marker, orphans = ORPHANS[scenario]
     _run_until(scenario, tmp_path, marker, STSDEMO_OUTPUT_DIR=str(tmp_path))
     assert len(orphans(tmp_path)) == (2 if scenario == "zip" else 1), f"what the kill leaves: {orphans(tmp_path)}"
-    store.recover_interrupted()
+    session_files.recover_interrupted()
     assert not orphans(tmp_path)
 
 
@@ -375,7 +375,7 @@ def test_job_line_admits_in_order_and_refuses_when_full():
 def test_a_job_that_goes_on_with_a_second_run_guards_that_run_and_frees_the_first(tmp_path):
     """Compare's second run trains inside the first run's job: from then on the second run is the one that
     cannot be deleted or zipped, and the job's end frees the session whatever run it ended on."""
-    from stsdemo.app.state import AppState, StopSignal
+    from stsdemo.app.app_state import AppState, StopSignal
 
     state = AppState()
     ticket = state.begin_run("s", "first", StopSignal(tmp_path / "STOP"))

@@ -250,12 +250,12 @@ def problems(case: Case, answer: Answer, log: str) -> list[str]:
 
 
 def test_a_refusal_does_not_tell_another_sessions_folder_from_a_missing_one(live_app):
-    from stsdemo.app import store
+    from stsdemo.app import session_files
 
     url, _ = live_app
-    existing = store.sessions_root() / "fuzzothersession" / "run1" / "checkpoint"
+    existing = session_files.sessions_root() / "fuzzothersession" / "run1" / "checkpoint"
     existing.mkdir(parents=True, exist_ok=True)
-    missing = store.sessions_root() / "fuzzmissingsession" / "run1" / "checkpoint"
+    missing = session_files.sessions_root() / "fuzzmissingsession" / "run1" / "checkpoint"
     answers = [rest(url, "score_pair", ["a", "b", "own", str(path)]) for path in (existing, missing)]
     assert not any(answer.ok for answer in answers)
     said = [answer.text.replace(str(path), "<path>") for answer, path in zip(answers, (existing, missing))]

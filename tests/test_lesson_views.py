@@ -182,7 +182,7 @@ def test_the_apps_table_shows_the_full_name_with_the_code_in_small_type_escaped(
 
 @pytest.fixture(scope="module")
 def app_state():
-    from stsdemo.app.state import AppState
+    from stsdemo.app.app_state import AppState
 
     return AppState()
 

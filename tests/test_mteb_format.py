@@ -130,22 +130,22 @@ def test_the_app_zips_the_cached_results_of_the_chosen_model(tmp_path, monkeypat
     in the session's download folder; a model not evaluated yet is refused."""
     import shutil
 
-    from stsdemo.app import model_cache, senteval_view, store
+    from stsdemo.app import model_cache, benchmark_view, session_files
 
     monkeypatch.setenv("STSDEMO_CACHE_DIR", str(tmp_path / "cache"))
     session = "mteb-format-test"
     fake_state = SimpleNamespace(test_sets=lambda: {task: range(count) for task, count in PAIRS.items()})
     with pytest.raises(InputError, match="evaluate all-MiniLM-L6-v2 on the 7 tasks first"):
-        senteval_view.mteb_zip(fake_state, session, model_cache.DEFAULT_CHOICE)
+        benchmark_view.mteb_zip(fake_state, session, model_cache.DEFAULT_CHOICE)
     model_cache.result_cache().put("", COSINE)
     try:
-        archive = senteval_view.mteb_zip(fake_state, session, model_cache.DEFAULT_CHOICE)
-        assert archive.parent == store.downloads_dir(session)
+        archive = benchmark_view.mteb_zip(fake_state, session, model_cache.DEFAULT_CHOICE)
+        assert archive.parent == session_files.downloads_dir(session)
         with zipfile.ZipFile(archive) as opened:
             names = sorted(opened.namelist())
             sick = json.loads(opened.read(f"{DEFAULT_FOLDER}/SICK-R.json"))
     finally:
-        shutil.rmtree(store.downloads_root() / session, ignore_errors=True)
+        shutil.rmtree(session_files.downloads_root() / session, ignore_errors=True)
     assert names == [f"{DEFAULT_FOLDER}/{n}" for n in ("SICK-R.json", "STS12.json", "STS16.json", "model_meta.json")]
     assert sick["scores"]["test"][0]["main_score"] == 0.7758
 

@@ -40,7 +40,7 @@ def test_scoring_with_the_nli_scheme_picks_the_nli_scorer(tmp_path):
     import pandas as pd
 
     from stsdemo.app import model_cache, score_view
-    from stsdemo.app.state import AppState
+    from stsdemo.app.app_state import AppState
 
     state = AppState()
     view = score_view.score_view(state, "nli-test", model_cache.DEFAULT_CHOICE, "A man plays a guitar.",

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from stsdemo.app import playground_plots, playground_view
-from stsdemo.app.playground_store import PlaygroundStore
+from stsdemo.app.playground_memory import PlaygroundMemory
 from stsdemo.errors import InputError
 from stsdemo.playground.config import PlaygroundConfig
 from stsdemo.playground.embeddings import Encoder
@@ -23,7 +23,7 @@ def stand_in(place: str, name: str, shown: str) -> Encoder:
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
-    return PlaygroundStore(max_pairs=120, encoder_for=stand_in)
+    return PlaygroundMemory(max_pairs=120, encoder_for=stand_in)
 
 
 def values(**changes) -> dict:
@@ -72,7 +72,7 @@ def test_a_changed_setting_starts_the_run_again_with_a_notice(store):
 
 def test_bad_values_fall_back_with_notices(store):
     view = playground_view.advance(store, "visitor-d", values(k=-3, x0=0.9, seeds=99), "step")
-    assert len(view.notices) == 3 and "Step 1 of 60" in view.status and "10 seeds" in view.status
+    assert len(view.notices) == 3 and "Step 1 of 60" in view.status and f"{PlaygroundConfig().seeds} seeds" in view.status
 
 
 def test_the_drawn_points_are_bounded_and_the_hollow_dots_are_inside_the_buffer(store):
@@ -147,10 +147,10 @@ def test_a_played_run_over_the_budget_is_trimmed_with_a_notice_and_each_update_i
 
 
 def test_frames_beyond_the_tick_slots_answer_busy_and_the_run_does_not_move(store):
-    from stsdemo.app import playground_store
+    from stsdemo.app import playground_memory
 
     first = playground_view.advance(store, "visitor-h", values(), "play")
-    held = [store._ticks.acquire() for _ in range(playground_store.MAX_TICKS)]
+    held = [store._ticks.acquire() for _ in range(playground_memory.MAX_TICKS)]
     try:
         assert playground_view.next_frame(store, first.token) == dict(busy=True, playing=True, token=first.token)
     finally:
@@ -173,7 +173,7 @@ def test_a_play_that_waits_for_embeddings_says_how_far_along_and_the_time_left(t
             return encoder.encode(sentences)
         return Encoder(encoder.name, encoder.fingerprint + ":slow", encoder.max_length, encode)
 
-    fresh = PlaygroundStore(max_pairs=60, encoder_for=slow)
+    fresh = PlaygroundMemory(max_pairs=60, encoder_for=slow)
     frames = playground_view.waiting(fresh, "visitor-w", values())
     first = next(frames)
     assert first["waiting"] and "Embedding the sentences of sts" in first["status"] and "Pause works" in first["status"]

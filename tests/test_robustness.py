@@ -466,7 +466,7 @@ from app_fixtures import app_state, app_url, client  # noqa: E402,F401  (pytest 
 def test_api(case, inputs, client, capfd):  # noqa: F811
     from gradio_client.exceptions import AppError
 
-    from stsdemo.app import store as runs
+    from stsdemo.app import session_files as runs
 
     capfd.readouterr()
     api_name, args = case.api(inputs)

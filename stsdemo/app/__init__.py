@@ -1,12 +1,12 @@
 """The Gradio app, in parts whose file names say what they hold.
 
-* ``state.py``: :class:`~stsdemo.app.state.AppState`, the one object holding what the app keeps in memory
+* ``app_state.py``: :class:`~stsdemo.app.app_state.AppState`, the one object holding what the app keeps in memory
   (loaded models, runs in progress, the training line, benchmark rows) and the locks that guard it.
-* ``store.py``: sessions and their run folders on disk (``RunInfo``, ``history.json``, zips, pruning, the
+* ``session_files.py``: sessions and their run folders on disk (``RunInfo``, ``history.json``, zips, pruning, the
   start-up recovery of runs a killed server left ``running``).
 * ``model_cache.py``: the model cache, the model dropdowns' choices, what a choice names, the app's 7-task
   result cache.
-* ``score_view.py``, ``loss_view.py``, ``finetune_view.py``, ``senteval_view.py``: one view-model per tab, plain
+* ``score_view.py``, ``loss_view.py``, ``finetune_view.py``, ``benchmark_view.py``: one view-model per tab, plain
   Python (no gradio): what each tab computes and shows; ``form.py``: the Fine-tune form, drawn from the settings'
   declarations in :mod:`stsdemo.config`; ``progress.py``: progress, time left and durations in words.
 * ``compare_view.py``: *Compare with and without the buffer* (pairs of runs that differ only in ``x0``, at 1 to
@@ -15,7 +15,7 @@
   Benchmark tab and the header show it; ``tuning_view.py``: the tuned evidence (every arm at its own best
   settings) as the Benchmark tab shows it.
 * ``playground_view.py``: the *Playground* as plain Python (a visitor's run advanced by Play, Step, Reset, its
-  numbers and the recorded payoff map); ``playground_store.py``: the prepared data sets every visitor shares and
+  numbers and the recorded payoff map); ``playground_memory.py``: the prepared data sets every visitor shares and
   each visitor's own run; ``playground_plots.py``: its live charts as drawing specs and the payoff map.
 * ``lesson.py``: the start-here path at the top of the app and the README.
 * ``plots.py``: the tabs' figures and tables (the evidence's own are in ``evidence_view.py``); ``slots.py``: the

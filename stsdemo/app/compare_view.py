@@ -23,7 +23,7 @@ from ..errors import InputError
 from ..losses.spec import LOSSES, PAPER_X0
 from ..paired import paired, rule_text
 from ..selection import METRICS, dev_score
-from . import finetune_view, form, plots, senteval_view, store
+from . import finetune_view, form, plots, benchmark_view, session_files
 from .evidence_view import buffer_line, buffer_spread
 from .finetune_view import Curves, TrainView
 from .progress import SKIP
@@ -51,7 +51,7 @@ class Pair:
 
     seed: int
     configs: tuple[TrainConfig, TrainConfig]
-    runs: list[store.RunInfo]
+    runs: list[session_files.RunInfo]
 
     def finished(self) -> bool:
         return len(self.runs) == 2 and all(run.status == "finished" for run in self.runs)
@@ -66,13 +66,13 @@ def check_comparable(config) -> None:
                          f"{PAPER_X0:g})")
 
 
-def final_dev(info: store.RunInfo, select_by: str) -> float | None:
+def final_dev(info: session_files.RunInfo, select_by: str) -> float | None:
     """The dev score that selects checkpoints (:func:`stsdemo.selection.dev_score`) at a run's last evaluation."""
     evals = finetune_view.evaluations(info)
     return float(dev_score(evals[-1], select_by)) if evals else None
 
 
-def chart_name(info: store.RunInfo) -> str:
+def chart_name(info: session_files.RunInfo) -> str:
     """A run of a comparison on the charts: its number and x0, '#4 x0=0.25' (short, so both fit a legend)."""
     return f"{info.label.split()[0]} x0={info.config.get('x0', 0):g}"
 
@@ -116,7 +116,7 @@ def verdict_text(pairs: list[Pair], config: TrainConfig, ending: str = "") -> st
     else:
         reading = (f"Paired over {result.n} seeds (the Benchmark tab's rule: {rule_text(result.n)}): mean difference "
                    f"{result.numbers()}: **{result.verdict}**.")
-    found, _ = senteval_view.recorded_evidence()
+    found, _ = benchmark_view.recorded_evidence()
     lines = [f"**With vs without the buffer**: the dev {METRICS[config.select_by][0]} (what selects checkpoints) at "
              "the last evaluation; each difference is taken from the two values beside it." + (f" {ending}" if ending else ""),
              "", f"| seed | x0 = {config.x0:g} | x0 = 0 | difference |", "|--:|--:|--:|--:|", *rows, "",
@@ -164,9 +164,9 @@ def plan_pairs(session: str, values: dict, first: TrainConfig, seeds: int) -> li
     for index in range(seeds):
         seed = first.seed + index
         try:
-            with_buffer = first if index == 0 else form.build_config(session, store.new_run_id(),
+            with_buffer = first if index == 0 else form.build_config(session, session_files.new_run_id(),
                                                                      {**values, "seed": seed})
-            without = form.build_config(session, store.new_run_id(), {**values, "seed": seed, "x0": 0})
+            without = form.build_config(session, session_files.new_run_id(), {**values, "seed": seed, "x0": 0})
         except InputError as error:
             raise InputError(f"compare seeds {seeds} runs seeds {first.seed} to {first.seed + seeds - 1}: "
                              f"{error}") from None
@@ -179,14 +179,14 @@ def stream_comparison(state, session: str, values: dict, visitor: str | None = N
     states the comparison. InputError before anything starts for a loss without a buffer, x0 already 0, seeds
     out of range, a session over its disk budget, or a job of this visitor (``visitor``:
     :func:`stsdemo.app.slots.visitor_of`, else the session) or session already going."""
-    store.prune_sessions(set(state.active_runs()))
-    store.check_disk_budget(session)
+    session_files.prune_sessions(set(state.active_runs()))
+    session_files.check_disk_budget(session)
     seeds = compare_seeds(values.get("seeds"))
     values = {**values, "final_eval": False}  # the pairs stay a few minutes on a CPU
-    first = form.build_config(session, store.new_run_id(), values)
+    first = form.build_config(session, session_files.new_run_id(), values)
     check_comparable(first)
     pairs = plan_pairs(session, values, first, seeds)
-    earlier = store.list_runs(session)
+    earlier = session_files.list_runs(session)
 
     def body(signal) -> Iterator[TrainView]:
         yield from run_pairs(state, session, values, pairs, earlier, signal)
@@ -194,7 +194,7 @@ def stream_comparison(state, session: str, values: dict, visitor: str | None = N
     yield from finetune_view.stream_job(state, session, first, earlier, body, visitor)
 
 
-def run_pairs(state, session: str, values: dict, pairs: list[Pair], earlier: list[store.RunInfo],
+def run_pairs(state, session: str, values: dict, pairs: list[Pair], earlier: list[session_files.RunInfo],
               signal) -> Iterator[TrainView]:
     """Each pair's two runs in turn, streamed with the pair's charts; then the comparison of the pairs that
     finished. A stop, or a run that does not finish, ends the job there."""

@@ -32,9 +32,9 @@ from ..events import DoneEvent, EvalEvent, Event, FinalEvalEvent, StartEvent, St
 from ..losses.spec import LOSSES, PAPER_X0
 from ..selection import curve_of, metric_name, score_text, selection_text, stage_plan, where
 from ..workflow import train_and_evaluate
-from . import form, model_cache, plots, store
+from . import form, model_cache, plots, session_files
 from .progress import SKIP, Progress, duration
-from .state import StopSignal
+from .app_state import StopSignal
 
 CURVE_RUNS = 5                    # runs of a session drawn together on the charts
 
@@ -73,7 +73,7 @@ class TrainView:
     histogram: object = SKIP      # dev |prediction − label| histogram; SKIP when no new evaluation came
 
 
-def session_curves(runs: list[store.RunInfo]) -> Curves:
+def session_curves(runs: list[session_files.RunInfo]) -> Curves:
     """The training charts of ``runs`` (the last :data:`CURVE_RUNS` of them), from their events in memory."""
     return named_curves([(r.label, r.events) for r in runs[-CURVE_RUNS:]])
 
@@ -96,18 +96,18 @@ def named_curves(runs: list[tuple[str, list[Event]]], dev_metric: str | None = N
 
 def curves_for(session: str) -> Curves:
     """The training charts of a session's runs as they are on disk (when the tab opens or a run is deleted)."""
-    return session_curves(store.list_runs(session))
+    return session_curves(session_files.list_runs(session))
 
 
-def evaluations(info: store.RunInfo) -> list[EvalEvent]:
+def evaluations(info: session_files.RunInfo) -> list[EvalEvent]:
     return [e for e in info.events if isinstance(e, EvalEvent)]
 
 
-def histogram_for(info: store.RunInfo):
+def histogram_for(info: session_files.RunInfo):
     return plots.error_histogram(evaluations(info), info.label)
 
 
-def result_table(info: store.RunInfo) -> pd.DataFrame | None:
+def result_table(info: session_files.RunInfo) -> pd.DataFrame | None:
     if not info.results:
         return None
     return plots.delta_frame(info.results, info.base_results, f"{info.label} (best checkpoint)",
@@ -146,13 +146,13 @@ def loss_numbers(config: dict) -> str:
     return k + (f" x0={config.get('x0', PAPER_X0):g}" if spec is not None and spec.buffer else "")
 
 
-def selection_of(info: store.RunInfo) -> str:
+def selection_of(info: session_files.RunInfo) -> str:
     """Which metric picked the run's checkpoint, its score and step, and why the start was kept when it was."""
     return selection_text(info.config, info.best, info.best_step, curve_of(evaluations(info)),
                           len(stage_plan(info.config)))
 
 
-def run_summary(info: store.RunInfo) -> str:
+def run_summary(info: session_files.RunInfo) -> str:
     """A short Markdown description of a run."""
     c = info.config
     data = c.get("data", "")
@@ -198,8 +198,8 @@ class LiveRun:
     starts), never from disk. ``charts`` draws the charts from the run's record instead (a comparison draws its
     pair alone)."""
 
-    def __init__(self, session: str, info: store.RunInfo, config: TrainConfig, earlier: list[store.RunInfo],
-                 charts: Callable[[store.RunInfo], Curves] | None = None):
+    def __init__(self, session: str, info: session_files.RunInfo, config: TrainConfig, earlier: list[session_files.RunInfo],
+                 charts: Callable[[session_files.RunInfo], Curves] | None = None):
         self.session, self.info, self.config, self.earlier = session, info, config, list(earlier)
         self.charts = charts or (lambda info: session_curves([*self.earlier, info]))
         self.progress = Progress(len(stage_plan(info.config)), info.final_eval)
@@ -293,10 +293,10 @@ def stream_training(state, session: str, values: dict, visitor: str | None = Non
     free slot, showing its place. Closing the stream ends the run after its current step; ``state.request_stop``
     does the same but lets the final update through.
     """
-    store.prune_sessions(set(state.active_runs()))
-    store.check_disk_budget(session)
-    config = form.build_config(session, store.new_run_id(), values)
-    earlier = store.list_runs(session)
+    session_files.prune_sessions(set(state.active_runs()))
+    session_files.check_disk_budget(session)
+    config = form.build_config(session, session_files.new_run_id(), values)
+    earlier = session_files.list_runs(session)
     final_eval = bool(values.get("final_eval"))
 
     def body(signal: StopSignal) -> Iterator[TrainView]:
@@ -306,7 +306,7 @@ def stream_training(state, session: str, values: dict, visitor: str | None = Non
     yield from stream_job(state, session, config, earlier, body, visitor)
 
 
-def stream_job(state, session: str, config: TrainConfig, earlier: list[store.RunInfo],
+def stream_job(state, session: str, config: TrainConfig, earlier: list[session_files.RunInfo],
                body: Callable[[StopSignal], Iterator[TrainView]], visitor: str | None = None) -> Iterator[TrainView]:
     """One queued job of a session (named after ``config``'s run): wait in the line for a slot, showing the
     place beside the ``earlier`` runs' curves, then stream ``body(signal)``. InputError, before anything starts,
@@ -315,11 +315,11 @@ def stream_job(state, session: str, config: TrainConfig, earlier: list[store.Run
         yield from _queued_job(state, session, config, earlier, body)
 
 
-def _queued_job(state, session: str, config: TrainConfig, earlier: list[store.RunInfo],
+def _queued_job(state, session: str, config: TrainConfig, earlier: list[session_files.RunInfo],
                 body: Callable[[StopSignal], Iterator[TrainView]]) -> Iterator[TrainView]:
     """:func:`stream_job` once the visitor's place is held."""
     run_id = config.run_name
-    signal = StopSignal(store.session_run_folder(session, run_id) / store.STOP_FLAG)
+    signal = StopSignal(session_files.session_run_folder(session, run_id) / session_files.STOP_FLAG)
     ticket = state.begin_run(session, run_id, signal)
     curves = session_curves(earlier)
     try:
@@ -336,17 +336,17 @@ def _queued_job(state, session: str, config: TrainConfig, earlier: list[store.Ru
         state.end_run(session, ticket)
 
 
-def start_run(session: str, config: TrainConfig, final_eval: bool, values: dict, earlier: list[store.RunInfo],
-              label: str | None = None, charts: Callable[[store.RunInfo], Curves] | None = None) -> LiveRun:
+def start_run(session: str, config: TrainConfig, final_eval: bool, values: dict, earlier: list[session_files.RunInfo],
+              label: str | None = None, charts: Callable[[session_files.RunInfo], Curves] | None = None) -> LiveRun:
     """An admitted run's folder and first record (its uploaded data copied in), as a :class:`LiveRun`; ``label``
     and ``charts``: another name than :func:`run_label`'s, other charts than the session's (a comparison's)."""
-    store.session_run_folder(session, config.run_name).mkdir(parents=True, exist_ok=True)
+    session_files.session_run_folder(session, config.run_name).mkdir(parents=True, exist_ok=True)
     if form.TRAINING_DATA_CHOICES.get(values.get("data"), values.get("data")) == "upload":
         shutil.copyfile(values["upload"], config.data)
     base_name = model_cache.display_name(session, values.get("model", "")) if config.model else model_cache.ENCODER_NAME
-    info = store.RunInfo(config.run_name, label or run_label(len(earlier) + 1, config), config=asdict(config),
-                         final_eval=final_eval, base_name=base_name, owner=store.PROCESS)
-    store.save_run(session, info)
+    info = session_files.RunInfo(config.run_name, label or run_label(len(earlier) + 1, config), config=asdict(config),
+                         final_eval=final_eval, base_name=base_name, owner=session_files.PROCESS)
+    session_files.save_run(session, info)
     return LiveRun(session, info, config, earlier, charts)
 
 
@@ -363,7 +363,7 @@ def run_admitted(state, live: LiveRun, signal: StopSignal) -> Iterator[TrainView
             now = time.perf_counter()
             results = isinstance(event, FinalEvalEvent) and event.results is not None
             if results or isinstance(event, (StartEvent, EvalEvent, DoneEvent)) or now - last_saved > 5:
-                store.save_run(session, info)
+                session_files.save_run(session, info)
                 last_saved = now
             yield live.view()
         if info.status == "running":
@@ -382,6 +382,6 @@ def run_admitted(state, live: LiveRun, signal: StopSignal) -> Iterator[TrainView
         if events is not None:
             events.close()
         signal.flag.unlink(missing_ok=True)
-        store.save_run(session, info)
+        session_files.save_run(session, info)
     live.end()
     yield live.view("done" if info.status == "finished" else "stopped", finished=True)

@@ -25,7 +25,7 @@ from ..labels import get_scheme
 from ..losses.spec import LOSSES, paper_k
 from ..model_source import saved_config
 from ..preflight import preflight
-from . import model_cache, store
+from . import model_cache, session_files
 
 DEFAULT_STEPS = 60                # the CPU default run: about a minute of training on 2 cores
 
@@ -200,7 +200,7 @@ def _training_data(session: str, run_id: str, data: str, upload: str | None,
     if suffix not in (".csv", ".tsv", ".tab", ".txt"):
         raise InputError(f"training file must be .csv or .tsv, got {suffix or 'no extension'}")
     pairs = load_csv(upload, get_scheme(scheme))  # bad files fail here, before a run starts
-    return str(store.session_run_folder(session, run_id) / f"train-data{suffix}"), pairs
+    return str(session_files.session_run_folder(session, run_id) / f"train-data{suffix}"), pairs
 
 
 def settings_config(values: dict, **run) -> TrainConfig:
@@ -220,6 +220,6 @@ def build_config(session: str, run_id: str, values: dict) -> TrainConfig:
     model = model_cache.resolve_choice(session, values.get("model"), encoder_default=True)
     config = preflight(settings_config(
         values, model=model, data=data, scheme="sts" if data in TRAINING_DATA_CHOICES.values() else scheme,
-        run_name=run_id, output_dir=str(store.session_run_folder(session, run_id) / "checkpoint")))
+        run_name=run_id, output_dir=str(session_files.session_run_folder(session, run_id) / "checkpoint")))
     budget.check_run(config, {data: uploaded} if uploaded is not None else None)
     return config

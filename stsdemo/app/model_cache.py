@@ -21,7 +21,7 @@ from ..final_eval import ResultCache
 from ..losses.spec import PAPER_X0
 from ..model import SiameseRegressor, default_device
 from ..model_source import is_hub_id, resolve_model
-from . import store
+from . import session_files
 
 DEFAULT_CHOICE = "default"
 SCORER_CHOICE = "scorer"
@@ -65,19 +65,19 @@ def model_choices(session: str) -> list[tuple[str, str]]:
     label = (f"{ENCODER_NAME} + shipped scorer (default)" if scorer_available()
              else f"{ENCODER_NAME} + untrained head (no scorer shipped yet)")
     nli = [(f"{ENCODER_NAME} + shipped NLI scorer", NLI_CHOICE)] if nli_scorer_available() else []
-    return [(label, DEFAULT_CHOICE), *nli, *store.run_choices(session)]
+    return [(label, DEFAULT_CHOICE), *nli, *session_files.run_choices(session)]
 
 
 def bench_choices(session: str) -> list[tuple[str, str]]:
     """Choices for the benchmark: only the encoder counts there, so the default needs no head."""
-    return [(f"{ENCODER_NAME} (embedded)", DEFAULT_CHOICE), *store.run_choices(session)]
+    return [(f"{ENCODER_NAME} (embedded)", DEFAULT_CHOICE), *session_files.run_choices(session)]
 
 
 def base_model_choices(session: str) -> list[tuple[str, str]]:
     """Choices for where a run starts: the embedded encoder (fresh head), the shipped scorer and this
     session's finished runs (warm starts: training continues from their head or calibration)."""
     return [(f"{ENCODER_NAME} (embedded, fresh head)", DEFAULT_CHOICE), *_scorer_choice(),
-            *store.run_choices(session)]
+            *session_files.run_choices(session)]
 
 
 def resolve_choice(session: str, choice: str | None, encoder_default: bool = False) -> str:
@@ -101,14 +101,14 @@ def resolve_choice(session: str, choice: str | None, encoder_default: bool = Fal
         if not nli_scorer_available():
             raise InputError("no NLI scorer is shipped with this app")
         return str(environment.nli_scorer_dir())
-    if text.startswith(store.RUN_PREFIX):
-        info = store.load_run(session, text[len(store.RUN_PREFIX):])
+    if text.startswith(session_files.RUN_PREFIX):
+        info = session_files.load_run(session, text[len(session_files.RUN_PREFIX):])
         if not info.has_checkpoint():
             raise InputError(f"run {info.label!r} has no checkpoint yet")
         return str(info.checkpoint)
     if not is_hub_id(text):
         path = Path(text).expanduser().resolve()
-        root, own = store.sessions_root().resolve(), store.session_dir(session).resolve()
+        root, own = session_files.sessions_root().resolve(), session_files.session_dir(session).resolve()
         if (root == path or root in path.parents) and not (own == path or own in path.parents):
             # another session's folder reads as a missing one: a refusal must not tell which exist
             raise InputError(f"model folder {text!r} does not exist")
@@ -126,8 +126,8 @@ def display_name(session: str, choice: str) -> str:
         return f"{ENCODER_NAME} + shipped scorer"
     if text == NLI_CHOICE:
         return f"{ENCODER_NAME} + shipped NLI scorer"
-    if text.startswith(store.RUN_PREFIX):
-        return store.load_run(session, text[len(store.RUN_PREFIX):]).label
+    if text.startswith(session_files.RUN_PREFIX):
+        return session_files.load_run(session, text[len(session_files.RUN_PREFIX):]).label
     return text
 
 

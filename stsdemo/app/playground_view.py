@@ -4,7 +4,7 @@ difference over seeds, and beside it the recorded map of where the buffer pays o
 
 The tab's controls are the settings of :class:`stsdemo.playground.config.PlaygroundConfig`, in :data:`CONTROLS`
 order; a bad value falls back to its default with a notice (:func:`~stsdemo.playground.config.lenient`). A run
-belongs to one visitor (:class:`~.playground_store.PlaygroundStore`); it continues while only its length or speed
+belongs to one visitor (:class:`~.playground_memory.PlaygroundMemory`); it continues while only its length or speed
 changes and starts again when any other setting does.
 """
 
@@ -27,7 +27,7 @@ from ..playground.presets import PRESETS
 from ..playground.metrics import METRICS, PAIRED, READ_BY
 from ..playground.run import SELECT_EVERY, TWIN_NAMES, Measurement, Playground, run_seeds, twin_labels
 from . import playground_plots
-from .playground_store import POLL_S, PlaygroundStore
+from .playground_memory import POLL_S, PlaygroundMemory
 
 CONTROLS = tuple(item.name for item in fields(PlaygroundConfig))
 ACTIONS = ("play", "tick", "step", "reset")
@@ -65,17 +65,17 @@ def presets_markdown() -> str:
             "name) to a preset's or a copied link. The seeds are fixed, so every student sees the same run.")
 
 
-def waiting(store: PlaygroundStore, session: str, values: dict):
+def waiting(memory: PlaygroundMemory, session: str, values: dict):
     """While the settings' data set is being embedded for their encoder (the first Play on a fresh server): a
-    frame for the live view every :data:`~.playground_store.POLL_S`, its status saying how far along and the
+    frame for the live view every :data:`~.playground_memory.POLL_S`, its status saying how far along and the
     time left. Nothing when the data set is ready."""
     config, _ = lenient(values)
-    preparation = store.prepare(session, config.model, config.data)
+    preparation = memory.prepare(session, config.model, config.data)
     while not preparation.done.wait(POLL_S):
         yield dict(status=f"<p class=\"pg-wait\">{escape(preparation.progress_text())}</p>", waiting=True)
 
 
-def advance(store: PlaygroundStore, session: str, values: dict, action: str) -> PlaygroundView:
+def advance(memory: PlaygroundMemory, session: str, values: dict, action: str) -> PlaygroundView:
     """Do ``action`` (one of :data:`ACTIONS`) to the visitor's run under the settings ``values`` and measure it.
 
     ``play`` starts a run (again, when the last one finished), takes its first steps and hands out a play key;
@@ -84,8 +84,8 @@ def advance(store: PlaygroundStore, session: str, values: dict, action: str) -> 
     happens mid-play.
     """
     config, notices = lenient(values)
-    prepared = store.prepared(session, config.model, config.data)
-    run = store.session(session)
+    prepared = memory.prepared(session, config.model, config.data)
+    run = memory.session(session)
     with run.lock:
         playground = run.playground
         stale = (playground is None or playground.data is not prepared.data
@@ -106,20 +106,20 @@ def advance(store: PlaygroundStore, session: str, values: dict, action: str) -> 
         steps = STEPS_OF[action]
         view = take_steps(playground, config.steps_per_update() if steps is None else steps, run.encoder)
     playing = action in ("play", "tick") and not playground.finished
-    token = store.play_token(session) if action == "play" and playing else run.token if playing else None
+    token = memory.play_token(session) if action == "play" and playing else run.token if playing else None
     return PlaygroundView(*view, playing=playing, notices=notices, token=token, view_key=run.view_key)
 
 
-def next_frame(store: PlaygroundStore, token) -> dict | None:
+def next_frame(memory: PlaygroundMemory, token) -> dict | None:
     """The next frame of the playing run whose page holds ``token``, under that run's own settings (they changed
     only through Play, Step or Reset): straight to the run, with nothing looked up again; None for an unknown
-    token or a run that is gone. While :data:`~.playground_store.MAX_TICKS` frames are being made for others, a
+    token or a run that is gone. While :data:`~.playground_memory.MAX_TICKS` frames are being made for others, a
     frame that says ``busy`` (the page asks again a moment later), so no crowd of pages can hold every core."""
-    session = store.session_of_token(token)
+    session = memory.session_of_token(token)
     if session is None:
         return None
-    run = store.session(session)
-    with store.tick_slot() as granted:
+    run = memory.session(session)
+    with memory.tick_slot() as granted:
         if not granted:
             return dict(busy=True, playing=True, token=token)
         with run.lock:
@@ -149,15 +149,15 @@ def pull(loss, prediction: float, label: float) -> float:
     return float(guess.grad[0])
 
 
-def inspect_pair(store: PlaygroundStore, key, dot) -> dict | None:
+def inspect_pair(memory: PlaygroundMemory, key, dot) -> dict | None:
     """One drawn report pair of the run whose page holds the view ``key``: its sentences and gold label, and for
     each twin (first seed) its prediction at this step and at its best step, the distance to the label, whether
     it sits within x0 (inside the buffer) and the pull it would get as a training pair. None for an unknown key
     or dot."""
-    session = store.session_of_view(key)
+    session = memory.session_of_view(key)
     if session is None or isinstance(dot, bool) or not isinstance(dot, int):
         return None
-    run = store.session(session)
+    run = memory.session(session)
     with run.lock:
         playground = run.playground
         if playground is None or not 0 <= dot < len(playground.shown):
@@ -193,7 +193,7 @@ def most_moved(shown: np.ndarray, count: int = MOVED) -> list[int]:
 API_MODELS = ("default", "scorer")      # encoders an API call may name (each embedded once, then cached)
 
 
-def api_run(store: PlaygroundStore, values: dict) -> dict:
+def api_run(memory: PlaygroundMemory, values: dict) -> dict:
     """One bounded run for the API and MCP: the settings checked against their declarations (InputError with the
     declaration's limits) and against the one-call budget, trained to their last step. Returns the settings, the
     twins' names, both twins' final metrics (mean and sd over seeds) and the paired differences with verdicts."""
@@ -203,7 +203,7 @@ def api_run(store: PlaygroundStore, values: dict) -> dict:
                          "scorer's)")
     config = PlaygroundConfig(**{**values, "model": model}).validate()
     config.check_budget()
-    prepared = store.prepared("", config.model, config.data)
+    prepared = memory.prepared("", config.model, config.data)
     result = run_seeds(config, prepared.data, prepared.features_for(config.head))
     return {"settings": config.to_dict(), "encoder": prepared.encoder,
             "twins_named": dict(zip(TWIN_NAMES, twin_labels(config))), **result}

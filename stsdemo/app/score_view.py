@@ -12,7 +12,7 @@ import pandas as pd
 from ..errors import InputError, check_range
 from ..labels import LabelScheme, get_scheme
 from ..scoring import PairScore, score_csv, score_pair, scored_file_summary
-from . import model_cache, plots, store
+from . import model_cache, plots, session_files
 
 MAX_SCORED_ROWS = 5_000           # rows a visitor may score in one uploaded file
 # The label schemes the tab offers: short key (links, API, MCP) -> the choice's text in the form.
@@ -242,7 +242,7 @@ def score_file_view(state, session: str, choice: str, path: str | None, scheme_c
     _, _, model, mismatch, switched = fitting_model_for(state, session, choice, scheme_choice)
     if mismatch:
         raise InputError(f"{mismatch} Or choose “{SCHEMES['own']}”")
-    folder = store.downloads_dir(session)
+    folder = session_files.downloads_dir(session)
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(path).stem)[:60] or "pairs"
     out = folder / f"{stem}-scored-{time.strftime('%H%M%S')}.csv"
     score_csv(model, path, out, scheme or model.scheme, max_rows=MAX_SCORED_ROWS)

@@ -1,5 +1,5 @@
 """The Gradio app: layout and wiring only, one builder per tab. Every computation is a call into a tab's
-view-model (``stsdemo.app.score_view``, ``loss_view``, ``finetune_view``, ``senteval_view``) or the core.
+view-model (``stsdemo.app.score_view``, ``loss_view``, ``finetune_view``, ``benchmark_view``) or the core.
 
 Bad input anywhere becomes a ``gr.Error`` toast with the core's message (see :func:`common.user_errors`); what
 works around Gradio itself is :mod:`.gradio_seam`.
@@ -13,8 +13,8 @@ import gradio as gr
 from starlette.middleware import Middleware
 
 from ...evaluate import TASKS
-from .. import evidence_view, lesson, senteval_view
-from ..state import AppState
+from .. import evidence_view, lesson, benchmark_view
+from ..app_state import AppState
 from . import benchmark_tab, finetune_tab, gradio_seam, loss_tab, playground_tab, score_tab, share, tools
 from .common import LATEX, ChoiceLists, session_of, upload_note
 
@@ -78,7 +78,7 @@ def launch_kwargs(mcp: bool | None = None, demo: gr.Blocks | None = None) -> dic
 
 
 def header() -> None:
-    found, _ = senteval_view.recorded_evidence()
+    found, _ = benchmark_view.recorded_evidence()
     gr.Markdown(
         f"# {TITLE}\n"
         "Ordered labels sit on evenly spaced nodes (STS 0…5, or contradiction · neutral · entailment). A Siamese "

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from .. import evidence_view, model_cache, plots, senteval_view, tuning_view
+from .. import evidence_view, model_cache, plots, benchmark_view, tuning_view
 from ..reference import REFERENCE_NOTE
 from .common import session_of, skip, user_errors
 
@@ -32,7 +32,7 @@ class BenchmarkTab:
 
 
 def build() -> BenchmarkTab:
-    table_now, sts_now, nli_now, verdicts_now = senteval_view.evidence_views({})
+    table_now, sts_now, nli_now, verdicts_now = benchmark_view.evidence_views({})
     with gr.Tab("Benchmark", id="bench") as tab:
         gr.Markdown("### What this project measured\n"
                     "Every arm below was trained and scored by this repository's benchmarks (`python -m "
@@ -73,8 +73,8 @@ def build() -> BenchmarkTab:
             button = gr.Button("Evaluate on 7 tasks", variant="primary", scale=1, min_width=160)
         progress = gr.HTML(plots.progress_html(0, "Results are cached per encoder; a first evaluation takes a few "
                                                   "minutes on a CPU.", "idle"))
-        table = gr.Dataframe(senteval_view.benchmark_table({}), interactive=False, label="Results")
-        chart = gr.Plot(senteval_view.benchmark_chart({}), show_label=False)
+        table = gr.Dataframe(benchmark_view.benchmark_table({}), interactive=False, label="Results")
+        chart = gr.Plot(benchmark_view.benchmark_chart({}), show_label=False)
         gr.Markdown(REFERENCE_NOTE, elem_classes="sts-note")
         gr.Markdown("**MTEB format.** Once the model above is evaluated, its scores download as MTEB result files: "
                     "one JSON per task (STS12–16, STSBenchmark, SICK-R) and `model_meta.json`, laid out as MTEB's "
@@ -92,18 +92,18 @@ def wire(tab: BenchmarkTab, state, demo: gr.Blocks) -> None:
     @user_errors
     def evaluate(choice, request: gr.Request):
         session = session_of(request)
-        for bar, table, figure in senteval_view.benchmark_stream(state, session, choice):
+        for bar, table, figure in benchmark_view.benchmark_stream(state, session, choice):
             yield bar, skip(table), skip(figure), gr.skip()
-        yield gr.skip(), gr.skip(), gr.skip(), senteval_view.evidence_views(state.bench_rows(session))[0]
+        yield gr.skip(), gr.skip(), gr.skip(), benchmark_view.evidence_views(state.bench_rows(session))[0]
 
     def initial(request: gr.Request):
         rows = state.bench_rows(session_of(request))
-        return (senteval_view.benchmark_table(rows), senteval_view.benchmark_chart(rows),
-                *senteval_view.evidence_views(rows))
+        return (benchmark_view.benchmark_table(rows), benchmark_view.benchmark_chart(rows),
+                *benchmark_view.evidence_views(rows))
 
     @user_errors
     def download_mteb(choice, request: gr.Request):
-        return str(senteval_view.mteb_zip(state, session_of(request), choice))
+        return str(benchmark_view.mteb_zip(state, session_of(request), choice))
 
     tab.button.click(evaluate, tab.model, [tab.progress, tab.table, tab.chart, tab.evidence_table],
                      api_name="benchmark", concurrency_id="eval", concurrency_limit=1, show_progress="minimal")

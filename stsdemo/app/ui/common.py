@@ -11,7 +11,7 @@ import gradio as gr
 
 from ... import environment
 from ...errors import InputError
-from .. import model_cache, store
+from .. import model_cache, session_files
 from ..progress import SKIP
 from .gradio_seam import name_input_errors  # noqa: F401 - tests/test_robustness.py imports it from here
 
@@ -50,7 +50,7 @@ def user_errors(fn):
 
 
 def session_of(request: gr.Request | None) -> str:
-    return store.session_key(getattr(request, "session_hash", None))
+    return session_files.session_key(getattr(request, "session_hash", None))
 
 
 def skip(value):
@@ -75,7 +75,7 @@ class ChoiceLists:
         return (gr.update(choices=model_cache.model_choices(session)),
                 gr.update(choices=model_cache.base_model_choices(session)),
                 gr.update(choices=model_cache.bench_choices(session)),
-                gr.update(choices=store.run_choices(session, finished_only=False)))
+                gr.update(choices=session_files.run_choices(session, finished_only=False)))
 
     def refresh_on_select(self, *tabs) -> None:
         def refresh(request: gr.Request):

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import gradio as gr
 
 from ...config import preset_label
-from .. import compare_view, finetune_view, form, model_cache, plots, slots, store
+from .. import compare_view, finetune_view, form, model_cache, plots, slots, session_files
 from . import share
 from .common import session_of, skip, upload_note, user_errors
 from .gradio_seam import CurveSender
@@ -217,12 +217,12 @@ def wire(tab: FinetuneTab, state, lists) -> None:
 
     @user_errors
     def zip_run(choice, request: gr.Request):
-        return str(store.zip_run(state, session_of(request), store.choice_run_id(choice)))
+        return str(session_files.zip_run(state, session_of(request), session_files.choice_run_id(choice)))
 
     @user_errors
     def delete_run(choice, request: gr.Request):
         session = session_of(request)
-        gr.Info(store.delete_run(state, session, store.choice_run_id(choice)))
+        gr.Info(session_files.delete_run(state, session, session_files.choice_run_id(choice)))
         sender, now = CurveSender(), finetune_view.curves_for(session)
         yield {**dict(zip(lists.components, lists.updates(session))), tab.run_zip: None,
                **(dict(zip(curves, sender.updates(now))) if now.drawn() else dict.fromkeys(curves))}
@@ -233,7 +233,7 @@ def wire(tab: FinetuneTab, state, lists) -> None:
     def show_run(choice, request: gr.Request):
         if not choice:
             return gr.skip()
-        info = store.load_run(session_of(request), store.choice_run_id(choice))
+        info = session_files.load_run(session_of(request), session_files.choice_run_id(choice))
         table = finetune_view.result_table(info)
         return (finetune_view.run_summary(info),
                 gr.update(value=table, visible=True) if table is not None else gr.skip(),

@@ -87,7 +87,7 @@ INTENT_JS = ("() => {{ document.dispatchEvent(new CustomEvent('stsdemo-playgroun
 
 @dataclass
 class Ticker:
-    """The live view's two server functions, given their work by :func:`wire` (where the store is known): the next
+    """The live view's two server functions, given their work by :func:`wire` (where the memory is known): the next
     frame of a playing run by its play key, and one dot's pair by the view's key and the dot's index."""
 
     next_frame: Callable[[str], dict | None] = lambda token: None
@@ -175,11 +175,11 @@ def build() -> PlaygroundTab:
 
 
 def wire(tab: PlaygroundTab, state, demo: gr.Blocks) -> None:
-    store = state.playground
+    memory = state.playground
     names = {component: name for name, component in tab.controls.items()}
     inputs = set(tab.controls.values())          # a set: each handler gets {component: value}
-    tab.ticker.next_frame = lambda token: playground_view.next_frame(store, token)
-    tab.ticker.inspect = lambda key, dot: playground_view.inspect_pair(store, key, dot)
+    tab.ticker.next_frame = lambda token: playground_view.next_frame(memory, token)
+    tab.ticker.inspect = lambda key, dot: playground_view.inspect_pair(memory, key, dot)
 
     def values_of(given: dict) -> dict:
         return {names[component]: value for component, value in given.items() if component in names}
@@ -188,9 +188,9 @@ def wire(tab: PlaygroundTab, state, demo: gr.Blocks) -> None:
         @user_errors
         def run(given: dict, request: gr.Request):
             session, values = session_of(request), values_of(given)
-            for frame in playground_view.waiting(store, session, values):
+            for frame in playground_view.waiting(memory, session, values):
                 yield json.dumps(frame)
-            view = playground_view.advance(store, session, values, kind)
+            view = playground_view.advance(memory, session, values, kind)
             for notice in view.notices:
                 gr.Warning(notice, duration=8)
             yield frame_value(view)
@@ -219,12 +219,12 @@ def wire(tab: PlaygroundTab, state, demo: gr.Blocks) -> None:
     def prefetch(model: str, data: str, request: gr.Request):
         """Opening the tab starts embedding its data in the background (once per encoder; cached on disk)."""
         try:
-            store.prepare(session_of(request), model, data)
+            memory.prepare(session_of(request), model, data)
         except InputError:
             pass  # a bad choice is reported when the visitor presses Play
 
     def leave(request: gr.Request):
-        store.forget(session_of(request))
+        memory.forget(session_of(request))
 
     tab.tab.select(prefetch, [tab.controls["model"], tab.controls["data"]], None, queue=False,
                    api_visibility="private")

@@ -98,7 +98,7 @@ class SessionRun:
 EncoderFor = Callable[[str, str, str], Encoder]     # (where the model is, its name to load, its name for people)
 
 
-class PlaygroundStore:
+class PlaygroundMemory:
     """The prepared data sets and the visitors' runs. ``models``: the app's model cache (encoders load through it);
     ``max_pairs``: cut each data set to this many evenly spread pairs (tests, quick demos); ``encoder_for``: how a
     model becomes an :class:`~stsdemo.playground.embeddings.Encoder` (default: its files' fingerprint, loaded

@@ -2,7 +2,7 @@
 
 ``app.py`` makes one and hands it to :func:`stsdemo.app.ui.build_demo`; tests make their own, so each app
 in a process has its own models, runs and line. Everything on disk (sessions, runs) is in
-:mod:`stsdemo.app.store`.
+:mod:`stsdemo.app.session_files`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 from ..data import senteval_test_sets
 from ..errors import InputError
 from .model_cache import ModelCache
-from .playground_store import PlaygroundStore
+from .playground_memory import PlaygroundMemory
 from .slots import JobLine, Ticket
 
 MAX_BENCH_SESSIONS = 500          # sessions whose benchmark rows are remembered
@@ -44,9 +44,9 @@ class AppState:
     Each part has its own lock; none is held while a model loads for another part."""
 
     def __init__(self, line: JobLine | None = None, models: ModelCache | None = None,
-                 playground: PlaygroundStore | None = None):
+                 playground: PlaygroundMemory | None = None):
         self.models = models or ModelCache()
-        self.playground = playground or PlaygroundStore(self.models)   # the Playground's data sets and runs
+        self.playground = playground or PlaygroundMemory(self.models)   # the Playground's data sets and runs
         self.line = line or JobLine()
         self._active: dict[str, tuple[str, StopSignal, Ticket]] = {}   # session -> (run id, stop signal, ticket)
         self._active_lock = threading.Lock()

@@ -24,7 +24,7 @@ from ..atomic import atomic_write
 from ..errors import InputError
 from ..final_eval import TestScores, scoring_steps
 from ..model import SiameseRegressor, default_device
-from . import evidence_view, model_cache, plots, store
+from . import evidence_view, model_cache, plots, session_files
 from .progress import SKIP, duration
 from .reference import PUBLISHED_SCORES
 
@@ -102,7 +102,7 @@ def mteb_zip(state, session: str, choice: str) -> Path:
         raise InputError(f"evaluate {name} on the 7 tasks first; the download holds those results")
     pairs = {task: len(found) for task, found in state.test_sets().items()}
     files = mteb_format.mteb_files(source, results, pairs, label=name)
-    target = store.downloads_dir(session) / f"mteb-{next(iter(files)).split('/')[0]}.zip"
+    target = session_files.downloads_dir(session) / f"mteb-{next(iter(files)).split('/')[0]}.zip"
     with atomic_write(target, "wb") as handle, zipfile.ZipFile(handle, "w", zipfile.ZIP_DEFLATED) as archive:
         for relative, payload in files.items():
             archive.writestr(relative, json.dumps(payload, indent=2))
