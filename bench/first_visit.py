@@ -5,8 +5,8 @@ is after every restart), asked for a default Playground run ``--after`` seconds 
     python -m bench.first_visit --after 5    # an early visitor: the answer waits for the embedding
 
 The app embeds the Playground's data sets in the background once it serves (app.py's prewarm), so a visitor who
-comes after that gets the run at once; the answer includes the run itself (the API's default: 10 seeds x 1,000
-steps). Run it on an idle machine: it is a timing.
+comes after that gets the run at once; the answer includes the run itself (the API's default run, whose seeds and
+steps the record names). Run it on an idle machine: it is a timing.
 """
 
 from __future__ import annotations
@@ -35,10 +35,11 @@ def markdown(results: dict) -> list[str]:
     found = {key: row for key, row in results.get(SECTION, {}).items() if key.startswith("first_visit/")}
     if not found:
         return ["Not measured yet (`python -m bench.first_visit`).\n"]
-    rows = ["| visitor asks (s after launch) | app serving after (s) | answer (s, a default run of 10 seeds x 1,000 "
-            "steps) | machine |", "| ---: | ---: | ---: | --- |"]
+    rows = ["| visitor asks (s after launch) | app serving after (s) | answer (s, the default run) | run | machine |",
+            "| ---: | ---: | ---: | --- | --- |"]
     for row in sorted(found.values(), key=lambda row: row["after_s"]):
-        rows.append(f"| {row['asked_at_s']:g} | {row['serving_s']:g} | {row['answer_s']:.2f} | {row['machine']} |")
+        rows.append(f"| {row['asked_at_s']:g} | {row['serving_s']:g} | {row['answer_s']:.2f} | {row['seeds']} seeds "
+                    f"x {row['steps']:,} steps | {row['machine']} |")
     return ["\n".join(rows) + "\n\nA fresh app (an empty embedding cache, as a Space after a restart) embeds the "
             "Playground's data sets in the background once it serves; a visitor who asks before they are ready "
             "waits for them.\n"]
@@ -78,8 +79,12 @@ def main(argv=None) -> dict:
     finally:
         app.terminate()
         app.wait(timeout=30)
+    from stsdemo.playground.config import PlaygroundConfig
+
+    default = PlaygroundConfig()
     row = {"after_s": args.after, "serving_s": round(serving, 1), "answer_s": round(answer, 2),
-           "asked_at_s": round(asked - launched, 1), "machine": device_name(),
+           "asked_at_s": round(asked - launched, 1), "seeds": default.seeds, "steps": default.steps,
+           "machine": device_name(),
            "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
     log(f"serving after {serving:.1f} s; asked at {asked - launched:.1f} s; answered in {answer:.2f} s")
     if not args.no_record:

@@ -7,10 +7,13 @@
   of 20 seeds x 1,000 steps with its final measurement (target 5 s); the one-hidden-layer head beside it;
 * UI: the app on the real data, Play pressed in headless Chromium on this same machine (which also draws the
   page), the canvas redraws counted per second for ``--play-seconds`` (default 120), in windows of 10 s, with the
-  longest gap between two redraws and the main thread's long tasks (target: at least 5 a second, throughout).
+  longest gap between two redraws and the main thread's long tasks (target: at least 5 a second, throughout);
+* the default seeds (``--default-seeds``): the default run, whole (its selection measurements and final reading
+  included), at 10 and 20 seeds, 5 times each; issue 32 makes 20 the default if 20 seeds stay under 2 s.
 
     python -m bench.playground_speed --no-record   # while developing: print only
     python -m bench.playground_speed               # on an idle machine: print and record (section playground)
+    python -m bench.playground_speed --default-seeds   # only the default run at 10 and 20 seeds
 
 Timings mean something only when nothing else runs: other jobs on the two cores slow every figure here.
 """
@@ -88,13 +91,37 @@ def step_rates(steps: int = 1000) -> dict:
     return out
 
 
+def default_run_seconds(repeats: int = 5) -> dict:
+    """Seconds of the default run (:class:`PlaygroundConfig`'s defaults, whole) at 10 and 20 seeds: the median of
+    ``repeats`` runs each, after one warm-up run."""
+    from dataclasses import replace
+
+    from stsdemo.playground.config import PlaygroundConfig
+    from stsdemo.playground.prepared import default_encoder, embedded
+    from stsdemo.playground.run import prepare_features, run_seeds
+
+    default = PlaygroundConfig()
+    data, embeddings = embedded(default.data, default_encoder())
+    features = prepare_features(data, embeddings.vectors, default.head)
+    run_seeds(replace(default, seeds=2, steps=100), data, features)            # warm up
+    out = {"steps": default.steps, "head": default.head}
+    for seeds in (10, 20):
+        times = []
+        for _ in range(repeats):
+            with Timer() as timer:
+                run_seeds(replace(default, seeds=seeds), data, features)
+            times.append(timer.seconds)
+        out[f"seeds{seeds}_seconds"], out[f"seeds{seeds}_all"] = median(times), times
+    return out
+
+
 def ui_rate(seconds: float) -> dict:
     """The app on the real data in this process; Chromium plays it for ``seconds`` (bench/playground_ui_probe.py)."""
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     sys.path.insert(0, str(REPO / "tests"))
     from app_fixtures import wait_for_info
 
-    from stsdemo.app.state import AppState
+    from stsdemo.app.app_state import AppState
     from stsdemo.app.ui import build_demo, launch_kwargs
 
     demo = build_demo(AppState())
@@ -130,6 +157,11 @@ def markdown(results: dict) -> list[str]:
         rows.append(f"| screen updates while playing ({ui['play_seconds']:g} s in headless Chromium) | ≥ 5 / s | "
                     f"{ui['redraws_per_s']:.1f} / s (10-s windows: {min(ui['per_10s']):.1f} to "
                     f"{max(ui['per_10s']):.1f}); longest gap {ui['longest_gap_s']:.2f} s |")
+    seeds = results.get("playground", {}).get("default_seeds")
+    if seeds:
+        rows.append(f"| the default run whole ({seeds['steps']:,} steps, {seeds['head']} head), 10 / 20 seeds, median of "
+                    f"{len(seeds['seeds20_all'])} | 20 seeds ≤ 2 s makes 20 the default | {seeds['seeds10_seconds']:.2f} / "
+                    f"{seeds['seeds20_seconds']:.2f} s (measured {seeds['measured']} on {seeds['device']}) |")
     return ["\n".join(rows) + f"\n\nMeasured {found['measured']} on {found['device']}.\n"]
 
 
@@ -140,9 +172,16 @@ def main(argv=None) -> dict:
     parser.add_argument("--play-seconds", type=float, default=120.0, help="how long the UI plays (default 120)")
     parser.add_argument("--skip-ui", action="store_true", help="leave out the browser measurement")
     parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
+    parser.add_argument("--default-seeds", action="store_true", help="only the default run at 10 and 20 seeds")
     args = parser.parse_args(argv)
     setup_environment(args.threads)
     result = {"device": device_name(), "measured": time.strftime("%Y-%m-%d %H:%M:%S")}
+    if args.default_seeds:
+        result.update(default_run_seconds())
+        print(json.dumps(result, indent=1))
+        if not args.no_record:
+            update_results("playground", {"default_seeds": result})
+        return result
     log("embedding ...")
     result["embedding"] = embedding_times()
     log("steps ...")

@@ -300,7 +300,7 @@ def test_validate_names_the_limit_and_the_budget_bounds_one_call():
         replace(PlaygroundConfig(), head="mlp", width=64, seeds=20, steps=5000, batch_size=256).check_budget()
     assert argument_line("seeds") == ("seeds: Seeds trained side by side; each has its own start, training pairs, "
                                       "noise and batch order, which its two twins share (a whole number >= 1 and "
-                                      "<= 20; default 10).")
+                                      "<= 20; default 20).")
 
 
 def _recorded_map(cells: dict) -> dict:

@@ -73,7 +73,9 @@ class PlaygroundConfig:
                            label="batch size")
     steps: int = knob(1000, "training steps of a run (Play stops there; the API trains this many)", low=50,
                       high=5000, integer=True, step=50)
-    seeds: int = knob(10, "seeds trained side by side; each has its own start, training pairs, noise and batch "
+    # 20 by default: 10 seeds flipped verdicts that 20 do not, and the default run at 20 seeds takes 1.74 s on 2
+    # CPU cores (1.29 s at 10; docs/results.json, playground.default_seeds)
+    seeds: int = knob(20, "seeds trained side by side; each has its own start, training pairs, noise and batch "
                           "order, which its two twins share", low=1, high=20, integer=True, step=1)
     speed: int = knob(10, "training steps per screen update while playing", low=1, high=100, integer=True, step=1,
                       label="steps per update")
