@@ -32,7 +32,7 @@ import numpy as np
 
 from stsdemo.atomic import atomic_write
 from stsdemo.playground import payoff
-from stsdemo.playground.config import BUFFER_LOSSES, DATASETS
+from stsdemo.playground.config import BUFFER_LOSSES, BUILT_IN_DATA
 from stsdemo.playground.metrics import PAIRED, READ_BY
 from stsdemo.playground.prepared import default_encoder, embedded
 from stsdemo.playground.run import Playground, TWIN_NAMES, paired_entry, paired_over_seeds, prepare_features, run_seeds
@@ -125,7 +125,7 @@ def markdown(found: dict) -> list[str]:
     parts = []
     for label in payoff.READINGS:
         marks = payoff.verdicts(found, label)
-        for dataset in DATASETS:
+        for dataset in BUILT_IN_DATA:
             for loss in BUFFER_LOSSES:
                 for head in payoff.HEADS:
                     cells = payoff.cells_of(found, dataset, loss, head)
@@ -160,7 +160,7 @@ def report(found: dict) -> None:
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m bench.payoff", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", nargs="+", default=list(DATASETS), choices=DATASETS)
+    parser.add_argument("--data", nargs="+", default=list(BUILT_IN_DATA), choices=BUILT_IN_DATA)
     parser.add_argument("--losses", nargs="+", default=list(BUFFER_LOSSES), choices=BUFFER_LOSSES)
     parser.add_argument("--heads", nargs="+", default=list(payoff.HEADS), choices=payoff.HEADS)
     parser.add_argument("--skip-done", action="store_true", help="skip cells already in the results file")

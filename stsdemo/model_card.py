@@ -3,7 +3,8 @@
 sentence-transformers users expect a card with YAML metadata (``library_name``, ``pipeline_tag``, ``base_model``,
 ``tags``), the model's details, how to load it, its metrics, the training data, loss, hyperparameters and log,
 the framework versions and the citation. :func:`card_text` writes that from what the folder itself holds:
-``run.json`` (the config, the dev curve, how the run ended; :mod:`stsdemo.train`), ``stsdemo.json`` (how the
+``run.json`` (the config, the dev curve, how the run ended; :mod:`stsdemo.train`; or a Playground head's run:
+:mod:`stsdemo.playground.export_run`), ``stsdemo.json`` (how the
 scorer is stored; :mod:`stsdemo.save_format`) and, when the run was evaluated, ``senteval.json`` (the 7 STS
 tasks) or ``snli.json`` (SNLI test). A section whose record is missing is left out, never filled with
 placeholders; no path of the machine that wrote it appears. :func:`write_card` writes it into the folder.
@@ -24,6 +25,7 @@ from .evaluate import TABLE_NAMES, TASKS
 from .events import StageStep
 from .losses.spec import LOSSES, run_k
 from .model_source import DEFAULT_MODEL_NAMES, start_encoder_config
+from .playground.metrics import METRICS
 
 EMBEDDED_HUB_ID = DEFAULT_MODEL_NAMES[-1]          # what the embedded all-MiniLM-L6-v2 is a copy of
 HIDDEN = ("output_dir", "run_name")                # where the run was written: never in a card
@@ -45,6 +47,7 @@ TARGETS = {"head": "a linear head on [u, v, |u-v|] (the paper's)", "cosine": "aÂ
 STORAGE = {"full": "full weights", "fp16": "full weights in fp16", "lora": "a LoRA adapter over the base model",
            "none": "none (only the head; the encoder is the base model's)"}
 EXAMPLE = ("A man is playing a guitar.", "A man plays the guitar.", "A dog runs in the park.")
+PLAYGROUND_RUN = "playground"      # run.json's "kind" for a Playground head over a frozen encoder
 
 
 def framework_versions() -> dict[str, str]:
@@ -247,6 +250,42 @@ def training_log(run: dict) -> list[str]:
     return lines
 
 
+def _reading(value) -> str:
+    """A recorded reading to two decimals; a dash for one the record holds as null (a NaN)."""
+    return f"{value:.2f}" if isinstance(value, (int, float)) else "â€“"
+
+
+def _data_set(data: dict) -> str:
+    """A Playground data set as a card names it: its title (a built-in's, an uploaded file's name) and its name."""
+    return f"{data['title']} (`{data.get('name')}`)" if data.get("title") else f"`{data.get('name')}`"
+
+
+def playground_training(run: dict) -> list[str]:
+    """Training Details of a Playground head (:mod:`stsdemo.playground.export_run`): its data sets, its twin's
+    loss and seed, the step its selection set chose with the readings there, and every Playground setting."""
+    config, data, twin = run.get("config", {}), run.get("data", {}), run.get("twin", {})
+    pairs, selection = data.get("pairs", {}), run.get("selection", {})
+    loss = LOSSES[twin["loss"]].label if twin.get("loss") in LOSSES else twin.get("loss")
+    lines = ["## Training Details", "", "### Training Data and Loss", "",
+             "* Only the head was trained, on the frozen encoder's mean-pooled embeddings: the encoder's weights are "
+             "the base model's",
+             f"* Data {_data_set(data)}: {pairs.get('training', 0):,} training pairs, {pairs.get('selection', 0):,} "
+             f"selection pairs (which chose the step), {pairs.get('report', 0):,} report pairs with clean labels "
+             "(which chose nothing)",
+             f"* Loss {loss} with k = {twin.get('k', 0):g}, x0 = {twin.get('x0', 0):g}: the {twin.get('name')} twin "
+             f"({twin.get('label')}) of seed {run.get('seed')}",
+             "", "### Training Logs", "",
+             f"Kept: step {run.get('best_step', 0):,} of {run.get('steps', 0):,}, the best on the selection set by "
+             f"{selection.get('metric')} ({_reading(selection.get('value'))}). The report set there:", "",
+             "| Metric | Value |", "|:--|--:|"]
+    for name, value in run.get("report", {}).items():
+        label = METRICS.get(name, name).replace("|", r"\|")          # a bare | would end the table cell
+        lines.append(f"| {label} | {_reading(value)} |")
+    lines += ["", "### Playground Settings", "<details><summary>Click to expand</summary>", ""]
+    lines += [f"- `{name}`: {shown(name, value)}" for name, value in config.items()] + ["", "</details>"]
+    return lines
+
+
 def card_text(run: dict, saved: dict, tests: dict | None = None, snli: dict | None = None,
               hf_config: dict | None = None) -> str:
     """The card of a run from its records: ``run`` (run.json), ``saved`` (stsdemo.json), the test records if
@@ -255,13 +294,22 @@ def card_text(run: dict, saved: dict, tests: dict | None = None, snli: dict | No
     family = encoder_family((hf_config or {}).get("model_type"))
     base = hub_id(saved.get("base_model", "")) or shown("model", saved.get("base_model", ""))
     loss = LOSSES[config["loss"]].short if config.get("loss") in LOSSES else config.get("loss", "?")
-    data = shown("data", config.get("data", ""))
-    lines = [front_matter(run, saved), "", f"# {base.split('/')[-1]} fine-tuned with {loss} (stsdemo)", "",
-             f"A [sentence-transformers](https://www.SBERT.net) model fine-tuned from {base} on `{data}` as a "
-             f"regression on the label line (Zhang & Li 2024): it maps sentences to vectors compared by cosine, and "
-             f"its stsdemo head predicts the similarity on the {saved.get('scheme', {}).get('name', '?')} line.", ""]
+    data, line = shown("data", config.get("data", "")), saved.get("scheme", {}).get("name", "?")
+    what = "it maps sentences to vectors compared by cosine, and its stsdemo head predicts the similarity on the"
+    if run.get("kind") == PLAYGROUND_RUN:
+        title = f"{base.split('/')[-1]} with a Playground head: {run.get('twin', {}).get('label')}"
+        intro = (f"A [sentence-transformers](https://www.SBERT.net) model: {base}, frozen, with the paper's linear "
+                 f"head on [u, v, |u-v|] trained on its embeddings of {_data_set(run.get('data', {}))} in the stsdemo "
+                 f"Playground (Zhang & Li 2024): {what} {line} line.")
+        trained = playground_training(run)
+    else:
+        title = f"{base.split('/')[-1]} fine-tuned with {loss}"
+        intro = (f"A [sentence-transformers](https://www.SBERT.net) model fine-tuned from {base} on `{data}` as a "
+                 f"regression on the label line (Zhang & Li 2024): {what} {line} line.")
+        trained = training(run, family) + training_log(run)
+    lines = [front_matter(run, saved), "", f"# {title} (stsdemo)", "", intro, ""]
     lines += details(run, saved, hf_config) + [""] + usage(saved, hf_config) + [""]
-    lines += evaluation(tests, snli) + [""] + training(run, family) + training_log(run)
+    lines += evaluation(tests, snli) + [""] + trained
     versions = run.get("versions")
     if versions:
         lines += ["", "### Framework Versions"] + [f"- {name}: {value}" for name, value in versions.items()]

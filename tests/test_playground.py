@@ -292,9 +292,9 @@ def test_every_bad_value_falls_back_with_a_notice():
 
 def test_validate_names_the_limit_and_the_budget_bounds_one_call():
     with pytest.raises(InputError, match="seeds must be >= 1 and <= 20"):
-        replace(PlaygroundConfig(), seeds=21).validate()
+        replace(PlaygroundConfig(), seeds=21)
     with pytest.raises(InputError, match="d/2"):
-        replace(PlaygroundConfig(), x0=0.6).validate()
+        replace(PlaygroundConfig(), x0=0.6)
     PlaygroundConfig().check_budget()
     with pytest.raises(InputError, match="too large"):
         replace(PlaygroundConfig(), head="mlp", width=64, seeds=20, steps=5000, batch_size=256).check_budget()

@@ -72,7 +72,8 @@ def test_a_changed_setting_starts_the_run_again_with_a_notice(store):
 
 def test_bad_values_fall_back_with_notices(store):
     view = playground_view.advance(store, "visitor-d", values(k=-3, x0=0.9, seeds=99), "step")
-    assert len(view.notices) == 3 and "Step 1 of 60" in view.status and f"{PlaygroundConfig().seeds} seeds" in view.status
+    assert len(view.notices) == 3 and "Step 1 of 60" in view.status
+    assert f"{PlaygroundConfig().seeds} seeds" in view.status
 
 
 def test_the_drawn_points_are_bounded_and_the_hollow_dots_are_inside_the_buffer(store):
@@ -174,12 +175,14 @@ def test_a_play_that_waits_for_embeddings_says_how_far_along_and_the_time_left(t
         return Encoder(encoder.name, encoder.fingerprint + ":slow", encoder.max_length, encode)
 
     fresh = PlaygroundMemory(max_pairs=60, encoder_for=slow)
-    frames = playground_view.waiting(fresh, "visitor-w", values())
+    frames = playground_view.frames(fresh, "visitor-w", values(), "step")
     first = next(frames)
     assert first["waiting"] and "Embedding the sentences of sts" in first["status"] and "Pause works" in first["status"]
     release.set()
-    assert all(frame["waiting"] for frame in frames)      # ends once the data set is ready
-    assert list(playground_view.waiting(fresh, "visitor-w", values())) == []
+    *waited, view = frames                                 # waiting frames until the data set is ready, then the run
+    assert all(frame["waiting"] for frame in waited) and view.status and "Step 1 of" in view.status
+    again = list(playground_view.frames(fresh, "visitor-w", values(), "step"))
+    assert len(again) == 1 and "Step 2 of" in again[0].status
 
 
 def test_an_inspected_pair_reads_the_cores_own_numbers(store):

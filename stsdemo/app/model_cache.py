@@ -132,11 +132,13 @@ def display_name(session: str, choice: str) -> str:
 
 
 def training_x0(source: str) -> float:
-    """The buffer x0 a checkpoint was trained with (its run.json), else the paper's."""
+    """The buffer x0 a checkpoint was trained with (its run.json; a Playground export's twin has its own), else the
+    paper's."""
     path = Path(source) / save_format.RUN_RECORD if source else None
     try:
         if path and path.is_file():
-            return float(json.loads(path.read_text(encoding="utf-8"))["config"]["x0"])
+            record = json.loads(path.read_text(encoding="utf-8"))
+            return float(record.get("twin", record["config"])["x0"])
     except (OSError, ValueError, KeyError, TypeError):
         pass
     return PAPER_X0

@@ -11,6 +11,7 @@ used runs beyond :data:`MAX_SESSIONS` are dropped, and so are the least recently
 from __future__ import annotations
 
 import contextlib
+import functools
 import secrets
 import threading
 import time
@@ -20,10 +21,11 @@ from typing import Callable
 
 from ..errors import InputError
 from ..model_source import resolve_model
-from ..playground.datasets import PlaygroundData
-from ..playground.embeddings import Embeddings, Encoder, encoder_from
-from ..playground.prepared import embedded
+from ..playground.config import UPLOADED
+from ..playground.datasets import PlaygroundData, load_playground_data
+from ..playground.embeddings import Embeddings, Encoder, embed_sentences, encoder_from
 from ..playground.run import Features, Playground, prepare_features
+from ..playground.uploaded import UploadedData, load_uploaded_pairs
 from . import model_cache
 
 MAX_PREPARED = 3          # data sets x encoders kept in memory (each some 50 to 100 MB with its features)
@@ -85,10 +87,12 @@ class Preparation:
 @dataclass
 class SessionRun:
     """A visitor's Playground: the run (None before the first Play, Step or Reset), how people call its encoder,
-    the key its page asks for the next frames of a playing run with, the key it inspects a drawn pair with, and
-    the lock its requests take."""
+    the key its page asks for the next frames of a playing run with, the key it inspects a drawn pair with, the
+    pairs they uploaded (the data set ``upload`` names for them) and the lock its requests take."""
 
     playground: Playground | None = None
+    model: str = ""                  # the model the run's encoder loads as (what an export builds its scorer on)
+    uploaded: UploadedData | None = None
     encoder: str = ""
     token: str | None = None
     view_key: str = field(default_factory=lambda: secrets.token_urlsafe(18))   # reads the run, never moves it
@@ -125,29 +129,47 @@ class PlaygroundMemory:
         name = model_cache.resolve_choice(session, choice, encoder_default=True)
         return name, model_cache.display_name(session, choice)
 
+    def upload(self, session: str, path, scale: str) -> UploadedData:
+        """Read the visitor's CSV of labelled pairs (:func:`~stsdemo.playground.uploaded.load_uploaded_pairs`: one
+        InputError for a bad file, and then their earlier upload stays) as the data set ``upload`` names for them."""
+        uploaded = load_uploaded_pairs(path, scale)
+        self.session(session).uploaded = uploaded
+        return uploaded
+
     def prepare(self, session: str, choice: str, dataset: str) -> Preparation:
-        """The preparation of ``dataset`` for the encoder of ``choice``: the one under way or done, else a new one
-        started in the background."""
+        """The preparation of ``dataset`` (``upload``: the visitor's uploaded pairs) for the encoder of ``choice``:
+        the one under way or done, else a new one started in the background."""
         name, shown = self.source(session, choice)
         place, _ = resolve_model(name, model_cache.allowed_roots())
-        key = (place, dataset, self.max_pairs)
+        if dataset == UPLOADED:
+            uploaded = self.session(session).uploaded
+            if uploaded is None:
+                raise InputError("no pairs uploaded yet: upload a CSV of labelled sentence pairs first, or choose "
+                                 "STS-B or SNLI")
+            data = uploaded.data
+            key, what, load = (place, data.name, None), f"your {data.title}", lambda: data
+        else:
+            key, what = (place, dataset, self.max_pairs), dataset
+            load = functools.partial(load_playground_data, dataset, self.max_pairs)
         with self._lock:
             found = self._prepared.get(key)
             if found is not None and found.error is None:
                 self._prepared.move_to_end(key)
                 return found
-            preparation = self._prepared[key] = Preparation(f"{dataset} with {shown}")
+            preparation = self._prepared[key] = Preparation(f"{what} with {shown}")
             while len(self._prepared) > MAX_PREPARED:
                 self._prepared.popitem(last=False)
-        threading.Thread(target=self._run, args=(preparation, name, place, shown, dataset), daemon=True,
+        threading.Thread(target=self._run, args=(preparation, name, place, shown, load), daemon=True,
                          name="stsdemo-playground-prepare").start()
         return preparation
 
-    def _run(self, preparation: Preparation, name: str, place: str, shown: str, dataset: str) -> None:
+    def _run(self, preparation: Preparation, name: str, place: str, shown: str,
+             load: Callable[[], PlaygroundData]) -> None:
         try:
             encoder = self.encoder_for(place, name, shown)
+            data = load()
             with self._encoding:
-                data, embeddings = embedded(dataset, encoder, self.max_pairs, preparation.report)
+                embeddings = embed_sentences(data.sentences, encoder, preparation.report)
             preparation.result = Prepared(data, embeddings, shown)
         except Exception as error:  # noqa: BLE001 - handed to whoever waits for it
             preparation.error = error

@@ -13,25 +13,26 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, fields
 from html import escape
+from pathlib import Path
 
 import numpy as np
 import torch
 
+from .. import environment
 from ..errors import InputError
 from ..losses.spec import loss_spec
 from ..paired import rule_text
 from ..playground import payoff
-from ..playground.config import PlaygroundConfig, lenient
-from ..playground.datasets import POOL_PAIRS, TITLES
+from ..playground.config import BUILT_IN_DATA, UPLOADED, PlaygroundConfig, lenient
+from ..playground.datasets import POOL_PAIRS
+from ..playground.export_run import export_playground
 from ..playground.presets import PRESETS
 from ..playground.metrics import METRICS, PAIRED, READ_BY
-from ..playground.run import SELECT_EVERY, TWIN_NAMES, Measurement, Playground, run_seeds, twin_labels
-from . import playground_plots
+from ..playground.run import SELECT_EVERY, TWIN_NAMES, Measurement, Playground, act, run_seeds, twin_labels
+from . import playground_plots, session_files
 from .playground_memory import POLL_S, PlaygroundMemory
 
 CONTROLS = tuple(item.name for item in fields(PlaygroundConfig))
-ACTIONS = ("play", "tick", "step", "reset")
-STEPS_OF = {"play": None, "tick": None, "step": 1, "reset": 0}    # None: the run's speed
 METRIC_DIGITS = {"spearman": 2, "accuracy": 1, "error": 3, "inside": 1}
 MAP_READINGS = tuple(payoff.READINGS)   # the map's readings, the first shown by default
 
@@ -65,49 +66,76 @@ def presets_markdown() -> str:
             "name) to a preset's or a copied link. The seeds are fixed, so every student sees the same run.")
 
 
-def waiting(memory: PlaygroundMemory, session: str, values: dict):
-    """While the settings' data set is being embedded for their encoder (the first Play on a fresh server): a
-    frame for the live view every :data:`~.playground_memory.POLL_S`, its status saying how far along and the
-    time left. Nothing when the data set is ready."""
-    config, _ = lenient(values)
+def upload(memory: PlaygroundMemory, session: str, path, scale: str, model: str) -> str:
+    """Read the visitor's CSV of labelled pairs (one clear line for a bad file: InputError) and start embedding its
+    sentences for the encoder ``model``; what the tab says about it (Markdown)."""
+    if not path:
+        raise InputError("choose a CSV or TSV file of labelled sentence pairs")
+    uploaded = memory.upload(session, path, scale)
+    memory.prepare(session, model, UPLOADED)          # embedding starts now; Play shows its progress
+    data = uploaded.data
+    pairs = len(data.train) + len(data.held_out)
+    notice = f" Cleaned: {uploaded.notice}." if uploaded.notice else ""
+    return (f"**{escape(data.title)}**: {pairs:,} pairs, {len(data.held_out):,} held out as the report set, "
+            f"{len(data.train):,} in the pool each seed draws its training and selection pairs from. "
+            f"{escape(uploaded.scale_text)}{escape(notice)} Press **▶ Play** to train on them.")
+
+
+def export_zip(memory: PlaygroundMemory, session: str) -> Path:
+    """The visitor's run, its buffer twin (first seed) at its best step, as a zip of a scorer that loads with
+    ``SentenceTransformer(folder)`` and ``SiameseRegressor.load`` with its ``run.json`` and model card
+    (:func:`~stsdemo.playground.export_run.export_playground`); staged for download like a run's zip."""
+    run = memory.session(session)
+    with run.lock:
+        playground, model = run.playground, run.model
+        if playground is None:
+            raise InputError("there is no run to export yet: press Play or Step first")
+        name = f"stsdemo-playground-{playground.data.name.replace(':', '-')}-step{playground.steps_done}.zip"
+        staging = session_files.session_dir(session)
+        staging.mkdir(parents=True, exist_ok=True)
+        return session_files.zip_export(
+            lambda out: export_playground(playground, model, out, allowed_roots=environment.model_roots()),
+            staging, session_files.downloads_dir(session) / name)
+
+
+def frames(memory: PlaygroundMemory, session: str, values: dict, action: str):
+    """What the tab shows for ``action`` under the settings ``values``, checked once: while the settings' data set
+    is being embedded for their encoder (the first Play on a fresh server), a waiting frame every
+    :data:`~.playground_memory.POLL_S`, its status saying how far along and the time left; then the run's
+    :class:`PlaygroundView` (:func:`advance`)."""
+    config, notices = lenient(values)
     preparation = memory.prepare(session, config.model, config.data)
     while not preparation.done.wait(POLL_S):
         yield dict(status=f"<p class=\"pg-wait\">{escape(preparation.progress_text())}</p>", waiting=True)
+    yield _advance(memory, session, config, notices, action)
 
 
 def advance(memory: PlaygroundMemory, session: str, values: dict, action: str) -> PlaygroundView:
-    """Do ``action`` (one of :data:`ACTIONS`) to the visitor's run under the settings ``values`` and measure it.
+    """Do ``action`` (one of :data:`~stsdemo.playground.run.ACTIONS`) to the visitor's run under the settings
+    ``values`` and measure it (:func:`~stsdemo.playground.run.act`).
 
     ``play`` starts a run (again, when the last one finished), takes its first steps and hands out a play key;
     ``tick`` takes the next ``speed`` steps of a playing run; ``step`` takes one; ``reset`` starts the run again
     at step 0. A run whose settings changed (beyond its length and speed) starts again, with a notice when that
     happens mid-play.
     """
-    config, notices = lenient(values)
+    return _advance(memory, session, *lenient(values), action)
+
+
+def _advance(memory: PlaygroundMemory, session: str, config: PlaygroundConfig, notices: list[str],
+             action: str) -> PlaygroundView:
     prepared = memory.prepared(session, config.model, config.data)
     run = memory.session(session)
     with run.lock:
-        playground = run.playground
-        stale = (playground is None or playground.data is not prepared.data
-                 or playground.config.run_identity() != config.run_identity())
-        if action == "tick" and stale and playground is not None:
-            notices.append("The settings changed, so the run started again.")
-        config, trimmed = config.within_budget()
-        if trimmed:
-            notices.append(trimmed)
-        if stale or action == "reset" or (action == "play" and playground.finished):
-            playground = run.playground = Playground(config, prepared.data, prepared.features_for(config.head),
-                                                     shown=playground_plots.MAX_DOTS)
-        else:
-            playground.continue_with(config)
-            if action == "step" and playground.finished:   # else Step on a finished run does nothing, silently
-                notices.append("The run has reached its last step: Reset or Play starts it again.")
-        run.encoder = prepared.encoder
-        steps = STEPS_OF[action]
-        view = take_steps(playground, config.steps_per_update() if steps is None else steps, run.encoder)
-    playing = action in ("play", "tick") and not playground.finished
+        acted = act(run.playground, config, prepared.data, prepared.features_for(config.head), action,
+                    shown=playground_plots.MAX_DOTS)
+        run.playground, run.encoder = acted.playground, prepared.encoder
+        run.model = memory.source(session, config.model)[0]
+        view = render(acted.playground, acted.measurement, run.encoder)
+    playing = action in ("play", "tick") and acted.playing
     token = memory.play_token(session) if action == "play" and playing else run.token if playing else None
-    return PlaygroundView(*view, playing=playing, notices=notices, token=token, view_key=run.view_key)
+    return PlaygroundView(*view, playing=playing, notices=notices + acted.notices, token=token,
+                          view_key=run.view_key)
 
 
 def next_frame(memory: PlaygroundMemory, token) -> dict | None:
@@ -123,19 +151,15 @@ def next_frame(memory: PlaygroundMemory, token) -> dict | None:
         if not granted:
             return dict(busy=True, playing=True, token=token)
         with run.lock:
-            playground = run.playground
-            if playground is None:
+            if run.playground is None:
                 return None
-            view = take_steps(playground, playground.config.steps_per_update(), run.encoder)
-    playing = not playground.finished
+            playground = run.playground
+            acted = act(playground, playground.config, playground.data, playground.features, "tick",
+                        shown=playground_plots.MAX_DOTS)
+            view = render(acted.playground, acted.measurement, run.encoder)
+    playing = acted.playing
     return PlaygroundView(*view, playing=playing, notices=[], token=run.token if playing else None,
                           view_key=run.view_key).frame()
-
-
-def take_steps(playground: Playground, steps: int, encoder: str) -> tuple:
-    """Train the run ``steps`` steps further (never past its end), measure it and render what the tab shows."""
-    playground.step(min(steps, playground.config.steps - playground.steps_done))
-    return render(playground, playground.measure(), encoder)
 
 
 MOVED = 5                # the report pairs listed as "most moved by the buffer"
@@ -201,7 +225,7 @@ def api_run(memory: PlaygroundMemory, values: dict) -> dict:
     if model not in API_MODELS:
         raise InputError(f"model must be one of {', '.join(API_MODELS)} (the embedded encoder, or the shipped "
                          "scorer's)")
-    config = PlaygroundConfig(**{**values, "model": model}).validate()
+    config = PlaygroundConfig(**{**values, "model": model})
     config.check_budget()
     prepared = memory.prepared("", config.model, config.data)
     result = run_seeds(config, prepared.data, prepared.features_for(config.head))
@@ -267,7 +291,7 @@ def status_html(playground: Playground, measurement: Measurement, labels: tuple[
                  f"{playground.selection.shape[1]:,} more with the same noise")
     return (f"<p><b>Step {measurement.step:,} of {config.steps:,}</b> · {config.seeds} seeds · {escape(head)} on "
             f"frozen {escape(encoder)} embeddings · {labels_of} · reported on {len(playground.gold):,} clean pairs "
-            f"of {escape(TITLES[config.data])}, which select nothing</p><table>{''.join(rows)}</table>"
+            f"of {escape(playground.data.title)}, which select nothing</p><table>{''.join(rows)}</table>"
             f"<p><b>Buffer − none</b>, paired over the seeds:</p><p>{'<br>'.join(readings)}</p>"
             f"<p class=\"pg-rule\">Each twin of each seed is stopped at its own best step on its selection set. "
             f"The verdict: {escape(rule_text(len(playground.seeds)))}.</p>")
@@ -312,14 +336,17 @@ def payoff_view(values: dict, reading: str = MAP_READINGS[0]) -> tuple[object, s
     reading = reading if reading in MAP_READINGS else MAP_READINGS[0]
     found, marks = recorded_map(), map_marks(reading)
     head = config.head if config.head in payoff.HEADS else "paper"
-    metric = READ_BY[config.data]
-    cells = payoff.cells_of(found, config.data, config.loss, head)
-    current = payoff.nearest_cell(config.noise, config.train_pairs, POOL_PAIRS[config.data])
+    data = config.data if config.data in BUILT_IN_DATA else BUILT_IN_DATA[0]    # no map of a visitor's own pairs
+    metric = READ_BY[data]
+    cells = payoff.cells_of(found, data, config.loss, head)
+    current = payoff.nearest_cell(config.noise, config.train_pairs, POOL_PAIRS[data])
     spec = loss_spec(config.loss)
-    title = (f"{spec.short} − its x0 = 0 twin · {METRICS[metric]} · {config.data.upper()} · {head} head · "
+    title = (f"{spec.short} − its x0 = 0 twin · {METRICS[metric]} · {data.upper()} · {head} head · "
              f"{payoff.READINGS[reading]}")
     figure = playground_plots.payoff_figure(cells, metric, current, title, reading, marks)
     lines = [payoff.reading(cells, marks, len(marks), reading)]
+    if data != config.data:
+        lines.insert(0, f"No map is recorded for uploaded pairs; this is the {data.upper()} map, to compare with.")
     if head != config.head:
         lines.append(f"No map is recorded for the {config.head} head; this is the paper head's.")
     entry = cells.get(current)

@@ -35,6 +35,7 @@ import uuid
 import zipfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from .. import environment
 from .. import save_format
@@ -281,9 +282,10 @@ def best_from_checkpoint(info: RunInfo) -> None:
 
 
 def remove_orphans() -> None:
-    """At start-up, what a killed server leaves beside the runs: a zip's export folders, staged and partial
+    """At start-up, what a killed server leaves beside the runs: a zip's export folders (a run's, or a Playground
+    run's in the session's folder), staged and partial
     downloads, and partial files of the cache (the Playground's embeddings, the base models' scores)."""
-    for export in sessions_root().glob(f"*/*/{EXPORT_PREFIX}*"):
+    for export in [*sessions_root().glob(f"*/*/{EXPORT_PREFIX}*"), *sessions_root().glob(f"*/{EXPORT_PREFIX}*")]:
         shutil.rmtree(export, ignore_errors=True)
     remove_handed_over(max_age_s=0)
     remove_partial_writes(environment.cache_dir(), recursive=True)
@@ -329,9 +331,16 @@ def zip_run(state, session: str, run_id: str) -> Path:
     if target.is_file() and target.stat().st_mtime >= stamp:
         target.touch()  # handed over again: kept until Gradio has copied it
         return target
-    staging = Path(tempfile.mkdtemp(prefix=EXPORT_PREFIX, dir=session_run_folder(session, run_id)))
+    return zip_export(lambda out: export_scorer(info.checkpoint, out, allowed_roots=environment.model_roots()),
+                      session_run_folder(session, run_id), target)
+
+
+def zip_export(export: Callable[[Path], Path], beside: Path, target: Path) -> Path:
+    """``export(folder)`` written into a staging folder in ``beside`` (``.export-*``, swept at start-up if a kill
+    leaves it) and zipped, atomically, to ``target``; the staging folder is removed."""
+    staging = Path(tempfile.mkdtemp(prefix=EXPORT_PREFIX, dir=beside))
     try:
-        source = export_scorer(info.checkpoint, staging / "model", allowed_roots=environment.model_roots())
+        source = export(staging / "model")
         with atomic_write(target, "wb", encoding=None) as handle:
             with zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=5) as archive:
                 for path in sorted(source.rglob("*")):

@@ -6,14 +6,16 @@ from __future__ import annotations
 import csv
 import io
 import math
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from ..atomic import atomic_write
 from ..errors import InputError
 from ..labels import LabelScheme
 from .pairs import MAX_SENTENCE_CHARS, PairSet, clean_text
 
-# Header names load_csv recognises (compared lower-cased, spaces and dashes read as underscores).
+# Header names read_rows recognises (compared lower-cased, spaces and dashes read as underscores).
 SENTENCE_COLUMN_PAIRS = (
     ("sentence1", "sentence2"),
     ("sentence_1", "sentence_2"),
@@ -104,7 +106,7 @@ def _label_column(header_keys, header, label) -> int:
     )
 
 
-def _parse_label(text: str, scheme: LabelScheme, row: int) -> float:
+def parse_label(text: str, scheme: LabelScheme, row: int) -> float:
     """A category name of ``scheme`` (checked first) or a number on its line within [low, high]."""
     value = text.strip()
     allowed = f"a number in [{scheme.low:g}, {scheme.high:g}] or one of: {', '.join(scheme.categories)}"
@@ -125,24 +127,44 @@ def _parse_label(text: str, scheme: LabelScheme, row: int) -> float:
     return number
 
 
-def load_csv(
+@dataclass(frozen=True)
+class UserRows:
+    """The pairs of a user's file as read: cleaned sentences, each pair's label (as ``read_label`` gave it: by
+    default the text the file holds; ``labels`` is None for a file without a label column), the row each pair
+    came from (data rows counted from 1, blank lines included) and ``notice``, what cleaning changed."""
+
+    file_name: str
+    sentences1: list[str]
+    sentences2: list[str]
+    labels: list | None
+    rows: list[int]
+    notice: str
+
+
+def label_as_written(text: str, row: int) -> str:
+    """The label text a file holds, unparsed (:func:`read_rows`'s default)."""
+    return text
+
+
+def read_rows(
     path,
-    scheme: LabelScheme,
     sentence1=None,
     sentence2=None,
     label=None,
     max_rows: int = 200_000,
     require_label: bool = True,
     max_bytes: int | None = MAX_FILE_BYTES,
-) -> PairSet:
-    """Sentence pairs from a user's CSV or TSV file with a header row.
+    read_label: Callable[[str, int], object] = label_as_written,
+) -> UserRows:
+    """The rows of a user's CSV or TSV file with a header row: the one set of rules every reader of such files
+    follows (:func:`load_csv`, the Playground's uploads).
 
-    Columns are found by name (see ``SENTENCE_COLUMN_PAIRS`` and ``LABEL_COLUMNS``) unless given.
-    A label is a category name of ``scheme`` or a number on its line. With ``require_label=False``
-    (files to be scored) a file without a label column loads with NaN labels. Row numbers in
-    messages count data rows from 1 (the header is not a row). Anything wrong raises :class:`InputError`.
-    Limits, checked as early as possible: ``max_bytes`` before the file is read, ``max_rows`` while it is
-    parsed. Sentences are cleaned as :func:`clean_text` does; ``notice`` on the result says what changed.
+    Columns are found by name (see ``SENTENCE_COLUMN_PAIRS`` and ``LABEL_COLUMNS``) unless given. With
+    ``require_label=False`` a file without a label column loads (``labels`` None). ``read_label(text, row)``
+    turns each label's text into the value kept, row by row, so a bad label is reported where the file has it.
+    Row numbers in messages count data rows from 1 (the header is not a row). Anything wrong raises
+    :class:`InputError`. Limits, checked as early as possible: ``max_bytes`` before the file is read,
+    ``max_rows`` while it is parsed. Sentences are cleaned as :func:`clean_text` does.
     """
     path = Path(path)
     text = _decode_user_file(path, max_bytes)
@@ -153,12 +175,12 @@ def load_csv(
         first, second = _sentence_columns(header_keys, header, sentence1, sentence2)
         has_label = label is not None or any(key in header_keys for key in LABEL_COLUMNS)
         label_index = _label_column(header_keys, header, label) if require_label or has_label else None
-        sentences1, sentences2, labels = [], [], []
+        sentences1, sentences2, labels, rows = [], [], [], []
         cut = cleaned = 0
         for row, fields in enumerate(reader, start=1):
             if not any(f.strip() for f in fields):
                 continue  # blank line
-            if len(labels) >= max_rows:
+            if len(rows) >= max_rows:
                 raise InputError(f"{path.name} has more than {max_rows} rows; the limit is {max_rows} rows per file "
                                  "(split it into smaller files)")
             if len(fields) != len(header):
@@ -172,9 +194,11 @@ def load_csv(
                 raise InputError(f"row {row}: empty sentence; {error}") from None
             cut += ("cut to" in note1) + ("cut to" in note2)
             cleaned += bool("control" in note1 or "control" in note2)
-            labels.append(math.nan if label_index is None else _parse_label(fields[label_index], scheme, row))
+            if label_index is not None:
+                labels.append(read_label(fields[label_index], row))
             sentences1.append(s1)
             sentences2.append(s2)
+            rows.append(row)
     except csv.Error as exc:
         if "field limit" in str(exc):
             raise InputError(f"{path.name}, line {reader.line_num}: a field is longer than {csv.field_size_limit():,} "
@@ -182,14 +206,37 @@ def load_csv(
         raise InputError(f"{path.name} is not a well-formed CSV/TSV file (line {reader.line_num}: {exc})") from None
     except StopIteration:
         raise InputError(f"file {path.name!r} is empty; expected a header row and sentence pairs") from None
-    if not labels:
+    if not rows:
         raise InputError(f"{path.name} has a header but no sentence pairs")
     notes = []
     if cut:
         notes.append(f"{cut} sentence{'s' if cut != 1 else ''} cut to {MAX_SENTENCE_CHARS:,} characters")
     if cleaned:
         notes.append(f"control characters removed in {cleaned} row{'s' if cleaned != 1 else ''}")
-    return PairSet(path.name, sentences1, sentences2, labels, scheme, "; ".join(notes))
+    return UserRows(path.name, sentences1, sentences2, labels if label_index is not None else None, rows,
+                    "; ".join(notes))
+
+
+def load_csv(
+    path,
+    scheme: LabelScheme,
+    sentence1=None,
+    sentence2=None,
+    label=None,
+    max_rows: int = 200_000,
+    require_label: bool = True,
+    max_bytes: int | None = MAX_FILE_BYTES,
+) -> PairSet:
+    """Sentence pairs from a user's CSV or TSV file with a header row, read by :func:`read_rows` (its columns,
+    limits and messages), each label a category name of ``scheme`` or a number on its line
+    (:func:`parse_label`). With ``require_label=False`` (files to be scored) a file without a label column loads
+    with NaN labels. ``notice`` on the result says what cleaning changed. Anything wrong raises
+    :class:`InputError`.
+    """
+    read = read_rows(path, sentence1, sentence2, label, max_rows, require_label, max_bytes,
+                     read_label=lambda text, row: parse_label(text, scheme, row))
+    labels = read.labels if read.labels is not None else [math.nan] * len(read.rows)
+    return PairSet(read.file_name, read.sentences1, read.sentences2, labels, scheme, read.notice)
 
 
 def write_pairs(pairs: PairSet, path) -> Path:

@@ -4,9 +4,10 @@ The Playground tab's controls (their ranges), its links, the ``playground`` API 
 benchmarks and the checks below all read these declarations: the same :func:`stsdemo.config.setting` metadata
 the training settings use, plus how far a slider moves at a time (``step``).
 
-Two kinds of check: :meth:`PlaygroundConfig.validate` raises :class:`~stsdemo.errors.InputError` (the API, the
-command line); :func:`lenient` gives every bad value its default and a notice saying why (the tab, a link),
-so a visitor never meets a traceback. No torch here.
+One check on the way in: a :class:`PlaygroundConfig` checks itself when it is made (every value against its
+declaration, and ``x0 <= d/2``), raising :class:`~stsdemo.errors.InputError` (the API, the command line), so no
+unchecked config exists and nothing downstream checks again. :func:`lenient` makes one for the tab and a link:
+every bad value takes its default with a notice saying why, so a visitor never meets a traceback. No torch here.
 """
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ from ..errors import InputError
 from ..losses.buffer import check_buffer
 from ..losses.spec import LOSSES, PAPER_X0, paper_k, paper_k_text
 
-DATASETS = ("sts", "nli")                      # stsdemo.playground.datasets loads them
+BUILT_IN_DATA = ("sts", "nli")                 # stsdemo.playground.datasets loads them
+UPLOADED = "upload"                            # the visitor's own pairs (stsdemo.playground.uploaded) ...
+MAX_UPLOAD_PAIRS = 5000                        # ... at most this many: 10,000 sentences embed in under 30 s on 2 cores
+DATASETS = (*BUILT_IN_DATA, UPLOADED)
 HEADS = ("paper", "cosine", "mlp")
 BUFFER_LOSSES = tuple(name for name, spec in LOSSES.items() if spec.buffer)   # the losses that have a twin
 FEATURES = 3 * 384          # [u, v, |u-v|] of the embedded encoder: the unit of the work budget below
@@ -42,7 +46,9 @@ class PlaygroundConfig:
 
     data: str = setting("sts", "pairs: sts = STS-B (train: the pool of training and selection pairs; dev: the report "
                                "set; labels 0..5), nli = SNLI dev (8,842 pairs in the pool, 1,000 held out as the "
-                               "report set; contradiction 0, neutral 1, entailment 2)", choices=DATASETS)
+                               "report set; contradiction 0, neutral 1, entailment 2), upload = your own CSV of "
+                               f"labelled pairs (up to {MAX_UPLOAD_PAIRS:,}; a fifth held out as the report set)",
+                  choices=DATASETS)
     model: str = setting("", "encoder whose frozen embeddings the heads read; empty = the embedded "
                              "all-MiniLM-L6-v2", text=True)
     head: str = setting("paper", "paper = Linear on [u, v, |u-v|] (the paper's head); cosine = a·cos(u, v) + b "
@@ -82,17 +88,16 @@ class PlaygroundConfig:
 
     @staticmethod
     def prewarmed() -> tuple[str, ...]:
-        """The data sets a serving app embeds before anyone asks: the default one first, then the others."""
+        """The built-in data sets a serving app embeds before anyone asks: the default one first, then the others."""
         default = PlaygroundConfig().data
-        return (default, *(name for name in DATASETS if name != default))
+        return (default, *(name for name in BUILT_IN_DATA if name != default))
 
-    def validate(self) -> "PlaygroundConfig":
-        """Raise InputError for a value outside its declaration or ``x0 > d/2``; returns the config, each whole
-        number as int."""
-        checked = {item.name: check_setting(item.name, getattr(self, item.name), PlaygroundConfig)
-                   for item in fields(self)}
-        check_buffer(checked["k"], checked["x0"], checked["d"])
-        return PlaygroundConfig(**checked)
+    def __post_init__(self):
+        """The one check: InputError for a value outside its declaration or ``x0 > d/2``; each whole number is
+        kept as int."""
+        for item in fields(self):
+            object.__setattr__(self, item.name, check_setting(item.name, getattr(self, item.name), PlaygroundConfig))
+        check_buffer(self.k, self.x0, self.d)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -157,19 +162,20 @@ def argument_line(name: str) -> str:
 def lenient(values: dict) -> tuple[PlaygroundConfig, list[str]]:
     """A config from ``values`` (names as the declarations'; missing ones take their default): each value that
     fails its declaration takes its default with a notice, and so does ``x0`` above ``d/2``. Never raises."""
-    defaults, notices, kept = PlaygroundConfig(), [], {}
-    for item in fields(PlaygroundConfig):
-        if item.name not in values:
-            continue
-        try:
-            kept[item.name] = check_setting(item.name, values[item.name], PlaygroundConfig)
-        except InputError as error:
-            notices.append(f"{error}: using the default {as_written(getattr(defaults, item.name)) or 'empty'}")
-    config = replace(defaults, **kept)
+    given = {item.name: values[item.name] for item in fields(PlaygroundConfig) if item.name in values}
     try:
-        check_buffer(config.k, config.x0, config.d)      # k, d and x0 >= 0 passed their declarations: x0 <= d/2
-    except InputError as error:
-        x0 = min(defaults.x0, config.d / 2)
+        return PlaygroundConfig(**given), []
+    except InputError:
+        pass                       # find which values failed: the config's own check names only the first
+    defaults, notices, kept = PlaygroundConfig(), [], {}
+    for name, value in given.items():
+        try:
+            kept[name] = check_setting(name, value, PlaygroundConfig)
+        except InputError as error:
+            notices.append(f"{error}: using the default {as_written(getattr(defaults, name)) or 'empty'}")
+    try:
+        return PlaygroundConfig(**kept), notices
+    except InputError as error:    # every value passed its declaration, so x0 > d/2: the one rule across fields
+        x0 = min(defaults.x0, kept.get("d", defaults.d) / 2)
         notices.append(f"{error}: using x0 = {as_written(x0)}")
-        config = replace(config, x0=x0)
-    return config, notices
+        return PlaygroundConfig(**{**kept, "x0": x0}), notices

@@ -48,6 +48,7 @@ class PlaygroundData:
     train: PairIndex
     held_out: PairIndex
     scheme: LabelScheme
+    title: str = ""    # what people call it: a built-in's TITLES text, an uploaded file's name
 
 
 def index_pairs(train: PairSet, held_out: PairSet) -> tuple[list[str], PairIndex, PairIndex]:
@@ -74,12 +75,12 @@ def _nli(source: str) -> tuple[PairSet, PairSet]:
     return snli_dev_split(source=source)
 
 
-LOADERS = {"sts": _sts, "nli": _nli}   # one per name in DATASETS
+LOADERS = {"sts": _sts, "nli": _nli}   # one per name in BUILT_IN_DATA
 
 
 def load_playground_data(name: str, max_pairs: int | None = None, source: str = "auto") -> PlaygroundData:
-    """The data set ``name`` (one of :data:`~stsdemo.playground.config.DATASETS`), each part cut to at most
+    """The data set ``name`` (one of :data:`~stsdemo.playground.config.BUILT_IN_DATA`), each part cut to at most
     ``max_pairs`` evenly spread pairs when given."""
     train, held_out = (part if max_pairs is None else part.spaced(max_pairs) for part in LOADERS[name](source))
     sentences, train_index, held_index = index_pairs(train, held_out)
-    return PlaygroundData(name, sentences, train_index, held_index, train.scheme)
+    return PlaygroundData(name, sentences, train_index, held_index, train.scheme, TITLES[name])

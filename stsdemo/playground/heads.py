@@ -61,6 +61,11 @@ class BatchedHead(nn.Module):
     def predict(self, inputs: torch.Tensor, shared: bool) -> torch.Tensor:
         raise NotImplementedError
 
+    def weights_of(self, index: int, twin: int) -> dict[str, torch.Tensor]:
+        """A copy of one head's parameters (``index``: its seed's position in :attr:`seeds`), each without the
+        leading (seed, twin) dimensions: the paper head's ``weight`` ``(F,)`` and ``bias`` ``()``."""
+        return {name: parameter[index, twin].detach().clone() for name, parameter in self.named_parameters()}
+
 
 class BatchedPaperHead(BatchedHead):
     """``w · [u, v, |u-v|] + b`` per head."""

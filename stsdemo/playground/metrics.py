@@ -23,7 +23,9 @@ from ..labels import LabelScheme
 METRICS = {"spearman": "Spearman ×100", "accuracy": "on the gold node (%)", "error": "mean |error|",
            "inside": "training pairs within x0 of their label (%)"}
 PAIRED = ("spearman", "accuracy")     # the metrics whose paired difference is read (higher is better)
-READ_BY = {"sts": "spearman", "nli": "accuracy"}    # a data set's own measure: ranks on STS, nodes on NLI
+# a data set's own measure, by its label scheme's name (a built-in set's name is its scheme's): ranks on STS and
+# any other ordered scale, nodes on NLI's three categories
+READ_BY = {"sts": "spearman", "nli": "accuracy"}
 
 
 def spearman_rows(predictions: np.ndarray, gold: np.ndarray) -> np.ndarray:

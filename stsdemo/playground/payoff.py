@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ..losses.spec import paper_k
 from ..paired import LEVEL, Paired, benjamini_hochberg
-from .config import BUFFER_LOSSES, DATASETS, PlaygroundConfig
+from .config import BUFFER_LOSSES, BUILT_IN_DATA, PlaygroundConfig
 from .metrics import READ_BY
 
 NOISES = (0.0, 0.25, 0.5, 1.0, 1.5)          # sigma of the label noise on the line (node gap d = 1)
@@ -44,7 +44,7 @@ MAP_VERSION = 2
 def cell_config(dataset: str, loss: str, head: str, noise: float, size: int) -> PlaygroundConfig:
     """The Playground settings of one cell: the defaults, with the loss's paper k, this noise and size."""
     return replace(PlaygroundConfig(), data=dataset, loss=loss, head=head, k=paper_k(loss), noise=noise,
-                   train_pairs=size, seeds=SEEDS).validate()
+                   train_pairs=size, seeds=SEEDS)
 
 
 def cell_key(dataset: str, loss: str, head: str, noise: float, size: int) -> str:
@@ -54,7 +54,7 @@ def cell_key(dataset: str, loss: str, head: str, noise: float, size: int) -> str
 
 def grid() -> list[tuple[str, str, str, float, int]]:
     """Every cell: ``(dataset, loss, head, noise, size)``."""
-    return [(dataset, loss, head, noise, size) for dataset in DATASETS for loss in BUFFER_LOSSES for head in HEADS
+    return [(dataset, loss, head, noise, size) for dataset in BUILT_IN_DATA for loss in BUFFER_LOSSES for head in HEADS
             for noise in NOISES for size in SIZES]
 
 

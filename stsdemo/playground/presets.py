@@ -25,7 +25,7 @@ class Preset:
     hide: tuple[str, ...] = ("lr", "batch_size", "head", "width", "d", "speed", "model")   # a classroom's link
 
     def config(self) -> PlaygroundConfig:
-        return replace(PlaygroundConfig(), **self.settings).validate()
+        return replace(PlaygroundConfig(), **self.settings)
 
 
 PRESETS = (

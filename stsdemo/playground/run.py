@@ -17,20 +17,24 @@ Three disjoint sets per seed, as a practitioner would have them:
 * the **report set** (STS-B dev, SNLI's held-out 1,000) with clean labels, which selects nothing: it is read at
   the current step and at each head's chosen step ("stopped at its best").
 
-:class:`Playground` is what the tab steps and measures; :func:`run_seeds` runs one to its end for the API and the
-payoff map. The paired difference ``buffer - none`` over seeds and its verdict are :mod:`stsdemo.paired`'s.
+:class:`Playground` is what the tab steps and measures (:func:`act`: what Play, a tick, Step and Reset do to a run:
+it continues while only its length or speed changes, starts again when any other setting or its data does, and
+its played steps are cut to the work budget, each change said in a notice); :func:`run_seeds` runs one to its end
+for the API and the payoff map. The paired difference ``buffer - none`` over seeds and its verdict are
+:mod:`stsdemo.paired`'s.
 """
 
 from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 
 from ..data.pairs import spaced_positions
+from ..errors import InputError
 from ..labels import LabelScheme
 from ..losses.registry import build_loss
 from ..losses.spec import LossSpec, loss_spec
@@ -107,6 +111,22 @@ def paired_over_seeds(values: np.ndarray, seeds: list[int]) -> Paired:
                   {s: float(values[i, 1]) for i, s in enumerate(seeds)})
 
 
+@dataclass(frozen=True)
+class BestHead:
+    """The first seed's head of one twin at its best step on the selection set, what an export writes
+    (:mod:`.export_run`): its parameters as :meth:`~.heads.BatchedHead.weights_of` gives them, that ``step``, the
+    ``selection`` set's reading there by ``metric`` (:data:`~.metrics.READ_BY`) and the report set's readings
+    there (``spearman``, ``accuracy``, ``error``)."""
+
+    twin: int
+    seed: int
+    step: int
+    weights: dict[str, torch.Tensor]
+    metric: str
+    selection: float
+    report: dict[str, float]
+
+
 @dataclass
 class StepRecord:
     """The last batch a :meth:`Playground.step` trained on: predictions ``(seeds, twins, batch)``, labels
@@ -127,11 +147,11 @@ class Playground:
                  seeds: list[int] | None = None):
         """``shown``: how many report pairs (evenly spread) :attr:`Measurement.shown` gives; ``seeds``: which
         seeds (default ``0 .. config.seeds - 1``)."""
-        self.config = config = config.validate()
+        self.config = config
         self.data, self.features = data, features
         self.seeds = list(range(config.seeds)) if seeds is None else list(seeds)
         self.scheme = LabelScheme(data.scheme.name, data.scheme.categories, config.d)
-        self.read_by = READ_BY.get(data.name, "spearman")
+        self.read_by = READ_BY.get(data.scheme.name, "spearman")
         self.losses = (build_loss(config.loss, config.k, config.x0, self.scheme),
                        build_loss(config.loss, config.k, 0.0, self.scheme))
         pool = torch.from_numpy(data.train.labels).float() * config.d
@@ -155,6 +175,7 @@ class Playground:
         self.best_selection = np.full(twins, -np.inf)
         self.best_steps = np.zeros(twins, dtype=np.int64)
         self.best_predictions = np.zeros((*twins, len(self.gold)), dtype=np.float32)
+        self.best_weights: list[dict[str, torch.Tensor] | None] = [None] * len(TWIN_NAMES)   # seed 0's, per twin
         self._select()
 
     @property
@@ -165,7 +186,7 @@ class Playground:
         """Go on under ``config``, the same run with another length or speed (:meth:`PlaygroundConfig.run_identity`)."""
         if config.run_identity() != self.config.run_identity():
             raise ValueError("a run continues only under another number of steps or speed")
-        self.config = config.validate()
+        self.config = config
 
     def step(self, steps: int = 1) -> None:
         """Train every head ``steps`` steps, measuring the selection set every :data:`SELECT_EVERY` steps;
@@ -208,7 +229,8 @@ class Playground:
     @torch.no_grad()
     def _select(self) -> None:
         """Measure the selection set; a head that beats its best so far (a tie keeps the earlier step) takes this
-        step as its best, with its report-set predictions here."""
+        step as its best, with its report-set predictions here and, for the first seed, its parameters
+        (:meth:`best_head`)."""
         value = np.nan_to_num(self.selection_values(), nan=-np.inf)
         better = value > self.best_selection
         if better.any():
@@ -216,6 +238,21 @@ class Playground:
             self.best_selection[better] = value[better]
             self.best_steps[better] = self.steps_done
             self.best_predictions[better] = report[better]
+            for twin in np.flatnonzero(better[0]):      # the first seed's alone: the head an export writes
+                self.best_weights[twin] = self.head.weights_of(0, int(twin))
+
+    def best_head(self, twin: int = 0) -> BestHead:
+        """The first seed's head of ``twin`` (0: the loss with its buffer, 1: x0 = 0) at its best step so far;
+        InputError for a run that has not trained yet, whose best step would be its untrained start."""
+        if twin not in range(len(TWIN_NAMES)):
+            raise InputError(f"twin must be 0 ({TWIN_NAMES[0]}) or 1 ({TWIN_NAMES[1]}), got {twin!r}")
+        weights = self.best_weights[twin]
+        if self.steps_done == 0 or weights is None:
+            raise InputError("this Playground run has no best step yet: train it before exporting its head")
+        report = held_out_metrics(self.best_predictions[0, twin], self.gold, self.scheme)
+        return BestHead(twin, self.seeds[0], int(self.best_steps[0, twin]), {k: w.clone() for k, w in weights.items()},
+                        self.read_by, float(self.best_selection[0, twin]),
+                        {name: float(value) for name, value in report.items()})
 
     @torch.no_grad()
     def measure(self) -> Measurement:
@@ -292,3 +329,48 @@ def run_seeds(config: PlaygroundConfig, data: PlaygroundData, features: Features
     result["stopped_at_best"]["selection"] = {name: _number(playground.best_selection[:, twin].mean())
                                               for twin, name in enumerate(TWIN_NAMES)}
     return {**result, "seconds": round(time.perf_counter() - started, 3)}
+
+
+# ---- what Play, a tick of a playing run, Step and Reset do to a run: one call from the view --------------------
+
+ACTIONS = ("play", "tick", "step", "reset")
+STEPS_OF = {"play": None, "tick": None, "step": 1, "reset": 0}    # None: the run's steps per screen update
+
+
+@dataclass
+class Acted:
+    """The run after an action, measured, and the notices to show."""
+
+    playground: Playground
+    measurement: Measurement
+    notices: list[str] = field(default_factory=list)
+
+    @property
+    def playing(self) -> bool:
+        return not self.playground.finished
+
+
+def act(previous: Playground | None, config: PlaygroundConfig, data: PlaygroundData, features: Features,
+        action: str, shown: int) -> Acted:
+    """Do ``action`` (one of :data:`ACTIONS`) under the checked ``config`` to ``previous`` (None: no run yet) on
+    ``data`` and its ``features`` (for ``config.head``): the run continued or started again, its steps taken and
+    measured. ``shown``: the report pairs a new run draws."""
+    notices = []
+    stale = (previous is None or previous.data is not data
+             or previous.config.run_identity() != config.run_identity())
+    if action == "tick" and stale and previous is not None:
+        notices.append("The settings changed, so the run started again.")
+    config, trimmed = config.within_budget()
+    if trimmed:
+        notices.append(trimmed)
+    if stale or action == "reset" or (action == "play" and previous.finished):
+        playground = Playground(config, data, features, shown=shown)
+    else:
+        playground = previous
+        playground.continue_with(config)
+        if action == "step" and playground.finished:   # else Step on a finished run does nothing, silently
+            notices.append("The run has reached its last step: Reset or Play starts it again.")
+    steps = STEPS_OF[action]
+    steps = config.steps_per_update() if steps is None else steps
+    playground.step(min(steps, config.steps - playground.steps_done))
+    return Acted(playground, playground.measure(), notices)

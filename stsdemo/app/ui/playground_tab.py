@@ -21,14 +21,15 @@ import gradio as gr
 from ...errors import InputError
 from ...losses.spec import loss_spec, paper_k
 from ...playground import payoff
-from ...playground.config import PlaygroundConfig, declaration, relevant
+from ...playground.config import MAX_UPLOAD_PAIRS, UPLOADED, PlaygroundConfig, declaration, relevant
+from ...playground.uploaded import INFER, MIN_UPLOAD_PAIRS, REPORT_MIN, REPORT_SHARE
 from .. import model_cache, playground_view
 from . import share
 from .common import session_of, user_errors
 
 CANVAS_JS = (Path(__file__).with_name("playground_canvas.js")).read_text(encoding="utf-8")
 START = PlaygroundConfig()
-CHOICE_LABELS = {"data": {"sts": "STS-B (0–5)", "nli": "SNLI (3 nodes)"},
+CHOICE_LABELS = {"data": {"sts": "STS-B (0–5)", "nli": "SNLI (3 nodes)", "upload": "your pairs (upload below)"},
                  "head": {"paper": "paper: [u, v, |u−v|] → 1", "cosine": "a·cos + b", "mlp": "one hidden layer"},
                  "loss": {name: loss_spec(name).short for name in ("sk2", "trelu")}}
 INTRO = ("**Watch the buffer act.** A head on frozen sentence embeddings learns to put each pair on the label line, "
@@ -56,6 +57,10 @@ def control(name: str, **extra):
     return gr.Slider(low, meta["high"], step=meta["step"], **common, min_width=160)
 
 
+UPLOAD_HELP = ("The Score tab's CSV rules: a header with two sentence columns (sentence1, sentence2 or the like) and "
+               f"a label column (label, score, ...). {REPORT_SHARE:.0%} of the pairs (at least {REPORT_MIN}) are held "
+               "out as the report set; each seed draws its training and selection pairs from the rest, as on STS-B. "
+               "Embedded once, then cached by content.")
 LIVE_HTML = ('<div id="pg-status" class="pg-status"><p>Press <b>▶ Play</b> (or <b>Step</b>) to start.</p></div>'
              '<canvas id="pg-dots"></canvas><div id="pg-pair" class="pg-pair" aria-live="polite"></div>'
              '<div id="pg-moved" class="pg-moved"></div><canvas id="pg-curves"></canvas>')
@@ -111,6 +116,11 @@ class PlaygroundTab:
     map_reading: gr.Radio
     heatmap: gr.Plot
     reading: gr.Markdown
+    upload: gr.File
+    scale: gr.Textbox
+    uploaded: gr.Markdown
+    export: gr.Button
+    exported: gr.File
 
 
 def live_view(ticker: Ticker) -> gr.HTML:
@@ -154,6 +164,21 @@ def build() -> PlaygroundTab:
                                                     info="Whose frozen embeddings the heads read: the embedded "
                                                          "encoder, one of your runs, or a hub id (embedded once, "
                                                          "then cached)")
+                with gr.Accordion("Your own labelled pairs", open=False, elem_id="pg-upload-box"):
+                    upload = gr.File(label=f"CSV or TSV of labelled sentence pairs ({MIN_UPLOAD_PAIRS:,} to "
+                                           f"{MAX_UPLOAD_PAIRS:,})", file_types=[".csv", ".tsv", ".txt"],
+                                     type="filepath", elem_id="pg-upload")
+                    scale = gr.Textbox(INFER, label="Scale", elem_id="pg-scale",
+                                       info="infer (from the labels), sts, nli, or the categories lowest first, "
+                                            "e.g. bad, fair, good")
+                    uploaded = gr.Markdown(UPLOAD_HELP, elem_id="pg-uploaded", elem_classes="sts-note")
+                with gr.Accordion("Export the trained head", open=False, elem_id="pg-export-box"):
+                    gr.Markdown("The paper head's buffer twin (first seed) at its best step, over the encoder it "
+                                "read, as a scorer: it loads with `SentenceTransformer(folder)` and "
+                                "`SiameseRegressor.load(folder)`, with its `run.json` and model card.",
+                                elem_classes="sts-note")
+                    export = gr.Button("Export this run (zip)", elem_id="pg-export")
+                    exported = gr.File(label="Scorer (zip)", interactive=False, elem_id="pg-exported")
                 link = share.link_box("playground")
                 with gr.Accordion("Story presets", open=False, elem_id="pg-presets"):
                     gr.Markdown(playground_view.presets_markdown(), elem_classes="sts-note")
@@ -171,7 +196,8 @@ def build() -> PlaygroundTab:
             heatmap = gr.Plot(first_map, show_label=False, elem_id="pg-payoff", scale=3, min_width=280)
             reading = gr.Markdown(first_reading, elem_id="pg-payoff-reading", min_height=0)
     return PlaygroundTab(tab=tab, play=play, pause=pause, step=step, reset=reset, controls=controls, link=link,
-                         ticker=ticker, live=live, map_reading=map_reading, heatmap=heatmap, reading=reading)
+                         ticker=ticker, live=live, map_reading=map_reading, heatmap=heatmap, reading=reading,
+                         upload=upload, scale=scale, uploaded=uploaded, export=export, exported=exported)
 
 
 def wire(tab: PlaygroundTab, state, demo: gr.Blocks) -> None:
@@ -188,12 +214,13 @@ def wire(tab: PlaygroundTab, state, demo: gr.Blocks) -> None:
         @user_errors
         def run(given: dict, request: gr.Request):
             session, values = session_of(request), values_of(given)
-            for frame in playground_view.waiting(memory, session, values):
-                yield json.dumps(frame)
-            view = playground_view.advance(memory, session, values, kind)
-            for notice in view.notices:
-                gr.Warning(notice, duration=8)
-            yield frame_value(view)
+            for frame in playground_view.frames(memory, session, values, kind):
+                if isinstance(frame, dict):      # still embedding: a waiting frame
+                    yield json.dumps(frame)
+                    continue
+                for notice in frame.notices:
+                    gr.Warning(notice, duration=8)
+                yield frame_value(frame)
         run.__name__ = f"playground_{kind}"
         return run
 
@@ -222,6 +249,21 @@ def wire(tab: PlaygroundTab, state, demo: gr.Blocks) -> None:
             memory.prepare(session_of(request), model, data)
         except InputError:
             pass  # a bad choice is reported when the visitor presses Play
+
+    @user_errors
+    def read_upload(path, scale: str, model: str, request: gr.Request):
+        text = playground_view.upload(memory, session_of(request), path, scale, model)
+        return text, UPLOADED
+
+    tab.upload.upload(read_upload, [tab.upload, tab.scale, tab.controls["model"]], [tab.uploaded, tab.controls["data"]],
+                      api_visibility="private")
+
+    @user_errors
+    def export_run(request: gr.Request):
+        return str(playground_view.export_zip(memory, session_of(request)))
+
+    tab.export.click(export_run, None, tab.exported, concurrency_id="zip", concurrency_limit=2,
+                     api_visibility="private")
 
     def leave(request: gr.Request):
         memory.forget(session_of(request))

@@ -1,0 +1,162 @@
+"""A Playground run exported as a scorer, on real embeddings of the embedded all-MiniLM-L6-v2: the folder predicts
+what the run's head predicted at its best step (through ``SiameseRegressor.load``), loads in sentence-transformers,
+holds the run's record and a card written from it; the head kept is the one at the chosen step; a head that is
+no scorer's and a run not trained yet are refused."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+import torch
+
+from stsdemo.errors import InputError
+from stsdemo.labels import STS
+from stsdemo.model import SiameseRegressor
+from stsdemo.playground.config import PlaygroundConfig
+from stsdemo.playground.datasets import PairIndex, PlaygroundData
+from stsdemo.playground.embeddings import MAX_LENGTH, embed_sentences
+from stsdemo.playground.export_run import export_playground, run_record
+from stsdemo.playground.prepared import default_encoder
+from stsdemo.playground.run import Playground, prepare_features, twin_labels
+
+TOPICS = [
+    ["A man is playing a guitar.", "A man plays the guitar on stage.", "Someone strums an acoustic guitar.",
+     "A guitarist performs a song."],
+    ["A dog runs across the park.", "A puppy is running on the grass.", "The dog chases a ball outside.",
+     "A brown dog sprints through a field."],
+    ["A woman is slicing an onion.", "Someone chops vegetables in the kitchen.", "A cook cuts a tomato.",
+     "A woman is cooking dinner."],
+    ["The stock market fell sharply today.", "Shares dropped on Wall Street.", "Investors sold stocks in a panic.",
+     "The index closed lower after heavy losses."],
+    ["A child is reading a book.", "A girl reads a story in bed.", "The boy studies at his desk.",
+     "Kids are reading in the library."],
+    ["It is raining heavily in the city.", "A storm hits the coast.", "Heavy rain floods the streets.",
+     "The weather is wet and windy."],
+]
+SENTENCES = [sentence for topic in TOPICS for sentence in topic]
+REPORT_PAIRS = 60
+SETTINGS = dict(seeds=2, steps=60, batch_size=8, lr=0.02, noise=0.3)
+
+
+@pytest.fixture(scope="module")
+def embedded(tmp_path_factory):
+    """The 24 sentences' vectors under the embedded encoder (its cache in a temporary folder) and every pair of
+    them, labelled 0..5 by their cosine: 60 held out as the report set, the rest the pool."""
+    vectors = embed_sentences(SENTENCES, default_encoder(), folder=tmp_path_factory.mktemp("cache")).vectors
+    u, v = (np.array(side) for side in zip(*itertools.combinations(range(len(SENTENCES)), 2)))
+    cosine = torch.nn.functional.cosine_similarity(vectors[u], vectors[v], dim=-1).numpy()
+    labels = np.clip(np.round(5 * cosine, 1), 0, 5)
+    order = np.random.default_rng(0).permutation(len(u))
+    held, pool = order[:REPORT_PAIRS], order[REPORT_PAIRS:]
+    data = PlaygroundData("sts", SENTENCES, PairIndex(u[pool], v[pool], labels[pool]),
+                          PairIndex(u[held], v[held], labels[held]), STS, "six topics")
+    return data, vectors
+
+
+def new_run(embedded, **changes) -> Playground:
+    data, vectors = embedded
+    config = replace(PlaygroundConfig(), **{**SETTINGS, **changes})
+    return Playground(config, data, prepare_features(data, vectors, config.head), shown=0)
+
+
+@pytest.fixture(scope="module")
+def trained(embedded):
+    run = new_run(embedded)
+    run.step(run.config.steps)
+    return run
+
+
+@pytest.fixture(scope="module")
+def exported(trained, tmp_path_factory):
+    return export_playground(trained, None, tmp_path_factory.mktemp("out") / "scorer")
+
+
+def test_the_exported_scorer_predicts_what_the_head_predicted_at_its_best_step(trained, exported):
+    scorer = SiameseRegressor.load(str(exported))
+    held = trained.data.held_out
+    first, second = [SENTENCES[i] for i in held.u], [SENTENCES[i] for i in held.v]
+    np.testing.assert_allclose(scorer.predict(first, second), trained.best_predictions[0, 0], atol=1e-4)
+    assert scorer.scheme == trained.scheme and scorer.max_length == MAX_LENGTH and scorer.features == "u,v,|u-v|"
+    assert list(exported.parent.iterdir()) == [exported]                    # no staging folder left beside it
+
+
+def test_the_gap_d_carries_into_the_scorers_scheme(embedded, tmp_path):
+    run = new_run(embedded, d=0.5, x0=0.2)
+    run.step(20)
+    folder = export_playground(run, "", tmp_path / "scorer", twin=1)
+    scorer = SiameseRegressor.load(str(folder))
+    assert scorer.scheme.gap == 0.5 and scorer.scheme.high == 2.5
+    held = run.data.held_out
+    predicted = scorer.predict([SENTENCES[i] for i in held.u], [SENTENCES[i] for i in held.v])
+    np.testing.assert_allclose(predicted, run.best_predictions[0, 1], atol=1e-4)
+    from stsdemo.app.model_cache import training_x0
+    assert training_x0(str(folder)) == 0.0        # the no-buffer twin's x0, not the run's (the app reads it)
+
+
+def test_the_export_loads_in_sentence_transformers(embedded, exported):
+    from sentence_transformers import SentenceTransformer
+
+    vectors = SentenceTransformer(str(exported), device="cpu").encode(SENTENCES)
+    np.testing.assert_allclose(vectors, embedded[1].numpy(), atol=1e-4)
+
+
+def test_run_json_and_the_card_name_the_twin_the_best_step_and_the_settings(trained, exported):
+    record = json.loads((exported / "run.json").read_text())
+    best = trained.best_head(0)
+    assert record["kind"] == "playground" and record["config"] == trained.config.to_dict()
+    assert record["twin"] == {"index": 0, "name": "buffer", "label": twin_labels(trained.config)[0], "loss": "sk2",
+                              "k": trained.config.k, "x0": trained.config.x0}
+    assert record["seed"] == 0 and record["steps"] == 60 and record["best_step"] == int(trained.best_steps[0, 0])
+    assert record["selection"] == {"metric": "spearman", "value": pytest.approx(trained.best_selection[0, 0], abs=1e-4)}
+    assert record["report"] == pytest.approx(best.report, abs=1e-4)
+    assert set(best.report) == {"spearman", "accuracy", "error"}
+    assert record["data"] == {"name": "sts", "title": "six topics",
+                              "pairs": {"training": trained.subsets.shape[1], "selection": trained.selection.shape[1],
+                                        "report": REPORT_PAIRS}}
+    card = (exported / "README.md").read_text()
+    assert f"with a Playground head: {record['twin']['label']} (stsdemo)" in card
+    assert f"* Data six topics (`sts`): {record['data']['pairs']['training']} training pairs" in card
+    assert f"Kept: step {record['best_step']} of 60, the best on the selection set by spearman" in card
+    assert f"| Spearman ×100 | {record['report']['spearman']:.2f} |" in card
+    assert f"| mean \\|error\\| | {record['report']['error']:.2f} |" in card
+    assert f"the buffer twin ({record['twin']['label']}) of seed 0" in card
+    for name in ("noise", "lr", "x0", "seeds"):
+        assert f"- `{name}`: {record['config'][name]}" in card
+    assert "base_model: \"sentence-transformers/all-MiniLM-L6-v2\"" in card
+    assert f"**Maximum Sequence Length:** {MAX_LENGTH} tokens" in card and str(exported.parent) not in card
+    assert run_record(trained, trained.best_head(1))["twin"]["x0"] == 0.0          # the twin without a buffer
+
+
+def test_the_kept_head_is_the_one_at_the_chosen_step(embedded, trained):
+    chosen = [trained.best_head(twin).step for twin in (0, 1)]
+    assert any(0 < step < trained.steps_done for step in chosen)               # not a trivial start or end
+    for twin, step in enumerate(chosen):
+        again = new_run(embedded)
+        again.step(step) if step else None
+        for name, value in again.head.weights_of(0, twin).items():
+            torch.testing.assert_close(trained.best_head(twin).weights[name], value, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("head", ["cosine", "mlp"])
+def test_only_a_trained_paper_head_is_exported(embedded, tmp_path, head):
+    other = new_run(embedded, head=head, width=4)
+    other.step(10)
+    with pytest.raises(InputError, match=f"only the paper head .* this run's head is '{head}'"):
+        export_playground(other, None, tmp_path / head)
+    with pytest.raises(InputError, match="no best step yet"):
+        export_playground(new_run(embedded), None, tmp_path / "fresh")
+    assert not list(tmp_path.iterdir())
+
+
+def test_an_encoder_of_another_width_is_refused(embedded, tmp_path):
+    data, _ = embedded
+    narrow = torch.from_numpy(np.random.default_rng(1).normal(size=(len(SENTENCES), 12)).astype(np.float32))
+    run = Playground(replace(PlaygroundConfig(), **SETTINGS), data, prepare_features(data, narrow, "paper"), shown=0)
+    run.step(10)
+    with pytest.raises(InputError, match="the run's head reads 36 features, but the encoder .* gives 1152"):
+        export_playground(run, None, tmp_path / "scorer")
+    assert not list(tmp_path.iterdir())
