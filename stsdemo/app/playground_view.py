@@ -226,6 +226,9 @@ def api_run(memory: PlaygroundMemory, values: dict) -> dict:
         raise InputError(f"model must be one of {', '.join(API_MODELS)} (the embedded encoder, or the shipped "
                          "scorer's)")
     config = PlaygroundConfig(**{**values, "model": model})
+    if config.data == UPLOADED:
+        raise InputError("data 'upload' is a visitor's own pairs, uploaded in the Playground tab; the API runs on "
+                         f"{' or '.join(BUILT_IN_DATA)}")
     config.check_budget()
     prepared = memory.prepared("", config.model, config.data)
     result = run_seeds(config, prepared.data, prepared.features_for(config.head))

@@ -165,12 +165,11 @@ def build() -> PlaygroundTab:
                                                          "encoder, one of your runs, or a hub id (embedded once, "
                                                          "then cached)")
                 with gr.Accordion("Your own labelled pairs", open=False, elem_id="pg-upload-box"):
-                    upload = gr.File(label=f"CSV or TSV of labelled sentence pairs ({MIN_UPLOAD_PAIRS:,} to "
-                                           f"{MAX_UPLOAD_PAIRS:,})", file_types=[".csv", ".tsv", ".txt"],
-                                     type="filepath", elem_id="pg-upload")
                     scale = gr.Textbox(INFER, label="Scale", elem_id="pg-scale",
-                                       info="infer (from the labels), sts, nli, or the categories lowest first, "
-                                            "e.g. bad, fair, good")
+                                       info="set before uploading: infer (from the labels), sts, nli, or the "
+                                            "categories lowest first, e.g. bad, fair, good")
+                    upload = gr.File(label=f"Labelled pairs ({MIN_UPLOAD_PAIRS:,}–{MAX_UPLOAD_PAIRS:,})",
+                                     file_types=[".csv", ".tsv", ".txt"], type="filepath", elem_id="pg-upload")
                     uploaded = gr.Markdown(UPLOAD_HELP, elem_id="pg-uploaded", elem_classes="sts-note")
                 with gr.Accordion("Export the trained head", open=False, elem_id="pg-export-box"):
                     gr.Markdown("The paper head's buffer twin (first seed) at its best step, over the encoder it "
@@ -255,8 +254,10 @@ def wire(tab: PlaygroundTab, state, demo: gr.Blocks) -> None:
         text = playground_view.upload(memory, session_of(request), path, scale, model)
         return text, UPLOADED
 
+    # the box is emptied once read, either way: the line under it names the pairs in use (a refused file is not)
     tab.upload.upload(read_upload, [tab.upload, tab.scale, tab.controls["model"]], [tab.uploaded, tab.controls["data"]],
-                      api_visibility="private")
+                      show_progress="hidden", api_visibility="private").then(lambda: None, None, tab.upload,
+                                                                              api_visibility="private")
 
     @user_errors
     def export_run(request: gr.Request):
