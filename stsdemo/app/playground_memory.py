@@ -24,7 +24,7 @@ from ..model_source import resolve_model
 from ..playground.config import UPLOADED
 from ..playground.datasets import PlaygroundData, load_playground_data
 from ..playground.embeddings import Embeddings, Encoder, embed_sentences, encoder_from
-from ..playground.run import Features, Playground, prepare_features
+from ..playground.run import Features, Playground, RunView, prepare_features
 from ..playground.uploaded import UploadedData, load_uploaded_pairs
 from . import model_cache
 
@@ -91,6 +91,7 @@ class SessionRun:
     pairs they uploaded (the data set ``upload`` names for them) and the lock its requests take."""
 
     playground: Playground | None = None
+    view: RunView | None = None      # what its last frame showed (a dot is inspected there)
     model: str = ""                  # the model the run's encoder loads as (what an export builds its scorer on)
     uploaded: UploadedData | None = None
     encoder: str = ""

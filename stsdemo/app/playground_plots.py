@@ -12,13 +12,12 @@ import json
 import math
 
 import numpy as np
-import torch
 
 from ..losses.spec import loss_spec
 from ..paired import Paired
 from ..playground import payoff
 from ..playground.metrics import METRICS
-from ..playground.run import SELECT_EVERY, Playground, baseline_of
+from ..playground.run import SELECT_EVERY, RunView, baseline_of
 from .plots import COLORS, FONT, _template, wrap_title
 
 class FigureJSON:
@@ -71,24 +70,22 @@ def padded_range(values: list, pad: float = 0.08, least: float = 1e-3) -> list[f
     return [low - margin, high + margin]
 
 
-def dot_positions(playground: Playground) -> np.ndarray:
+def dot_positions(view: RunView) -> np.ndarray:
     """Where the drawn held-out pairs sit across: their gold label, spread a little around each node when the
     gold labels are all on nodes (else they would hide each other), the same at every redraw."""
-    gold = playground.gold[playground.shown]
-    scheme = playground.scheme
+    gold, scheme = view.gold_shown, view.scheme
     if not np.allclose(gold, scheme.snap(gold)):
         return gold
     return gold + np.random.default_rng(0).uniform(-JITTER, JITTER, len(gold)) * scheme.gap
 
 
-def dots_panel(playground: Playground, predictions: np.ndarray, twin: int, title: str, across: np.ndarray) -> dict:
+def dots_panel(view: RunView, twin: int, title: str, across: np.ndarray) -> dict:
     """One twin's report pairs (the first seed): gold label across, prediction up, the buffer ``±x0`` shaded
     around each node. For the buffered twin the pairs within x0 of their label are drawn hollow: were they training
     pairs, its loss would leave them alone (report pairs never train either twin). The twin has no buffer, so it
     would pull every pair."""
-    scheme, config = playground.scheme, playground.config
-    gold = playground.gold[playground.shown]
-    inside = playground.losses[twin].in_buffer(torch.from_numpy(predictions), torch.from_numpy(gold)).numpy()
+    scheme, config = view.scheme, view.config
+    predictions, inside = view.measurement.shown[twin], view.inside_shown[twin]
     low, high = scheme.low - 0.6 * scheme.gap, scheme.high + 0.6 * scheme.gap
     shown = np.clip(predictions, low, high).round(3)
     color = twin_colors(config.loss)[twin]
@@ -109,37 +106,35 @@ def dots_panel(playground: Playground, predictions: np.ndarray, twin: int, title
                 dots=dots)
 
 
-def dots_spec(playground: Playground, predictions: np.ndarray, titles: tuple[str, str],
-              moved: list[dict] | None = None) -> dict:
+def dots_spec(view: RunView, titles: tuple[str, str], moved: list[dict] | None = None) -> dict:
     """Both twins' report pairs side by side (stacked in a narrow window); each dot group carries its dots'
     indices (``i``), so a clicked dot is found in both panels; ``moved``: the pairs the buffer moved most."""
-    across = dot_positions(playground)
-    panels = [dots_panel(playground, predictions[twin], twin, titles[twin], across) for twin in range(2)]
-    return dict(columns=2, panel_height=330, legends=True, panels=panels, stamp=playground.steps_done,
-                moved=moved or [])
+    across = dot_positions(view)
+    panels = [dots_panel(view, twin, titles[twin], across) for twin in range(2)]
+    return dict(columns=2, panel_height=330, legends=True, panels=panels, stamp=view.step, moved=moved or [])
 
 
-def curve_panels(playground: Playground) -> list[tuple[str, callable, bool]]:
+def curve_panels(read_by: str) -> list[tuple[str, callable, bool]]:
     """The curves' panels: a title, the value of a history point per twin, and whether each twin's best step is
-    marked on it. The report set and the selection set in the data set's own metric, the memorisation gap (fit
-    on the training pairs minus the selection set, both with the same label noise) and the share within x0."""
-    metric = playground.read_by
-    name = METRICS[metric]
-    return [(f"report set · {name}", lambda point: point[metric], True),
+    marked on it. The report set and the selection set in the data set's own metric ``read_by``, the memorisation
+    gap (fit on the training pairs minus the selection set, both with the same label noise) and the share within
+    x0."""
+    name = METRICS[read_by]
+    return [(f"report set · {name}", lambda point: point[read_by], True),
             (f"selection set (picks the step) · {name}", lambda point: point["selection"], True),
             ("memorisation: training − selection", lambda point: point["fit"] - point["selection"], False),
             (METRICS["inside"], lambda point: point["inside"], False)]
 
 
-def curves_spec(playground: Playground, labels: tuple[str, str], best_steps: tuple[float, float]) -> dict:
+def curves_spec(view: RunView, best_steps: tuple[float, float]) -> dict:
     """The twins' means over seeds against the step (:func:`curve_panels`), four small panels; the buffered twin
     solid, the twin dashed; each twin's best step (the median over seeds of the steps its heads chose on the
     selection set) a dotted vertical line in its colour."""
-    history, steps = playground.history, playground.config.steps
+    history, steps = view.history, view.config.steps
     x = [point["step"] for point in history]
-    colors = twin_colors(playground.config.loss)
+    colors = twin_colors(view.config.loss)
     panels = []
-    for index, (title, value_of, marked) in enumerate(curve_panels(playground)):
+    for index, (title, value_of, marked) in enumerate(curve_panels(view.read_by)):
         series = [[None if not np.isfinite(value_of(point)[twin]) else round(float(value_of(point)[twin]), 3)
                    for point in history] for twin in range(2)]
         y_range = padded_range(series[0] + series[1])
@@ -151,7 +146,7 @@ def curves_spec(playground: Playground, labels: tuple[str, str], best_steps: tup
         legend = []
         if index == 0:
             legend = [dict(name=label, color=color, mark="line" if twin == 0 else "dash")
-                      for twin, (label, color) in enumerate(zip(labels, colors))]
+                      for twin, (label, color) in enumerate(zip(view.twin_labels, colors))]
             legend.append(dict(name="best step (median of seeds)", color="#6b7280", mark="dot-line"))
         panels.append(dict(title=title, x_range=[0, steps], y_range=y_range, x_ticks=nice_ticks(0, steps),
                            y_ticks=nice_ticks(*y_range, count=3), lines=lines, legend=legend))

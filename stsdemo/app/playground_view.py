@@ -28,7 +28,7 @@ from ..playground.datasets import POOL_PAIRS
 from ..playground.export_run import export_playground
 from ..playground.presets import PRESETS
 from ..playground.metrics import METRICS, PAIRED, READ_BY
-from ..playground.run import SELECT_EVERY, TWIN_NAMES, Measurement, Playground, act, run_seeds, twin_labels
+from ..playground.run import SELECT_EVERY, TWIN_NAMES, RunView, act, run_seeds, twin_labels
 from . import playground_plots, session_files
 from .playground_memory import POLL_S, PlaygroundMemory
 
@@ -129,9 +129,9 @@ def _advance(memory: PlaygroundMemory, session: str, config: PlaygroundConfig, n
     with run.lock:
         acted = act(run.playground, config, prepared.data, prepared.features_for(config.head), action,
                     shown=playground_plots.MAX_DOTS)
-        run.playground, run.encoder = acted.playground, prepared.encoder
+        run.playground, run.view, run.encoder = acted.playground, acted.view, prepared.encoder
         run.model = memory.source(session, config.model)[0]
-        view = render(acted.playground, acted.measurement, run.encoder)
+        view = render(acted.view, run.encoder)
     playing = action in ("play", "tick") and acted.playing
     token = memory.play_token(session) if action == "play" and playing else run.token if playing else None
     return PlaygroundView(*view, playing=playing, notices=notices + acted.notices, token=token,
@@ -156,7 +156,8 @@ def next_frame(memory: PlaygroundMemory, token) -> dict | None:
             playground = run.playground
             acted = act(playground, playground.config, playground.data, playground.features, "tick",
                         shown=playground_plots.MAX_DOTS)
-            view = render(acted.playground, acted.measurement, run.encoder)
+            run.view = acted.view
+            view = render(acted.view, run.encoder)
     playing = acted.playing
     return PlaygroundView(*view, playing=playing, notices=[], token=run.token if playing else None,
                           view_key=run.view_key).frame()
@@ -174,38 +175,31 @@ def pull(loss, prediction: float, label: float) -> float:
 
 
 def inspect_pair(memory: PlaygroundMemory, key, dot) -> dict | None:
-    """One drawn report pair of the run whose page holds the view ``key``: its sentences and gold label, and for
-    each twin (first seed) its prediction at this step and at its best step, the distance to the label, whether
-    it sits within x0 (inside the buffer) and the pull it would get as a training pair. None for an unknown key
-    or dot."""
+    """One drawn report pair of the run whose page holds the view ``key``, as its last frame showed it: its
+    sentences and gold label, and for each twin (first seed) its prediction at this step and at its best step, the
+    distance to the label, whether it sits within x0 (inside the buffer) and the pull it would get as a training
+    pair. None for an unknown key or dot."""
     session = memory.session_of_view(key)
     if session is None or isinstance(dot, bool) or not isinstance(dot, int):
         return None
     run = memory.session(session)
     with run.lock:
-        playground = run.playground
-        if playground is None or not 0 <= dot < len(playground.shown):
-            return None
-        pair = int(playground.shown[dot])
-        data, scheme = playground.data, playground.scheme
-        with torch.no_grad():
-            now = playground.head(playground.features.held_out[pair:pair + 1])[0, :, 0].numpy()
-        gold = float(playground.gold[pair])
-        twins = []
-        for twin, label in enumerate(twin_labels(playground.config)):
-            loss = playground.losses[twin]
-            readings = {}
-            for when, prediction in (("now", float(now[twin])),
-                                     ("best", float(playground.best_predictions[0, twin, pair]))):
-                clamped = min(max(prediction, scheme.low), scheme.high)
-                readings[when] = dict(prediction=round(prediction, 4), distance=round(abs(clamped - gold), 4),
-                                      inside=bool(loss.in_buffer(torch.tensor([prediction]),
-                                                                 torch.tensor([gold]))[0]),
-                                      pull=round(pull(loss, prediction, gold), 4))
-            twins.append(dict(name=label, x0=loss.x0, best_step=int(playground.best_steps[0, twin]), **readings))
-        return dict(dot=dot, step=playground.steps_done, gold=round(gold, 4),
-                    sentence1=data.sentences[data.held_out.u[pair]], sentence2=data.sentences[data.held_out.v[pair]],
-                    twins=twins)
+        view = run.view
+    if view is None or not 0 <= dot < len(view.shown):
+        return None
+    gold, scheme, twins = float(view.gold_shown[dot]), view.scheme, []
+    for twin, (label, loss) in enumerate(zip(view.twin_labels, view.losses)):
+        readings = {}
+        for when, prediction in (("now", float(view.measurement.shown[twin, dot])),
+                                 ("best", float(view.best_shown[twin, dot]))):
+            clamped = min(max(prediction, scheme.low), scheme.high)
+            readings[when] = dict(prediction=round(prediction, 4), distance=round(abs(clamped - gold), 4),
+                                  inside=bool(loss.in_buffer(torch.tensor([prediction]), torch.tensor([gold]))[0]),
+                                  pull=round(pull(loss, prediction, gold), 4))
+        twins.append(dict(name=label, x0=loss.x0, best_step=int(view.best_steps_shown[twin]), **readings))
+    sentence1, sentence2 = view.sentences_shown[dot]
+    return dict(dot=dot, step=view.step, gold=round(gold, 4), sentence1=sentence1, sentence2=sentence2,
+                twins=twins)
 
 
 def most_moved(shown: np.ndarray, count: int = MOVED) -> list[int]:
@@ -236,19 +230,16 @@ def api_run(memory: PlaygroundMemory, values: dict) -> dict:
             "twins_named": dict(zip(TWIN_NAMES, twin_labels(config))), **result}
 
 
-def render(playground: Playground, measurement: Measurement, encoder: str) -> tuple:
+def render(view: RunView, encoder: str) -> tuple:
     """The status, the dots of both twins and the curves of a measured run."""
-    labels = twin_labels(playground.config)
+    labels, measurement = view.twin_labels, view.measurement
     titles = (f"With the buffer · {labels[0]}", f"Without · {labels[1]}")
     best_steps = tuple(float(np.median(measurement.best_steps[:, twin])) for twin in range(len(TWIN_NAMES)))
-    data = playground.data
-    moved = [dict(dot=dot, text=_short(data.sentences[data.held_out.u[playground.shown[dot]]]) + " | "
-                  + _short(data.sentences[data.held_out.v[playground.shown[dot]]]),
+    moved = [dict(dot=dot, text=" | ".join(_short(sentence) for sentence in view.sentences_shown[dot]),
                   gap=round(float(abs(measurement.shown[0, dot] - measurement.shown[1, dot])), 3))
-             for dot in most_moved(measurement.shown)] if len(playground.shown) else []
-    return (status_html(playground, measurement, labels, encoder),
-            playground_plots.dots_spec(playground, measurement.shown, titles, moved),
-            playground_plots.curves_spec(playground, labels, best_steps))
+             for dot in most_moved(measurement.shown)] if len(view.shown) else []
+    return (status_html(view, encoder), playground_plots.dots_spec(view, titles, moved),
+            playground_plots.curves_spec(view, best_steps))
 
 
 def _short(sentence: str, most: int = 70) -> str:
@@ -259,12 +250,12 @@ def _cells(values) -> str:
     return "".join(f"<td>{value}</td>" for value in values)
 
 
-def status_html(playground: Playground, measurement: Measurement, labels: tuple[str, str], encoder: str) -> str:
+def status_html(view: RunView, encoder: str) -> str:
     """Where the run is; both twins' numbers (mean over seeds) at this step and stopped at their best; the paired
     difference of each "higher is better" metric, stopped at its best first and at this step second, each with
     its verdict (:mod:`stsdemo.paired`) and the rule in words; as HTML, every text in it escaped (the encoder's
     name may be a visitor's)."""
-    config, read_by = playground.config, playground.read_by
+    config, read_by, measurement, labels = view.config, view.read_by, view.measurement, view.twin_labels
     rows = ["<tr><th></th>" + "".join(f"<th>{escape(label)}</th>" for label in labels) + "</tr>"]
 
     def row(title: str, means, digits: int) -> None:
@@ -289,15 +280,15 @@ def status_html(playground: Playground, measurement: Measurement, labels: tuple[
                  for metric in PAIRED for found in [measurement.paired(metric, at_best=at_best)]]
         readings.append(f"<b>{title}</b>: {' · '.join(parts)}")
     head = f"{config.head} head" + (f" ({config.width} hidden units)" if config.head == "mlp" else "")
-    labels_of = (f"{len(playground.subsets[0]):,} training pairs per seed (σ {config.noise:g}"
+    labels_of = (f"{view.training_pairs:,} training pairs per seed (σ {config.noise:g}"
                  f"{', rounded to nodes' if config.round_labels else ''}), a selection set of "
-                 f"{playground.selection.shape[1]:,} more with the same noise")
+                 f"{view.selection_pairs:,} more with the same noise")
     return (f"<p><b>Step {measurement.step:,} of {config.steps:,}</b> · {config.seeds} seeds · {escape(head)} on "
-            f"frozen {escape(encoder)} embeddings · {labels_of} · reported on {len(playground.gold):,} clean pairs "
-            f"of {escape(playground.data.title)}, which select nothing</p><table>{''.join(rows)}</table>"
+            f"frozen {escape(encoder)} embeddings · {labels_of} · reported on {view.report_pairs:,} clean pairs "
+            f"of {escape(view.title)}, which select nothing</p><table>{''.join(rows)}</table>"
             f"<p><b>Buffer − none</b>, paired over the seeds:</p><p>{'<br>'.join(readings)}</p>"
             f"<p class=\"pg-rule\">Each twin of each seed is stopped at its own best step on its selection set. "
-            f"The verdict: {escape(rule_text(len(playground.seeds)))}.</p>")
+            f"The verdict: {escape(rule_text(len(measurement.seeds)))}.</p>")
 
 
 # ---- the recorded payoff map -------------------------------------------------------------------------------

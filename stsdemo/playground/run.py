@@ -127,6 +127,40 @@ class BestHead:
     report: dict[str, float]
 
 
+@dataclass(frozen=True)
+class RunView:
+    """What a view shows of a run after one measurement, read from the :class:`Playground` once (:meth:`view`), so
+    nothing outside the core reads a run's internals: its settings, label line (on the run's gap ``d``) and
+    metric; the twins' names and losses; the measurement and the curves' points (:attr:`Playground.history`); and
+    the report pairs drawn as dots (``shown``: their positions in the report set), with their sentences, gold
+    labels, and the first seed's predictions at this step (``measurement.shown``) and at each twin's best step
+    (``best_shown``, ``(twins, dots)``; ``best_steps_shown``: those steps), and whether each sits within the
+    twin's buffer now (``inside_shown``)."""
+
+    config: PlaygroundConfig
+    scheme: LabelScheme
+    read_by: str
+    twin_labels: tuple[str, str]
+    losses: tuple
+    measurement: Measurement
+    history: list[dict]
+    finished: bool
+    title: str                      # the data set's, as people call it
+    training_pairs: int             # per seed
+    selection_pairs: int            # per seed
+    report_pairs: int
+    shown: np.ndarray
+    sentences_shown: list[tuple[str, str]]
+    gold_shown: np.ndarray
+    inside_shown: np.ndarray
+    best_shown: np.ndarray
+    best_steps_shown: np.ndarray
+
+    @property
+    def step(self) -> int:
+        return self.measurement.step
+
+
 @dataclass
 class StepRecord:
     """The last batch a :meth:`Playground.step` trained on: predictions ``(seeds, twins, batch)``, labels
@@ -272,6 +306,18 @@ class Playground:
         self._remember(measurement)
         return measurement
 
+    def view(self, measurement: Measurement) -> RunView:
+        """What a view shows of this run after ``measurement`` (:class:`RunView`)."""
+        data, gold = self.data, self.gold[self.shown]
+        predictions = torch.from_numpy(measurement.shown)
+        inside = np.stack([loss.in_buffer(predictions[twin], torch.from_numpy(gold)).numpy()
+                           for twin, loss in enumerate(self.losses)])
+        pairs = [(data.sentences[data.held_out.u[i]], data.sentences[data.held_out.v[i]]) for i in self.shown]
+        return RunView(self.config, self.scheme, self.read_by, twin_labels(self.config), self.losses, measurement,
+                       list(self.history), self.finished, data.title or data.name, self.subsets.shape[1],
+                       self.selection.shape[1], len(self.gold), self.shown, pairs, gold, inside,
+                       self.best_predictions[0][:, self.shown], self.best_steps[0].copy())
+
     def _remember(self, measurement: Measurement) -> None:
         if self.history and self.history[-1]["step"] == measurement.step:
             self.history.pop()
@@ -339,15 +385,15 @@ STEPS_OF = {"play": None, "tick": None, "step": 1, "reset": 0}    # None: the ru
 
 @dataclass
 class Acted:
-    """The run after an action, measured, and the notices to show."""
+    """The run after an action, what a view shows of it, and the notices to show."""
 
     playground: Playground
-    measurement: Measurement
+    view: RunView
     notices: list[str] = field(default_factory=list)
 
     @property
     def playing(self) -> bool:
-        return not self.playground.finished
+        return not self.view.finished
 
 
 def act(previous: Playground | None, config: PlaygroundConfig, data: PlaygroundData, features: Features,
@@ -373,4 +419,4 @@ def act(previous: Playground | None, config: PlaygroundConfig, data: PlaygroundD
     steps = STEPS_OF[action]
     steps = config.steps_per_update() if steps is None else steps
     playground.step(min(steps, config.steps - playground.steps_done))
-    return Acted(playground, playground.measure(), notices)
+    return Acted(playground, playground.view(playground.measure()), notices)
