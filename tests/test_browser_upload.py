@@ -31,6 +31,7 @@ def test_uploaded_pairs_are_read_played_and_exported(app_url, tmp_path, kind):  
         said = page.locator("#pg-uploaded")
         expect(said).to_contain_text("240 pairs, 50 held out as the report set", timeout=60_000)
         expect(said).to_contain_text("inferred from the labels (0 to 5)")
+        expect(said).to_contain_text("Embedded and cached", timeout=60_000)
         expect(page.locator("#pg-data input[value=upload]")).to_be_checked()
         page.locator("#pg-play").click()
         status = page.locator("#pg-status")

@@ -45,9 +45,9 @@ def test_uploaded_pairs_play_like_a_built_in_set(tmp_path):
     write_pairs(tmp_path / "animals.csv")
     with pytest.raises(InputError, match="no pairs uploaded yet"):
         played(memory, "visitor-u")
-    said = playground_view.upload(memory, "visitor-u", str(tmp_path / "animals.csv"), "infer", "")
+    *_, said = playground_view.upload(memory, "visitor-u", str(tmp_path / "animals.csv"), "infer", "")
     assert "animals.csv" in said and "240 pairs, 50 held out as the report set, 190 in the pool" in said
-    assert "inferred from the labels (0 to 5)" in said
+    assert "inferred from the labels (0 to 5)" in said and "Embedded and cached" in said
     view = played(memory, "visitor-u")
     assert view.playing and "Step 30 of 60" in view.status and "animals.csv" in view.status
     run = memory.session("visitor-u").playground
@@ -58,10 +58,32 @@ def test_uploaded_pairs_play_like_a_built_in_set(tmp_path):
     (tmp_path / "one.csv").write_text("sentence1,sentence2,label\n" + "".join(
         f"a {i},b {i},3\n" for i in range(300)), encoding="utf-8")
     with pytest.raises(InputError, match="a head learns nothing from one class"):
-        playground_view.upload(memory, "visitor-u", str(tmp_path / "one.csv"), "infer", "")
+        next(playground_view.upload(memory, "visitor-u", str(tmp_path / "one.csv"), "infer", ""))
     assert memory.session("visitor-u").uploaded.data.title == "animals.csv"     # nothing half-loaded
     with pytest.raises(InputError, match="no pairs uploaded yet"):
         played(memory, "visitor-other")                                           # one visitor's pairs are theirs
+
+
+def test_the_upload_says_how_far_its_embedding_is(tmp_path):
+    import threading
+
+    from stsdemo.playground.embeddings import Encoder
+
+    release = threading.Event()
+
+    def slow(place, name, shown):
+        encoder = stand_in(place, name, shown)
+        return Encoder(encoder.name, encoder.fingerprint + ":slow-upload", encoder.max_length,
+                       lambda sentences: (release.wait(5), encoder.encode(sentences))[1])
+
+    write_pairs(tmp_path / "animals.csv", count=236)       # other sentences than the other tests': not cached
+    said = playground_view.upload(PlaygroundMemory(encoder_for=slow), "visitor-p", str(tmp_path / "animals.csv"),
+                                  "infer", "")
+    first = next(said)
+    assert "236 pairs" in first and "Embedding the sentences of your animals.csv" in first and "Pause" not in first
+    release.set()
+    *_, last = said
+    assert "Embedded and cached" in last
 
 
 def test_a_map_is_shown_for_comparison_on_uploaded_pairs():
@@ -77,7 +99,7 @@ def test_a_run_on_uploaded_pairs_exports_as_a_scorer_with_its_card(tmp_path, mon
     monkeypatch.setenv("STSDEMO_CACHE_DIR", str(tmp_path / "cache"))
     memory = PlaygroundMemory()
     write_pairs(tmp_path / "animals.csv")
-    playground_view.upload(memory, "visitor-e", str(tmp_path / "animals.csv"), "infer", "")
+    list(playground_view.upload(memory, "visitor-e", str(tmp_path / "animals.csv"), "infer", ""))
     played(memory, "visitor-e")
     zipped = playground_view.export_zip(memory, "visitor-e")
     with zipfile.ZipFile(zipped) as archive:

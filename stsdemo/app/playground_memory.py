@@ -76,12 +76,13 @@ class Preparation:
         elapsed = time.monotonic() - self.started
         return elapsed * (1 - self.fraction) / self.fraction
 
-    def progress_text(self) -> str:
-        """What a waiting visitor reads: what is embedded, how far along, and the time left."""
+    def progress_text(self, playing: bool = True) -> str:
+        """What a waiting visitor reads: what is embedded, how far along, the time left and, to one who pressed
+        Play (``playing``), that Pause works meanwhile."""
         left = self.seconds_left()
         eta = "estimating the time left" if left is None else f"about {max(1, round(left)):,} s left"
-        return (f"Embedding the sentences of {self.what}: {self.fraction:.0%} ({eta}; once, then cached). "
-                "Pause works while you wait.")
+        return (f"Embedding the sentences of {self.what}: {self.fraction:.0%} ({eta}; once, then cached)."
+                + (" Pause works while you wait." if playing else ""))
 
 
 @dataclass

@@ -66,19 +66,25 @@ def presets_markdown() -> str:
             "name) to a preset's or a copied link. The seeds are fixed, so every student sees the same run.")
 
 
-def upload(memory: PlaygroundMemory, session: str, path, scale: str, model: str) -> str:
-    """Read the visitor's CSV of labelled pairs (one clear line for a bad file: InputError) and start embedding its
-    sentences for the encoder ``model``; what the tab says about it (Markdown)."""
+def upload(memory: PlaygroundMemory, session: str, path, scale: str, model: str):
+    """Read the visitor's CSV of labelled pairs (one clear line for a bad file: InputError, before anything is
+    yielded) and embed its sentences for the encoder ``model``: what the tab says about it (Markdown), every
+    :data:`~.playground_memory.POLL_S` with the embedding's progress and time left, last with the pairs ready."""
     if not path:
         raise InputError("choose a CSV or TSV file of labelled sentence pairs")
     uploaded = memory.upload(session, path, scale)
-    memory.prepare(session, model, UPLOADED)          # embedding starts now; Play shows its progress
+    preparation = memory.prepare(session, model, UPLOADED)
     data = uploaded.data
     pairs = len(data.train) + len(data.held_out)
     notice = f" Cleaned: {uploaded.notice}." if uploaded.notice else ""
-    return (f"**{escape(data.title)}**: {pairs:,} pairs, {len(data.held_out):,} held out as the report set, "
+    read = (f"**{escape(data.title)}**: {pairs:,} pairs, {len(data.held_out):,} held out as the report set, "
             f"{len(data.train):,} in the pool each seed draws its training and selection pairs from. "
-            f"{escape(uploaded.scale_text)}{escape(notice)} Press **▶ Play** to train on them.")
+            f"{escape(uploaded.scale_text)}{escape(notice)}")
+    while not preparation.done.wait(POLL_S):
+        yield f"{read}\n\n{escape(preparation.progress_text(playing=False))}"
+    if preparation.error is not None:
+        memory.prepared(session, model, UPLOADED)          # raises the preparation's error as InputError
+    yield f"{read}\n\nEmbedded and cached: press **▶ Play** to train on them."
 
 
 def export_zip(memory: PlaygroundMemory, session: str) -> Path:

@@ -251,8 +251,8 @@ def wire(tab: PlaygroundTab, state, demo: gr.Blocks) -> None:
 
     @user_errors
     def read_upload(path, scale: str, model: str, request: gr.Request):
-        text = playground_view.upload(memory, session_of(request), path, scale, model)
-        return text, UPLOADED
+        for text in playground_view.upload(memory, session_of(request), path, scale, model):
+            yield text, UPLOADED
 
     # the box is emptied once read, either way: the line under it names the pairs in use (a refused file is not)
     tab.upload.upload(read_upload, [tab.upload, tab.scale, tab.controls["model"]], [tab.uploaded, tab.controls["data"]],
