@@ -77,10 +77,12 @@ def test_the_upload_says_how_far_its_embedding_is(tmp_path):
                        lambda sentences: (release.wait(5), encoder.encode(sentences))[1])
 
     write_pairs(tmp_path / "animals.csv", count=236)       # other sentences than the other tests': not cached
-    said = playground_view.upload(PlaygroundMemory(encoder_for=slow), "visitor-p", str(tmp_path / "animals.csv"),
-                                  "infer", "")
+    memory = PlaygroundMemory(encoder_for=slow)
+    said = playground_view.upload(memory, "visitor-p", str(tmp_path / "animals.csv"), "infer", "")
     first = next(said)
     assert "236 pairs" in first and "Embedding the sentences of your animals.csv" in first and "Pause" not in first
+    with pytest.raises(InputError, match="your last upload is still being embedded"):   # one at a time
+        next(playground_view.upload(memory, "visitor-p", str(tmp_path / "animals.csv"), "infer", ""))
     release.set()
     *_, last = said
     assert "Embedded and cached" in last

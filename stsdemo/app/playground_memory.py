@@ -95,6 +95,7 @@ class SessionRun:
     view: RunView | None = None      # what its last frame showed (a dot is inspected there)
     model: str = ""                  # the model the run's encoder loads as (what an export builds its scorer on)
     uploaded: UploadedData | None = None
+    embedding: Preparation | None = None       # the preparation of their last upload
     encoder: str = ""
     token: str | None = None
     view_key: str = field(default_factory=lambda: secrets.token_urlsafe(18))   # reads the run, never moves it
@@ -131,12 +132,18 @@ class PlaygroundMemory:
         name = model_cache.resolve_choice(session, choice, encoder_default=True)
         return name, model_cache.display_name(session, choice)
 
-    def upload(self, session: str, path, scale: str) -> UploadedData:
+    def upload(self, session: str, path, scale: str, choice: str) -> tuple[UploadedData, Preparation]:
         """Read the visitor's CSV of labelled pairs (:func:`~stsdemo.playground.uploaded.load_uploaded_pairs`: one
-        InputError for a bad file, and then their earlier upload stays) as the data set ``upload`` names for them."""
-        uploaded = load_uploaded_pairs(path, scale)
-        self.session(session).uploaded = uploaded
-        return uploaded
+        InputError for a bad file, and then their earlier upload stays) as the data set ``upload`` names for them,
+        and start embedding it for the encoder of ``choice``. One upload of a visitor's is embedded at a time: the
+        encoder's two cores are everyone's."""
+        run = self.session(session)
+        if run.embedding is not None and not run.embedding.done.is_set():
+            raise InputError(f"your last upload is still being embedded ({run.embedding.fraction:.0%}): wait for it "
+                             "before uploading another")
+        run.uploaded = load_uploaded_pairs(path, scale)
+        run.embedding = self.prepare(session, choice, UPLOADED)
+        return run.uploaded, run.embedding
 
     def prepare(self, session: str, choice: str, dataset: str) -> Preparation:
         """The preparation of ``dataset`` (``upload``: the visitor's uploaded pairs) for the encoder of ``choice``:

@@ -72,8 +72,7 @@ def upload(memory: PlaygroundMemory, session: str, path, scale: str, model: str)
     :data:`~.playground_memory.POLL_S` with the embedding's progress and time left, last with the pairs ready."""
     if not path:
         raise InputError("choose a CSV or TSV file of labelled sentence pairs")
-    uploaded = memory.upload(session, path, scale)
-    preparation = memory.prepare(session, model, UPLOADED)
+    uploaded, preparation = memory.upload(session, path, scale, model)
     data = uploaded.data
     pairs = len(data.train) + len(data.held_out)
     notice = f" Cleaned: {uploaded.notice}." if uploaded.notice else ""
