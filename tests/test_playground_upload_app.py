@@ -81,6 +81,7 @@ def test_the_upload_says_how_far_its_embedding_is(tmp_path):
     said = playground_view.upload(memory, "visitor-p", str(tmp_path / "animals.csv"), "infer", "")
     first = next(said)
     assert "236 pairs" in first and "Embedding the sentences of your animals.csv" in first and "Pause" not in first
+    assert "░" * 20 + " 0%" in first                          # the bar, empty: nothing embedded yet
     with pytest.raises(InputError, match="your last upload is still being embedded"):   # one at a time
         next(playground_view.upload(memory, "visitor-p", str(tmp_path / "animals.csv"), "infer", ""))
     release.set()

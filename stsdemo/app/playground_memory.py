@@ -33,6 +33,7 @@ MAX_SESSIONS = 16         # visitors' runs kept; one of 20 seeds on all pairs (m
                           # its selection set's features, training subsets and the heads with Adam's moments
 POLL_S = 0.25             # how often a waiting request reports the preparation's progress
 MAX_TICKS = 2             # frames of playing runs made at once (one per core); the next pages wait their turn
+BAR_CELLS = 20            # characters of the text progress bar a waiting visitor reads
 TICK_WAIT_S = 1.0         # how long a frame request waits for its turn before it answers "busy"
 
 
@@ -81,8 +82,9 @@ class Preparation:
         Play (``playing``), that Pause works meanwhile."""
         left = self.seconds_left()
         eta = "estimating the time left" if left is None else f"about {max(1, round(left)):,} s left"
-        return (f"Embedding the sentences of {self.what}: {self.fraction:.0%} ({eta}; once, then cached)."
-                + (" Pause works while you wait." if playing else ""))
+        filled = round(BAR_CELLS * self.fraction)
+        return (f"Embedding the sentences of {self.what}: {'█' * filled}{'░' * (BAR_CELLS - filled)} "
+                f"{self.fraction:.0%} ({eta}; once, then cached)." + (" Pause works while you wait." if playing else ""))
 
 
 @dataclass
