@@ -28,7 +28,7 @@ from ..model_card import PLAYGROUND_RUN, framework_versions, write_card
 from ..model_source import resolve_model
 from ..save_format import RUN_RECORD
 from .embeddings import MAX_LENGTH
-from .run import TWIN_NAMES, BestHead, Playground, _number, twin_labels
+from .run import TWIN_NAMES, BestHead, Playground, record_number, twin_labels
 
 
 def export_playground(playground: Playground, encoder_source: str | os.PathLike | None,
@@ -90,5 +90,6 @@ def run_record(playground: Playground, best: BestHead) -> dict:
             "loss": config.loss, "k": config.k, "x0": config.x0 if best.twin == 0 else 0.0}
     return {"kind": PLAYGROUND_RUN, "config": config.to_dict(), "data": described, "twin": twin, "seed": best.seed,
             "steps": playground.steps_done, "best_step": best.step,
-            "selection": {"metric": best.metric, "value": _number(best.selection)},
-            "report": {name: _number(value) for name, value in best.report.items()}, "versions": framework_versions()}
+            "selection": {"metric": best.metric, "value": record_number(best.selection)},
+            "report": {name: record_number(value) for name, value in best.report.items()},
+            "versions": framework_versions()}

@@ -341,15 +341,19 @@ def summary(measurement: Measurement) -> dict:
 
 def _twins(values: dict[str, np.ndarray]) -> dict:
     """Each twin's metrics: mean and sd over seeds."""
-    return {name: {metric: {"mean": _number(_nan_stat(np.nanmean, found[:, twin])),
-                            "sd": _number(_nan_stat(np.nanstd, found[:, twin], ddof=1) if len(found) > 1 else np.nan)}
+    def sd(found: np.ndarray) -> float:
+        return _nan_stat(np.nanstd, found, ddof=1) if len(found) > 1 else np.nan
+
+    return {name: {metric: {"mean": record_number(_nan_stat(np.nanmean, found[:, twin])),
+                            "sd": record_number(sd(found[:, twin]))}
                    for metric, found in values.items()}
             for twin, name in enumerate(TWIN_NAMES)}
 
 
 def paired_entry(result: Paired) -> dict:
-    return {"mean": _number(result.mean), "se": _number(result.se), "n": result.n, "verdict": result.verdict,
-            "text": result.numbers(), "diffs": [_number(diff) for diff in result.diffs], "seeds": result.seeds}
+    return {"mean": record_number(result.mean), "se": record_number(result.se), "n": result.n,
+            "verdict": result.verdict, "text": result.numbers(),
+            "diffs": [record_number(diff) for diff in result.diffs], "seeds": result.seeds}
 
 
 def _nan_stat(statistic, values: np.ndarray, **options):
@@ -359,7 +363,8 @@ def _nan_stat(statistic, values: np.ndarray, **options):
         return statistic(values, axis=0, **options)
 
 
-def _number(value) -> float | None:
+def record_number(value) -> float | None:
+    """A reading as a record writes it: 4 decimals, None (JSON null) for a NaN or infinity."""
     value = float(value)
     return round(value, 4) if np.isfinite(value) else None
 
@@ -372,7 +377,7 @@ def run_seeds(config: PlaygroundConfig, data: PlaygroundData, features: Features
     playground = Playground(config, data, features, shown=0, seeds=seeds)
     playground.step(playground.config.steps)
     result = summary(playground.measure())
-    result["stopped_at_best"]["selection"] = {name: _number(playground.best_selection[:, twin].mean())
+    result["stopped_at_best"]["selection"] = {name: record_number(playground.best_selection[:, twin].mean())
                                               for twin, name in enumerate(TWIN_NAMES)}
     return {**result, "seconds": round(time.perf_counter() - started, 3)}
 
