@@ -86,3 +86,14 @@ def test_gradio_takes_the_cache_schedule_the_app_sets():
     frequency, age = session_files.GRADIO_CACHE_SCHEDULE
     assert gr.Blocks(delete_cache=(frequency, age)).delete_cache == (frequency, age)
     assert 0 < frequency <= age and session_files.HANDED_OVER_S < age   # a handed-over zip stays downloadable a while
+
+
+def test_the_start_up_removes_export_folders_a_kill_left_beside_a_run_and_in_a_session():
+    """A zip's staging folder sits in its run's folder (a run's zip) or in its session's (a Playground run's
+    export); a kill mid-export leaves it, and the start-up recovery removes both kinds and nothing else."""
+    run = _run_files("exported", "run", 16)
+    left = [run / f"{session_files.EXPORT_PREFIX}abc", run.parent / f"{session_files.EXPORT_PREFIX}def"]
+    for folder in left:
+        (folder / "model").mkdir(parents=True)
+    session_files.remove_orphans()
+    assert not any(folder.exists() for folder in left) and (run / "checkpoint").is_dir()
