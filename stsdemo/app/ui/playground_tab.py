@@ -1,8 +1,10 @@
 """Tab 2, *Playground*: watch the buffer act. Play / Pause / Step / Reset a run of the paper's head on frozen
-embeddings, its buffered loss beside its no-buffer twin, and the recorded map of where the buffer pays off.
+embeddings, its buffered loss beside its no-buffer twin, and the recorded map of where the buffer pays off; the
+visitor's own labelled pairs uploaded, and a run's head exported as a scorer.
 
 Layout and wiring only: every control is drawn from its declaration (:mod:`stsdemo.playground.config`), every
-action is :func:`stsdemo.app.playground_view.advance`. The live view is one component (the run's status and two
+action is :func:`stsdemo.app.playground_view.frames` (an upload :func:`~stsdemo.app.playground_view.upload`, an
+export :func:`~stsdemo.app.playground_view.export_zip`). The live view is one component (the run's status and two
 canvases, drawn by ``playground_canvas.js``). Play, Step and Reset are ordinary events that send it a frame; while a
 run plays, the page itself asks the component's server function for each next frame, one request at a time (a
 slow machine gets fewer frames, never a queue), with the key Play handed out. Pause, and any change of a setting,
@@ -102,7 +104,8 @@ class Ticker:
 @dataclass
 class PlaygroundTab:
     """What the tab hands on: its buttons, its settings by name (a link's fields among them, by their names in
-    :mod:`stsdemo.app.links`), the live view and its ticker, the payoff map and its reading, and the link box."""
+    :mod:`stsdemo.app.links`), the live view and its ticker, the payoff map and its reading, the link box, the
+    upload (the file, its scale, what was read) and the export (its button and zip)."""
 
     tab: gr.Tab
     play: gr.Button
