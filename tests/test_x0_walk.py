@@ -74,7 +74,7 @@ def _to_the_loss(walk: list[str]) -> list[str]:
     return walk[:last + 1]
 
 
-def test_x0_reaches_the_loss_through_at_most_eight_files_climbing_back_once():
+def test_x0_reaches_the_loss_through_at_most_eight_files_never_climbing_back():
     for kind in ("play", "reset"):
         walk = _to_the_loss(_walk(kind))
         files = list(dict.fromkeys(walk))
@@ -82,5 +82,4 @@ def test_x0_reaches_the_loss_through_at_most_eight_files_climbing_back_once():
         assert len(files) <= MOST_FILES, files
         in_app = [name.startswith("stsdemo/app/") for name in walk]
         climbs = sum(1 for before, now in zip(in_app, in_app[1:]) if now and not before)
-        # once: the view waits for the data set's embedding between the check and the run
-        assert climbs <= 1, walk
+        assert climbs == 0, walk

@@ -23,12 +23,12 @@ from ..errors import InputError
 from ..losses.spec import loss_spec
 from ..paired import rule_text
 from ..playground import payoff
-from ..playground.config import BUILT_IN_DATA, UPLOADED, PlaygroundConfig, lenient
+from ..playground.config import BUILT_IN_DATA, UPLOADED, PlaygroundConfig, lenient, lenient_value
 from ..playground.datasets import POOL_PAIRS
 from ..playground.export_run import export_playground
 from ..playground.presets import PRESETS
 from ..playground.metrics import METRICS, PAIRED, READ_BY
-from ..playground.run import SELECT_EVERY, TWIN_NAMES, RunView, act, run_seeds, twin_labels
+from ..playground.run import SELECT_EVERY, TWIN_NAMES, RunView, act, act_as_asked, run_seeds, twin_labels
 from . import playground_plots, session_files
 from .playground_memory import POLL_S, PlaygroundMemory
 
@@ -104,43 +104,41 @@ def export_zip(memory: PlaygroundMemory, session: str) -> Path:
 
 
 def frames(memory: PlaygroundMemory, session: str, values: dict, action: str):
-    """What the tab shows for ``action`` under the settings ``values``, checked once: while the settings' data set
-    is being embedded for their encoder (the first Play on a fresh server), a waiting frame every
-    :data:`~.playground_memory.POLL_S`, its status saying how far along and the time left; then the run's
-    :class:`PlaygroundView` (:func:`advance`)."""
-    config, notices = lenient(values)
-    preparation = memory.prepare(session, config.model, config.data)
+    """What the tab shows for ``action`` under the settings ``values``: while their data set is being embedded for
+    their encoder (the first Play on a fresh server), a waiting frame every :data:`~.playground_memory.POLL_S`, its
+    status saying how far along and the time left; then the run's :class:`PlaygroundView` (:func:`advance`)."""
+    preparation = memory.prepare(session, *_source(values))
     while not preparation.done.wait(POLL_S):
         yield dict(status=f"<p class=\"pg-wait\">{escape(preparation.progress_text())}</p>", waiting=True)
-    yield _advance(memory, session, config, notices, action)
+    yield advance(memory, session, values, action)
 
 
 def advance(memory: PlaygroundMemory, session: str, values: dict, action: str) -> PlaygroundView:
     """Do ``action`` (one of :data:`~stsdemo.playground.run.ACTIONS`) to the visitor's run under the settings
-    ``values`` and measure it (:func:`~stsdemo.playground.run.act`).
+    ``values`` and measure it (:func:`~stsdemo.playground.run.act_as_asked`, which checks them, once).
 
     ``play`` starts a run (again, when the last one finished), takes its first steps and hands out a play key;
     ``tick`` takes the next ``speed`` steps of a playing run; ``step`` takes one; ``reset`` starts the run again
     at step 0. A run whose settings changed (beyond its length and speed) starts again, with a notice when that
     happens mid-play.
     """
-    return _advance(memory, session, *lenient(values), action)
-
-
-def _advance(memory: PlaygroundMemory, session: str, config: PlaygroundConfig, notices: list[str],
-             action: str) -> PlaygroundView:
-    prepared = memory.prepared(session, config.model, config.data)
+    model, data = _source(values)
+    prepared = memory.prepared(session, model, data)
     run = memory.session(session)
     with run.lock:
-        acted = act(run.playground, config, prepared.data, prepared.features_for(config.head), action,
-                    shown=playground_plots.MAX_DOTS)
+        acted = act_as_asked(run.playground, values, prepared.data, prepared.features_for, action,
+                             shown=playground_plots.MAX_DOTS)
         run.playground, run.view, run.encoder = acted.playground, acted.view, prepared.encoder
-        run.model = memory.source(session, config.model)[0]
+        run.model = memory.source(session, model)[0]
         view = render(acted.view, run.encoder)
     playing = action in ("play", "tick") and acted.playing
     token = memory.play_token(session) if action == "play" and playing else run.token if playing else None
-    return PlaygroundView(*view, playing=playing, notices=notices + acted.notices, token=token,
-                          view_key=run.view_key)
+    return PlaygroundView(*view, playing=playing, notices=acted.notices, token=token, view_key=run.view_key)
+
+
+def _source(values: dict) -> tuple[str, str]:
+    """The encoder and the data set ``values`` ask for, as the run will read them: what is embedded first."""
+    return lenient_value("model", values.get("model")), lenient_value("data", values.get("data"))
 
 
 def next_frame(memory: PlaygroundMemory, token) -> dict | None:

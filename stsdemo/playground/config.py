@@ -167,15 +167,27 @@ def lenient(values: dict) -> tuple[PlaygroundConfig, list[str]]:
         return PlaygroundConfig(**given), []
     except InputError:
         pass                       # find which values failed: the config's own check names only the first
-    defaults, notices, kept = PlaygroundConfig(), [], {}
+    kept, notices = {}, []
     for name, value in given.items():
-        try:
-            kept[name] = check_setting(name, value, PlaygroundConfig)
-        except InputError as error:
-            notices.append(f"{error}: using the default {as_written(getattr(defaults, name)) or 'empty'}")
+        kept[name], notice = _read(name, value)
+        notices += [notice] if notice else []
     try:
         return PlaygroundConfig(**kept), notices
     except InputError as error:    # every value passed its declaration, so x0 > d/2: the one rule across fields
-        x0 = min(defaults.x0, kept.get("d", defaults.d) / 2)
+        x0 = min(declaration("x0")["default"], kept.get("d", declaration("d")["default"]) / 2)
         notices.append(f"{error}: using x0 = {as_written(x0)}")
         return PlaygroundConfig(**{**kept, "x0": x0}), notices
+
+
+def lenient_value(name: str, value):
+    """One setting as :func:`lenient` reads it: ``value`` when it passes its declaration, else its default (None, not
+    given, too). What a view reads the encoder and the data set by, to embed them before the run is made."""
+    return _read(name, value)[0]
+
+
+def _read(name: str, value) -> tuple[object, str | None]:
+    default = declaration(name)["default"]
+    try:
+        return check_setting(name, value, PlaygroundConfig), None
+    except InputError as error:
+        return default, f"{error}: using the default {as_written(default) or 'empty'}"

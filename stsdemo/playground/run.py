@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,7 +41,7 @@ from ..losses.registry import build_loss
 from ..losses.spec import LossSpec, loss_spec
 from ..paired import Paired, paired
 from .conditions import BatchOrder, split_pool, training_labels
-from .config import PlaygroundConfig
+from .config import PlaygroundConfig, lenient
 from .datasets import PlaygroundData
 from .heads import build_head, pair_features
 from .metrics import PAIRED, READ_BY, held_out_metrics, metric
@@ -399,6 +400,18 @@ class Acted:
     @property
     def playing(self) -> bool:
         return not self.view.finished
+
+
+def act_as_asked(previous: Playground | None, values: dict, data: PlaygroundData,
+                 features_for: Callable[[str], Features], action: str, shown: int) -> Acted:
+    """:func:`act` under the settings as a visitor's page gave them (``values``, named as the declarations), read
+    here, once, by :func:`~.config.lenient` (each bad value at its default, with a notice first among the run's),
+    so a view hands the values down and nothing climbs back up to it before the loss. ``features_for(head)``:
+    ``data``'s features for that head."""
+    config, notices = lenient(values)
+    acted = act(previous, config, data, features_for(config.head), action, shown)
+    acted.notices[:0] = notices
+    return acted
 
 
 def act(previous: Playground | None, config: PlaygroundConfig, data: PlaygroundData, features: Features,
