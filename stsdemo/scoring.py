@@ -41,6 +41,12 @@ def token_notice(model: SiameseRegressor, sentences: list[str], labels: list[str
     return f"truncated to {model.max_length} tokens: {', '.join(cut)}" if cut else ""
 
 
+def shown_cosines(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Each pair's cosine as a visitor reads it, cut to [-1, 1]: float32 rounding puts a vector's cosine with
+    itself (a pair of equal sentences) a hair past 1, as 1.0000002. Evaluation keeps the uncut ranks."""
+    return np.clip(cosine_rows(u, v), -1.0, 1.0)
+
+
 def score_pair(model: SiameseRegressor, sentence1: str, sentence2: str, scheme: LabelScheme | None = None) -> PairScore:
     """Score one pair: the float, its category under ``scheme`` (default: the model's), the cosine."""
     scheme = scheme or model.scheme
@@ -50,7 +56,7 @@ def score_pair(model: SiameseRegressor, sentence1: str, sentence2: str, scheme: 
     u, v = model.encode([first, second])
     prediction = float(model.score_embeddings(u[None], v[None])[0])
     index = int(scheme.nearest_index([prediction])[0])
-    cosine = float(cosine_rows(u[None], v[None])[0])
+    cosine = float(shown_cosines(u[None], v[None])[0])
     return PairScore(prediction, scheme.categories[index], float(scheme.nodes[index]), cosine, notice)
 
 
@@ -88,7 +94,7 @@ def score_pairs(model: SiameseRegressor, pairs: PairSet, out_path: str | os.Path
     u, v = embeddings[: len(pairs)], embeddings[len(pairs):]
     predictions = model.score_embeddings(u, v)
     indices = scheme.nearest_index(predictions)
-    cosines = cosine_rows(u, v)
+    cosines = shown_cosines(u, v)
     has_labels = not np.isnan(pairs.labels).all()
     with atomic_write(out_path, newline="") as handle:
         writer = csv.writer(handle)

@@ -8,8 +8,10 @@ import pytest
 from stsdemo import environment
 from stsdemo.data import PairSet, senteval_test_sets
 from stsdemo.errors import InputError
-from stsdemo.evaluate import TASKS, dev_metrics, encode_unique, evaluate_senteval, format_table, spearman100
+from stsdemo.evaluate import (TASKS, cosine_rows, dev_metrics, encode_unique, evaluate_senteval, format_table,
+                              spearman100)
 from stsdemo.labels import STS
+from stsdemo.scoring import shown_cosines
 
 needs_data = pytest.mark.skipif(environment.data_dir() is None, reason="no SentEval data folder (STSDEMO_DATA_DIR)")
 
@@ -30,6 +32,20 @@ def test_spearman100_hand_case():
     # ranks of b: 1, 2, 3.5, 5, 3.5 -> rho = 8 / sqrt(10 * 9.5)
     assert spearman100([1, 2, 3, 4, 5], [5, 6, 7, 8, 7]) == pytest.approx(100 * 8 / np.sqrt(95))
     assert spearman100([1, 2, 3], [9, 4, 1]) == pytest.approx(-100.0)
+
+
+def test_a_shown_cosine_never_passes_one_where_float_rounding_does():
+    """Equal sentences embed to equal vectors, whose float32 cosine can land a hair past 1 (a visitor once read
+    1.0000002): the cosine shown and written is cut to [-1, 1]; the rest keep their value."""
+    vectors = np.random.default_rng(0).normal(size=(500, 384)).astype(np.float32)
+    raw = cosine_rows(vectors, vectors)
+    assert (raw > 1).any()                                  # the rounding this guards against happens here
+    shown = shown_cosines(vectors, vectors)
+    assert shown.max() <= 1 and np.allclose(shown, raw, atol=1e-6)
+    opposite = shown_cosines(vectors, -vectors)
+    assert opposite.min() >= -1
+    inside = shown_cosines(vectors[:-1], vectors[1:])
+    assert np.array_equal(inside, cosine_rows(vectors[:-1], vectors[1:]))
 
 
 def test_encode_unique_encodes_each_sentence_once():
