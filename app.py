@@ -15,7 +15,8 @@ anyone who asks for it by URL, and the output folder holds every visitor's runs.
 
 Disk (stsdemo.app.session_files): at start-up the orphans of a killed server are removed; then a sweeper thread removes
 stale sessions and handed-over downloads every minute, and Gradio deletes its cached copies on a schedule
-(``delete_cache``). Each visitor's runs may take STSDEMO_SESSION_DISK (default 1gb).
+(``delete_cache``). Each visitor's runs may take STSDEMO_SESSION_DISK (default 1gb), all of them together
+STSDEMO_TOTAL_DISK (default 20gb; over it the sessions idle longest go first).
 """
 
 import spaces  # noqa: F401  (first: ZeroGPU must patch CUDA before torch initialises it)

@@ -13,6 +13,8 @@ STSDEMO_MAX_TRAINING  fine-tunes the app runs at once (default 1).
 STSDEMO_MAX_WAITING   fine-tunes that may wait for a free slot (default 4); more are refused with a message.
 STSDEMO_SESSION_DISK  disk one visitor's runs may take in the app (default ``1gb``, units as for uploads): a
                       default run's checkpoint is about 92 MB; a new run over it is refused with a message.
+STSDEMO_TOTAL_DISK    disk every visitor's runs may take together (default ``20gb``, of a free Space's 50 GB):
+                      over it, the sessions idle longest are swept early, and a new run is refused while none can go.
 """
 
 from __future__ import annotations
@@ -131,6 +133,16 @@ DEFAULT_SESSION_DISK = "1gb"   # about ten default runs (a 92 MB checkpoint each
 def session_disk_bytes() -> int:
     """The disk one visitor's runs may take in the app (``STSDEMO_SESSION_DISK``), in bytes."""
     return _size_bytes("STSDEMO_SESSION_DISK", _size_setting("STSDEMO_SESSION_DISK", DEFAULT_SESSION_DISK))
+
+
+# the session budget bounds one session, not one visitor, who may hold many session hashes: this bounds them all
+# (about 200 default runs; a free Space's disk is 50 GB, beside the models, the caches and Gradio's copies)
+DEFAULT_TOTAL_DISK = "20gb"
+
+
+def total_disk_bytes() -> int:
+    """The disk every visitor's runs may take together in the app (``STSDEMO_TOTAL_DISK``), in bytes."""
+    return _size_bytes("STSDEMO_TOTAL_DISK", _size_setting("STSDEMO_TOTAL_DISK", DEFAULT_TOTAL_DISK))
 
 
 def _positive_int(name: str, default: int) -> int:

@@ -179,8 +179,9 @@ def stream_comparison(state, session: str, values: dict, visitor: str | None = N
     states the comparison. InputError before anything starts for a loss without a buffer, x0 already 0, seeds
     out of range, a session over its disk budget, or a job of this visitor (``visitor``:
     :func:`stsdemo.app.slots.visitor_of`, else the session) or session already going."""
-    session_files.prune_sessions(set(state.active_runs()))
-    session_files.check_disk_budget(session)
+    busy = set(state.active_runs())
+    session_files.prune_sessions(busy)
+    session_files.check_disk_budget(session, busy)
     seeds = compare_seeds(values.get("seeds"))
     values = {**values, "final_eval": False}  # the pairs stay a few minutes on a CPU
     first = form.build_config(session, session_files.new_run_id(), values)

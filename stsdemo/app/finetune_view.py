@@ -293,8 +293,9 @@ def stream_training(state, session: str, values: dict, visitor: str | None = Non
     free slot, showing its place. Closing the stream ends the run after its current step; ``state.request_stop``
     does the same but lets the final update through.
     """
-    session_files.prune_sessions(set(state.active_runs()))
-    session_files.check_disk_budget(session)
+    busy = set(state.active_runs())
+    session_files.prune_sessions(busy)
+    session_files.check_disk_budget(session, busy)
     config = form.build_config(session, session_files.new_run_id(), values)
     earlier = session_files.list_runs(session)
     final_eval = bool(values.get("final_eval"))

@@ -10,9 +10,10 @@ folder's hash>/<session>/``, from where Gradio copies them into its cache (whose
 delete on a schedule: :data:`GRADIO_CACHE_SCHEDULE`); a staged file is removed once handed over. The output
 folder itself is never served: putting it in ``allowed_paths`` would let anyone fetch any session's files by URL.
 
-Disk: a session's runs may take :func:`stsdemo.environment.session_disk_bytes` (:func:`check_disk_budget`);
-:func:`sweep` removes sessions untouched for :data:`SESSION_MAX_AGE_S` and handed-over downloads, at start-up
-and then every :data:`SWEEP_EVERY_S` seconds (:func:`start_sweeper`).
+Disk: a session's runs may take :func:`stsdemo.environment.session_disk_bytes`, and every session's together
+:func:`stsdemo.environment.total_disk_bytes` (:func:`check_disk_budget`); :func:`sweep` removes sessions untouched
+for :data:`SESSION_MAX_AGE_S` and handed-over downloads, and, while the total is over, the sessions idle longest
+(:func:`make_room`), at start-up and then every :data:`SWEEP_EVERY_S` seconds (:func:`start_sweeper`).
 
 A run records the server process that trains it (``owner``). At start-up, :func:`recover_interrupted` marks a
 run that another process left ``running`` (killed mid-run: nothing will ever finish it) as ``interrupted``: its
@@ -48,6 +49,8 @@ from ..export import export_scorer
 RUN_PREFIX = "run:"
 HISTORY_NAME = "history.json"
 SESSION_MAX_AGE_S = 24 * 3600     # session folders untouched for longer are removed by the sweep
+IDLE_EVICTION_S = 3600            # ... and those untouched for longer than this, idle longest first, while the
+                                  # sessions' runs together take more than the total disk budget
 SWEEP_EVERY_S = 60                # how often the sweep runs (start_sweeper)
 HANDED_OVER_S = 60                # a staged download this old has been copied into Gradio's cache: removed
 GRADIO_CACHE_SCHEDULE = (60, 600)  # Gradio's delete_cache: each minute, its copies older than 10 min go
@@ -200,16 +203,40 @@ def prune_sessions(busy: set[str], max_age_s: float = SESSION_MAX_AGE_S) -> int:
     removed = 0
     now = time.time()
     for root in (sessions_root(), downloads_root()):
-        if not root.is_dir():
-            continue
-        for folder in root.iterdir():
-            try:
-                if folder.is_dir() and folder.name not in busy and now - folder.stat().st_mtime > max_age_s:
-                    shutil.rmtree(folder, ignore_errors=True)
-                    removed += 1
-            except OSError:
-                continue
+        for folder, touched in _folders(root):
+            if folder.name not in busy and now - touched > max_age_s:
+                shutil.rmtree(folder, ignore_errors=True)
+                removed += 1
     return removed
+
+
+def make_room(spared: set[str], idle_s: float = IDLE_EVICTION_S) -> int:
+    """Remove whole sessions (their runs and staged downloads), the one untouched longest first, while every
+    session's runs together take more than :func:`~stsdemo.environment.total_disk_bytes`; never a session in
+    ``spared`` (busy, or the one about to start a run) nor one touched in the last ``idle_s`` seconds. Returns
+    the bytes the sessions' runs then take."""
+    sessions = [(touched, folder, _disk_use(folder)) for folder, touched in _folders(sessions_root())]
+    total, budget, now = sum(size for *_, size in sessions), environment.total_disk_bytes(), time.time()
+    for touched, folder, size in sorted(sessions, key=lambda session: session[0]):
+        if total <= budget:
+            break
+        if folder.name not in spared and now - touched > idle_s:
+            shutil.rmtree(folder, ignore_errors=True)
+            shutil.rmtree(downloads_root() / folder.name, ignore_errors=True)
+            total -= size
+    return total
+
+
+def _folders(root: Path) -> list[tuple[Path, float]]:
+    """The folders in ``root`` with when each was last touched (an entry made or removed in it)."""
+    found = []
+    for folder in root.iterdir() if root.is_dir() else ():
+        try:
+            if folder.is_dir():
+                found.append((folder, folder.stat().st_mtime))
+        except OSError:         # removed meanwhile
+            continue
+    return found
 
 
 def remove_handed_over(max_age_s: float = HANDED_OVER_S) -> int:
@@ -219,8 +246,10 @@ def remove_handed_over(max_age_s: float = HANDED_OVER_S) -> int:
 
 
 def sweep(busy: set[str], handed_over_s: float = HANDED_OVER_S) -> None:
-    """Remove stale sessions (not the ``busy`` ones) and handed-over downloads."""
+    """Remove stale sessions (not the ``busy`` ones), the idle ones the total disk budget has no room for, and
+    handed-over downloads."""
     prune_sessions(busy)
+    make_room(busy)
     remove_handed_over(handed_over_s)
 
 
@@ -243,17 +272,33 @@ def start_sweeper(state, every_s: float = SWEEP_EVERY_S) -> threading.Event:
 
 def session_disk_use(session: str) -> int:
     """Bytes the files of this session's runs take."""
-    return sum(path.stat().st_size for path in session_dir(session).rglob("*") if path.is_file())
+    return _disk_use(session_dir(session))
 
 
-def check_disk_budget(session: str) -> None:
+def _disk_use(folder: Path) -> int:
+    total = 0
+    for path in folder.rglob("*"):
+        try:
+            total += path.stat().st_size if path.is_file() else 0
+        except OSError:         # removed meanwhile
+            continue
+    return total
+
+
+def check_disk_budget(session: str, busy: set[str]) -> None:
     """InputError, naming the budget, when this session's runs already take its disk budget
-    (``STSDEMO_SESSION_DISK``): called before a new run starts."""
+    (``STSDEMO_SESSION_DISK``), or when every session's runs take the total (``STSDEMO_TOTAL_DISK``) even after
+    :func:`make_room` (sparing this session and the ``busy`` ones): called before a new run starts."""
     used, budget = session_disk_use(session), environment.session_disk_bytes()
     if used >= budget:
         raise InputError(f"this session's runs take {environment.size_text(used)} of disk, its budget is "
                          f"{environment.size_text(budget)} (STSDEMO_SESSION_DISK): delete a run of this session "
                          "before starting another")
+    total, budget = make_room(busy | {session}), environment.total_disk_bytes()
+    if total >= budget:
+        raise InputError(f"the runs of every visitor take {environment.size_text(total)} of this server's disk, "
+                         f"its total is {environment.size_text(budget)} (STSDEMO_TOTAL_DISK): try again in an hour, "
+                         "when the runs idle longest may be cleared")
 
 
 def remove_staging(session: str, info: RunInfo) -> None:
