@@ -114,6 +114,8 @@ def measure(places: dict[str, Path], runs: int, overrides: dict, settle: float |
 def markdown(results: dict) -> list[str]:
     """The recorded disk figures: the growth per default run and where the bytes sit after the runs and once
     settled."""
+    from stsdemo.environment import DEFAULT_TOTAL_DISK
+
     row = results.get("memory", {}).get("disk")
     if row is None:
         return ["Not measured yet (`python -m bench.disk`).\n"]
@@ -126,7 +128,9 @@ def markdown(results: dict) -> list[str]:
     return ["\n".join(lines) + f"\n\nEach run a new visitor at the form's defaults who downloads the zip: "
             f"**{row['mb_per_run']} MB per run** (median growth; a checkpoint {visit['checkpoint_mb']} MB, a zip "
             f"{visit['zip_mb']} MB). Runs are kept {row['schedule']['session_max_age_s'] / 3600:g} h per session, "
-            f"within {row['schedule']['session_budget_mb']:,} MB a session. Machine: {row['machine']}.\n"]
+            f"within {row['schedule']['session_budget_mb']:,} MB a session; all sessions together within "
+            f"`STSDEMO_TOTAL_DISK` ({DEFAULT_TOTAL_DISK} by default), over which the sessions idle "
+            f"longest go first. Machine: {row['machine']}.\n"]
 
 
 def main(argv=None) -> dict:
