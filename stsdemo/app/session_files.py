@@ -212,13 +212,13 @@ def prune_sessions(busy: set[str], max_age_s: float = SESSION_MAX_AGE_S) -> int:
 
 def make_room(spared: set[str], idle_s: float = IDLE_EVICTION_S) -> int:
     """Remove whole sessions (their runs and staged downloads), the one untouched longest first, while every
-    session's runs together take more than :func:`~stsdemo.environment.total_disk_bytes`; never a session in
+    session's runs together take :func:`~stsdemo.environment.total_disk_bytes` or more; never a session in
     ``spared`` (busy, or the one about to start a run) nor one touched in the last ``idle_s`` seconds. Returns
     the bytes the sessions' runs then take."""
     sessions = [(touched, folder, _disk_use(folder)) for folder, touched in _folders(sessions_root())]
     total, budget, now = sum(size for *_, size in sessions), environment.total_disk_bytes(), time.time()
     for touched, folder, size in sorted(sessions, key=lambda session: session[0]):
-        if total <= budget:
+        if total < budget:
             break
         if folder.name not in spared and now - touched > idle_s:
             shutil.rmtree(folder, ignore_errors=True)
