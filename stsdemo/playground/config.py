@@ -186,8 +186,8 @@ def lenient_value(name: str, value):
 
 
 def _read(name: str, value) -> tuple[object, str | None]:
-    default = declaration(name)["default"]
     try:
         return check_setting(name, value, PlaygroundConfig), None
     except InputError as error:
+        default = declaration(name)["default"]
         return default, f"{error}: using the default {as_written(default) or 'empty'}"
