@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from stsdemo.paired import Paired, combine, paired
+from stsdemo.paired import ACCURACY, SPEARMAN, Paired, Verdict, combine, paired
 
 from .schema import nli_runs, quality_runs, record_model
 
@@ -24,6 +24,12 @@ SOURCES = {
     "nli-500": ("nli", "10epochs-500pairs", "SNLI test accuracy, 500 training pairs x 10 epochs"),
     "sts-tuned": ("quality", "tuned", "7-task Avg., each arm at its tuned point"),
 }
+
+
+def source_metric(source: str) -> str:
+    """The metric a comparison source reads, as :mod:`stsdemo.paired` declares its margin: NLI sources read
+    accuracy points, STS sources Spearman points."""
+    return ACCURACY if SOURCES[source][0] == "nli" else SPEARMAN
 
 
 @dataclass(frozen=True)
@@ -104,7 +110,7 @@ class Line:
     result: Paired
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Verdict:
         return self.result.verdict
 
 
@@ -136,7 +142,7 @@ def claim_verdicts(results: dict, model: str = "minilm", claims=None) -> list[Cl
             b = arm_values(results, comparison.source, comparison.b, model)
             if claims is not None and not (a and b):
                 continue
-            found.lines.append(Line(claim, text, comparison, paired(a, b)))
+            found.lines.append(Line(claim, text, comparison, paired(a, b, source_metric(comparison.source))))
         if found.lines or claims is None:
             verdicts.append(found)
     return verdicts

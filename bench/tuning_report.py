@@ -328,10 +328,6 @@ def speed_rows(results: dict) -> list[dict]:
 # ---- the readings -----------------------------------------------------------------------------------
 
 
-def _kind(verdict: str) -> str:
-    return "no measurable difference" if verdict.startswith("no measurable") else verdict
-
-
 def _lrs(values) -> str:
     return " or ".join(f"{lr:g}" for lr in sorted(set(values)))
 
@@ -404,12 +400,12 @@ def readings(results: dict) -> list[str]:
     """One line per finding, with its numbers."""
     rows = arm_rows(results, "minilm") + arm_rows(results, "mpnet")
     out = _grid_reading(results) + _machine_readings(results, rows) + _missing_reading(results)
-    changed = [f"{claim['claim']} {line['test'].split(': ', 1)[-1]}: {_kind(line['fixed']['verdict'])} "
-               f"({line['fixed']['mean']:+.2f}) -> {_kind(line['verdict'])} "
+    changed = [f"{claim['claim']} {line['test'].split(': ', 1)[-1]}: {line['fixed']['verdict']} "
+               f"({line['fixed']['mean']:+.2f}) -> {line['verdict']} "
                f"({line['mean']:+.2f} ± {line['se']:.2f} se)"
                for claim in claims(results) if claim["encoder"] == MODELS["minilm"] for line in claim["lines"]
                if line["fixed"] and line["fixed"]["n"] > 1 and line["se"] is not None
-               and _kind(line["fixed"]["verdict"]) != _kind(line["verdict"])]
+               and line["fixed"]["verdict"] != line["verdict"]]
     if changed:
         out.append(f"What tuning changed in the verdicts on {MODELS['minilm']} (n = 3): " + "; ".join(changed) + ".")
     diag = {(r["arm"], r["factor"]): r for r in diagnosis_rows(results)}

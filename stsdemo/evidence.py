@@ -8,7 +8,7 @@ and neither imports the other for it.
 
 Layout of ``evidence.json`` (``EVIDENCE_VERSION``)::
 
-    {"version": 1, "generated": "...", "source": "docs/results.json",
+    {"version": 2, "generated": "...", "source": "docs/results.json",
      "rows":   [EvidenceRow fields ...],                      # one per arm, encoder and task
      "claims": [{"claim": "C2", "text": "...", "verdict": "...", "n": "3",
                  "lines": [ClaimLine fields ...]}, ...]}
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 
-EVIDENCE_VERSION = 1
+EVIDENCE_VERSION = 2    # 2: every verdict is a stsdemo.paired.Verdict value, read under the equivalence rule
 STS, NLI = "STS", "NLI"
 
 
@@ -63,7 +63,7 @@ class ClaimLine:
     mean: float | None
     se: float | None
     n: int
-    verdict: str
+    verdict: str                   # a stsdemo.paired.Verdict value
     metric: str
 
 

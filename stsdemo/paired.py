@@ -3,28 +3,77 @@ the Playground, its payoff map and Compare alike.
 
 Runs of two arms that share a seed share their data order and initialisation, so their difference ``a - b``
 is one measurement of the arms' difference. With ``n`` differences, their mean ``m``, standard error
-``se = sd / sqrt(n)`` and ``t = m / se``, a paired t-test with ``n - 1`` degrees of freedom reads them:
+``se = sd / sqrt(n)`` and ``t*`` the two-sided 95 % quantile of Student's t with ``n - 1`` degrees of freedom
+(4.30 at n = 3, 2.09 at n = 20), the 95 % interval of the mean difference is ``m ± t* se``. It reads:
 
-* **negligible** when ``|m|`` is under :data:`NEGLIGIBLE` points, whatever the test says (a real but tiny
-  difference is no reason to pick one recipe over the other);
-* **holds** when ``m`` is more than ``t* se`` above zero, ``t*`` the two-sided 95 % quantile of Student's t
-  with ``n - 1`` degrees of freedom (4.30 at n = 3, 2.09 at n = 20): a two-sided test at the 5 % level;
-* **reversed** when ``m`` is more than ``t* se`` below zero;
-* **no measurable difference at n = N** otherwise.
+* **negligible** when the whole interval lies inside ``± margin``, the smallest effect of interest declared once
+  per metric in :data:`MARGINS` (0.1 points of Spearman x100 or of accuracy %): the data show the difference is
+  too small to matter, which is an equivalence test (two one-sided tests at 2.5 %), not a small mean. A mean of
+  +0.05 with an interval of ± 2 is *not* negligible: it is no measurable difference;
+* **holds** when the interval lies above zero (a two-sided paired t-test at the 5 % level), **reversed** when
+  below;
+* **no measurable difference** otherwise.
 
-A fixed 2 se would mark about 18 % of null comparisons at n = 3 and 6 % at n = 20; the t-quantile marks 5 % at
-every n. One seed gives no spread, so no verdict. A family of comparisons read together (the payoff map's
-cells) is corrected for multiplicity by :func:`benjamini_hochberg`. No torch, no I/O.
+Equivalence is read first: a real but tiny difference (an interval above zero and inside the margin) is no reason
+to pick one recipe over the other. A fixed 2 se would mark about 18 % of null comparisons at n = 3 and 6 % at
+n = 20; the t-quantile marks 5 % at every n. One seed gives no spread, so no verdict; neither do differences that
+are all equal (a spread under :data:`RESOLUTION`, e.g. two differences of rounded scores that happen to agree at
+n = 2): a spread of zero from a few seeds is not a measured spread, so the interval is unknown and the reading is
+no measurable difference (at any n: equal differences of trained runs are a coincidence of rounding). Means
+and spreads are summed exactly (:func:`math.fsum`), so no verdict depends on the order of the seeds. A family of
+comparisons read together (the payoff map's cells) is corrected for multiplicity by :func:`benjamini_hochberg`.
+The rule as plain data, for a copy in another language: :func:`rule_as_data`. No torch, no I/O.
 """
 
 from __future__ import annotations
 
 import math
-import statistics
 from dataclasses import dataclass
+from enum import StrEnum
 
 LEVEL = 0.05         # the two-sided test's level; also the false discovery rate of benjamini_hochberg
-NEGLIGIBLE = 0.1     # points (Spearman x100, accuracy %): a smaller mean difference is called negligible
+SPEARMAN, ACCURACY = "spearman", "accuracy"
+# points: differences whose sd is under this are equal (float rounding of the scores they come from is ~1e-13)
+RESOLUTION = 1e-9
+
+
+@dataclass(frozen=True)
+class Margin:
+    """The smallest effect of interest of one metric: a difference whose interval lies inside ``± points`` is
+    negligible. ``unit`` names the points, ``meaning`` says what that many points is."""
+
+    points: float
+    unit: str
+    meaning: str
+
+
+MARGINS = {
+    SPEARMAN: Margin(0.1, "Spearman points (Spearman x100)",
+                     "a tenth of a point of rank correlation, well under the seed-to-seed spread of one run"),
+    ACCURACY: Margin(0.1, "accuracy points (% of pairs on their gold node)",
+                     "one pair in 1,000: on the Playground's 1,000 SNLI report pairs, 0.1 points is one pair"),
+}
+
+
+class Verdict(StrEnum):
+    """What the rule reads of one comparison; a ``str``, so a verdict prints and compares as its words."""
+
+    HOLDS = "holds"
+    REVERSED = "reversed"
+    NEGLIGIBLE = "negligible"
+    NO_DIFFERENCE = "no measurable difference"
+    ONE_SEED = "one seed"
+    NOT_MEASURED = "not measured"
+
+    @property
+    def marked(self) -> bool:
+        """Whether the verdict says one arm is better (holds or reversed)."""
+        return self in (Verdict.HOLDS, Verdict.REVERSED)
+
+    @property
+    def decided(self) -> bool:
+        """Whether the rule read the comparison (two seeds or more)."""
+        return self not in (Verdict.ONE_SEED, Verdict.NOT_MEASURED)
 
 
 def t_quantile(n: int) -> float:
@@ -34,27 +83,48 @@ def t_quantile(n: int) -> float:
     return float(t.ppf(1 - LEVEL / 2, n - 1))
 
 
-RULE_IN_WORDS = ("a comparison *holds* (is *reversed*) when the mean of its per-seed differences is more than t* "
-                 "standard errors above (below) zero, t* the two-sided 95 % quantile of Student's t with n − 1 "
-                 "degrees of freedom (4.30 at n = 3, 2.09 at n = 20: a paired t-test at the 5 % level); a mean under "
-                 f"{NEGLIGIBLE:g} points is *negligible*; otherwise there is *no measurable difference* at that n")
+def _margins_in_words() -> str:
+    return "; ".join(f"{margin.points:g} {margin.unit}: {margin.meaning}" for margin in MARGINS.values())
 
 
-def rule_text(n: int) -> str:
-    """The verdict rule at ``n`` paired seeds, in words, for every place that shows a verdict."""
+RULE_IN_WORDS = ("a comparison *holds* (is *reversed*) when the 95 % interval of the mean of its per-seed "
+                 "differences, mean ± t* standard errors, lies above (below) zero, t* the two-sided 95 % quantile "
+                 "of Student's t with n − 1 degrees of freedom (4.30 at n = 3, 2.09 at n = 20: a paired t-test at "
+                 "the 5 % level); it is *negligible* when that interval lies inside ± the smallest effect of "
+                 f"interest ({_margins_in_words()}); otherwise there is *no measurable difference*")
+
+
+def rule_text(n: int, metric: str = SPEARMAN) -> str:
+    """The verdict rule at ``n`` paired seeds on ``metric``, in words, for every place that shows a verdict."""
     if n < 2:
         return "one seed has no spread, so it gives no verdict"
-    return (f"a difference holds (or is reversed) when its mean is more than {t_quantile(n):.2f} standard errors "
-            f"above (below) zero: the two-sided 95 % t-quantile with {n - 1} degree{'' if n == 2 else 's'} of "
-            f"freedom (a paired t-test at the 5 % level); under {NEGLIGIBLE:g} points it is negligible")
+    margin = MARGINS[metric]
+    return (f"a difference holds (or is reversed) when its 95 % interval, the mean ± {t_quantile(n):.2f} standard "
+            f"errors (the two-sided t-quantile with {n - 1} degree{'' if n == 2 else 's'} of freedom: a paired "
+            f"t-test at the 5 % level), lies above (below) zero; it is negligible when that interval lies inside "
+            f"± {margin.points:g} {margin.unit}; else there is no measurable difference")
+
+
+def rule_as_data(max_n: int = 200) -> dict:
+    """The rule as JSON-able data, for a copy of it in another language (the Playground's JavaScript):
+    ``{"level", "resolution", "margins": {metric: {"points", "unit", "meaning"}}, "t_quantiles": {"2": t*, ..., str(max_n): t*},
+    "verdicts": [...], "in_words"}``. ``t_quantiles[str(n)]`` is :func:`t_quantile` ``(n)``; the copy reads a
+    comparison of ``n`` differences as :meth:`Paired.verdict` does (an sd at or under ``resolution``: no measurable
+    difference)."""
+    return {"level": LEVEL, "resolution": RESOLUTION,
+            "margins": {metric: {"points": m.points, "unit": m.unit, "meaning": m.meaning}
+                        for metric, m in MARGINS.items()},
+            "t_quantiles": {str(n): t_quantile(n) for n in range(2, max_n + 1)},
+            "verdicts": [verdict.value for verdict in Verdict], "in_words": RULE_IN_WORDS}
 
 
 @dataclass
 class Paired:
-    """The paired differences of one comparison and the verdict the rule gives them."""
+    """The paired differences of one comparison on ``metric`` (a key of :data:`MARGINS`) and their verdict."""
 
     diffs: list[float]
     seeds: list
+    metric: str = SPEARMAN
 
     @property
     def n(self) -> int:
@@ -62,44 +132,64 @@ class Paired:
 
     @property
     def mean(self) -> float:
-        return statistics.fmean(self.diffs) if self.diffs else math.nan
+        return math.fsum(self.diffs) / self.n if self.diffs else math.nan
 
     @property
     def sd(self) -> float:
-        return statistics.stdev(self.diffs) if self.n > 1 else math.nan
+        if self.n < 2:
+            return math.nan
+        mean = self.mean
+        return math.sqrt(math.fsum((d - mean) ** 2 for d in self.diffs) / (self.n - 1))
 
     @property
     def se(self) -> float:
         return self.sd / math.sqrt(self.n) if self.n > 1 else math.nan
 
     @property
+    def spread_measured(self) -> bool:
+        """Two seeds or more whose differences are not all equal: only then is there an interval."""
+        return self.n > 1 and self.sd > RESOLUTION
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The 95 % t-interval of the mean difference (NaNs without a measured spread)."""
+        if not self.spread_measured:
+            return math.nan, math.nan
+        half = t_quantile(self.n) * self.se
+        return self.mean - half, self.mean + half
+
+    @property
     def p_value(self) -> float:
-        """The two-sided p-value of the paired t-test of ``mean = 0`` (NaN under 2 seeds; 1 when every difference
-        is 0, 0 when they are all the same non-zero value)."""
-        if self.n < 2:
+        """The two-sided p-value of the paired t-test of ``mean = 0`` (NaN without a measured spread)."""
+        if not self.spread_measured:
             return math.nan
-        if self.se == 0:
-            return 1.0 if self.mean == 0 else 0.0
         from scipy.stats import t
 
         return float(2 * t.sf(abs(self.mean / self.se), self.n - 1))
 
     @property
-    def verdict(self) -> str:
-        """The verdict of this comparison tested alone (:func:`rule_text`)."""
-        return self.verdict_given(self.n > 1 and self.p_value < LEVEL)
+    def equivalent(self) -> bool:
+        """Whether the interval lies inside ± the metric's margin (the difference is too small to matter)."""
+        low, high = self.interval
+        margin = MARGINS[self.metric].points
+        return self.spread_measured and -margin < low and high < margin
 
-    def verdict_given(self, significant: bool) -> str:
+    @property
+    def verdict(self) -> Verdict:
+        """The verdict of this comparison tested alone (:func:`rule_text`)."""
+        return self.verdict_given(self.spread_measured and self.p_value < LEVEL)
+
+    def verdict_given(self, significant: bool) -> Verdict:
         """The verdict when a test (alone, or corrected over a family) found the difference ``significant``."""
         if self.n == 0:
-            return "not measured"
+            return Verdict.NOT_MEASURED
         if self.n == 1:
-            return "one seed: n = 1"
-        if abs(self.mean) < NEGLIGIBLE:
-            return "negligible"
-        if significant:
-            return "holds" if self.mean > 0 else "reversed"
-        return f"no measurable difference at n = {self.n}"
+            return Verdict.ONE_SEED
+        if self.equivalent:
+            return Verdict.NEGLIGIBLE
+        if significant and self.spread_measured:
+            return Verdict.HOLDS if self.mean > 0 else Verdict.REVERSED
+        return Verdict.NO_DIFFERENCE
 
     def numbers(self, digits: int = 2) -> str:
         """``+0.12 ± 0.05 (se), n = 3``: the mean and its standard error, as the verdict reads them."""
@@ -108,21 +198,31 @@ class Paired:
         spread = f" ± {self.se:.{digits}f} (se)" if self.n > 1 else ""
         return f"{self.mean:+.{digits}f}{spread}, n = {self.n}"
 
+    def interval_text(self, digits: int = 2) -> str:
+        """``95 % interval −0.31 to +1.37`` ("" without a measured spread)."""
+        if not self.spread_measured:
+            return ""
+        low, high = self.interval
+        return f"95 % interval {low:+.{digits}f} to {high:+.{digits}f}"
 
-def paired(a: dict, b: dict) -> Paired:
-    """Differences ``a[seed] - b[seed]`` over the seeds both have; a single-valued ``b`` of a deterministic
-    arm (the untrained encoder, stored as ``{None: value}``) pairs with every seed of ``a``."""
+
+def paired(a: dict, b: dict, metric: str = SPEARMAN) -> Paired:
+    """Differences ``a[seed] - b[seed]`` over the seeds both have, on ``metric`` (a key of :data:`MARGINS`); a
+    single-valued ``b`` of a deterministic arm (the untrained encoder, stored as ``{None: value}``) pairs with
+    every seed of ``a``."""
+    if metric not in MARGINS:
+        raise ValueError(f"no margin for metric {metric!r}; metrics: {', '.join(MARGINS)}")
     if set(b) == {None}:
         b = {seed: b[None] for seed in a}
     seeds = sorted(set(a) & set(b))
-    return Paired([a[s] - b[s] for s in seeds], seeds)
+    return Paired([a[s] - b[s] for s in seeds], seeds, metric)
 
 
 def benjamini_hochberg(p_values: list[float], rate: float = LEVEL) -> list[bool]:
     """Which of a family of tests are discoveries under the Benjamini-Hochberg procedure at false discovery rate
     ``rate``: the ``k`` smallest p-values, ``k`` the largest rank with ``p_(k) <= k rate / m``. A NaN p-value (one
-    seed) is never a discovery but counts in ``m``. If no test has a real effect, the chance of any discovery is at
-    most ``rate``; of the discoveries made, at most a share ``rate`` is expected to be false."""
+    seed, or no spread) is never a discovery but counts in ``m``. If no test has a real effect, the chance of any
+    discovery is at most ``rate``; of the discoveries made, at most a share ``rate`` is expected to be false."""
     order = sorted((p, i) for i, p in enumerate(p_values) if not math.isnan(p))
     cut = max((rank for rank, (p, _) in enumerate(order, 1) if p <= rank * rate / len(p_values)), default=0)
     found = [False] * len(p_values)
@@ -131,18 +231,29 @@ def benjamini_hochberg(p_values: list[float], rate: float = LEVEL) -> list[bool]
     return found
 
 
-def combine(verdicts: list[str]) -> str:
-    """One verdict for a claim from the verdicts of its comparisons."""
-    kinds = ("holds", "reversed", "negligible", "no measurable difference")
+ONE_SEED_ONLY = "one seed only"
+WHERE_SEEDS = " (comparisons with 2+ seeds)"
+MIXED = "mixed: "
 
-    def kind(verdict: str) -> str | None:
-        return next((k for k in kinds if verdict.startswith(k[:13])), None)     # "no measurable" and the rest
 
-    decided = [kind(v) for v in verdicts if kind(v)]
+def combine(verdicts: list[Verdict | str]) -> str:
+    """One verdict for a claim from the verdicts of its comparisons: the one verdict its read comparisons share
+    (naming it when some were not read), ``mixed: 1 reversed, 2 negligible`` when they differ, :data:`ONE_SEED_ONLY`
+    or ``not measured`` when none was read."""
+    found = [Verdict(v) for v in verdicts]
+    decided = [v for v in found if v.decided]
     if not decided:
-        return "one seed only" if any(v.startswith("one seed") for v in verdicts) else "not measured"
-    where = "" if len(decided) == len(verdicts) else " (comparisons with 2+ seeds)"
+        return ONE_SEED_ONLY if Verdict.ONE_SEED in found else Verdict.NOT_MEASURED.value
+    where = "" if len(decided) == len(found) else WHERE_SEEDS
     if len(set(decided)) == 1:
-        return decided[0] + where
-    counts = {k: decided.count(k) for k in kinds}
-    return "mixed: " + ", ".join(f"{count} {k}" for k, count in counts.items() if count)
+        return decided[0].value + where
+    counts = {kind: decided.count(kind) for kind in Verdict if kind.decided}
+    return MIXED + ", ".join(f"{count} {kind.value}" for kind, count in counts.items() if count)
+
+
+def mixed_counts(claim_verdict: str) -> dict[Verdict, int] | None:
+    """The counts of a ``mixed: ...`` claim verdict (:func:`combine`) by verdict; None for any other."""
+    if not claim_verdict.startswith(MIXED):
+        return None
+    parts = (part.split(" ", 1) for part in claim_verdict.removeprefix(MIXED).split(", "))
+    return {Verdict(kind): int(count) for count, kind in parts}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 from .events import StageStep
+from .paired import ACCURACY, SPEARMAN
 
 METRICS = {   # select_by -> (its name in a sentence, the curve's key, what reads it)
     "cosine": ("cosine Spearman", "dev_cosine", "what the 7-task benchmark reads"),
@@ -35,11 +36,21 @@ def dev_score(evaluation, select_by: str) -> float:
     return evaluation[key] if isinstance(evaluation, dict) else getattr(evaluation, key)
 
 
+def in_points(value: float, select_by: str) -> float:
+    """A dev score in points: Spearman is recorded x100 already, node accuracy as a share (0..1), so x100."""
+    return 100 * float(value) if select_by == "accuracy" else float(value)
+
+
+def paired_metric(select_by: str) -> str:
+    """The metric whose margin :mod:`stsdemo.paired` applies to a dev score's points."""
+    return ACCURACY if select_by == "accuracy" else SPEARMAN
+
+
 def score_text(value, select_by: str) -> str:
     """A dev score as the run's summaries print it: Spearman x100 to 2 decimals, accuracy in percent."""
     if value is None or not math.isfinite(float(value)):
         return "–"
-    return f"{100 * float(value):.1f} %" if select_by == "accuracy" else f"{float(value):.2f}"
+    return f"{in_points(value, select_by):.1f} %" if select_by == "accuracy" else f"{float(value):.2f}"
 
 
 def where(step: StageStep, stages: int) -> str:

@@ -4,6 +4,7 @@ rendered from a fixture results file."""
 from __future__ import annotations
 
 import json
+import math
 import re
 
 import pytest
@@ -15,42 +16,135 @@ from stsdemo.app import evidence_view, benchmark_view
 @pytest.mark.parametrize("a, b, verdict", [
     ({42: 81.0, 43: 81.2, 44: 80.9}, {42: 80.5, 43: 80.6, 44: 80.5}, "holds"),            # +0.5, +0.6, +0.4
     ({42: 80.0, 43: 80.1, 44: 79.9}, {42: 80.5, 43: 80.6, 44: 80.5}, "reversed"),
-    ({42: 81.1, 43: 80.3, 44: 80.6}, {42: 80.5, 43: 80.6, 44: 80.3}, "no measurable difference at n = 3"),
-    ({42: 80.6, 43: 80.2, 44: 80.5}, {42: 80.5, 43: 80.6, 44: 80.3}, "negligible"),          # mean -0.03
-    ({42: 80.6}, {42: 80.5}, "one seed: n = 1"),
+    ({42: 81.1, 43: 80.3, 44: 80.6}, {42: 80.5, 43: 80.6, 44: 80.3}, "no measurable difference"),
+    ({42: 80.6}, {42: 80.5}, "one seed"),
     ({42: 80.6}, {43: 80.5}, "not measured"),                                              # no shared seed
 ])
 def test_the_verdict_rule_on_paired_differences(a, b, verdict):
     assert claims.paired(a, b).verdict == verdict
 
 
-def _diffs_at(ratio: float, n: int) -> list[float]:
-    """``n`` paired differences whose mean is ``ratio`` standard errors (sd 1: mean ratio / sqrt(n))."""
+def _diffs_at(ratio: float, n: int, sd: float = 1.0, shift: float = 0.0) -> list[float]:
+    """``n`` paired differences whose mean is ``shift`` plus ``ratio`` standard errors (standard deviation
+    ``sd``)."""
     import numpy as np
 
     noise = np.random.default_rng(n).standard_normal(n)
     noise = (noise - noise.mean()) / noise.std(ddof=1)
-    return list(ratio / np.sqrt(n) + noise)
+    return list(shift + sd * (ratio / np.sqrt(n) + noise))
 
 
-@pytest.mark.parametrize("n, verdict", [(3, "no measurable difference at n = 3"), (20, "holds")])
+def _paired(diffs: list[float], metric: str = "spearman"):
+    from stsdemo.paired import paired
+
+    return paired(dict(enumerate(diffs)), {None: 0.0}, metric)
+
+
+@pytest.mark.parametrize("n, verdict", [(3, "no measurable difference"), (20, "holds")])
 def test_a_mean_of_2_5_standard_errors_is_read_by_the_t_quantile_of_its_n(n, verdict):
-    diffs = _diffs_at(2.5, n)
-    result = claims.paired(dict(enumerate(diffs)), {None: 0.0})
+    result = _paired(_diffs_at(2.5, n))
     assert result.mean / result.se == pytest.approx(2.5)
     assert result.verdict == verdict
 
 
 def test_the_threshold_is_the_two_sided_95_percent_t_quantile():
+    from scipy.stats import t
+
     from stsdemo.paired import rule_text, t_quantile
 
-    assert t_quantile(3) == pytest.approx(4.303, abs=1e-3) and t_quantile(20) == pytest.approx(2.093, abs=1e-3)
-    assert "4.30 standard errors" in rule_text(3) and "2 degrees of freedom" in rule_text(3)
+    for n in (2, 3, 20):
+        assert t_quantile(n) == pytest.approx(t.ppf(0.975, n - 1))
+    assert f"{t_quantile(3):.2f} standard errors" in rule_text(3) and "2 degrees of freedom" in rule_text(3)
 
 
-def test_a_difference_under_a_tenth_of_a_point_is_negligible_even_when_the_test_marks_it():
-    result = claims.paired({1: 0.05, 2: 0.06, 3: 0.05, 4: 0.06}, {None: 0.0})
-    assert result.p_value < 0.01 and result.verdict == "negligible"
+# ---- equivalence: negligible only when the interval lies inside the margin ---------------------------------
+
+def _interval_at(low: float, high: float, n: int = 10):
+    """A comparison of ``n`` differences whose 95 % interval runs from ``low`` to ``high``."""
+    from stsdemo.paired import t_quantile
+
+    sd = (high - low) / 2 / t_quantile(n) * n ** 0.5
+    return _paired(_diffs_at(0.0, n, sd=sd, shift=(low + high) / 2))
+
+
+def test_an_interval_inside_the_margin_is_negligible_even_when_the_test_marks_it():
+    from stsdemo.paired import MARGINS
+
+    margin = MARGINS["spearman"].points
+    result = _interval_at(0.1 * margin, 0.9 * margin)
+    assert result.interval == pytest.approx((0.1 * margin, 0.9 * margin))
+    assert result.p_value < 0.05 and result.verdict == "negligible"
+
+
+def test_a_small_mean_whose_interval_straddles_the_margin_is_not_negligible():
+    from stsdemo.paired import MARGINS
+
+    margin = MARGINS["spearman"].points
+    result = _interval_at(-20 * margin, 21 * margin)      # mean half a margin, interval far wider than it
+    assert abs(result.mean) < margin and result.verdict == "no measurable difference"
+    across = _interval_at(0.5 * margin, 1.5 * margin)     # above zero, one end past the margin
+    assert across.verdict == "holds"
+
+
+def test_an_interval_outside_the_margin_holds_or_is_reversed_by_its_side():
+    from stsdemo.paired import MARGINS
+
+    margin = MARGINS["accuracy"].points
+    assert _interval_at(2 * margin, 5 * margin).verdict == "holds"
+    assert _interval_at(-5 * margin, -2 * margin).verdict == "reversed"
+
+
+def test_the_margin_is_declared_per_metric_and_an_unknown_metric_is_refused():
+    from stsdemo.paired import MARGINS, paired
+
+    diffs = _diffs_at(0.0, 10, sd=0.01, shift=0.0)
+    for metric, margin in MARGINS.items():
+        assert _paired(diffs, metric).equivalent and _paired(diffs, metric).metric == metric
+        assert margin.points > 0 and margin.unit and margin.meaning
+    with pytest.raises(ValueError, match="no margin"):
+        paired({1: 1.0}, {1: 0.0}, metric="loss")
+
+
+def test_two_equal_differences_have_no_spread_so_no_verdict():
+    """Two rounded scores whose differences agree (their float differences differ by rounding only) show no
+    spread: not evidence of a difference, nor of its absence."""
+    from stsdemo.paired import paired
+
+    result = paired({42: 80.6, 43: 80.9}, {42: 80.3, 43: 80.6})
+    assert result.n == 2 and result.mean == pytest.approx(0.3)
+    assert math.isnan(result.p_value) and math.isnan(result.interval[0])
+    assert result.verdict == "no measurable difference" and result.verdict_given(True) == "no measurable difference"
+    assert paired({42: 1.0, 43: 1.0}, {None: 1.0}).verdict == "no measurable difference"   # all zero, too
+
+
+def test_one_seed_and_no_seed_give_no_verdict_and_no_interval():
+    from stsdemo.paired import Verdict, paired
+
+    one, none = paired({42: 80.6}, {42: 80.5}), paired({42: 80.6}, {43: 80.5})
+    assert one.verdict is Verdict.ONE_SEED and none.verdict is Verdict.NOT_MEASURED
+    assert math.isnan(one.se) and math.isnan(none.mean) and none.numbers() == "" and one.interval_text() == ""
+
+
+def test_the_mean_and_spread_do_not_depend_on_the_order_of_the_seeds():
+    import random
+
+    diffs = [0.1] * 7 + [1e16, -1e16] + [0.2, 0.3]
+    shuffled = list(diffs)
+    random.Random(0).shuffle(shuffled)
+    assert _paired(diffs).mean == _paired(shuffled).mean == pytest.approx(math.fsum(diffs) / len(diffs))
+    assert _paired(diffs).sd == _paired(shuffled).sd
+
+
+def test_the_rule_as_data_is_json_and_matches_the_rule():
+    from stsdemo.paired import LEVEL, MARGINS, RULE_IN_WORDS, Verdict, rule_as_data, t_quantile
+
+    data = json.loads(json.dumps(rule_as_data(max_n=30)))
+    assert data["level"] == LEVEL and data["in_words"] == RULE_IN_WORDS
+    assert {metric: entry["points"] for metric, entry in data["margins"].items()} == \
+        {metric: margin.points for metric, margin in MARGINS.items()}
+    assert sorted(map(int, data["t_quantiles"])) == list(range(2, 31))
+    assert all(data["t_quantiles"][str(n)] == t_quantile(n) for n in range(2, 31))
+    assert data["verdicts"] == [verdict.value for verdict in Verdict]
 
 
 def test_benjamini_hochberg_keeps_the_smallest_p_values_under_their_rank_line():
@@ -75,12 +169,15 @@ def test_an_untrained_base_pairs_with_every_seed():
 
 
 def test_a_claim_combines_its_comparisons():
-    assert claims.combine(["holds", "holds"]) == "holds"
+    from stsdemo.paired import Verdict, mixed_counts
+
+    assert claims.combine([Verdict.HOLDS, Verdict.HOLDS]) == "holds"
     assert claims.combine(["holds", "not measured"]) == "holds (comparisons with 2+ seeds)"
-    assert claims.combine(["no measurable difference at n = 3", "reversed"]).startswith("mixed: 1 reversed")
-    assert claims.combine(["one seed: n = 1", "not measured"]) == "one seed only"
-    assert claims.combine(["negligible", "no measurable difference at n = 3"]) == \
-        "mixed: 1 negligible, 1 no measurable difference"
+    assert claims.combine([Verdict.NO_DIFFERENCE, Verdict.REVERSED]).startswith("mixed: 1 reversed")
+    assert claims.combine([Verdict.ONE_SEED, Verdict.NOT_MEASURED]) == "one seed only"
+    mixed = claims.combine([Verdict.NEGLIGIBLE, Verdict.NO_DIFFERENCE])
+    assert mixed == "mixed: 1 negligible, 1 no measurable difference"
+    assert mixed_counts(mixed) == {Verdict.NEGLIGIBLE: 1, Verdict.NO_DIFFERENCE: 1} and mixed_counts("holds") is None
 
 
 def _sts_run(arm, seed, avg, node=45.0, dev=88.0):
@@ -105,8 +202,9 @@ def results():
         runs[f"minilm/sk2-cosine/seed{seed}/paper"] = _sts_run("sk2-cosine", seed, sk2, dev=88.0 + seed / 100)
         runs[f"minilm/mse-cosine/seed{seed}/paper"] = _sts_run("mse-cosine", seed, mse)
     runs["minilm/base/seed42/paper"] = _sts_run("base", 42, 78.87)
-    nli = {f"minilm/{arm}/seed{seed}/epoch": _nli_run(arm, seed, acc + seed / 10)
-           for arm, acc in (("nli-sk2", 70.0), ("nli-ce", 72.0)) for seed in (42, 43, 44)}
+    nli = {f"minilm/{arm}/seed{seed}/epoch": _nli_run(arm, seed, acc)
+           for arm, accs in (("nli-sk2", (74.1, 74.5, 74.2)), ("nli-ce", (76.2, 76.3, 76.4)))
+           for seed, acc in zip((42, 43, 44), accs)}
     return {"quality": {"runs": runs}, "nli": {"runs": nli}, "machine": {"cpus": 2}}
 
 
@@ -160,7 +258,8 @@ def test_the_evidence_table_and_verdicts_render_from_a_results_file(results, tmp
     assert nli["SNLI test accuracy (%)"] == "76.30 ± 0.10" and nli["7-task mean ± sd"] == "–"
     assert rows["my model (evaluated here)"]["7-task mean ± sd"] == "79.50"
     text = evidence_view.claims_markdown(found)
-    # SK2 - MSE on the cosine target: -0.15, -0.25, -0.15 -> reversed (t = -5.5 with 2 df); NLI SK2 - CE: -2 every seed -> C1 reversed
+    # SK2 - MSE on the cosine target: -0.15, -0.25, -0.15 -> reversed (t = -5.5 with 2 df, the interval reaches
+    # past -0.1); NLI SK2 - CE: -2.1, -1.8, -2.2 -> C1 reversed
     assert "**C2** the buffer zone helps: **reversed (comparisons with 2+ seeds)**" in text
     assert "STS, cosine target: Smooth K2 vs MSE -0.18 ± 0.03 (n = 3)" in text
     assert "**C1** regression beats classification: **reversed (comparisons with 2+ seeds)**" in text

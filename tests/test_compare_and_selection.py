@@ -17,10 +17,10 @@ TINY = dict(model="default", data="STS-B train", loss="Smooth K2 (ours) [sk2]", 
             seed=42, select_by="head Spearman (what Score a pair uses)", final_eval=False)
 
 
-def _run(label: str, x0: float, last: float, status: str = "finished"):
+def _run(label: str, x0: float, last: float, status: str = "finished", accuracy: float = 0.3):
     from stsdemo.app import session_files
 
-    evals = [EvalEvent(1, step, 4, cosine, cosine, 0.3, cosine, StageStep(1, step), True, 1.0, {}, x0, 1.0)
+    evals = [EvalEvent(1, step, 4, cosine, cosine, accuracy, cosine, StageStep(1, step), True, 1.0, {}, x0, 1.0)
              for step, cosine in ((0, 85.0), (4, last))]
     return session_files.RunInfo(label.replace(" ", "-"), label, status, config={"x0": x0}, events=evals)
 
@@ -48,11 +48,37 @@ def test_three_seeds_give_the_paired_mean_and_se_under_the_benchmark_rule():
 
     text = verdict_text(_pairs((90.20, 90.00), (90.27, 90.05), (90.28, 90.10)), TrainConfig(loss="sk2", x0=0.25))
     rule = paired({42: 90.20, 43: 90.27, 44: 90.28}, {42: 90.00, 43: 90.05, 44: 90.10})
-    assert rule.verdict == "holds" and f"mean difference {rule.numbers()}: **holds**" in text
+    assert rule.verdict == "holds" and f"mean difference {rule.numbers()}, {rule.interval_text()}: **holds**" in text
     assert "+0.20 ± 0.01 (se), n = 3" in text and "4.30 standard errors" in text
     assert [line.split("|")[1].strip() for line in text.splitlines() if line.startswith("| 4")] == ["42", "43", "44"]
     level = verdict_text(_pairs((90.50, 90.00), (90.00, 90.20)), TrainConfig(loss="sk2", x0=0.25))
-    assert "no measurable difference at n = 2" in level
+    assert "**no measurable difference**" in level
+
+
+def test_two_seeds_with_equal_shown_differences_do_not_hold():
+    """Rounded scores can give two equal differences: no spread, so no verdict of a difference (stsdemo.paired)."""
+    from stsdemo.app.compare_view import verdict_text
+
+    text = verdict_text(_pairs((80.60, 80.30), (80.90, 80.60)), TrainConfig(loss="sk2", x0=0.25))
+    assert "| +0.30 |" in text and "**no measurable difference**" in text and "**holds**" not in text
+
+
+def test_node_accuracy_is_compared_in_percentage_points_under_its_own_margin():
+    """Node accuracy is recorded as a share (0..1): Compare reads it in points, so a difference of a few pairs
+    in 100 is not read against a 0.1-point margin as if it were a thousandth."""
+    from stsdemo.app.compare_view import Pair, verdict_text
+    from stsdemo.paired import MARGINS, paired
+
+    shares = ((0.60, 0.55), (0.62, 0.55), (0.61, 0.57))
+    pairs = [Pair(42 + i, (None, None), [_run(f"#{2 * i + 1} sk2", 0.25, 90.0, accuracy=a),
+                                         _run(f"#{2 * i + 2} sk2", 0.0, 90.0, accuracy=b)])
+             for i, (a, b) in enumerate(shares)]
+    text = verdict_text(pairs, TrainConfig(loss="sk2", x0=0.25, select_by="accuracy"))
+    rule = paired({i: 100 * a for i, (a, _) in enumerate(shares)}, {i: 100 * b for i, (_, b) in enumerate(shares)},
+                  "accuracy")
+    assert "| 42 | 60.00 | 55.00 | +5.00 |" in text and "node accuracy (%)" in text
+    assert rule.verdict == "holds" and f"{rule.numbers()}, {rule.interval_text()}: **holds**" in text
+    assert f"± {MARGINS['accuracy'].points:g} {MARGINS['accuracy'].unit}" in text
 
 
 @pytest.mark.parametrize("loss, formula", [("sk2", "Smooth K2 becomes k·x², i.e. MSE scaled by k (k = 2)"),

@@ -134,16 +134,22 @@ def test_each_claim_has_a_plain_reading_and_c6_says_what_it_measured():
     assert "sd" in evidence_view.SPREADS and "standard deviation" in evidence_view.SPREADS
 
 
-def test_plain_reading_counts_yes_opposite_and_level_comparisons():
+def test_plain_reading_counts_each_verdict_and_highlights_the_largest_marked_difference():
     line = dict(a="a", b="b", diffs=[1, 1, 1], se=0.1, n=3, metric="7-task Avg.")
     claim = evidence_view.Claim("C2", "the buffer zone helps", "mixed", "3", [
         evidence_view.ClaimLine(test="one", mean=1.0, verdict="holds", **line),
         evidence_view.ClaimLine(test="two", mean=-2.5, verdict="reversed", **line),
-        evidence_view.ClaimLine(test="three", mean=0.1, verdict="no measurable difference at n = 3", **line)])
+        evidence_view.ClaimLine(test="three", mean=0.02, verdict="negligible", **line),
+        evidence_view.ClaimLine(test="four", mean=-3.0, verdict="no measurable difference", **line)])
     reading = evidence_view.plain_reading(claim)
     assert reading.startswith(evidence_view.QUESTIONS["C2"])
-    assert "Of 3 comparisons: yes in 1, the opposite in 1, no difference beyond the seed-to-seed noise in 1" in reading
-    assert "Largest difference: two, -2.50 points (7-task Avg.)" in reading
+    assert "Of 4 comparisons: yes in 1, the opposite in 1, a difference too small to matter in 1" in reading
+    assert "no measurable difference in 1" in reading and "beyond the seed-to-seed noise" not in reading
+    # -3.0 is larger but marked nothing: the highlight is the largest difference the rule marked
+    assert "Largest marked difference: two, -2.50 points (7-task Avg.; reversed)" in reading
+    unmarked = evidence_view.Claim("C5", "head", "no measurable difference", "3", claim.lines[2:])
+    assert "Largest difference: four, -3.00 points (7-task Avg.; no measurable difference)" in \
+        evidence_view.plain_reading(unmarked)
 
 
 def test_the_papers_reported_rows_are_labelled_as_the_papers():

@@ -133,7 +133,7 @@ def test_a_playground_run_through_a_real_client(mcp_app):
     twins, paired = result["twins"], result["paired"]["spearman"]
     assert paired["n"] == 3 and paired["mean"] == pytest.approx(
         twins["buffer"]["spearman"]["mean"] - twins["none"]["spearman"]["mean"], abs=1e-3)
-    assert paired["verdict"] in ("holds", "reversed", "negligible", "no measurable difference at n = 3")
+    assert paired["verdict"] in ("holds", "reversed", "negligible", "no measurable difference")
     assert 0 <= twins["buffer"]["inside"]["mean"] <= 100 and twins["none"]["error"]["mean"] > 0
     best = result["stopped_at_best"]                   # the second reading: each head at its own best step
     assert best["paired"]["spearman"]["n"] == 3 and set(best["steps"]) == {"buffer", "none"}

@@ -144,7 +144,7 @@ def test_run_seeds_trains_to_the_last_step_and_reads_the_pairs(synthetic):
     buffer, none = result["twins"]["buffer"]["spearman"]["mean"], result["twins"]["none"]["spearman"]["mean"]
     assert paired["mean"] == pytest.approx(buffer - none, abs=1e-3)
     assert paired["n"] == 4 and len(paired["diffs"]) == 4
-    assert paired["verdict"] in ("holds", "reversed", "negligible", "no measurable difference at n = 4")
+    assert paired["verdict"] in ("holds", "reversed", "negligible", "no measurable difference")
 
 
 @pytest.mark.parametrize("train_pairs", [40, 0])

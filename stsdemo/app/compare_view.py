@@ -22,7 +22,7 @@ from ..config import TrainConfig, check_setting, describe, setting
 from ..errors import InputError
 from ..losses.spec import LOSSES, PAPER_X0
 from ..paired import paired, rule_text
-from ..selection import METRICS, dev_score
+from ..selection import METRICS, dev_score, in_points, paired_metric
 from . import finetune_view, form, plots, benchmark_view, session_files
 from .evidence_view import buffer_line, buffer_spread
 from .finetune_view import Curves, TrainView
@@ -92,12 +92,13 @@ def overlaid_histograms(pair: Pair, seeds: int) -> go.Figure:
 
 
 def shown_values(pairs: list[Pair], select_by: str) -> dict[int, tuple[float, float]]:
-    """Seed -> (with the buffer, x0 = 0): each finished pair's last dev score, rounded as the verdict shows it."""
+    """Seed -> (with the buffer, x0 = 0): each finished pair's last dev score in points (node accuracy in %, so
+    the rule's margin reads the same unit), rounded as the verdict shows it."""
     values = {}
     for pair in pairs:
         scores = [final_dev(run, select_by) for run in pair.runs] if pair.finished() else []
         if len(scores) == 2 and all(score is not None and math.isfinite(score) for score in scores):
-            values[pair.seed] = (round(scores[0], 2), round(scores[1], 2))
+            values[pair.seed] = tuple(round(in_points(score, select_by), 2) for score in scores)
     return values
 
 
@@ -109,15 +110,19 @@ def verdict_text(pairs: list[Pair], config: TrainConfig, ending: str = "") -> st
     if not values:
         return (ending + " " if ending else "") + "No pair finished with a dev evaluation on both sides; no comparison."
     rows = [f"| {seed} | {a:.2f} | {b:.2f} | {a - b:+.2f} |" for seed, (a, b) in values.items()]
-    result = paired({seed: a for seed, (a, _) in values.items()}, {seed: b for seed, (_, b) in values.items()})
+    metric = paired_metric(config.select_by)
+    result = paired({seed: a for seed, (a, _) in values.items()}, {seed: b for seed, (_, b) in values.items()},
+                    metric)
     if result.n == 1:
         reading = ("One pair of runs is one seed: it has no spread, so no verdict (Compare seeds 2 or 3 give a "
                    "paired mean ± se).")
     else:
-        reading = (f"Paired over {result.n} seeds (the Benchmark tab's rule: {rule_text(result.n)}): mean difference "
-                   f"{result.numbers()}: **{result.verdict}**.")
+        interval = f", {result.interval_text()}" if result.interval_text() else ""
+        reading = (f"Paired over {result.n} seeds (the Benchmark tab's rule: {rule_text(result.n, metric)}): mean "
+                   f"difference {result.numbers()}{interval}: **{result.verdict}**.")
     found, _ = benchmark_view.recorded_evidence()
-    lines = [f"**With vs without the buffer**: the dev {METRICS[config.select_by][0]} (what selects checkpoints) at "
+    unit = " (%)" if config.select_by == "accuracy" else ""
+    lines = [f"**With vs without the buffer**: the dev {METRICS[config.select_by][0]}{unit} (what selects checkpoints) at "
              "the last evaluation; each difference is taken from the two values beside it." + (f" {ending}" if ending else ""),
              "", f"| seed | x0 = {config.x0:g} | x0 = 0 | difference |", "|--:|--:|--:|--:|", *rows, "",
              f"{reading} {capitalised(recorded_spread(found, config))}", "", twin_text(config)]

@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 
 from ..evidence import NLI, STS, Claim, ClaimLine, Evidence, EvidenceRow
 from ..losses.spec import LOSSES
-from ..paired import RULE_IN_WORDS
+from ..paired import RULE_IN_WORDS, WHERE_SEEDS, Verdict, mixed_counts
 from .reference import PAPER_ARMS, PAPER_REPORTED
 
 EVIDENCE_FILE = Path(__file__).with_name("evidence.json")
@@ -138,24 +138,31 @@ def claims_markdown(evidence: Evidence | None, reason: str = "") -> str:
     return "\n".join(lines)
 
 
+# how a plain reading counts the comparisons of each verdict
+COUNTED = {Verdict.HOLDS: "yes in {}", Verdict.REVERSED: "the opposite in {}",
+           Verdict.NEGLIGIBLE: "a difference too small to matter in {} (its 95 % interval lies inside the smallest "
+                               "effect of interest)",
+           Verdict.NO_DIFFERENCE: "no measurable difference in {} (the seed-to-seed noise could hide one)"}
+
+
 def plain_reading(claim: Claim) -> str:
     """One sentence a student can read: the claim's question and how many comparisons answered yes, the
-    opposite, or nothing beyond the seed-to-seed noise, with the largest difference ("" when none was run)."""
+    opposite, too small to matter, or nothing measurable, with the largest of the differences the rule marked
+    (holds or reversed; of all read ones when none is marked), named with its verdict ("" when none was read)."""
     if not claim.lines:
         memory = memory_reading(claim)
         return memory[2] if memory else ""
-    measured = [line for line in claim.lines if line.n > 1 and line.mean is not None]
+    measured = [line for line in claim.lines if Verdict(line.verdict).decided and line.mean is not None]
     if not measured:
         return ""
-    held = sum(line.verdict == "holds" for line in measured)
-    against = sum(line.verdict == "reversed" for line in measured)
-    level = len(measured) - held - against
-    parts = [f"yes in {held}" if held else "", f"the opposite in {against}" if against else "",
-             f"no difference beyond the seed-to-seed noise in {level}" if level else ""]
-    largest = max(measured, key=lambda line: abs(line.mean))
+    counts = [(text, sum(Verdict(line.verdict) == kind for line in measured)) for kind, text in COUNTED.items()]
+    marked = [line for line in measured if Verdict(line.verdict).marked]
+    largest = max(marked or measured, key=lambda line: abs(line.mean))
     count = f"{len(measured)} comparison{'' if len(measured) == 1 else 's'}"
-    return (f"{QUESTIONS.get(claim.claim, claim.text)} Of {count}: {', '.join(p for p in parts if p)}. "
-            f"Largest difference: {largest.test}, {largest.mean:+.2f} points ({largest.metric}).")
+    return (f"{QUESTIONS.get(claim.claim, claim.text)} Of {count}: "
+            f"{', '.join(text.format(found) for text, found in counts if found)}. "
+            f"Largest {'marked ' if marked else ''}difference: {largest.test}, {largest.mean:+.2f} points "
+            f"({largest.metric}; {largest.verdict}).")
 
 
 MEMORY = re.compile(r"\((?P<kind>[^:]+): ours \(batch (?P<ours>\d+)\) / InfoNCE \(batch (?P<theirs>\d+)\) = "
@@ -293,20 +300,18 @@ def headline(evidence: Evidence | None) -> str:
 
 def _answer(verdict: str) -> str:
     """A claim's verdict as the answer to its question."""
-    qualifier = " (comparisons with 2+ seeds)"
-    where = " in the comparisons run with 2+ seeds" if verdict.endswith(qualifier) else ""
-    verdict = verdict.removesuffix(qualifier)
-    return {"holds": "yes", "reversed": "no: reversed"}.get(verdict, verdict_words(verdict)) + where
+    where = " in the comparisons run with 2+ seeds" if verdict.endswith(WHERE_SEEDS) else ""
+    verdict = verdict.removesuffix(WHERE_SEEDS)
+    return {Verdict.HOLDS: "yes", Verdict.REVERSED: "no: reversed"}.get(verdict, verdict_words(verdict)) + where
 
 
 def verdict_words(verdict: str) -> str:
     """A claim's verdict as shown. "mixed: 2 reversed, 1 no measurable difference" alone reads as "it sometimes
     helps" though nothing held: a mixed verdict says what it means (the comparisons disagree) and in how many of
     them the claim holds, none included; any other verdict is shown as it is."""
-    if not verdict.startswith("mixed: "):
+    found = mixed_counts(verdict)
+    if found is None:
         return verdict
-    counts = verdict.removeprefix("mixed: ")
-    found = {kind: int(count) for count, kind in (part.split(" ", 1) for part in counts.split(", "))}
-    others = ", ".join(f"{count} {kind}" for kind, count in found.items() if kind != "holds")
-    held = found.get("holds", 0) or "none"
+    others = ", ".join(f"{count} {kind}" for kind, count in found.items() if kind != Verdict.HOLDS)
+    held = found.get(Verdict.HOLDS, 0) or "none"
     return f"mixed (the comparisons disagree): holds in {held} of {sum(found.values())}; {others}"
