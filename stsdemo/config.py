@@ -16,6 +16,7 @@ import os
 from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from typing import Any, Callable
 
+from . import caps
 from .errors import InputError, check_range
 from .losses.spec import FAMILIES, LOSSES, MAX_K, PAPER_X0, loss_spec, paper_k, paper_k_text
 
@@ -210,16 +211,17 @@ class WorkBudget:
     visitor); :mod:`stsdemo.budget` reads each from its environment variable, which opens it for a private
     deployment, and estimates a run's peak memory and time against it before the run starts."""
 
-    memory_share: float = setting(0.4, "share of this machine's memory (on a GPU: of the GPU's) one run may take at "
-                                       "its peak, divided among the training slots; the app, its models and its other "
-                                       "visitors keep the rest", low=0, high=1, low_open=True,
-                                  label="training memory share")
-    minutes: float = setting(15.0, "estimated minutes one run may train, its dev evaluations included (it holds a "
-                                   "training slot meanwhile)", low=0, high=100_000, low_open=True,
+    memory_share: float = setting(caps.CAPS["train_memory_share"].default,
+                                  "share of this machine's memory (on a GPU: of the GPU's) one run may take at its "
+                                  "peak, divided among the training slots; the app, its models and its other visitors "
+                                  "keep the rest", low=0, high=1, low_open=True, label="training memory share")
+    minutes: float = setting(caps.CAPS["train_minutes"].default,
+                             "estimated minutes one fine-tune job (a Compare: all its runs) may train, its evaluations "
+                             "included (it holds a training slot meanwhile)", low=0, high=100_000, low_open=True,
                              label="training minutes")
-    model_millions: float = setting(150.0, "largest hub model a visitor may name, in millions of parameters (the "
-                                           "allow list's models excepted)", low=0, high=1_000_000,
-                                    label="hub model size")
+    model_millions: float = setting(caps.CAPS["model_millions"].default,
+                                    "largest hub model a visitor may name, in millions of parameters (the allow list's "
+                                    "models excepted)", low=0, high=1_000_000, label="hub model size")
 
 
 def describe(name: str, of: type | None = None) -> dict:

@@ -8,19 +8,16 @@ STSDEMO_CACHE_DIR     where computed results worth keeping go (the Playground's 
 STSDEMO_MODEL_ROOTS   extra folders (``:``-separated) from which the app may load local models (the CLI and the
                       Python API load from any path).
 STSDEMO_TRUST_REMOTE_CODE  comma-separated hub ids allowed to run their own modelling code.
-STSDEMO_MAX_UPLOAD    largest file a visitor may upload to the app (default ``20mb``; units b, kb, mb, gb).
-STSDEMO_MAX_TRAINING  fine-tunes the app runs at once (default 1).
-STSDEMO_MAX_WAITING   fine-tunes that may wait for a free slot (default 4); more are refused with a message.
-STSDEMO_SESSION_DISK  disk one visitor's runs may take in the app (default ``1gb``, units as for uploads): a
-                      default run's checkpoint is about 92 MB; a new run over it is refused with a message.
-STSDEMO_TOTAL_DISK    disk every visitor's runs may take together (default ``20gb``, of a free Space's 50 GB):
-                      over it, the sessions idle longest are swept early, and a new run is refused while none can go.
+Caps (STSDEMO_MAX_UPLOAD, STSDEMO_MAX_TRAINING, STSDEMO_MAX_WAITING, STSDEMO_SESSION_DISK, STSDEMO_TOTAL_DISK
+and the rest) are declared in :mod:`stsdemo.caps`, with their defaults; ``python -m stsdemo.caps`` lists them.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+
+from . import caps
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -87,39 +84,22 @@ def model_roots() -> list[Path]:
     return [r.resolve() for r in roots]
 
 
-DEFAULT_MAX_UPLOAD = "20mb"
-_SIZE_UNITS = {"b": 1, "kb": 1024, "mb": 1024**2, "gb": 1024**3}
+# The caps below are declared in stsdemo.caps (their defaults, units and variables); these read them.
 
 
-def max_upload() -> str:
-    """The upload cap as Gradio's ``launch(max_file_size=...)`` takes it, e.g. ``"20mb"``."""
-    return _size_setting("STSDEMO_MAX_UPLOAD", DEFAULT_MAX_UPLOAD)
-
-
-def _size_setting(name: str, default: str) -> str:
-    return os.environ.get(name, default).strip().lower().replace(" ", "")
-
-
-def _size_bytes(name: str, text: str) -> int:
-    """A size written as Gradio reads it (``20mb``; 1 kb = 1024 bytes) in bytes; ``name``: its variable."""
-    digits = len(text) - len(text.lstrip("0123456789"))
-    number, unit = text[:digits], text[digits:] or "b"
-    if not number or unit not in _SIZE_UNITS:
-        raise ValueError(f"{name}={text!r}: expected a whole number and a unit (b, kb, mb, gb), e.g. 20mb")
-    return int(number) * _SIZE_UNITS[unit]
+def max_upload() -> int:
+    """The upload cap in bytes, as Gradio's ``launch(max_file_size=...)`` takes it (``STSDEMO_MAX_UPLOAD``)."""
+    return int(caps.value("upload_bytes"))
 
 
 def size_text(size: float) -> str:
     """A size in bytes for people: ``20 MB``."""
-    for unit in ("GB", "MB", "KB"):
-        if size >= _SIZE_UNITS[unit.lower()]:
-            return f"{round(size / _SIZE_UNITS[unit.lower()], 2):g} {unit}"
-    return f"{size:.0f} bytes"
+    return caps.size_text(size)
 
 
 def max_upload_bytes() -> int:
     """The upload cap in bytes (units as Gradio reads them: 1 kb = 1024 bytes)."""
-    return _size_bytes("STSDEMO_MAX_UPLOAD", max_upload())
+    return max_upload()
 
 
 def max_upload_text() -> str:
@@ -127,39 +107,25 @@ def max_upload_text() -> str:
     return size_text(max_upload_bytes())
 
 
-DEFAULT_SESSION_DISK = "1gb"   # about ten default runs (a 92 MB checkpoint each), or a 3-seed comparison and more
+DEFAULT_TOTAL_DISK = caps.size_text(caps.CAPS["total_disk_bytes"].default)
 
 
 def session_disk_bytes() -> int:
     """The disk one visitor's runs may take in the app (``STSDEMO_SESSION_DISK``), in bytes."""
-    return _size_bytes("STSDEMO_SESSION_DISK", _size_setting("STSDEMO_SESSION_DISK", DEFAULT_SESSION_DISK))
-
-
-# the session budget bounds one session, not one visitor, who may hold many session hashes: this bounds them all
-# (about 200 default runs; a free Space's disk is 50 GB, beside the models, the caches and Gradio's copies)
-DEFAULT_TOTAL_DISK = "20gb"
+    return int(caps.value("session_disk_bytes"))
 
 
 def total_disk_bytes() -> int:
     """The disk every visitor's runs may take together in the app (``STSDEMO_TOTAL_DISK``), in bytes."""
-    return _size_bytes("STSDEMO_TOTAL_DISK", _size_setting("STSDEMO_TOTAL_DISK", DEFAULT_TOTAL_DISK))
-
-
-def _positive_int(name: str, default: int) -> int:
-    text = os.environ.get(name, "").strip()
-    if not text:
-        return default
-    if not text.isdigit():
-        raise ValueError(f"{name}={text!r}: expected a whole number >= 0")
-    return int(text)
+    return int(caps.value("total_disk_bytes"))
 
 
 def max_training_runs() -> int:
-    return max(1, _positive_int("STSDEMO_MAX_TRAINING", 1))
+    return max(1, int(caps.value("training_slots")))
 
 
 def max_waiting_runs() -> int:
-    return _positive_int("STSDEMO_MAX_WAITING", 4)
+    return int(caps.value("training_waiting"))
 
 
 def trusted_remote_code() -> tuple[str, ...]:

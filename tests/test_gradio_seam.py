@@ -392,3 +392,77 @@ def test_private_gradio_attributes_and_internal_modules_appear_in_the_seam_only(
                     and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno} uses .{node.attr}")
     assert not found, "private Gradio use outside stsdemo/app/ui/gradio_seam.py:\n" + "\n".join(found)
+
+
+# ---- bounded bodies, unknown events and component functions (issue 40) -------------------------------------------
+
+
+def _post_chunks(demo, path: str, chunks: list[bytes], headers=()) -> tuple[int, object, int]:
+    """A POST whose body comes in ``chunks``: (status, answer or passed body, chunks read)."""
+    passed, read = {}, [0]
+
+    async def downstream(scope, receive, send):
+        passed["body"] = (await receive())["body"]
+
+    class App:
+        @staticmethod
+        def get_blocks():
+            return demo
+
+    async def receive():
+        read[0] += 1
+        return {"type": "http.request", "body": chunks[read[0] - 1], "more_body": read[0] < len(chunks)}
+
+    sent = []
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "http", "method": "POST", "path": path, "headers": list(headers), "app": App()}
+    asyncio.run(gradio_seam.StrictCalls(downstream)(scope, receive, send))
+    if "body" in passed:
+        return 0, passed["body"], read[0]
+    return sent[0]["status"], json.loads(sent[1]["body"]), read[0]
+
+
+def test_a_body_over_the_cap_is_refused_before_it_is_read(monkeypatch):
+    monkeypatch.setenv("STSDEMO_MAX_BODY", "1kb")
+    demo = tiny_demo()
+    megabyte = [b"x" * 1024] * 1024
+    status, answer, read = _post_chunks(demo, "/gradio_api/queue/join", megabyte)
+    assert status == 413 and read == 2 and "1 KB" in answer["detail"], (status, answer, read)   # stopped reading
+    status, _, read = _post_chunks(demo, "/gradio_api/call/double", megabyte,
+                                   headers=[(b"content-length", str(1024 ** 2).encode())])
+    assert status == 413 and read == 0                                   # refused on its declared length
+    assert _post_chunks(demo, "/gradio_api/upload", megabyte)[0] == 0   # a file upload: Gradio's max_file_size
+
+
+def test_unknown_events_and_component_functions_are_404_and_foreign_files_422():
+    demo = tiny_demo()
+    for index in (99999, -1, "0", True, None):
+        status, answer = _post(demo, "/gradio_api/queue/join", {"data": [1], "fn_index": index, "session_hash": "a"})
+        assert status == 404 and answer["detail"].startswith("no event"), (index, answer)
+    known = next(iter(demo.fns))
+    join = {"data": [1], "fn_index": known, "session_hash": "a"}
+    assert _post(demo, "/gradio_api/queue/join", join)[0] == 0
+    assert _post(demo, "/gradio_api/run/predict", {**join, "fn_index": 99999})[0] == 404
+    status, answer = _post(demo, "/gradio_api/queue/join",
+                           {**join, "data": [[{"path": "../runs/x.zip", "meta": {"_type": "gradio.FileData"}}]]})
+    assert status == 422 and "uploaded to this app" in answer["detail"] and "/work" not in answer["detail"]
+    number = next(block_id for block_id, block in demo.blocks.items() if isinstance(block, gr.Number))
+    for component, name in ((number, "__init__"), (number, "preprocess"), (10 ** 6, "x"), ("1", "x")):
+        status, answer = _post(demo, "/gradio_api/component_server",
+                               {"session_hash": "a", "component_id": component, "fn_name": name, "data": None})
+        assert status == 404, (component, name, answer)
+
+
+def test_a_whole_number_too_large_for_a_float_is_refused_naming_the_field():
+    with pytest.raises(InputError, match=r"^k is too large \(401 digits"):
+        rest.read_number("k", 10 ** 400)
+    with pytest.raises(InputError, match="too large"):
+        gradio_seam.read_tool_arguments(
+            {"parameters": [{"parameter_name": "k", "type": {"type": "number"}, "parameter_has_default": False}]},
+            {"k": 10 ** 400}, "loss_at")
+    gradio_seam.name_input_errors()
+    with pytest.raises(gr.Error, match=r"Batch size: is too large \(401 digits"):
+        gr.Number(label="Batch size", minimum=1, precision=0).preprocess(10 ** 400)

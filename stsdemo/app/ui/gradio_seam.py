@@ -18,7 +18,11 @@ private attribute it uses is gone or behaves otherwise). On an upgrade, run that
 4. **Raw REST calls** (:class:`StrictCalls`, an ASGI middleware): an argument left out of a v1 call is passed
    on as a component's repr, a v2 call missing one (or naming an unknown endpoint or argument) answers a bare
    500 with a traceback, and so does v1 for an unknown endpoint; private endpoints are callable by name; a file
-   argument that is not an upload reaches Gradio's file handling, which answers with a traceback.
+   argument that is not an upload reaches Gradio's file handling, which answers with a traceback. A page event
+   (``/queue/join``) naming an unknown ``fn_index`` and a ``/component_server`` call naming an unknown function
+   answer 500; any request body is read whole, whatever its size. Bodies are capped before they are read.
+5. **A fair queue** (:func:`fair_queue`): Gradio's queue takes events first come, first served up to its size, so
+   one client can fill it for everyone; each event is held against its visitor first (:mod:`..fair_queue`).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ import gradio as gr
 from gradio.utils import get_upload_folder
 from starlette.responses import JSONResponse
 
+from ... import caps
 from ...errors import InputError
 from .. import plots
 from . import rest
@@ -250,6 +255,8 @@ def json_kind(schema: dict) -> tuple[str | None, bool]:
 # ---- 4. raw REST calls ---------------------------------------------------------------------------------------------
 
 CALL = re.compile(r"^/gradio_api/(?P<route>call/v2|call|run|api)/(?P<name>[^/]+)/?$")
+EVENT_ROUTE = re.compile(r"^/gradio_api/(?P<route>queue/join|run/predict|component_server)/?$")
+UPLOAD = "/gradio_api/upload"   # multipart, its files capped by Gradio itself (launch(max_file_size=...))
 PAGE_EVENTS = "predict"   # Gradio 6.31's page posts its unqueued events (queue=False) to /run/predict by fn_index
 
 
@@ -262,6 +269,19 @@ def _names_an_event(body: bytes) -> bool:
     return isinstance(payload, dict) and isinstance(payload.get("fn_index"), int)
 
 
+def _whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _file_values(data):
+    """Every value in a page event's ``data`` marked as a file (``meta._type`` gradio.FileData), lists searched."""
+    for value in data if isinstance(data, list) else ():
+        if isinstance(value, list):
+            yield from _file_values(value)
+        elif isinstance(value, dict) and value.get("meta") == rest.FILE_META:
+            yield value
+
+
 def parameters_of(endpoint: dict) -> list[rest.Parameter]:
     """The arguments of an endpoint as its API description (``Blocks.get_api_info()``) declares them."""
     return [rest.Parameter(p["parameter_name"], bool(p.get("parameter_has_default")), p.get("parameter_default"),
@@ -269,8 +289,11 @@ def parameters_of(endpoint: dict) -> list[rest.Parameter]:
 
 
 class StrictCalls:
-    """ASGI middleware for ``POST /gradio_api/call/<name>`` (v1), ``/call/v2/<name>`` (v2) and ``/run/<name>``
-    (Gradio 6.31). An endpoint the API does not describe (unknown, or private) is refused with 404; a call
+    """ASGI middleware for every request with a body but a file upload: one over ``request_body_bytes``
+    (:mod:`stsdemo.caps`) is refused with 413 before more of it is read; a page event or component call naming
+    nothing of this app with 404 (:meth:`event_refusal`). Then ``POST /gradio_api/call/<name>`` (v1),
+    ``/call/v2/<name>`` (v2) and ``/run/<name>`` (Gradio 6.31): an endpoint the API does not describe (unknown,
+    or private) is refused with 404; a call
     leaving out an argument without a default, giving one the endpoint does not take, or a file it did not upload
     with 422 naming it; a v1 call leaving out arguments with defaults is completed with them, as gradio_client
     and v2 complete it. One line of JSON each (``{"detail": ...}``), no traceback."""
@@ -285,15 +308,21 @@ class StrictCalls:
         return self.described[1]
 
     async def __call__(self, scope, receive, send):
-        match = CALL.match(scope.get("path", "")) if scope["type"] == "http" and scope["method"] == "POST" else None
-        if match is None:
+        if scope["type"] != "http" or scope["method"] not in ("POST", "PUT", "PATCH") \
+                or scope.get("path", "").rstrip("/") == UPLOAD:
             return await self.app(scope, receive, send)
-        body, more = b"", True
-        while more:
-            message = await receive()
-            body, more = body + message.get("body", b""), message.get("more_body", False)
-        if match["route"] == "run" and match["name"] == PAGE_EVENTS and _names_an_event(body):
-            return await self.app(scope, self.replayed(body, receive), send)   # the page's own unqueued event
+        limit = int(caps.value("request_body_bytes"))
+        body = await self.bounded_body(scope, receive, limit)
+        if body is None:
+            refusal = JSONResponse({"detail": f"the request body is over {caps.size_text(limit)}, this server's "
+                                              "limit (files go to POST /gradio_api/upload)"}, status_code=413)
+            return await refusal(scope, receive, send)
+        match = CALL.match(scope.get("path", ""))
+        if match is None or (match["route"] == "run" and match["name"] == PAGE_EVENTS and _names_an_event(body)):
+            refused = self.event_refusal(scope, body) if scope.get("app") is not None else None
+            if refused is not None:
+                return await JSONResponse({"detail": refused[1]}, status_code=refused[0])(scope, receive, send)
+            return await self.app(scope, self.replayed(body, receive), send)   # the page's own events, and the rest
         endpoints = self.endpoints(scope["app"].get_blocks())
         endpoint = endpoints.get("/" + match["name"])
         if endpoint is None:
@@ -306,6 +335,55 @@ class StrictCalls:
         headers = [(key, value) for key, value in scope["headers"] if key != b"content-length"]
         scope = {**scope, "headers": [*headers, (b"content-length", str(len(body)).encode())]}
         await self.app(scope, self.replayed(body, receive), send)
+
+    @staticmethod
+    async def bounded_body(scope, receive, limit: int) -> bytes | None:
+        """The request's body, read in its chunks (joined once); None, read no further, when it declares or
+        reaches more than ``limit`` bytes."""
+        declared = dict(scope.get("headers") or ()).get(b"content-length", b"0")
+        if declared.isdigit() and int(declared) > limit:
+            return None
+        chunks, size, more = [], 0, True
+        while more:
+            message = await receive()
+            chunk, more = message.get("body", b""), message.get("more_body", False)
+            size += len(chunk)
+            if size > limit:
+                return None
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    @staticmethod
+    def event_refusal(scope, body: bytes) -> tuple[int, str] | None:
+        """``(status, why)`` for a page event (``/queue/join``, ``/run/predict``) naming no event of this app
+        by ``fn_index`` or carrying a file not uploaded to it, or a ``/component_server`` call naming no
+        component or none of its server functions (Gradio 6.31 answers each with a 500 and a traceback, or its
+        file handling's message naming a server path); None for anything else, Gradio's to answer."""
+        route = EVENT_ROUTE.match(scope.get("path", ""))
+        try:
+            payload = json.loads(body) if route else None
+        except ValueError:
+            return None   # not JSON: Gradio's own 422
+        if not isinstance(payload, dict):
+            return None
+        blocks = scope["app"].get_blocks()
+        if route["route"] == "component_server":
+            block = blocks.blocks.get(payload.get("component_id")) if _whole(payload.get("component_id")) else None
+            name = payload.get("fn_name")
+            server_fn = getattr(block, name, None) if isinstance(name, str) and not name.startswith("_") else None
+            if block is None or not getattr(server_fn, "_is_server_fn", False):
+                return 404, f"no component {rest.shown(payload.get('component_id'))} with a server function " \
+                            f"{rest.shown(name)}"
+            return None
+        index = payload.get("fn_index")
+        if not _whole(index) or index not in blocks.fns:
+            return 404, f"no event {rest.shown(index)}: fn_index names one of this app's events"
+        try:
+            for value in _file_values(payload.get("data")):
+                rest.read_file("a file", value, Path(get_upload_folder()))
+        except InputError as error:
+            return 422, str(error)
+        return None
 
     @staticmethod
     def replayed(body: bytes, receive):

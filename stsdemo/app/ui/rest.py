@@ -7,7 +7,7 @@ The rules, one per kind of value, each refusal naming the argument or field (an 
 
 * a number: JSON numbers, or text that reads as one (``"2"``, ``"-0.5"``, ``"1e-3"``: ASCII digits, as a link
   reads them, :data:`stsdemo.app.links.NUMBER`); ``true``/``false`` are not numbers, NaN and infinity are not
-  finite, and anything else is refused;
+  finite, a whole number beyond :data:`MAX_NUMBER` is too large (10**400 is no float), and anything else is refused;
 * true or false: JSON booleans, or the words ``"true"``/``"false"``; numbers are not booleans;
 * text: JSON strings; a name that is looked up (a model, a run) at most :data:`MAX_NAME_CHARS` characters,
   refused before it reaches the filesystem or the hub;
@@ -33,6 +33,7 @@ from pathlib import Path
 from ...errors import InputError
 from ..links import MAX_NUMBER_TEXT, NUMBER
 
+MAX_NUMBER = 1e15       # a whole number beyond any setting's range, and still exact as a float
 MAX_NAME_CHARS = 1_000    # a model or run name: hub ids have at most 96 characters, a folder path far fewer
 FILE_META = {"_type": "gradio.FileData"}
 
@@ -60,6 +61,8 @@ def read_number(name: str, value, optional: bool = False):
         value = int(text) if text.lstrip("+-").isdigit() else float(text)
     if not isinstance(value, (int, float)):
         raise InputError(f"{name} must be a number, got {shown(value)}")
+    if isinstance(value, int) and abs(value) > MAX_NUMBER:    # math.isfinite(10**400) raises OverflowError
+        raise InputError(f"{name} is too large ({len(str(abs(value)))} digits; at most {MAX_NUMBER:.0e})")
     if not math.isfinite(value):
         raise InputError(f"{name} must be a finite number, got {value!r}")
     return value
