@@ -12,6 +12,7 @@ import os
 import gradio as gr
 from starlette.middleware import Middleware
 
+from ... import caps
 from ...evaluate import TASKS
 from .. import evidence_view, lesson, benchmark_view
 from ..app_state import AppState
@@ -133,7 +134,8 @@ def build_demo(state: AppState | None = None) -> gr.Blocks:
             state.request_stop(session_of(request))
 
         demo.unload(leave)
-        demo.queue(max_size=32, default_concurrency_limit=1)
+        demo.queue(max_size=int(caps.value("queue_size")), default_concurrency_limit=1)
+        gradio_seam.fair_queue(demo)   # each visitor held to their share of it (stsdemo.app.fair_queue)
     gradio_seam.name_input_errors()
     gradio_seam.tools_only(demo, tools.MCP_TOOLS)
     return demo

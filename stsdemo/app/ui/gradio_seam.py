@@ -35,12 +35,13 @@ import time
 from pathlib import Path
 
 import gradio as gr
+from fastapi import HTTPException
 from gradio.utils import get_upload_folder
 from starlette.responses import JSONResponse
 
 from ... import caps
 from ...errors import InputError
-from .. import plots
+from .. import fair_queue as fair, plots, slots
 from . import rest
 
 WRITTEN_FOR = "6.31.0"     # the Gradio version every workaround below was written for and tested against
@@ -418,3 +419,28 @@ class StrictCalls:
             rest.checked_files(dict(zip((p.name for p in parameters), payload["data"])), parameters, upload)
             return json.dumps(payload).encode()
         return body
+
+
+# ---- 5. a fair queue -----------------------------------------------------------------------------------------------
+
+
+def fair_queue(demo: gr.Blocks) -> None:
+    """Hold each event to its visitor's caps before Gradio's queue takes it (:func:`..fair_queue.refusal`): an event
+    over them is answered 429 with the reason, which the page shows as the event's error. Gradio 6.31 keeps every
+    queued or running event in ``Queue.event_ids_to_events`` (from ``Queue.push`` until it ends or is
+    cancelled); ``push`` is wrapped on this demo's queue."""
+    queue = demo._queue
+    push = queue.push
+
+    def holder(session_hash, request) -> fair.Holder:
+        visitor = slots.visitor_of(request)
+        return fair.Holder(session_hash or "", visitor)
+
+    async def fair_push(body, request, username):
+        held = [holder(event.session_hash, event.request) for event in list(queue.event_ids_to_events.values())]
+        refused = fair.refusal(held, holder(body.session_hash or f"call {id(body)}", request))
+        if refused is not None:
+            raise HTTPException(status_code=429, detail=refused)
+        return await push(body, request, username)
+
+    queue.push = fair_push

@@ -162,7 +162,8 @@ def wire(tab: ScoreTab, state, demo: gr.Blocks, restored=()) -> None:
            .then(score_and_draw, inputs, outputs, api_visibility="private", **scoring))
     tab.scheme.change(scheme_visibility, tab.scheme, [tab.custom, tab.gap], api_visibility="private", queue=False)
     tab.file_button.click(score_file, [tab.model, tab.pairs_file, tab.scheme, tab.custom, tab.gap],
-                          [tab.scored, tab.preview, tab.file_summary], api_name="score_file", **scoring)
+                          [tab.scored, tab.preview, tab.file_summary], api_name="score_file",
+                          concurrency_id="score_file", concurrency_limit=1)   # a file waits; a pair does not
     for start in [event.then for event in restored] or [demo.load]:  # a restored gold belongs to the link's line
         scored(start(lambda: None, None, tab.line, queue=False, api_visibility="private")
                .then(score_and_draw, inputs, outputs, api_visibility="private", **scoring))

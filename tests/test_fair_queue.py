@@ -1,0 +1,74 @@
+"""The fair queue (issue 40): every queued or running event counts against its visitor (session and client
+address), over the caps of stsdemo.caps the rest are refused at once, and another visitor's cheap read still
+answers while one client floods."""
+
+from __future__ import annotations
+
+import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import gradio as gr
+import httpx
+import pytest
+
+from stsdemo.app import fair_queue
+from stsdemo.app.fair_queue import Holder
+from stsdemo.app.ui import gradio_seam
+
+
+def test_a_session_and_an_address_are_each_held_to_their_caps(monkeypatch):
+    monkeypatch.setenv("STSDEMO_EVENTS_PER_SESSION", "2")
+    monkeypatch.setenv("STSDEMO_EVENTS_PER_ADDRESS", "3")
+    held = [Holder("a", None), Holder("a", None)]
+    assert "2 requests queued or running (at most 2 per visitor" in fair_queue.refusal(held, Holder("a", None))
+    assert fair_queue.refusal(held, Holder("b", None)) is None                      # another session
+    at_one_address = [Holder(f"s{i}", "address 8.8.8.8") for i in range(3)]
+    assert "at most 3 per address" in fair_queue.refusal(at_one_address, Holder("fresh", "address 8.8.8.8"))
+    assert fair_queue.refusal(at_one_address, Holder("fresh", "address 1.1.1.1")) is None
+    assert fair_queue.refusal(at_one_address, Holder("fresh", None)) is None       # unknown address: its session
+
+
+@pytest.mark.slow
+def test_one_client_floods_and_another_visitors_read_still_answers(monkeypatch):
+    """40 calls from one address behind the Space's proxy: its cap is queued or running, the rest refused with 429
+    at once; a visitor at another address is answered meanwhile, and the flooder again once its calls end."""
+    monkeypatch.setenv("STSDEMO_PROXY_HOPS", "1")
+    monkeypatch.setenv("STSDEMO_EVENTS_PER_ADDRESS", "5")
+    release = threading.Event()
+
+    def hold() -> str:
+        release.wait(60)
+        return "held"
+
+    def score_pair(sentence1: str) -> str:
+        return sentence1.upper()
+
+    with gr.Blocks() as demo:
+        gr.api(hold, api_name="hold", concurrency_id="slow", concurrency_limit=1)
+        gr.api(score_pair, api_name="score_pair", concurrency_id="score", concurrency_limit=4)
+        demo.queue(max_size=32)
+        gradio_seam.fair_queue(demo)
+    _, url, _ = demo.launch(prevent_thread_lock=True, app_kwargs={"middleware": []})
+    try:
+        def call(name: str, data: list, address: str) -> httpx.Response:
+            return httpx.post(f"{url}gradio_api/call/{name}", json={"data": data}, timeout=30,
+                              headers={"x-forwarded-for": address})
+
+        with ThreadPoolExecutor(8) as pool:
+            flood = list(pool.map(lambda _: call("hold", [], "8.8.8.8"), range(40)))
+        accepted = [answer for answer in flood if answer.status_code == 200]
+        refused = [answer for answer in flood if answer.status_code == 429]
+        assert len(accepted) == 5 and len(refused) == 35, [answer.status_code for answer in flood]
+        assert "at most 5 per address" in refused[0].json()["detail"]
+        posted = call("score_pair", ["a man plays"], "1.1.1.1")
+        assert posted.status_code == 200
+        result = httpx.get(f"{url}gradio_api/call/score_pair/{posted.json()['event_id']}", timeout=30).text
+        assert "event: complete" in result and json.dumps(["A MAN PLAYS"]) in result
+        release.set()
+        for answer in accepted:
+            assert "held" in httpx.get(f"{url}gradio_api/call/hold/{answer.json()['event_id']}", timeout=30).text
+        assert call("hold", [], "8.8.8.8").status_code == 200        # its places are free again
+    finally:
+        release.set()
+        demo.close()
