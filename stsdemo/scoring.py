@@ -11,6 +11,7 @@ import numpy as np
 
 from .atomic import atomic_write
 from .data import MAX_SENTENCE_CHARS, PairSet, clean_text, load_csv
+from .data.user_files import spreadsheet_cell
 from .errors import InputError
 from .evaluate import cosine_rows, spearman100
 from .labels import LabelScheme
@@ -76,7 +77,9 @@ def score_csv(model: SiameseRegressor, path: str | os.PathLike, out_path: str | 
     """Score every row of a CSV/TSV with two sentence columns (a label column is optional).
 
     Writes ``sentence1, sentence2, [label,] prediction, category, node, cosine`` to ``out_path`` atomically
-    (a kill mid-write leaves the old file or none). Bad files raise InputError before anything is written.
+    (a kill mid-write leaves the old file or none); a text cell that a spreadsheet would run as a formula is
+    written as text (:func:`stsdemo.data.user_files.spreadsheet_cell`). Bad files raise InputError before
+    anything is written.
     """
     scheme = scheme or model.scheme
     out_path = check_output_path(out_path)
@@ -102,8 +105,9 @@ def score_pairs(model: SiameseRegressor, pairs: PairSet, out_path: str | os.Path
                         + ["prediction", "category", "node", "cosine"])
         for i, (a, b) in enumerate(zip(pairs.sentences1, pairs.sentences2)):
             label = [f"{pairs.labels[i]:g}"] if has_labels else []
-            writer.writerow([a, b, *label, f"{predictions[i]:.4f}", scheme.categories[indices[i]],
-                             f"{scheme.nodes[indices[i]]:g}", f"{cosines[i]:.4f}"])
+            writer.writerow([spreadsheet_cell(a), spreadsheet_cell(b), *label, f"{predictions[i]:.4f}",
+                             spreadsheet_cell(scheme.categories[indices[i]]), f"{scheme.nodes[indices[i]]:g}",
+                             f"{cosines[i]:.4f}"])
     return out_path
 
 

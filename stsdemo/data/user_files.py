@@ -185,7 +185,7 @@ def read_rows(
                                  "(split it into smaller files)")
             if len(fields) != len(header):
                 raise InputError(f"row {row}: {len(fields)} fields but the header has {len(header)}")
-            s1, s2 = fields[first].strip(), fields[second].strip()
+            s1, s2 = _unmarked(fields[first].strip()), _unmarked(fields[second].strip())
             if not s1 or not s2:
                 raise InputError(f"row {row}: empty sentence; every pair needs two non-empty sentences")
             try:
@@ -239,8 +239,30 @@ def load_csv(
     return PairSet(read.file_name, read.sentences1, read.sentences2, labels, scheme, read.notice)
 
 
+FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")   # a cell beginning so is a formula to a spreadsheet
+
+
+def spreadsheet_cell(text: str) -> str:
+    """A text cell of a CSV the app writes, as a spreadsheet shows it and never runs it (OWASP's CSV injection
+    rule): one beginning with a formula's lead gets a leading apostrophe, which spreadsheets read as "text" and
+    do not show. A number (``-0.5``) stays as it is; :func:`read_rows` takes the apostrophe off again."""
+    if not text.startswith(FORMULA_LEADS):
+        return text
+    try:
+        float(text)
+        return text
+    except ValueError:
+        return "'" + text
+
+
+def _unmarked(text: str) -> str:
+    """A cell as it was before :func:`spreadsheet_cell` marked it."""
+    return text[1:] if text.startswith("'") and text[1:].startswith(FORMULA_LEADS) else text
+
+
 def write_pairs(pairs: PairSet, path) -> Path:
-    """Write ``pairs`` as a CSV (sentence1, sentence2, label) that :func:`load_csv` reads back.
+    """Write ``pairs`` as a CSV (sentence1, sentence2, label) that :func:`load_csv` reads back, each sentence a
+    :func:`spreadsheet_cell`.
 
     Written to a temporary sibling first and renamed, so a crash never leaves half a file.
     """
@@ -248,5 +270,6 @@ def write_pairs(pairs: PairSet, path) -> Path:
     with atomic_write(path, newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["sentence1", "sentence2", "label"])
-        writer.writerows(zip(pairs.sentences1, pairs.sentences2, (str(float(x)) for x in pairs.labels)))
+        writer.writerows(zip(map(spreadsheet_cell, pairs.sentences1), map(spreadsheet_cell, pairs.sentences2),
+                             (str(float(x)) for x in pairs.labels)))
     return path
