@@ -84,7 +84,8 @@ def main(argv=None) -> None:
     row = measure(precisions[0], args)
     achieved = row["pairs_per_s"] * flops_per_pair / 1e12
     peak = args.peak_tflops.get({"no": "fp32"}.get(row["chosen"], row["chosen"]))
-    row.update(gpu=torch.cuda.get_device_name(), bf16_native=torch.cuda.is_bf16_supported(False),
+    row.update(batch_size=args.batch_size, max_length=args.max_length,
+               gpu=torch.cuda.get_device_name(), bf16_native=torch.cuda.is_bf16_supported(False),
                parameters=parameters, tokens_per_pair=round(tokens, 1), model_tflops=round(achieved, 2),
                share_of_peak=round(achieved / peak, 4) if peak else None)
     print(json.dumps(row), flush=True)

@@ -16,6 +16,7 @@ import time
 
 import numpy as np
 
+from stsdemo.paired import Paired
 from stsdemo.playground.metrics import PAIRED, READ_BY
 from stsdemo.playground.prepared import default_encoder, embedded
 from stsdemo.playground.presets import BY_NAME, PRESETS
@@ -66,8 +67,8 @@ def markdown(results: dict) -> list[str]:
             rows.append(f"| {preset.title} | not run (`python -m bench.presets`) | | | |")
             continue
         metric, last = READ_BY[entry["config"]["data"]], entry["checkpoints"][-1]
-        cells = [f"{last[f'{label}_reading'][metric]['text']}: {last[f'{label}_reading'][metric]['verdict']}"
-                 for label in ("best", "step")]
+        cells = [f"{found['text']}: {Paired(found['diffs'], found['seeds'], metric).verdict}"   # today's rule
+                 for found in (last[f"{label}_reading"][metric] for label in ("best", "step"))]
         settings = ", ".join(f"{name} {value}" for name, value in preset.settings.items())
         rows.append(f"| {preset.title} | {settings} ({metric}) | {cells[0]} | {cells[1]} (step {last['step']:,}) | "
                     f"{last['best_steps']['buffer']:g} / {last['best_steps']['none']:g} |")

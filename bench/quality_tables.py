@@ -210,7 +210,7 @@ def cpu_time_table(results: dict) -> list[str]:
     runs = quality_runs(results)
     totals: dict[tuple, list] = {}
     for key, result in runs.items():
-        if key.endswith("quick"):
+        if key.endswith("quick") or "CPU" not in result.get("machine", "CPU"):    # no machine named: this CPU
             continue
         slot = totals.setdefault((record_model(result), budget_short(result["budget"])), [0, 0.0, 0.0])
         slot[0] += 1

@@ -19,14 +19,14 @@ from pathlib import Path
 from stsdemo.evaluate import TASKS
 from stsdemo.paired import RULE_IN_WORDS
 
-from . import disk, first_visit, payoff, presets, playground_speed, tuning_report
+from . import disk, evidence_prose, first_visit, payoff, presets, playground_speed, tuning_report
 from .app_evidence import evidence, evidence_page_block, write_evidence
 from .common import REPO, load_results, log
 from .nli_tables import nli_table
 from .quality_tables import cpu_time_table, quality_tables
 from .report_plots import plot_quality, plot_scaling, plot_speed
 from .schema import section
-from .speed_tables import speed_tables
+from .speed_tables import machine_tables, speed_tables
 
 RESULTS_MD = REPO / "docs" / "results.md"
 BEGIN, END = "<!-- BEGIN AUTO -->", "<!-- END AUTO -->"
@@ -80,6 +80,7 @@ def render(results: dict | None = None, md_path: Path | None = None, include_qui
              *quality_tables(results, include_quick),
              *cpu_time_table(results),
              "### Speed and memory (measured side by side in one run)\n", *speed_tables(results),
+             *machine_tables(results),
              "### Playground: speed (`python -m bench.playground_speed`)\n", *playground_speed.markdown(results),
              "### Disk per run (`python -m bench.disk`)\n", *disk.markdown(results),
              "### Playground: the first visit to a fresh app (`python -m bench.first_visit`)\n",
@@ -108,6 +109,9 @@ def main(argv=None) -> None:
     if EVIDENCE_BEGIN in EVIDENCE_MD.read_text(encoding="utf-8"):
         _replace_between(EVIDENCE_MD, EVIDENCE_BEGIN, EVIDENCE_END, evidence_page_block(found), "")
         log(f"wrote the evidence block of {EVIDENCE_MD}")
+    if evidence_prose.BEGIN in EVIDENCE_MD.read_text(encoding="utf-8"):
+        _replace_between(EVIDENCE_MD, evidence_prose.BEGIN, evidence_prose.END, evidence_prose.prose(results), "")
+        log(f"wrote the prose of {EVIDENCE_MD}")
     if not args.no_plots:
         cost = section(results, "scaling").get("cost")
         for made in (plot_quality(results), plot_speed(results), plot_scaling(cost) if cost else None):

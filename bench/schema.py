@@ -10,7 +10,9 @@ The file is one JSON object of sections; each writer merges its entries into its
 * ``tuning``: ``{"runs": {run key: TuningRun}}``: the dev-only runs of bench.tuning (the grid, tag ``grid``, and
   the CoSENT/AnglE diagnosis, tag ``diagnosis``); its tuned runs, with test scores, are quality runs (tag ``tuned``)
 * ``speed``: ``{part: measurements}``, parts train, eval, latency, view, cli, eval7 and stsb (bench.speed),
-  app_default and app_compare (bench.app_default); ``<part>_quick`` for ``--quick``
+  app_default and app_compare (bench.app_default); ``<part>_quick`` for ``--quick``; and ``machines``:
+  ``{machine: {part: measurements, "precision": [bench.precision rows], "source": folder}}``, the figures of
+  another machine merged from its folder (bench.merge_runs), beside this machine's and never over them
 * ``memory``: ``{"peak" | "quick": measurements}``, claim C6 reads ``peak`` (bench.memory)
 * ``playground``: ``{"speed" | "speed_quick": measurements}`` (bench.playground_speed) and ``{cell key: payoff
   cell}``, keys ``payoff/<data>/<loss>/<head>/noise<sigma>/pairs<N>`` (bench.payoff; stsdemo.playground.payoff

@@ -113,3 +113,35 @@ def edge_table(speed: dict) -> list[str]:
                 "latency,view,cli,eval7,stsb`).\n"]
     return ["| Edge | measured | reference in the same run | target | met |", "|---|---:|---:|---|---|",
             *("| " + " | ".join(row) + " |" for row in rows), ""]
+
+
+def machine_tables(results: dict) -> list[str]:
+    """The figures merged from other machines' folders (``speed.machines``, bench.merge_runs), one table per
+    machine, each row naming the log it came from: training pairs/s per precision and batch with the share of the
+    GPU's dense peak, ours against sentence-transformers' trainer, and the 7-task evaluation against the reference
+    evaluator with its largest score difference."""
+    lines = []
+    for machine, found in section(results, "speed").get("machines", {}).items():
+        rows = [(f"training, {row['precision']}" + (f" (chose {row['chosen']})" if row["precision"] == "auto" else "")
+                 + f", batch {row['batch_size']}, max length {row['max_length']} (pairs/s)",
+                 f"{row['pairs_per_s']:.1f}", "", f"{100 * row['share_of_peak']:.2f} % of the dense peak "
+                 f"({row['model_tflops']:.2f} TFLOP/s of model matrix work)", f"bench.precision, {row['log']}")
+                for row in found.get("precision", [])]
+        train, ev = found.get("train"), found.get("eval7")
+        if train:
+            rows.append((f"training throughput, {train['ours_loss']} vs {train['st_loss']} (pairs/s, median of "
+                         f"{train['repeats']}; each repeat: " + ", ".join(f"{v:.1f}" for v in train["ours_all"])
+                         + " vs " + ", ".join(f"{v:.1f}" for v in train["st_all"]) + ")",
+                         f"{train['ours_pairs_per_s']:.1f}", f"{train['st_pairs_per_s']:.1f} (SentenceTransformerTrainer)",
+                         f"{train['ratio']:.2f}x, batch {train['batch_size']}, {train['steps']} steps",
+                         "bench.speed --parts train"))
+        if ev:
+            rows.append((f"{len(ev['tasks'])}-task evaluation, {ev['pairs']:,} pairs (s, median of {ev['repeats']})",
+                         f"{ev['ours_seconds']:.2f}", f"{ev['reference_seconds']:.2f} ({ev['reference']})",
+                         f"{ev['ratio']:.2f}x; largest score difference {ev['max_abs_diff']:.4f} (Spearman x100)",
+                         "bench.speed --parts eval7"))
+        if rows:
+            lines += [f"**{machine}** (merged from the logs in `{found['source']}`; its own runs, not this "
+                      "machine's):\n", "| measurement | ours | reference | reading | from |", "|---|---:|---:|---|---|",
+                      *("| " + " | ".join(row) + " |" for row in rows), ""]
+    return lines
