@@ -31,10 +31,11 @@ from transformers.utils import logging as hf_logging
 from stsdemo import environment
 from stsdemo.app import session_files
 from stsdemo.app.app_state import AppState
-from stsdemo.app.ui import build_demo, launch_kwargs, mcp_wanted
+from stsdemo.app.ui import build_demo, gradio_seam, launch_kwargs, mcp_wanted
 from stsdemo.playground.config import PlaygroundConfig
 
 session_files.recover_interrupted()   # runs a killed server left "running" say so, their checkpoints are listed again
+session_files.remove_cached_downloads(gradio_seam.gradio_cache())   # a killed server's zips in Gradio's cache
 state = AppState()
 demo = build_demo(state)
 # Gradio reads delete_cache when launch() builds the server: its copies of handed-out files are deleted on a

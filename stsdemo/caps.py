@@ -68,11 +68,11 @@ CAPS = {
     # ---- disk ---------------------------------------------------------------------------------------------------
     "session_disk_bytes": Cap(1024 ** 3, "bytes", "one visitor's runs (a default run's checkpoint: about 92 MB)",
                               "STSDEMO_SESSION_DISK"),
-    "total_disk_bytes": Cap(20 * 1024 ** 3, "bytes", "every visitor's runs together, the hub cache included "
-                                                     "(over it, the sessions idle longest go first)",
+    "total_disk_bytes": Cap(20 * 1024 ** 3, "bytes", "every visitor's runs together (over it, the sessions idle "
+                                                     "longest go first)",
                             "STSDEMO_TOTAL_DISK"),
-    "hub_cache_bytes": Cap(5 * 1024 ** 3, "bytes", "hub models downloaded for visitors (over it, the least "
-                                                   "recently used go first)", "STSDEMO_HUB_CACHE"),
+    "hub_cache_bytes": Cap(5 * 1024 ** 3, "bytes", "hub models downloaded for visitors, beside the runs' total "
+                                                   "(over it, the least recently used go first)", "STSDEMO_HUB_CACHE"),
 }
 
 

@@ -13,12 +13,14 @@ folder itself is never served: putting it in ``allowed_paths`` would let anyone 
 Disk: a session's runs may take :func:`stsdemo.environment.session_disk_bytes`, and every session's together
 :func:`stsdemo.environment.total_disk_bytes` (:func:`check_disk_budget`); :func:`sweep` removes sessions untouched
 for :data:`SESSION_MAX_AGE_S` and handed-over downloads, and, while the total is over, the sessions idle longest
-(:func:`make_room`), at start-up and then every :data:`SWEEP_EVERY_S` seconds (:func:`start_sweeper`).
+(:func:`make_room`), at start-up and then every :data:`SWEEP_EVERY_S` seconds (:func:`start_sweeper`); it also
+holds the hub cache to its cap (:func:`trim_hub_cache`). Using a run touches its session (:func:`load_run`).
 
 A run records the server process that trains it (``owner``). At start-up, :func:`recover_interrupted` marks a
 run that another process left ``running`` (killed mid-run: nothing will ever finish it) as ``interrupted``: its
 good checkpoint is listed again and the staging folders the kill left are removed, with every other orphan a
-killed server leaves (export folders of a zip, partial zips, partial cache files). One server uses an output
+killed server leaves (export folders of a zip, partial zips, partial cache files; Gradio's cached copies of the
+files it handed out: :func:`remove_cached_downloads`). One server uses an output
 folder at a time, as the runs' ``owner`` assumes.
 """
 
@@ -38,7 +40,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .. import environment
+from .. import caps, environment
 from .. import save_format
 from ..atomic import (atomic_write, remove_old_files, remove_partial_writes, remove_stale_staging, retired_path,
                       write_json_atomic)
@@ -143,10 +145,12 @@ def save_run(session: str, info: RunInfo) -> None:
 
 
 def load_run(session: str, run_id: str) -> RunInfo:
-    """A run of this session; another session's run id is simply not found."""
+    """A run of this session; another session's run id is simply not found. Using a run is using its session:
+    the session's folder is touched (its idleness, which the sweep reads, starts again)."""
     path = session_run_folder(session, run_id) / HISTORY_NAME
     if not path.is_file():
         raise InputError(f"no run {run_id!r} in this session")
+    touch(session_dir(session))
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         data["events"] = [Event.from_dict(event) for event in data.get("events", [])]
@@ -227,6 +231,14 @@ def make_room(spared: set[str], idle_s: float = IDLE_EVICTION_S) -> int:
     return total
 
 
+def touch(folder: Path) -> None:
+    """Mark ``folder`` used now (its modification time, which :func:`_folders` reads as its idleness)."""
+    try:
+        folder.touch(exist_ok=True)
+    except OSError:   # removed meanwhile
+        pass
+
+
 def _folders(root: Path) -> list[tuple[Path, float]]:
     """The folders in ``root`` with when each was last touched (an entry made or removed in it)."""
     found = []
@@ -245,12 +257,36 @@ def remove_handed_over(max_age_s: float = HANDED_OVER_S) -> int:
     return remove_old_files(downloads_root().glob("*/*"), max_age_s)
 
 
+def trim_hub_cache(cache: Path, limit: int | None = None) -> int:
+    """Remove the models of the hub cache (``models--<org>--<name>`` folders), the one used longest ago first, while
+    they take more than ``limit`` bytes (default: the ``hub_cache_bytes`` cap); a model removed is downloaded
+    again when next named. Returns the bytes they then take."""
+    limit = int(caps.value("hub_cache_bytes")) if limit is None else limit
+    models = [(touched, folder, _disk_use(folder)) for folder, touched in _folders(cache)
+              if folder.name.startswith("models--")]
+    total = sum(size for *_, size in models)
+    for _, folder, size in sorted(models, key=lambda model: model[0]):
+        if total <= limit:
+            break
+        shutil.rmtree(folder, ignore_errors=True)
+        total -= size
+    return total
+
+
+def hub_cache() -> Path:
+    """Where hub models are downloaded (``HF_HUB_CACHE``, as huggingface_hub reads it)."""
+    from huggingface_hub import constants
+
+    return Path(constants.HF_HUB_CACHE)
+
+
 def sweep(busy: set[str], handed_over_s: float = HANDED_OVER_S) -> None:
-    """Remove stale sessions (not the ``busy`` ones), the idle ones the total disk budget has no room for, and
-    handed-over downloads."""
+    """Remove stale sessions (not the ``busy`` ones), the idle ones the total disk budget has no room for,
+    handed-over downloads, and the hub models over the hub cache's cap."""
     prune_sessions(busy)
     make_room(busy)
     remove_handed_over(handed_over_s)
+    trim_hub_cache(hub_cache())
 
 
 def start_sweeper(state, every_s: float = SWEEP_EVERY_S) -> threading.Event:
@@ -334,6 +370,21 @@ def remove_orphans() -> None:
         shutil.rmtree(export, ignore_errors=True)
     remove_handed_over(max_age_s=0)
     remove_partial_writes(environment.cache_dir(), recursive=True)
+
+
+HANDED_OUT = ("stsdemo-*.zip", "mteb-*.zip", "*-scored-*.csv")   # the names of the files the app hands out
+
+
+def remove_cached_downloads(gradio_cache: Path) -> int:
+    """At start-up, before the server serves: Gradio's copies (``<cache>/<hash>/<name>``) of the files a killed
+    server handed out (:data:`HANDED_OUT`). Gradio deletes only the copies its own process made (``delete_cache``),
+    so a kill leaves them for ever (a zip is about 84 MB). Returns how many were removed."""
+    removed = 0
+    for pattern in HANDED_OUT:
+        for path in gradio_cache.glob(f"*/{pattern}"):
+            path.unlink(missing_ok=True)
+            removed += 1
+    return removed
 
 
 def recover_interrupted() -> list[tuple[str, str]]:

@@ -444,3 +444,8 @@ def fair_queue(demo: gr.Blocks) -> None:
         return await push(body, request, username)
 
     queue.push = fair_push
+
+
+def gradio_cache() -> Path:
+    """Gradio's cache, where it keeps uploads and its copies of the files the app returns (``GRADIO_TEMP_DIR``)."""
+    return Path(get_upload_folder())
