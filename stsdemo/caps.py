@@ -119,6 +119,12 @@ def size_text(size: float) -> str:
     return f"{size:.0f} bytes"
 
 
+def wall_clock_seconds() -> float:
+    """The wall-clock limit of one job once it trains (a Compare: all its runs): ``wall_clock_factor`` times the
+    minutes a job's estimate may take; past it the run stops, its best checkpoint kept."""
+    return value("wall_clock_factor") * value("train_minutes") * 60
+
+
 def table() -> str:
     """Every cap with its value in force, one a line."""
     lines = []

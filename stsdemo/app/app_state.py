@@ -8,8 +8,10 @@ in a process has its own models, runs and line. Everything on disk (sessions, ru
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from pathlib import Path
+from typing import Callable
 
 from ..data import senteval_test_sets
 from ..errors import InputError
@@ -24,17 +26,22 @@ class StopSignal(threading.Event):
     """The stop event handed to :func:`stsdemo.train.train`: set in this process, or by a flag file.
 
     Pickled (into a ZeroGPU worker process) it becomes a fresh signal watching the same flag file, which
-    :meth:`AppState.request_stop` writes, so a stop reaches the worker too."""
+    :meth:`AppState.request_stop` writes, so a stop reaches the worker too. It is also set once the wall clock
+    (``clock``, seconds since the epoch) passes ``deadline``, the job's wall-clock limit
+    (:func:`stsdemo.caps.wall_clock_seconds`): the run stops as if stopped, keeping its best checkpoint."""
 
-    def __init__(self, flag: Path):
+    def __init__(self, flag: Path, deadline: float | None = None, clock: Callable[[], float] = time.time):
         super().__init__()
-        self.flag = flag
+        self.flag, self.deadline, self.clock = flag, deadline, clock
 
     def is_set(self) -> bool:
-        return super().is_set() or self.flag.exists()
+        return super().is_set() or self.flag.exists() or self.past_deadline()
+
+    def past_deadline(self) -> bool:
+        return self.deadline is not None and self.clock() > self.deadline
 
     def __reduce__(self):
-        return (StopSignal, (self.flag,))
+        return (StopSignal, (self.flag, self.deadline))
 
 
 class AppState:

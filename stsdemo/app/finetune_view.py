@@ -26,6 +26,7 @@ from typing import Callable, Iterator
 
 import pandas as pd
 
+from .. import caps
 from ..config import TrainConfig
 from ..errors import InputError
 from ..events import DoneEvent, EvalEvent, Event, FinalEvalEvent, StartEvent, StepEvent
@@ -332,6 +333,7 @@ def _queued_job(state, session: str, config: TrainConfig, earlier: list[session_
             text = (f"Waiting for the trainer: position {ticket.position()} in line "
                     f"({state.line.ahead(ticket)}). It starts by itself; Stop leaves the line.")
             yield TrainView(plots.progress_html(0, text, "idle"), f"**Queued** — {text}", curves, None, False, run_id)
+        signal.deadline = time.time() + caps.wall_clock_seconds()   # a wrong estimate cannot hold the trainer
         yield from body(signal)
     finally:
         state.end_run(session, ticket)
@@ -369,6 +371,10 @@ def run_admitted(state, live: LiveRun, signal: StopSignal) -> Iterator[TrainView
             yield live.view()
         if info.status == "running":
             info.status, info.message = "failed", "the run ended without a final event"
+        if info.status == "stopped" and signal.past_deadline():
+            info.message = (f"stopped at the wall-clock limit ({caps.wall_clock_seconds() / 60:.0f} min, "
+                            "STSDEMO_WALL_CLOCK_FACTOR times the budget's minutes): its best checkpoint so far is kept")
+            live.text += f" {info.message[0].upper()}{info.message[1:]}."
     except InputError as error:
         info.status, info.message = "failed", str(error)
         raise
