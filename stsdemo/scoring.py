@@ -73,11 +73,13 @@ def check_output_path(out_path: str | os.PathLike) -> Path:
 
 
 def score_csv(model: SiameseRegressor, path: str | os.PathLike, out_path: str | os.PathLike,
-              scheme: LabelScheme | None = None, max_rows: int = MAX_CSV_ROWS, max_bytes: int | None = None) -> Path:
+              scheme: LabelScheme | None = None, max_rows: int = MAX_CSV_ROWS, max_bytes: int | None = None,
+              max_tokens: int | None = None) -> Path:
     """Score every row of a CSV/TSV with two sentence columns (a label column is optional).
 
     Writes ``sentence1, sentence2, [label,] prediction, category, node, cosine`` to ``out_path`` atomically
-    (a kill mid-write leaves the old file or none); a text cell that a spreadsheet would run as a formula is
+    (a kill mid-write leaves the old file or none); ``max_tokens`` caps the work (every sentence's tokens, each
+    cut to the model's max length); a text cell that a spreadsheet would run as a formula is
     written as text (:func:`stsdemo.data.user_files.spreadsheet_cell`). Bad files raise InputError before
     anything is written.
     """
@@ -85,6 +87,11 @@ def score_csv(model: SiameseRegressor, path: str | os.PathLike, out_path: str | 
     out_path = check_output_path(out_path)
     extra = {} if max_bytes is None else dict(max_bytes=max_bytes)
     pairs = load_csv(path, scheme, max_rows=max_rows, require_label=False, **extra)
+    if max_tokens is not None:
+        tokens = sum(min(count, model.max_length) for count in model.token_counts(pairs.sentences1 + pairs.sentences2))
+        if tokens > max_tokens:
+            raise InputError(f"{Path(path).name} has {tokens:,} tokens to embed; one file may have at most "
+                             f"{max_tokens:,}: split it into smaller files")
     return score_pairs(model, pairs, out_path, scheme)
 
 

@@ -62,3 +62,15 @@ def test_a_run_past_its_wall_clock_limit_stops_and_keeps_its_partial_result(tmp_
     assert done.outcome == "stopped" and signal.past_deadline()
     assert 0 < done.steps < 20 and max(e.step for e in events if isinstance(e, StepEvent)) == done.steps
     SiameseRegressor.load(done.checkpoint)        # the step-0 evaluation's checkpoint: the partial result
+
+
+def test_a_scoring_file_over_its_work_cap_is_refused_before_it_is_embedded(tmp_path, embedded_model):
+    from stsdemo.errors import InputError
+    from stsdemo.scoring import score_csv
+
+    path = tmp_path / "pairs.csv"
+    path.write_text("sentence1,sentence2\n" + "a man plays a guitar,a man is playing music\n" * 50, encoding="utf-8")
+    with pytest.raises(InputError, match=r"pairs.csv has [\d,]+ tokens to embed; one file may have at most 100"):
+        score_csv(embedded_model, path, tmp_path / "scored.csv", max_tokens=100)
+    assert not (tmp_path / "scored.csv").exists()
+    assert score_csv(embedded_model, path, tmp_path / "scored.csv", max_tokens=10_000).is_file()

@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from .. import caps
 from ..errors import InputError, check_range
 from ..labels import LabelScheme, get_scheme
 from ..scoring import PairScore, score_csv, score_pair, scored_file_summary
 from . import model_cache, plots, session_files
 
-MAX_SCORED_ROWS = 5_000           # rows a visitor may score in one uploaded file
+MAX_SCORED_ROWS = int(caps.CAPS["score_file_rows"].default)   # rows a visitor may score in one file
 # The label schemes the tab offers: short key (links, API, MCP) -> the choice's text in the form.
 SCHEMES = {"own": "The model's own", "sts": "STS 0–5", "nli": "NLI (contradiction · neutral · entailment)",
            "custom": "Custom ordered list"}
@@ -245,7 +246,8 @@ def score_file_view(state, session: str, choice: str, path: str | None, scheme_c
     folder = session_files.downloads_dir(session)
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(path).stem)[:60] or "pairs"
     out = folder / f"{stem}-scored-{time.strftime('%H%M%S')}.csv"
-    score_csv(model, path, out, scheme or model.scheme, max_rows=MAX_SCORED_ROWS)
+    score_csv(model, path, out, scheme or model.scheme, max_rows=MAX_SCORED_ROWS,
+              max_bytes=int(caps.value("score_file_bytes")), max_tokens=int(caps.value("score_file_tokens")))
     summary = scored_file_summary(out, scheme or model.scheme)
     return out, pd.read_csv(out, nrows=20), " ".join(n for n in (_plain(switched), summary) if n)
 

@@ -9,7 +9,7 @@ import logging
 
 import gradio as gr
 
-from ... import environment
+from ... import caps, environment
 from ...errors import InputError
 from .. import model_cache, session_files
 from ..progress import SKIP
@@ -58,9 +58,11 @@ def skip(value):
     return gr.skip() if value is SKIP else value
 
 
-def upload_note() -> str:
-    """The upload cap, stated where files are uploaded (launch(max_file_size=...) enforces it)."""
-    return f"Files up to {environment.max_upload_text()}."
+def upload_note(kind: str = "training") -> str:
+    """The size cap of a ``kind`` of file ("score", "training"), stated where it is uploaded: its one declaration,
+    ``<kind>_file_bytes`` in :mod:`stsdemo.caps`, under the upload cap that launch(max_file_size=...) enforces."""
+    limit = min(caps.value(f"{kind}_file_bytes"), environment.max_upload_bytes())
+    return f"Files up to {caps.size_text(limit)}."
 
 
 class ChoiceLists:

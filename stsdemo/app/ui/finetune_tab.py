@@ -101,7 +101,8 @@ def build() -> FinetuneTab:
                                      "a model trained on it is never scored on SNLI test (the project's NLI "
                                      "accuracy comes from runs that keep SNLI test out).")
                 with gr.Row(elem_classes="sts-wrap"):
-                    upload = gr.File(label=f"Training CSV / TSV (sentence1, sentence2, label). {upload_note()}",
+                    upload = gr.File(label="Training CSV / TSV (sentence1, sentence2, label). "
+                                           + upload_note("training"),
                                      file_types=[".csv", ".tsv", ".txt"], visible=False, min_width=200)
                     scheme = gr.Textbox(label="Label scheme of the file", value=defaults["scheme"], visible=False,
                                         info="sts, nli, or your ordered list 'bad, fair, good'", min_width=200)

@@ -86,7 +86,7 @@ def build() -> ScoreTab:
             gr.Markdown("A header row with two sentence columns (`sentence1,sentence2`, `premise,hypothesis`, …); a "
                         "label column is optional. You get the file back with `prediction`, `category`, `node` and "
                         "`cosine` per row, and with a label column, its Spearman and the share on the label's node "
-                        f"(up to {score_view.MAX_SCORED_ROWS:,} rows). " + upload_note(),
+                        f"(up to {score_view.MAX_SCORED_ROWS:,} rows). " + upload_note("score"),
                         elem_classes="sts-note")
             with gr.Row(elem_classes="sts-wrap"):
                 pairs_file = gr.File(label="Pairs to score", file_types=[".csv", ".tsv", ".txt"], min_width=200)
