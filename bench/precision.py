@@ -7,8 +7,9 @@ Each precision runs the real training loop (``stsdemo.train.train``) on the leak
 pairs; pairs/s is the loop's own figure over the steps after the first logging window (warm-up: kernel
 selection, allocator growth). The share of peak counts the model's matrix work, 6 x parameters x tokens per
 pair (forward and backward, both sentences, padded per batch as the loop pads them), against the GPU's dense
-peak for that precision (``--peak-tflops``; the H100 SXM's by default). ``auto`` picks what ``precision=auto``
-would: bf16 on this GPU if it has it natively, else fp16 with a gradient scaler.
+peak for that precision (``--peak-tflops``; the H100 SXM's by default). ``auto`` is the loop's own choice, by a few
+timed steps of each candidate (:mod:`stsdemo.precision`); its row names what it chose and the timings it chose by,
+from the run's record.
 """
 
 from __future__ import annotations
@@ -19,15 +20,18 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 import numpy as np
 import torch
 
 from stsdemo.config import TrainConfig
-from stsdemo.train import StepEvent, load_pairs, mixed_precision, train
+from stsdemo.save_format import RUN_RECORD
+from stsdemo.train import StepEvent, load_pairs, train
 
-# Dense peak TFLOP/s of an H100 SXM (NVIDIA's datasheet, without sparsity): tf32 for fp32 training.
-H100_PEAK = {"fp32": 494.7, "bf16": 989.4, "fp16": 989.4}
+# Dense peak TFLOP/s of an H100 SXM (NVIDIA's datasheet, without sparsity): fp32 on the CUDA cores, tf32 on the tensor
+# cores (fp32 training with TF32 matrix products).
+H100_PEAK = {"fp32": 66.9, "tf32": 494.7, "bf16": 989.4, "fp16": 989.4}
 
 
 def tokens_per_pair(config: TrainConfig, tokenizer, samples: int = 200) -> float:
@@ -50,9 +54,10 @@ def measure(precision: str, args) -> dict:
                              max_length=args.max_length, max_steps=args.steps, log_every=args.log_every,
                              eval_every=10**6, max_dev_pairs=16, output_dir=folder)
         events = [e for e in train(config) if isinstance(e, StepEvent)]
+        chosen = json.loads((Path(folder) / RUN_RECORD).read_text())["precision"]
     rates = [e.pairs_per_s for e in events[1:]]  # the first window holds the warm-up
-    return dict(precision=precision, chosen=mixed_precision(precision), pairs_per_s=statistics.median(rates),
-                windows=len(rates))
+    return dict(precision=precision, chosen=chosen["chosen"], why=chosen["why"],
+                probe_step_seconds=chosen["step_seconds"], pairs_per_s=statistics.median(rates), windows=len(rates))
 
 
 def main(argv=None) -> None:
@@ -62,9 +67,9 @@ def main(argv=None) -> None:
     parser.add_argument("--max-length", type=int, default=256)
     parser.add_argument("--steps", type=int, default=120)
     parser.add_argument("--log-every", type=int, default=20)
-    parser.add_argument("--precisions", default="fp32,bf16,fp16,auto")
+    parser.add_argument("--precisions", default="fp32,tf32,bf16,fp16,auto")
     parser.add_argument("--peak-tflops", type=json.loads, default=H100_PEAK,
-                        help='dense peak per precision, JSON, e.g. \'{"fp32": 494.7, "bf16": 989.4, "fp16": 989.4}\'')
+                        help='dense peak per precision, JSON, e.g. \'{"fp32": 66.9, "tf32": 494.7, "bf16": 989.4}\'')
     args = parser.parse_args(argv)
     if not torch.cuda.is_available():
         raise SystemExit("bench.precision: needs a CUDA GPU (on the CPU every precision is fp32)")
@@ -83,7 +88,7 @@ def main(argv=None) -> None:
     flops_per_pair = 6 * parameters * tokens
     row = measure(precisions[0], args)
     achieved = row["pairs_per_s"] * flops_per_pair / 1e12
-    peak = args.peak_tflops.get({"no": "fp32"}.get(row["chosen"], row["chosen"]))
+    peak = args.peak_tflops.get(row["chosen"])
     row.update(batch_size=args.batch_size, max_length=args.max_length,
                gpu=torch.cuda.get_device_name(), bf16_native=torch.cuda.is_bf16_supported(False),
                parameters=parameters, tokens_per_pair=round(tokens, 1), model_tflops=round(achieved, 2),

@@ -24,7 +24,7 @@ TARGETS = ("head", "cosine")
 HEAD_FEATURES = ("u,v,|u-v|", "u,v", "|u-v|")  # paper Table 6; the first is the paper's choice
 SELECT_BY = ("cosine", "head", "accuracy")
 DEV_DATA = ("stsb", "snli-heldout")   # checkpoint-selection sets (stsdemo.data.load_dev_data)
-PRECISIONS = ("auto", "fp32", "bf16", "fp16")
+PRECISIONS = ("auto", "fp32", "tf32", "bf16", "fp16")
 ROBERTA_TYPES = ("roberta", "xlm-roberta", "camembert")
 
 
@@ -120,8 +120,9 @@ class TrainConfig:
     head_only: bool = setting(False, "freeze the encoder; train and save only the head or the cosine's a, b")
     lora_rank: int = setting(0, "train the encoder through a LoRA adapter of this rank (peft); 0 = every weight",
                              low=0, high=512, integer=True, label="LoRA rank")
-    precision: str = setting("auto", "arithmetic: auto = bf16 on GPUs that have it natively, fp16 with a "
-                                     "gradient scaler on older GPUs, fp32 on CPU", choices=PRECISIONS)
+    precision: str = setting("auto", "arithmetic: auto = on a GPU, the fastest of fp32, tf32, bf16 and fp16 by a few "
+                                     "timed steps of this run (its record says which and why); fp32 on CPU",
+                             choices=PRECISIONS)
     stage1_data: str = paper_setting("nli", "stage-1 data of the two-stage recipe", text=True)
     stage1_lr: float = setting(1e-3, "stage-1 learning rate (only the head learns)", low=0, high=1.0,
                                low_open=True, label="stage-1 learning rate")

@@ -43,6 +43,14 @@ def default_device() -> torch.device:
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
+def to_device(tensor: torch.Tensor, device: torch.device) -> torch.Tensor:
+    """``tensor`` on ``device``; onto a GPU through pinned memory without waiting (a copy from pageable memory makes
+    the host wait until the GPU has run everything queued before it)."""
+    if device.type == "cuda":
+        return tensor.pin_memory().to(device, non_blocking=True)
+    return tensor.to(device)
+
+
 def cuda_bf16() -> bool:
     """Whether the GPU computes bf16 natively (Ampere and newer); on a T4 or V100 it would be emulated."""
     return torch.cuda.is_available() and torch.cuda.is_bf16_supported(including_emulation=False)
@@ -266,7 +274,7 @@ class SiameseRegressor(nn.Module):
         with tokenizer_lock(self.tokenizer):
             batch = self.tokenizer(list(sentences), padding=True, truncation=True,
                                    max_length=min(self.max_length, self.max_positions), return_tensors="pt")
-        return {name: tensor.to(self.device) for name, tensor in batch.items()}
+        return {name: to_device(tensor, self.device) for name, tensor in batch.items()}
 
     def token_counts(self, sentences: list[str]) -> list[int]:
         """Tokens in each sentence before truncation (special tokens included)."""
@@ -322,14 +330,16 @@ class SiameseRegressor(nn.Module):
             encoded = self.tokenizer(list(sentences), truncation=True,
                                      max_length=min(max_length or self.max_length, self.max_positions))
         order = np.argsort([-len(ids) for ids in encoded["input_ids"]], kind="stable")
+        chunks = []   # kept on the device and copied back once: no wait for the GPU between batches
         with self.autocast():
             for start in range(0, len(order), batch_size):
                 index = order[start:start + batch_size]
                 with tokenizer_lock(self.tokenizer):
                     batch = self.tokenizer.pad({name: [values[i] for i in index] for name, values in encoded.items()},
                                                return_tensors="pt")
-                embeddings = self.embed({name: tensor.to(self.device) for name, tensor in batch.items()})
-                out[index] = embeddings.float().cpu().numpy()
+                batch = {name: to_device(tensor, self.device) for name, tensor in batch.items()}
+                chunks.append(self.embed(batch).float())
+        out[order] = torch.cat(chunks).cpu().numpy()
         return out
 
     @torch.inference_mode()

@@ -8,9 +8,11 @@ and fits the head on NLI; stage 2 trains everything on the leakage-filtered STS-
 After every ``eval_every`` steps the model is scored on the dev set (STS-B dev unless ``dev_data`` names
 another) and the best checkpoint is written, so a stop (``stop.set()`` from another thread, or closing the
 generator) always leaves the best one on disk.
-It runs under Accelerate: one process on CPU or GPU (bf16 autocast on GPUs that have it natively, fp16 with a
-gradient scaler on older ones), or several with ``torchrun`` / ``accelerate launch``, each taking its share of
-every batch. The settings are declared once, in :mod:`stsdemo.config`.
+It runs under Accelerate: one process on CPU or GPU, or several with ``torchrun`` / ``accelerate launch``, each
+taking its share of every batch. On a GPU ``precision=auto`` trains in whichever of fp32, TF32, bf16 and fp16 a
+few timed steps found fastest for this run (:mod:`stsdemo.precision`; the run's record says which and why); the
+CPU trains in fp32. A step never waits for the GPU: batches go up without a synchronisation and the loss is read
+only every ``log_every`` steps. The settings are declared once, in :mod:`stsdemo.config`.
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ from typing import Callable, Generator, Iterator
 
 import numpy as np
 import torch
-from accelerate import Accelerator, DistributedDataParallelKwargs
+from accelerate import Accelerator, DistributedDataParallelKwargs, PartialState
+from accelerate.state import AcceleratorState
+from accelerate.utils import broadcast_object_list
 from transformers import get_linear_schedule_with_warmup
 
 from . import environment
@@ -43,27 +47,17 @@ from .labels import LabelScheme, get_scheme
 from .losses.registry import build_loss
 from .losses.spec import run_k
 from .model_card import framework_versions
-from .model import SiameseRegressor, cuda_bf16
+from .model import SiameseRegressor, cuda_bf16, to_device
+from .precision import PrecisionChoice, allow_tf32, choose, training_step_timer
 from .model_card import write_card
 from .model_source import check_max_length, is_saved_run
 from .preflight import preflight
 from .save_format import RUN_RECORD
 from .selection import planned_stages
 
-__all__ = ["TrainConfig", "PRESETS", "train", "mixed_precision", "Event", "StartEvent",
+__all__ = ["TrainConfig", "PRESETS", "train", "run_precision", "Event", "StartEvent",
            "StepEvent", "EvalEvent", "DoneEvent", "Stage", "plan_stages", "Checkpointer", "parameter_groups",
            "output_folder"]
-
-
-def mixed_precision(setting: str = "auto") -> str:
-    """Accelerate's ``mixed_precision`` for a ``precision`` setting: ``auto`` takes bf16 where the GPU has
-    it natively (Ampere and newer), fp16 autocast with a gradient scaler on older GPUs (T4, V100), fp32 on
-    the CPU (where bf16 matmuls are slower than fp32)."""
-    if not torch.cuda.is_available() or setting == "fp32":
-        return "no"
-    if setting == "auto":
-        return "bf16" if cuda_bf16() else "fp16"
-    return setting
 
 
 # ---- stages -----------------------------------------------------------------------------------------
@@ -208,12 +202,57 @@ def output_folder(config: TrainConfig) -> Path:
     return environment.output_dir() / name
 
 
-def make_accelerator(config: TrainConfig) -> Accelerator:
+def process_state() -> PartialState:
     # cpu=True lets several CPU processes (torchrun) form a gloo group; on CUDA each takes its own GPU.
+    return PartialState(cpu=not torch.cuda.is_available())
+
+
+def make_accelerator(precision: PrecisionChoice) -> Accelerator:
+    """An Accelerator in ``precision``. Accelerate keeps one mixed precision per process; a single process (the app,
+    a notebook) whose earlier run chose another starts its state afresh."""
+    earlier = AcceleratorState._shared_state.get("_mixed_precision")   # None: no Accelerator yet in this process
+    if earlier not in (None, precision.mixed_precision) and process_state().num_processes == 1:
+        AcceleratorState._reset_state()
     # Encoders may hold parts the mean pooling never uses (BERT's pooler), which DDP must be told about.
     unused = DistributedDataParallelKwargs(find_unused_parameters=True)
-    return Accelerator(cpu=not torch.cuda.is_available(), mixed_precision=mixed_precision(config.precision),
+    return Accelerator(cpu=not torch.cuda.is_available(), mixed_precision=precision.mixed_precision,
                        kwargs_handlers=[unused])
+
+
+PROBE_BATCHES = 3                 # distinct batches the precision probe cycles through
+
+
+def run_precision(config: TrainConfig, model: SiameseRegressor, pairs: PairSet, loss_fn: torch.nn.Module,
+                  state: PartialState, step_seconds=None) -> PrecisionChoice:
+    """The precision ``config`` trains in on this process's device (:func:`stsdemo.precision.choose`). ``auto`` on a
+    GPU times training steps of ``model`` on batches of ``pairs`` at the run's batch size and length, with
+    ``loss_fn`` (``step_seconds`` replaces that timer); the main process chooses and every process takes its
+    choice. The random state is put back, so a run trains as it would have without the probe."""
+    if state.device.type != "cuda" or config.precision != "auto" or step_seconds is not None:
+        return choose(config.precision, state.device, step_seconds, cuda_bf16(), _where(config, state))
+    chosen = [None]
+    if state.is_main_process:
+        rng = np.random.default_rng(config.seed)
+        size = min(config.batch_size, len(pairs))
+        batches = []
+        for _ in range(PROBE_BATCHES):
+            shard = rng.choice(len(pairs), size, replace=False)
+            target = torch.as_tensor(pairs.labels[shard], dtype=torch.float32, device=state.device)
+            batches.append((model.tokenize([pairs.sentences1[i] for i in shard]),
+                            model.tokenize([pairs.sentences2[i] for i in shard]), target))
+        saved = torch.get_rng_state(), torch.cuda.get_rng_state_all()
+        chosen[0] = choose("auto", state.device, training_step_timer(model, loss_fn, batches), cuda_bf16(),
+                           _where(config, state))
+        torch.set_rng_state(saved[0])
+        torch.cuda.set_rng_state_all(saved[1])
+    if state.num_processes > 1:
+        broadcast_object_list(chosen)
+    return chosen[0]
+
+
+def _where(config: TrainConfig, state: PartialState) -> str:
+    device = torch.cuda.get_device_name(state.device) if state.device.type == "cuda" else "CPU"
+    return f"{device}, batch {config.batch_size}, max length {config.max_length}"
 
 
 def out_of_memory(error: BaseException) -> bool:
@@ -250,8 +289,10 @@ class Checkpointer:
     config, the best dev score and step, its dev metrics and the dev curve so far (rewritten at each
     evaluation)."""
 
-    def __init__(self, evaluator: DevEvaluator, folder: Path, config: TrainConfig, started: float):
+    def __init__(self, evaluator: DevEvaluator, folder: Path, config: TrainConfig, started: float,
+                 precision: PrecisionChoice):
         self.evaluator, self.folder, self.config, self.started = evaluator, folder, config, started
+        self.precision = precision
         self.key = (-math.inf, -math.inf)
         self.best = -math.inf
         self.best_step = StageStep(0, 0)
@@ -283,7 +324,7 @@ class Checkpointer:
         write_json_atomic((folder or self.folder) / RUN_RECORD, {
             "config": self.config.to_dict(), "best_dev": self.best, "best_step": self.best_step,
             "dev_metrics": self.best_metrics, "dev_pairs": len(self.evaluator.dev), "stages": self.stages,
-            "dev_curve": self.curve, "versions": framework_versions(), **ending})
+            "dev_curve": self.curve, "precision": self.precision.to_dict(), "versions": framework_versions(), **ending})
 
 
 @dataclass
@@ -369,7 +410,7 @@ def run_stage(index: int, stage: Stage, pairs: PairSet, model: SiameseRegressor,
         batch = next(batches)
         # Each process takes its share of the batch; the gradients are averaged across them.
         shard = batch[accelerator.process_index::processes] or batch[:1]
-        target = torch.as_tensor(labels[shard], dtype=torch.float32, device=device)
+        target = to_device(torch.as_tensor(labels[shard], dtype=torch.float32), device)
         output = wrapped(model.tokenize([pairs.sentences1[i] for i in shard]),
                          model.tokenize([pairs.sentences2[i] for i in shard]))
         loss = loss_fn(output, target)
@@ -386,9 +427,13 @@ def run_stage(index: int, stage: Stage, pairs: PairSet, model: SiameseRegressor,
         run.count(len(batch), seconds)
         window.count(len(shard), seconds)
         if main and (step % config.log_every == 0 or step == total):
+            tick = time.perf_counter()   # the one wait for the GPU: the steps queued since the last reading
+            mean_loss = float(window.loss) / window.batches
             share = int(window.inside) / window.pairs if regression else None
-            yield StepEvent(index, step, total, float(window.loss) / window.batches, scheduler.get_last_lr()[-1],
-                            share, window.pairs * processes / window.seconds, run.elapsed())
+            waited = time.perf_counter() - tick
+            window.seconds, run.train_seconds = window.seconds + waited, run.train_seconds + waited
+            yield StepEvent(index, step, total, mean_loss, scheduler.get_last_lr()[-1], share,
+                            window.pairs * processes / window.seconds, run.elapsed())
             window = Window(device)
         if step == total or (step % config.eval_every == 0 and not run.stop.is_set()):
             if main:
@@ -410,7 +455,7 @@ def train(config: TrainConfig, stop: threading.Event | None = None, *, train_set
     """
     config = preflight(config)
     stop = stop or threading.Event()
-    accelerator = make_accelerator(config)
+    state = process_state()
     seed_everything(config.seed)
     stages = plan_stages(config)
     if train_sets is None:
@@ -418,12 +463,17 @@ def train(config: TrainConfig, stop: threading.Event | None = None, *, train_set
     if len(train_sets) != len(stages):
         raise InputError(f"this run has {len(stages)} stage(s) but {len(train_sets)} training sets were given")
     evaluator = dev if isinstance(dev, DevEvaluator) else DevEvaluator(dev or load_dev(config), config.select_by)
-    model = prepare_model(config, model, train_sets[-1].scheme, accelerator.device)
+    model = prepare_model(config, model, train_sets[-1].scheme, state.device)
     family = encoder_family(getattr(model.encoder.config, "model_type", None))
     config = replace(config, k=run_k(config.loss, config.k, family))   # what the run's record shows
+    set_trainable(model, not stages[-1].frozen)   # the precision is timed on the main stage's work
+    precision = run_precision(config, model, train_sets[-1],
+                              stage_loss(config, stages[-1], len(stages), train_sets[-1].scheme, family, loss), state)
+    accelerator = make_accelerator(precision)
     out_dir = output_folder(config)
-    run = Run(config, accelerator, stop, Checkpointer(evaluator, out_dir, config, time.perf_counter()))
+    run = Run(config, accelerator, stop, Checkpointer(evaluator, out_dir, config, time.perf_counter(), precision))
     outcome, message = "finished", ""
+    tf32_before = allow_tf32(precision.chosen == "tf32")   # process-wide: put back when the run ends
     try:
         for index, (stage, pairs) in enumerate(zip(stages, train_sets), start=1):
             if stage.from_best:
@@ -443,6 +493,7 @@ def train(config: TrainConfig, stop: threading.Event | None = None, *, train_set
         # Drop this run's tensors (activations, gradients, optimiser state) before reporting, so a stopped
         # or failed run gives its memory back to the process at once.
         model = loss_fn = None  # noqa: F841
+        allow_tf32(*tf32_before)
         accelerator.free_memory()
         release_memory()
         if torch.cuda.is_available():

@@ -1,5 +1,6 @@
 """A short real fine-tune of the embedded model, stopping, and the optimiser's layer-wise decay."""
 
+import json
 import threading
 
 import pytest
@@ -24,6 +25,8 @@ def test_short_fine_tune_raises_dev_spearman_of_the_head(tmp_path):
     assert steps[-1].loss < steps[0].loss
     best = SiameseRegressor.load(done.checkpoint)
     assert best.scheme.name == "sts"
+    precision = json.loads((tmp_path / "run" / "run.json").read_text())["precision"]
+    assert precision["setting"] == "auto" and precision["chosen"] == "fp32" and "CPU" in precision["why"]
 
 
 def test_stop_flag_ends_the_run_between_steps_and_keeps_the_best(tmp_path):
@@ -136,18 +139,6 @@ def test_a_warm_start_that_does_not_fit_fails_before_any_work(embedded_model, tm
     with pytest.raises(InputError, match=message):
         next(train(TrainConfig(model=str(saved), output_dir=str(tmp_path / "never"), **options)))
     assert not (tmp_path / "never").exists()
-
-
-def test_precision_follows_the_gpu(monkeypatch):
-    from stsdemo import train as train_module
-
-    monkeypatch.setattr(train_module.torch.cuda, "is_available", lambda: False)
-    assert train_module.mixed_precision("auto") == "no" and train_module.mixed_precision("bf16") == "no"
-    monkeypatch.setattr(train_module.torch.cuda, "is_available", lambda: True)
-    for native, expected in ((True, "bf16"), (False, "fp16")):  # Ampere+ vs T4 / V100
-        monkeypatch.setattr(train_module.torch.cuda, "is_bf16_supported", lambda including_emulation=True, n=native: n)
-        assert train_module.mixed_precision("auto") == expected
-    assert train_module.mixed_precision("fp32") == "no" and train_module.mixed_precision("fp16") == "fp16"
 
 
 def test_a_calibration_loss_with_a_buffer_is_checked_before_the_main_stage_trains():
