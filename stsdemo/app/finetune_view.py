@@ -27,6 +27,7 @@ from typing import Callable, Iterator
 import pandas as pd
 
 from .. import caps
+from .. import gpu_time
 from ..config import TrainConfig
 from ..errors import InputError
 from ..events import DoneEvent, EvalEvent, Event, FinalEvalEvent, StartEvent, StepEvent
@@ -173,10 +174,9 @@ def run_summary(info: session_files.RunInfo) -> str:
 
 
 def _training_seconds(config: TrainConfig, final_eval: bool, *_) -> int:
-    """ZeroGPU time to ask for: a rough bound from the step count (a full epoch when unbounded)."""
-    steps = config.max_steps or 400
-    stages = len(stage_plan(asdict(config)))
-    return int(min(1500, 60 + stages * steps * 0.25 + (150 if final_eval else 0)))
+    """ZeroGPU time to ask for: measured speeds with a stated margin (:func:`stsdemo.gpu_time.requested_seconds`)."""
+    cached = final_eval and model_cache.result_cache().get(config.model) is not None
+    return gpu_time.requested_seconds(config, final_eval, base_cached=cached)
 
 
 @spaces.GPU(duration=_training_seconds)
@@ -205,6 +205,8 @@ class LiveRun:
         self.charts = charts or (lambda info: session_curves([*self.earlier, info]))
         self.progress = Progress(len(stage_plan(info.config)), info.final_eval)
         self.status = f"**{info.label}**: loading the model and the training data…"
+        if gpu_time.on_zero_gpu():   # said before the GPU is asked for; Stop still costs nothing
+            self.status += " " + gpu_time.quota_note(_training_seconds(config, info.final_eval))
         self.text = "Starting…"
         self.drawn = -1                  # evaluations in the histogram last sent
 
