@@ -126,6 +126,33 @@ def device_name() -> str:
     return torch.cuda.get_device_name(0) if torch.cuda.is_available() else f"CPU ({os.cpu_count()} cores)"
 
 
+def machine_load(before: dict | None = None) -> dict:
+    """How busy the machine is now: the 1-minute load average beside the CPU count and, on a GPU, the other
+    processes on it (``nvidia-smi``'s compute processes but this one; None where it cannot tell) and its memory in
+    use. With ``before`` (an earlier reading): ``{"load": {"before", "after"}, "gpu_shared"}``, ``gpu_shared`` true when
+    another process was on the GPU at either reading (None on a CPU), for a record to say what its figures ran
+    beside."""
+    import subprocess
+
+    import torch
+
+    now = {"load_1min": round(os.getloadavg()[0], 2), "cpus": os.cpu_count()}
+    if torch.cuda.is_available():
+        free, total = torch.cuda.mem_get_info()
+        now["gpu_memory_used_mib"] = round((total - free) / 2**20)
+        try:
+            listed = subprocess.run(["nvidia-smi", "--query-compute-apps=pid", "--format=csv,noheader"],
+                                    capture_output=True, text=True, timeout=20, check=True).stdout.split()
+            now["gpu_other_processes"] = len([pid for pid in listed if pid.strip() != str(os.getpid())])
+        except (OSError, subprocess.SubprocessError):
+            now["gpu_other_processes"] = None
+    if before is None:
+        return now
+    others = [reading.get("gpu_other_processes") for reading in (before, now)]
+    shared = None if "gpu_memory_used_mib" not in now or None in others else any(others)
+    return {"load": {"before": before, "after": now}, "gpu_shared": shared}
+
+
 def cuda_available() -> bool:
     import torch
 

@@ -12,7 +12,10 @@ The file is one JSON object of sections; each writer merges its entries into its
 * ``speed``: ``{part: measurements}``, parts train, eval, latency, view, cli, eval7 and stsb (bench.speed),
   app_default and app_compare (bench.app_default); ``<part>_quick`` for ``--quick``; and ``machines``:
   ``{machine: {part: measurements, "precision": [bench.precision rows], "source": folder}}``, the figures of
-  another machine merged from its folder (bench.merge_runs), beside this machine's and never over them
+  another machine merged from its folder (bench.merge_runs), beside this machine's and never over them; bench.speed
+  writes ``speed.<part>`` when that holds the same device's record (or none), else ``machines[<device>][part]``.
+  A part's record names its ``device``, its ``repeats`` and ``warmup_repeats`` (left out of the medians) and, where
+  measured, the ``load`` before and after and ``gpu_shared``
 * ``memory``: ``{"peak" | "quick": measurements}``, claim C6 reads ``peak`` (bench.memory)
 * ``playground``: ``{"speed" | "speed_quick": measurements}`` (bench.playground_speed) and ``{cell key: payoff
   cell}``, keys ``payoff/<data>/<loss>/<head>/noise<sigma>/pairs<N>`` (bench.payoff; stsdemo.playground.payoff

@@ -1,4 +1,5 @@
-"""Speed, measured side by side in one process: arms alternate, each repeated, medians reported.
+"""Speed, measured side by side in one process: arms alternate, each repeated; the first repeat of each arm is a
+warm-up (kernel selection, caches, the allocator's growth), left out of the median of the rest and kept in ``*_all``.
 
 Parts (``--parts``, default all):
 
@@ -8,7 +9,8 @@ Parts (``--parts``, default all):
   and encodes every pair's two sentences, and whether the numbers agree;
 * ``eval7``: the 7-task evaluation, ``evaluate_senteval`` vs the reference evaluator (sentence-transformers'
   ``EmbeddingSimilarityEvaluator`` per task at its defaults, the library's own STS evaluation), timed
-  alternately; the scores must be identical to four decimals;
+  alternately; the correlations must be identical to four decimals (``identical_4dp``: each Spearman, 0..1,
+  rounded to 4 places; ``max_abs_diff`` is on the x100 scale);
 * ``stsb``: ``python -m stsdemo eval --tasks STSBenchmark`` wall time (a subprocess, median of ``--cli-repeats``)
   and the same evaluation in-process;
 * ``latency``: single-pair scoring, p50/p95: ``score_pair`` in-process, the app's ``/score`` endpoint through
@@ -24,6 +26,11 @@ Parts (``--parts``, default all):
     python -m bench.speed --quick              # tiny sizes: a smoke test
 
 On a GPU the same code runs both trainers in the precision the core picks and reports CUDA timings.
+
+Every record names its machine (``device``) and how busy it was (``load``: the load average and, on a GPU, the other
+processes on it, before and after: ``shared`` is true when anything else ran there). A record goes under
+``speed.<part>`` when that holds this machine's figures (or none), else under ``speed.machines[<device>]``: a GPU's
+figures never replace the CPU's.
 """
 
 from __future__ import annotations
@@ -39,32 +46,62 @@ import time
 
 import numpy as np
 
-from .common import (REPO, Timer, cuda_available, device_name, log, median, out_dir, percentile, setup_environment,
-                     st_module, update_results)
+from stsdemo.atomic import write_json_atomic
+
+from .common import (REPO, Timer, cuda_available, device_name, load_results, log, machine, machine_load, median,
+                     out_dir, percentile, portable, results_lock, results_path, setup_environment, st_module)
 
 PARTS = ("train", "eval", "eval7", "stsb", "latency", "view", "cli")
 PAIR = ("A man is playing a guitar.", "Someone is playing music.")
+WARMUP_REPEATS = 1                # leading repeats of an alternating comparison left out of its medians
+
+
+def steady(values: list) -> list:
+    """The repeats after the warm-up (all of them when there is only one)."""
+    return values[WARMUP_REPEATS:] if len(values) > WARMUP_REPEATS else values
+
+
+def record_speed(part: str, record: dict, path=None) -> None:
+    """Keep ``record`` (it names its ``device``) under ``speed[part]`` when that holds the same device's record or
+    nothing, else under ``speed.machines[device][part]``: one record per machine, none replacing another's."""
+    path = path or results_path()
+    with results_lock(path):
+        data = load_results(path)
+        speed = data.setdefault("speed", {})
+        if speed.get(part, {}).get("device", record["device"]) == record["device"]:
+            speed[part] = portable(record)
+        else:
+            found = speed.setdefault("machines", {}).setdefault(record["device"], {})
+            found.setdefault("source", "python -m bench.speed on that machine")
+            found[part] = portable(record)
+        data.setdefault("machine", machine())
+        write_json_atomic(path, data)
 
 
 # ---- training throughput ----------------------------------------------------------------------------
 
 
 def ours_throughput(steps: int, batch_size: int, max_length: int, pairs, seed: int = 42) -> dict:
-    """stsdemo.train on ``pairs``: pairs/s over steps 2..N (step 1 warms up), from its own per-step clock
-    (batch selection, tokenization, forward, backward, clip, optimizer step)."""
+    """stsdemo.train on ``pairs``: pairs/s between the end of the first logged window and the end of step N, by the
+    wall clock at each logged step (the loop reads its loss there, so the GPU has caught up); the loop logs every
+    ``steps // 6`` steps, as a run logs every few, so no step waits for the GPU in between (batch selection,
+    tokenization, forward, backward, clip, optimizer step)."""
     from stsdemo.config import TrainConfig
     from stsdemo.train import StepEvent, train
 
+    every = max(1, steps // 6)
     config = TrainConfig(loss="sk2", batch_size=batch_size, max_length=max_length, max_steps=steps,
-                         eval_every=10**6, log_every=1, max_pairs=len(pairs), max_dev_pairs=8, seed=seed,
+                         eval_every=10**6, log_every=every, max_pairs=len(pairs), max_dev_pairs=8, seed=seed,
                          output_dir=str(out_dir() / "runs" / "speed-ours"))
-    seconds = []
+    ends = []
     with Timer() as wall:
         for event in train(config, train_sets=[pairs]):
             if isinstance(event, StepEvent):
-                seconds.append(batch_size / event.pairs_per_s)
-    timed = seconds[1:] or seconds
-    return dict(pairs_per_s=batch_size * len(timed) / sum(timed), steps=len(seconds), wall_seconds=wall.seconds)
+                ends.append((event.step, time.perf_counter(), event.pairs_per_s))
+    if len(ends) < 2:
+        return dict(pairs_per_s=ends[0][2] if ends else float("nan"), steps=steps, wall_seconds=wall.seconds)
+    (first, start, _), (last, end, _) = ends[0], ends[-1]
+    return dict(pairs_per_s=batch_size * (last - first) / (end - start), steps=steps, wall_seconds=wall.seconds)
 
 
 def st_throughput(steps: int, batch_size: int, max_length: int, pairs, seed: int = 42) -> dict:
@@ -101,9 +138,11 @@ def bench_train(steps: int, batch_size: int, max_length: int, repeats: int) -> d
             result = fn(steps, batch_size, max_length, pairs)
             sink.append(result["pairs_per_s"])
             log(f"train throughput repeat {repeat + 1}: {name} {result['pairs_per_s']:.1f} pairs/s")
-    return dict(ours_pairs_per_s=median(ours), st_pairs_per_s=median(theirs), ratio=median(ours) / median(theirs),
+    ours_median, st_median = median(steady(ours)), median(steady(theirs))
+    return dict(ours_pairs_per_s=ours_median, st_pairs_per_s=st_median, ratio=ours_median / st_median,
                 ours_all=ours, st_all=theirs, steps=steps, batch_size=batch_size, max_length=max_length,
-                repeats=repeats, st_loss="CoSENTLoss", ours_loss="sk2 (one stage)", device=device_name())
+                repeats=repeats, warmup_repeats=len(ours) - len(steady(ours)), st_loss="CoSENTLoss",
+                ours_loss="sk2 (one stage)", device=device_name())
 
 
 # ---- evaluation time --------------------------------------------------------------------------------
@@ -158,7 +197,7 @@ def _eval_sets(tasks: list[str], test_pairs: int | None) -> dict:
 
 
 def compare_evaluators(ours, reference, sets: dict, repeats: int, name: str) -> dict:
-    """Time ``ours(sets)`` and ``reference(sets)`` alternately; medians, ratio, and score agreement."""
+    """Time ``ours(sets)`` and ``reference(sets)`` alternately; medians after the warm-up, ratio, score agreement."""
     ours_t, ref_t, ours_scores, ref_scores = [], [], None, None
     for repeat in range(repeats):
         with Timer() as timer:
@@ -169,11 +208,12 @@ def compare_evaluators(ours, reference, sets: dict, repeats: int, name: str) -> 
         ref_t.append(timer.seconds)
         log(f"{name} repeat {repeat + 1}: ours {ours_t[-1]:.1f}s, {name} {ref_t[-1]:.1f}s")
     diff = max(abs(ours_scores[k] - ref_scores[k]) for k in ours_scores)
-    return dict(tasks=list(sets), pairs=sum(len(p) for p in sets.values()), ours_seconds=median(ours_t),
-                reference_seconds=median(ref_t), ratio=median(ours_t) / median(ref_t), ours_all=ours_t,
-                reference_all=ref_t, repeats=repeats, ours_scores=ours_scores, reference_scores=ref_scores,
-                max_abs_diff=diff, identical_4dp=all(round(ours_scores[k], 4) == round(ref_scores[k], 4)
-                                                     for k in ours_scores),
+    ours_median, ref_median = median(steady(ours_t)), median(steady(ref_t))
+    return dict(tasks=list(sets), pairs=sum(len(p) for p in sets.values()), ours_seconds=ours_median,
+                reference_seconds=ref_median, ratio=ours_median / ref_median, ours_all=ours_t, reference_all=ref_t,
+                repeats=repeats, warmup_repeats=len(ours_t) - len(steady(ours_t)), ours_scores=ours_scores,
+                reference_scores=ref_scores, max_abs_diff=diff,
+                identical_4dp=all(round(ours_scores[k] / 100, 4) == round(ref_scores[k] / 100, 4) for k in ours_scores),
                 device=device_name())
 
 
@@ -397,13 +437,15 @@ def main(argv=None) -> dict:
     parser.add_argument("--train-steps", type=int, default=60, help="steps per throughput measurement")
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--max-length", type=int, default=256)
-    parser.add_argument("--repeats", type=int, default=3, help="alternating repeats of each arm (median reported)")
+    parser.add_argument("--repeats", type=int, default=4,
+                        help="alternating repeats of each arm; the first is a warm-up, the median of the rest reported")
     parser.add_argument("--eval-tasks", default="STS12,STS13,STS14,STS15,STS16,STSBenchmark,SICKRelatedness",
                         help="tasks timed for both evaluators (the naive one is slow on a CPU)")
-    parser.add_argument("--eval-repeats", type=int, default=2)
+    parser.add_argument("--eval-repeats", type=int, default=4)
     parser.add_argument("--eval-pairs", type=int, default=None,
                         help="time an evenly spread sample of this many pairs per task (default: all pairs)")
-    parser.add_argument("--eval7-repeats", type=int, default=1, help="alternating repeats of the 7-task comparison")
+    parser.add_argument("--eval7-repeats", type=int, default=4,
+                        help="alternating repeats of the 7-task comparison (the first a warm-up)")
     parser.add_argument("--latency-calls", type=int, default=20)
     parser.add_argument("--view-calls", type=int, default=20)
     parser.add_argument("--cli-repeats", type=int, default=3)
@@ -433,8 +475,9 @@ def main(argv=None) -> dict:
     for part in PARTS:
         if part not in parts:
             continue
-        results[part + suffix] = jobs[part]()
-        update_results("speed", {part + suffix: results[part + suffix]})
+        before = machine_load()
+        results[part + suffix] = {**jobs[part](), **machine_load(before)}
+        record_speed(part + suffix, results[part + suffix])
         log(f"{part}: " + ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
                                     for k, v in results[part + suffix].items() if not isinstance(v, (list, dict))))
     return results
