@@ -35,7 +35,8 @@ from stsdemo.playground import payoff
 from stsdemo.playground.config import BUFFER_LOSSES, BUILT_IN_DATA
 from stsdemo.playground.metrics import PAIRED, READ_BY
 from stsdemo.playground.prepared import default_encoder, embedded
-from stsdemo.playground.run import Playground, TWIN_NAMES, paired_entry, paired_over_seeds, prepare_features, run_seeds
+from stsdemo.playground.run import (ENGINE, TWIN_NAMES, Playground, paired_entry, paired_over_seeds, prepare_features,
+                                    run_seeds)
 
 from . import schema
 from .common import device_name, load_results, log, setup_environment, update_results
@@ -80,8 +81,9 @@ def tuned_reading(config, data, features, at_default: dict) -> dict:
 
 
 def is_done(entry: dict | None) -> bool:
-    """Whether a recorded cell holds every reading this version records."""
-    return bool(entry) and "stopped_at_best" in entry and (entry["config"]["head"] != "paper" or "tuned" in entry)
+    """Whether a recorded cell holds every reading this version records, trained by today's engine."""
+    return (bool(entry) and entry.get("engine") == ENGINE and "stopped_at_best" in entry
+            and (entry["config"]["head"] != "paper" or "tuned" in entry))
 
 
 def shipped_cell(entry: dict) -> dict:

@@ -20,7 +20,7 @@ from stsdemo.paired import Paired
 from stsdemo.playground.metrics import PAIRED, READ_BY
 from stsdemo.playground.prepared import default_encoder, embedded
 from stsdemo.playground.presets import BY_NAME, PRESETS
-from stsdemo.playground.run import TWIN_NAMES, Playground, paired_entry, prepare_features
+from stsdemo.playground.run import ENGINE, TWIN_NAMES, Playground, paired_entry, prepare_features
 
 from .common import device_name, log, setup_environment, update_results
 
@@ -51,7 +51,7 @@ def run_preset(preset, encoder, loaded: dict) -> dict:
         playground.step(min(EVERY, config.steps - playground.steps_done))
         points.append(checkpoint(playground))
     return {"config": config.to_dict(), "seeds": playground.seeds, "checkpoints": points,
-            "seconds": round(time.perf_counter() - started, 2), "machine": device_name(),
+            "engine": ENGINE, "seconds": round(time.perf_counter() - started, 2), "machine": device_name(),
             "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
 
 

@@ -84,7 +84,8 @@ class BufferZoneLoss(Loss):
     def distance(self, prediction: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         if self.clamp:
             prediction = clamp_to_nodes(prediction, self.low, self.high)
-        return (prediction.float() - labels.float()).abs()
+        dtype = torch.promote_types(prediction.dtype, torch.float32)    # float32 at least; the Playground's float64
+        return (prediction.to(dtype) - labels.to(dtype)).abs()
 
     def elementwise(self, prediction: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         """``f(|clamp(prediction) - label|)`` for each pair, not averaged: any shape that broadcasts (the

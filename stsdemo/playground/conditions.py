@@ -1,24 +1,19 @@
 """What a teacher does to a run's training pairs, per seed: how many are drawn (and the selection set held back
 beside them), the noise on their labels, their rounding to nodes, and the order of the batches.
 
-Every draw of a seed comes from its own random stream per purpose (:func:`stream`), so the training pairs, the
-noise and the batch order of seed 3 are the same whatever head, loss or other seeds run beside it, and both
-twins of a seed see the same pairs in the same batches.
+Every draw of a seed comes from its own stream per purpose of the shared counter-based generator
+(:mod:`.draws`, which the page's engine implements bit for bit), so the training pairs, the noise and the batch
+order of seed 3 are the same whatever head, loss or other seeds run beside it, in Python or in the page, and both
+twins of a seed see the same pairs in the same batches. Labels are float64, as in the page.
 """
 
 from __future__ import annotations
 
-import torch
+import numpy as np
 
 from ..labels import LabelScheme
 from .config import SELECTION_MAX, SELECTION_MIN, SELECTION_SHARE
-
-PURPOSES = ("init", "pairs", "noise", "batches")
-
-
-def stream(seed: int, purpose: str) -> torch.Generator:
-    """The random stream of one seed for one purpose (one of :data:`PURPOSES`)."""
-    return torch.Generator().manual_seed(int(seed) * len(PURPOSES) + PURPOSES.index(purpose))
+from .draws import Stream
 
 
 def split_sizes(pool: int, requested: int) -> tuple[int, int]:
@@ -36,26 +31,25 @@ def split_sizes(pool: int, requested: int) -> tuple[int, int]:
     return train, min(pool - train, selection(train))
 
 
-def split_pool(pool: int, requested: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+def split_pool(pool: int, requested: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """One seed's disjoint training and selection positions in a pool of ``pool`` pairs (:func:`split_sizes`),
     each sorted: the selection set is what a practitioner would hold back from the same pool."""
     train, selection = split_sizes(pool, requested)
-    drawn = torch.randperm(pool, generator=stream(seed, "pairs"))[:train + selection]
-    return drawn[:train].sort().values, drawn[train:].sort().values
+    drawn = Stream(seed, "pairs").permutation(pool)[:train + selection]
+    return np.sort(drawn[:train]), np.sort(drawn[train:])
 
 
-def training_labels(labels: torch.Tensor, scheme: LabelScheme, noise: float, round_to_nodes: bool,
-                    seed: int) -> torch.Tensor:
+def training_labels(labels: np.ndarray, scheme: LabelScheme, noise: float, round_to_nodes: bool,
+                    seed: int) -> np.ndarray:
     """``labels`` (on ``scheme``'s line) as a run trains on them: plus Gaussian noise of sigma ``noise``, clipped
     to the outermost nodes, then rounded to the nearest node when ``round_to_nodes`` (the paper's tune data was
     rounded; :meth:`~stsdemo.labels.LabelScheme.snap`)."""
-    out = labels.double()
+    out = np.asarray(labels, dtype=np.float64)
     if noise > 0:
-        out = out + noise * torch.randn(out.shape, generator=stream(seed, "noise"), dtype=torch.float64)
-        out = out.clamp(scheme.low, scheme.high)
+        out = np.clip(out + noise * Stream(seed, "noise").normal(len(out)), scheme.low, scheme.high)
     if round_to_nodes:
-        out = torch.from_numpy(scheme.snap(out.numpy()))
-    return out.float()
+        out = scheme.snap(out)
+    return out
 
 
 class BatchOrder:
@@ -65,16 +59,16 @@ class BatchOrder:
 
     def __init__(self, pairs: int, batch: int, seed: int):
         self.pairs, self.batch = pairs, min(batch, pairs)
-        self.generator = stream(seed, "batches")
-        self.queue = torch.empty(0, dtype=torch.long)
+        self.stream = Stream(seed, "batches")
+        self.queue = np.empty(0, dtype=np.int64)
 
-    def take(self, steps: int) -> torch.Tensor:
+    def take(self, steps: int) -> np.ndarray:
         """The next ``steps`` batches, ``(steps, batch)``."""
         per_epoch = (self.pairs // self.batch) * self.batch
         parts, queued = [self.queue], len(self.queue)
         while queued < steps * self.batch:
-            parts.append(torch.randperm(self.pairs, generator=self.generator)[:per_epoch])
+            parts.append(self.stream.permutation(self.pairs)[:per_epoch])
             queued += per_epoch
-        joined = torch.cat(parts)
+        joined = np.concatenate(parts)
         self.queue = joined[steps * self.batch:]
-        return joined[:steps * self.batch].view(steps, self.batch)
+        return joined[:steps * self.batch].reshape(steps, self.batch)

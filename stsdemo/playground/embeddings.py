@@ -2,8 +2,9 @@
 
 The heads of the Playground read only these vectors, so a run on 13,000 STS-B sentences costs one encoding pass
 (at most 30 s for the embedded all-MiniLM-L6-v2 on 2 CPU cores; ``python -m bench.playground_speed``) and every
-later run a file read (at most 1 s). The file is ``<cache dir>/playground/<key>.safetensors``, one float32
-tensor ``embeddings`` (sentences x dim) in the order of the data set's sentence list, where
+later run a file read (at most 1 s). The file is ``<cache dir>/playground/<key>.safetensors``: the vectors in the
+compact form the page's engine reads too (:mod:`.compact`: int8 ``codes`` (sentences x dim) and float32
+``scales``), in the order of the data set's sentence list, where
 
     key = sha256(encoder fingerprint, max length, the sentence list)[:24]
 
@@ -27,13 +28,14 @@ from typing import Callable
 import numpy as np
 import torch
 from safetensors import SafetensorError
-from safetensors.torch import load_file, save
+from safetensors.numpy import load_file, save
 
 from .. import environment, save_format
 from ..atomic import atomic_write
 from ..model_source import resolve_model
+from .compact import dequantize, quantize
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2               # 2: int8 codes and scales, as the page reads them
 MAX_LENGTH = 128               # tokens per sentence: STS-B and SNLI sentences are far shorter
 CHUNK = 512                    # sentences per encode call: the progress callback's granularity
 KEEP_FILES = 16                # cached tables kept; the least recently used beyond these are removed
@@ -54,12 +56,18 @@ class Encoder:
 
 @dataclass(frozen=True)
 class Embeddings:
-    """A data set's sentence vectors ``(sentences, dim)`` and where they came from."""
+    """A data set's sentence vectors and where they came from: ``codes`` and ``scales`` as stored
+    (:func:`.compact.quantize`), ``vectors`` the float64 ``(sentences, dim)`` every run reads."""
 
-    vectors: torch.Tensor
+    codes: np.ndarray
+    scales: np.ndarray
     key: str
     from_cache: bool
     seconds: float
+
+    @functools.cached_property
+    def vectors(self) -> torch.Tensor:
+        return dequantize(self.codes, self.scales)
 
 
 def cache_folder() -> Path:
@@ -115,17 +123,18 @@ def encode_with_progress(encode: Callable[[list[str]], np.ndarray], sentences: l
     return out if out is not None else np.zeros((0, 0), dtype=np.float32)
 
 
-def _read(path: Path, count: int) -> torch.Tensor | None:
+def _read(path: Path, count: int) -> tuple[np.ndarray, np.ndarray] | None:
     try:
-        vectors = load_file(path)["embeddings"]
+        tensors = load_file(path)
+        codes, scales = tensors["codes"], tensors["scales"]
     except (OSError, SafetensorError, KeyError):
         return None
-    return vectors if vectors.ndim == 2 and vectors.shape[0] == count else None
+    return (codes, scales) if codes.ndim == 2 and codes.shape[0] == count == scales.shape[0] else None
 
 
-def _write(path: Path, vectors: torch.Tensor, encoder: Encoder) -> None:
+def _write(path: Path, codes: np.ndarray, scales: np.ndarray, encoder: Encoder) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = save({"embeddings": vectors.contiguous()}, metadata={"model": encoder.name, "version": str(CACHE_VERSION)})
+    payload = save({"codes": codes, "scales": scales}, metadata={"model": encoder.name, "version": str(CACHE_VERSION)})
     with atomic_write(path, "wb", encoding=None) as handle:
         handle.write(payload)
     kept = sorted(path.parent.glob("*.safetensors"), key=lambda f: f.stat().st_mtime, reverse=True)
@@ -140,10 +149,10 @@ def embed_sentences(sentences: list[str], encoder: Encoder, progress: Progress |
     started = time.perf_counter()
     key = cache_key(encoder, sentences)
     path = (folder or cache_folder()) / f"{key}.safetensors"
-    vectors = _read(path, len(sentences)) if path.is_file() else None
-    if vectors is not None:
+    stored = _read(path, len(sentences)) if path.is_file() else None
+    if stored is not None:
         path.touch()  # recently used: kept when the folder is pruned
-        return Embeddings(vectors, key, True, time.perf_counter() - started)
-    vectors = torch.from_numpy(encode_with_progress(encoder.encode, sentences, progress))
-    _write(path, vectors, encoder)
-    return Embeddings(vectors, key, False, time.perf_counter() - started)
+        return Embeddings(*stored, key, True, time.perf_counter() - started)
+    codes, scales = quantize(encode_with_progress(encoder.encode, sentences, progress))
+    _write(path, codes, scales, encoder)
+    return Embeddings(codes, scales, key, False, time.perf_counter() - started)

@@ -12,7 +12,9 @@ so all seeds and both twins of a run train in one batched computation.
 Inputs: a head reads each pair's features (:func:`pair_features`): ``[u, v, |u-v|]`` for ``paper`` and ``mlp``,
 ``cos(u, v)`` for ``cosine``. ``forward`` takes per-seed batches ``(seeds, batch, features)`` (training) or one
 set of pairs ``(pairs, features)`` shared by every head (measuring) and returns ``(seeds, twins, pairs)``.
-Each seed's start comes from its own random stream, the same for both twins (:mod:`.conditions`).
+Each seed's start comes from its own ``init`` stream of the shared generator (:mod:`.draws`), the same for both
+twins, drawn in the order the parameters are listed (the mlp's ``(features, width)`` weights row by row). Every
+parameter is float64, as in the page's engine.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import torch
 from torch import nn
 
 from ..labels import LabelScheme
-from .conditions import stream
+from .draws import Stream
 
 TWINS = 2                       # 0: the loss with its buffer, 1: the same loss with x0 = 0
 
@@ -37,8 +39,13 @@ def pair_features(vectors: torch.Tensor, u: torch.Tensor, v: torch.Tensor, head:
     return torch.cat([a, b, (a - b).abs()], dim=-1)
 
 
-def _uniform(generator: torch.Generator, shape: tuple, bound: float) -> torch.Tensor:
-    return (torch.rand(shape, generator=generator) * 2 - 1) * bound
+def _uniform(stream: Stream, shape: tuple, bound: float) -> torch.Tensor:
+    """The next draws of ``stream`` as weights uniform in ``±bound``, row by row into ``shape``."""
+    return torch.from_numpy((stream.uniform(math.prod(shape)) * 2 - 1) * bound).view(shape)
+
+
+def _scalar(value: float) -> torch.Tensor:
+    return torch.tensor(value, dtype=torch.float64)
 
 
 def _stacked(per_seed: list[torch.Tensor]) -> nn.Parameter:
@@ -73,8 +80,8 @@ class BatchedPaperHead(BatchedHead):
     def __init__(self, seeds: list[int], features: int, scheme: LabelScheme, width: int = 0):
         super().__init__(seeds, features, scheme)
         bound = 1 / math.sqrt(features)
-        self.weight = _stacked([_uniform(stream(s, "init"), (features,), bound) for s in self.seeds])
-        self.bias = _stacked([torch.tensor(self.middle) for _ in self.seeds])
+        self.weight = _stacked([_uniform(Stream(s, "init"), (features,), bound) for s in self.seeds])
+        self.bias = _stacked([_scalar(self.middle) for _ in self.seeds])
 
     def predict(self, inputs, shared):
         pattern = "nf,stf->stn" if shared else "sbf,stf->stb"
@@ -86,8 +93,8 @@ class BatchedCosineHead(BatchedHead):
 
     def __init__(self, seeds: list[int], features: int, scheme: LabelScheme, width: int = 0):
         super().__init__(seeds, features, scheme)
-        self.scale = _stacked([torch.tensor(scheme.high - scheme.low) for _ in self.seeds])
-        self.bias = _stacked([torch.tensor(scheme.low) for _ in self.seeds])
+        self.scale = _stacked([_scalar(scheme.high - scheme.low) for _ in self.seeds])
+        self.bias = _stacked([_scalar(scheme.low) for _ in self.seeds])
 
     def predict(self, inputs, shared):
         cosine = inputs[..., 0]
@@ -102,12 +109,12 @@ class BatchedMLPHead(BatchedHead):
         super().__init__(seeds, features, scheme)
         starts = []
         for seed in self.seeds:
-            generator = stream(seed, "init")
-            starts.append((_uniform(generator, (features, width), 1 / math.sqrt(features)),
-                           _uniform(generator, (width,), 1 / math.sqrt(features)),
-                           _uniform(generator, (width,), 1 / math.sqrt(width))))
+            stream = Stream(seed, "init")
+            starts.append((_uniform(stream, (features, width), 1 / math.sqrt(features)),
+                           _uniform(stream, (width,), 1 / math.sqrt(features)),
+                           _uniform(stream, (width,), 1 / math.sqrt(width))))
         self.hidden_weight, self.hidden_bias, self.weight = (_stacked(list(part)) for part in zip(*starts))
-        self.bias = _stacked([torch.tensor(self.middle) for _ in self.seeds])
+        self.bias = _stacked([_scalar(self.middle) for _ in self.seeds])
 
     def predict(self, inputs, shared):
         if shared:

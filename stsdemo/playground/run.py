@@ -46,6 +46,9 @@ from .datasets import PlaygroundData
 from .heads import build_head, pair_features
 from .metrics import PAIRED, READ_BY, held_out_metrics, metric
 
+# What trained a recorded run: float64 throughout and the shared counter-based generator (:mod:`.draws`), the same
+# numbers as the page's engine. A record of another engine (float32 and torch's streams before it) is not today's run.
+ENGINE = "float64, shared generator 1"
 TWIN_NAMES = ("buffer", "none")
 TRAIN_SAMPLE = 500        # training pairs per seed whose fit and share inside the buffer are measured
 SELECT_EVERY = 10         # steps between two measurements on the selection set (each a candidate best step)
@@ -189,27 +192,28 @@ class Playground:
         self.read_by = READ_BY.get(data.scheme.name, "spearman")
         self.losses = (build_loss(config.loss, config.k, config.x0, self.scheme),
                        build_loss(config.loss, config.k, 0.0, self.scheme))
-        pool = torch.from_numpy(data.train.labels).float() * config.d
+        pool = np.asarray(data.train.labels, dtype=np.float64) * config.d
         splits = [split_pool(len(pool), config.train_pairs, s) for s in self.seeds]
-        self.subsets = torch.stack([train for train, _ in splits])
-        self.selection = torch.stack([held for _, held in splits])
-        drawn = [training_labels(pool[torch.cat(split)], self.scheme, config.noise, config.round_labels, s)
+        self.subsets = torch.from_numpy(np.stack([train for train, _ in splits]))
+        self.selection = torch.from_numpy(np.stack([held for _, held in splits]))
+        drawn = [training_labels(pool[np.concatenate(split)], self.scheme, config.noise, config.round_labels, s)
                  for s, split in zip(self.seeds, splits)]       # one noise draw per seed over both parts
         pairs = self.subsets.shape[1]
-        self.labels = torch.stack([labels[:pairs] for labels in drawn])
-        self.selection_labels = torch.stack([labels[pairs:] for labels in drawn]).numpy()
+        self.labels = torch.from_numpy(np.stack([labels[:pairs] for labels in drawn]))
+        self.selection_labels = np.stack([labels[pairs:] for labels in drawn])
         self.selection_rows = self._rows(self.selection)      # gathered once: measured every SELECT_EVERY steps
         self.orders = [BatchOrder(pairs, config.batch_size, s) for s in self.seeds]
         self.sample = torch.from_numpy(spaced_positions(pairs, TRAIN_SAMPLE))
-        self.gold = data.held_out.labels * config.d
+        self.gold = np.asarray(data.held_out.labels, dtype=np.float64) * config.d
         self.shown = spaced_positions(len(self.gold), shown) if shown else np.empty(0, dtype=np.int64)
         self.head = build_head(config.head, self.seeds, features.train.shape[1], self.scheme, config.width)
-        self.optimizer = torch.optim.Adam(self.head.parameters(), lr=config.lr, fused=True)
+        # Adam's plain loop (torch's single-tensor form): the page's engine repeats its formula term by term
+        self.optimizer = torch.optim.Adam(self.head.parameters(), lr=config.lr, foreach=False, fused=False)
         self.steps_done, self.history, self.last_step = 0, [], None
         twins = (len(self.seeds), len(TWIN_NAMES))
         self.best_selection = np.full(twins, -np.inf)
         self.best_steps = np.zeros(twins, dtype=np.int64)
-        self.best_predictions = np.zeros((*twins, len(self.gold)), dtype=np.float32)
+        self.best_predictions = np.zeros((*twins, len(self.gold)))
         self.best_weights: list[dict[str, torch.Tensor] | None] = [None] * len(TWIN_NAMES)   # seed 0's, per twin
         self._select()
 
@@ -228,7 +232,7 @@ class Playground:
         :attr:`last_step` keeps the last batch and the pull each pair got."""
         while steps > 0:
             block = min(steps, STEPS_AT_ONCE)
-            batches = torch.stack([order.take(block) for order in self.orders])    # (seeds, block, batch)
+            batches = torch.from_numpy(np.stack([order.take(block) for order in self.orders]))  # (seeds, block, batch)
             for index in range(block):
                 self._one_step(batches[:, index], record=(steps == block and index == block - 1))
                 if self.steps_done % SELECT_EVERY == 0:
@@ -298,7 +302,7 @@ class Playground:
         sample = self.subsets[:, self.sample]
         predictions = self.head(self._rows(sample))                                # (seeds, twins, sample)
         labels = self.labels[:, self.sample].unsqueeze(1)
-        values["inside"] = 100.0 * self.losses[0].in_buffer(predictions, labels).float().mean(-1).numpy()
+        values["inside"] = 100.0 * self.losses[0].in_buffer(predictions, labels).double().mean(-1).numpy()
         values["fit"] = metric(self.read_by, predictions.numpy(), labels.numpy(), self.scheme)
         values["selection"] = self.selection_values()
         best = held_out_metrics(self.best_predictions, self.gold, self.scheme)
@@ -380,7 +384,7 @@ def run_seeds(config: PlaygroundConfig, data: PlaygroundData, features: Features
     result = summary(playground.measure())
     result["stopped_at_best"]["selection"] = {name: record_number(playground.best_selection[:, twin].mean())
                                               for twin, name in enumerate(TWIN_NAMES)}
-    return {**result, "seconds": round(time.perf_counter() - started, 3)}
+    return {**result, "engine": ENGINE, "seconds": round(time.perf_counter() - started, 3)}
 
 
 # ---- what Play, a tick of a playing run, Step and Reset do to a run: one call from the view --------------------

@@ -1,0 +1,418 @@
+// The Playground's engine in the page: stsdemo/playground/run.py's lockstep trainer, term by term, in float64.
+// Twin 0 trains the loss with its buffer (k, x0), twin 1 the same loss at x0 = 0; both start from the same head and
+// see the same pairs, noise and batches, every draw from the shared generator (draws.js). Each seed is independent,
+// so a run may be split over several workers by seed and merged (mergeMeasurements). What it computes:
+// heads (paper, cosine, mlp) with hand-written gradients of Smooth K2 / Translated ReLU on the straight-through
+// clamp, Adam as torch's single-tensor loop, the selection set every 10 steps with each twin's best step, and the
+// report set's readings at this step and at the best. A plain script (globalThis.PlaygroundEngine); needs draws.js.
+(function (root) {
+  "use strict";
+  const Draws = root.PlaygroundDraws || (typeof require !== "undefined" ? require("./draws.js") : null);
+  const TWINS = 2, SELECT_EVERY = 10, TRAIN_SAMPLE = 500, MAX_HISTORY = 400;
+  const SELECTION_SHARE = 0.2, SELECTION_MIN = 50, SELECTION_MAX = 500;
+  const READ_BY = { sts: "spearman", nli: "accuracy" };
+  const BETA1 = 0.9, BETA2 = 0.999, EPS = 1e-8;
+
+  // ---- the compact data file (stsdemo/playground/compact.py): safetensors, int8 codes x float32 scales ----
+  function loadCompact(buffer) {
+    const bytes = new Uint8Array(buffer), view = new DataView(buffer);
+    const headerLength = Number(view.getBigUint64(0, true));
+    const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength)));
+    const meta = header.__metadata__ || {};
+    if (meta.format !== "stsdemo-playground-1") throw new Error("not a Playground data file");
+    const types = { I8: Int8Array, F32: Float32Array, F64: Float64Array, I32: Int32Array };
+    const tensor = (name) => {
+      const info = header[name], [start, end] = info.data_offsets;
+      return { shape: info.shape, data: new types[info.dtype](buffer.slice(8 + headerLength + start, 8 + headerLength + end)) };
+    };
+    const codes = tensor("codes"), scales = tensor("scales").data;
+    const [rows, dim] = codes.shape, vectors = new Float64Array(rows * dim);
+    for (let r = 0; r < rows; r++) for (let j = 0; j < dim; j++) vectors[r * dim + j] = codes.data[r * dim + j] * scales[r];
+    const part = (prefix) => ({ u: tensor(prefix + "_u").data, v: tensor(prefix + "_v").data, labels: tensor(prefix + "_labels").data });
+    const scheme = JSON.parse(meta.scheme);
+    return { name: meta.name, title: meta.title, model: meta.model, scheme, sentences: JSON.parse(meta.sentences),
+             vectors, dim, train: part("train"), held: part("held") };
+  }
+
+  // ---- small shared rules ----
+  function spacedPositions(length, count) {   // stsdemo.data.pairs.spaced_positions: numpy's linspace, rounded, unique
+    const n = Math.min(count, length), step = (length - 1) / (n - 1), out = [];
+    for (let i = 0; i < n; i++) {
+      const r = pyRound(n === 1 ? 0 : i === n - 1 ? length - 1 : i * step);
+      if (!out.length || out[out.length - 1] !== r) out.push(r);
+    }
+    return Int32Array.from(out);
+  }
+  function splitSizes(pool, requested) {
+    const selection = (train) => Math.min(SELECTION_MAX, Math.max(SELECTION_MIN, pyRound(SELECTION_SHARE * train)));
+    const most = pool - selection(pool / (1 + SELECTION_SHARE));
+    if (most < 1) throw new Error(`a pool of ${pool} pairs is too small for a selection set of ${SELECTION_MIN}`);
+    const train = requested <= 0 ? most : Math.min(requested, most);
+    return [train, Math.min(pool - train, selection(train))];
+  }
+  function pyRound(x) {                        // Python's round() and numpy's rint: halves to even
+    return Math.abs(x % 1) === 0.5 ? 2 * Math.round(x / 2) : Math.round(x);
+  }
+  function makeScheme(scheme, d) {
+    const nodes = scheme.categories.length;
+    return { name: scheme.name, categories: scheme.categories, gap: d, low: 0, high: (nodes - 1) * d, nodes };
+  }
+  function nearestIndex(value, scheme) {
+    const index = Math.floor(value / scheme.gap + 0.5);
+    return Math.min(Math.max(index, 0), scheme.nodes - 1);
+  }
+  function clampThrough(p, scheme) {           // the straight-through clamp's value: p + (clamp(p) - p)
+    return p + (Math.min(Math.max(p, scheme.low), scheme.high) - p);
+  }
+
+  // ---- metrics (stsdemo/playground/metrics.py) on one row of predictions ----
+  function ranks(values, n) {
+    const order = new Int32Array(n);
+    for (let i = 0; i < n; i++) order[i] = i;
+    order.sort((a, b) => values[a] - values[b] || a - b);
+    const out = new Float64Array(n);
+    for (let i = 0; i < n;) {
+      let j = i;
+      while (j + 1 < n && values[order[j + 1]] === values[order[i]]) j++;
+      const rank = (i + j) / 2 + 1;
+      for (let t = i; t <= j; t++) out[order[t]] = rank;
+      i = j + 1;
+    }
+    return out;
+  }
+  function spearman(predictions, gold) {
+    const n = gold.length, a = ranks(predictions, n), b = ranks(gold, n);
+    let ma = 0, mb = 0;
+    for (let i = 0; i < n; i++) { ma += a[i]; mb += b[i]; }
+    ma /= n; mb /= n;
+    let dot = 0, na = 0, nb = 0;
+    for (let i = 0; i < n; i++) { const x = a[i] - ma, y = b[i] - mb; dot += x * y; na += x * x; nb += y * y; }
+    return 100 * dot / (Math.sqrt(na) * Math.sqrt(nb));
+  }
+  function accuracy(predictions, gold, scheme) {
+    let hits = 0;
+    for (let i = 0; i < gold.length; i++) hits += nearestIndex(predictions[i], scheme) === nearestIndex(gold[i], scheme);
+    return 100 * (hits / gold.length);
+  }
+  function meanError(predictions, gold, scheme) {
+    let sum = 0;
+    for (let i = 0; i < gold.length; i++) sum += Math.abs(Math.min(Math.max(predictions[i], scheme.low), scheme.high) - gold[i]);
+    return sum / gold.length;
+  }
+  const METRIC = { spearman: (p, g) => spearman(p, g), accuracy, error: meanError };
+
+  // ---- features and heads: parameters of one (seed, twin) in one Float64Array ----
+  class Features {   // what a head reads of pair (u, v): [u, v, |u-v|], or cos(u, v) for the cosine head
+    constructor(data, head) {
+      this.vectors = data.vectors; this.dim = data.dim; this.cosine = head === "cosine";
+      this.size = this.cosine ? 1 : 3 * this.dim;
+      if (this.cosine) {
+        this.norms = new Float64Array(this.vectors.length / this.dim);
+        for (let r = 0; r < this.norms.length; r++) {
+          let s = 0;
+          for (let j = 0; j < this.dim; j++) s += this.vectors[r * this.dim + j] ** 2;
+          this.norms[r] = Math.sqrt(s);
+        }
+      }
+    }
+    fill(out, u, v) {
+      const x = this.vectors, dim = this.dim, a = u * dim, b = v * dim;
+      if (this.cosine) {
+        let dot = 0;
+        for (let j = 0; j < dim; j++) dot += x[a + j] * x[b + j];
+        out[0] = dot / Math.max(this.norms[u] * this.norms[v], 1e-8);
+        return out;
+      }
+      for (let j = 0; j < dim; j++) {
+        const p = x[a + j], q = x[b + j];
+        out[j] = p; out[dim + j] = q; out[2 * dim + j] = Math.abs(p - q);
+      }
+      return out;
+    }
+  }
+
+  const HEADS = {
+    paper: {
+      size: (F) => F + 1,
+      init(stream, F, width, scheme) {
+        const p = new Float64Array(F + 1), w = stream.uniform(F), bound = 1 / Math.sqrt(F);
+        for (let i = 0; i < F; i++) p[i] = (w[i] * 2 - 1) * bound;
+        p[F] = scheme.high / 2;
+        return p;
+      },
+      predict(p, f, F) { let s = 0; for (let i = 0; i < F; i++) s += f[i] * p[i]; return s + p[F]; },
+      backward(p, f, F, width, g, grad) { for (let i = 0; i < F; i++) grad[i] += g * f[i]; grad[F] += g; },
+    },
+    cosine: {
+      size: () => 2,
+      init(stream, F, width, scheme) { return Float64Array.from([scheme.high - scheme.low, scheme.low]); },
+      predict(p, f) { return p[0] * f[0] + p[1]; },
+      backward(p, f, F, width, g, grad) { grad[0] += g * f[0]; grad[1] += g; },
+    },
+    mlp: {   // layout: W1 (F x width, row by row), b1 (width), w2 (width), b2
+      size: (F, width) => F * width + 2 * width + 1,
+      init(stream, F, width, scheme) {
+        const p = new Float64Array(F * width + 2 * width + 1), b1 = 1 / Math.sqrt(F), b2 = 1 / Math.sqrt(width);
+        const w1 = stream.uniform(F * width), h = stream.uniform(width), w2 = stream.uniform(width);
+        for (let i = 0; i < F * width; i++) p[i] = (w1[i] * 2 - 1) * b1;
+        for (let i = 0; i < width; i++) { p[F * width + i] = (h[i] * 2 - 1) * b1; p[F * width + width + i] = (w2[i] * 2 - 1) * b2; }
+        p[F * width + 2 * width] = scheme.high / 2;
+        return p;
+      },
+      hidden(p, f, F, width, out) {
+        for (let k = 0; k < width; k++) out[k] = 0;
+        for (let i = 0; i < F; i++) {
+          const fi = f[i], row = i * width;
+          if (fi !== 0) for (let k = 0; k < width; k++) out[k] += fi * p[row + k];
+        }
+        for (let k = 0; k < width; k++) out[k] = Math.max(out[k] + p[F * width + k], 0);
+        return out;
+      },
+      predict(p, f, F, width, scratch) {
+        const h = this.hidden(p, f, F, width, scratch);
+        let s = 0;
+        for (let k = 0; k < width; k++) s += h[k] * p[F * width + width + k];
+        return s + p[F * width + 2 * width];
+      },
+      backward(p, f, F, width, g, grad, scratch) {
+        const h = this.hidden(p, f, F, width, scratch), w2 = F * width + width;
+        for (let k = 0; k < width; k++) {
+          grad[w2 + k] += g * h[k];
+          const gh = h[k] > 0 ? g * p[w2 + k] : 0;
+          if (gh === 0) continue;
+          grad[F * width + k] += gh;
+          for (let i = 0; i < F; i++) grad[i * width + k] += gh * f[i];
+        }
+        grad[F * width + 2 * width] += g;
+      },
+    },
+  };
+
+  // d loss / d prediction of one pair (straight-through clamp), before the batch mean
+  function pull(loss, k, x0, p, label, scheme) {
+    const diff = clampThrough(p, scheme) - label, x = Math.abs(diff), sign = diff > 0 ? 1 : diff < 0 ? -1 : 0;
+    if (!(x > x0)) return 0;
+    return loss === "sk2" ? 2 * k * (x - x0) * sign : k * sign;
+  }
+
+  // ---- one run: both twins of the given seeds ----
+  class Run {
+    constructor(config, data, options = {}) {
+      this.config = config; this.data = data;
+      this.seeds = options.seeds || Array.from({ length: config.seeds }, (_, i) => i);
+      this.scheme = makeScheme(data.scheme, config.d);
+      this.readBy = READ_BY[data.scheme.name] || "spearman";
+      this.features = new Features(data, config.head);
+      this.F = this.features.size; this.width = config.width;
+      this.head = HEADS[config.head];
+      this.x0s = [config.x0, 0];
+      const pool = data.train.labels.length;
+      const [trainCount, selectionCount] = splitSizes(pool, config.train_pairs);
+      this.pairs = trainCount; this.batch = Math.min(config.batch_size, trainCount);
+      this.sample = spacedPositions(trainCount, TRAIN_SAMPLE);
+      this.gold = Float64Array.from(data.held.labels, (y) => y * config.d);
+      this.perSeed = this.seeds.map((seed) => this.seedState(seed, pool, trainCount, selectionCount));
+      this.stepsDone = 0; this.history = []; this.lastStep = null;
+      this.scratchF = new Float64Array(this.F); this.scratchH = new Float64Array(Math.max(this.width, 1));
+      this.select();
+    }
+
+    seedState(seed, pool, trainCount, selectionCount) {
+      const drawn = new Draws.Stream(seed, "pairs").permutation(pool).subarray(0, trainCount + selectionCount);
+      const train = Int32Array.from(drawn.subarray(0, trainCount)).sort();
+      const selection = Int32Array.from(drawn.subarray(trainCount)).sort();
+      const both = [...train, ...selection], c = this.config, scheme = this.scheme;
+      let labels = Float64Array.from(both, (i) => this.data.train.labels[i] * c.d);
+      if (c.noise > 0) {
+        const noise = new Draws.Stream(seed, "noise").normal(labels.length);
+        labels = labels.map((y, i) => Math.min(Math.max(y + c.noise * noise[i], scheme.low), scheme.high));
+      }
+      if (c.round_labels) labels = labels.map((y) => nearestIndex(y, scheme) * scheme.gap);
+      const start = this.head.init(new Draws.Stream(seed, "init"), this.F, this.width, scheme);
+      const size = start.length;
+      return {
+        seed, train, selection, labels: labels.subarray(0, trainCount), selectionLabels: labels.subarray(trainCount),
+        params: [Float64Array.from(start), Float64Array.from(start)],
+        m: [new Float64Array(size), new Float64Array(size)], v: [new Float64Array(size), new Float64Array(size)],
+        grad: [new Float64Array(size), new Float64Array(size)],
+        batches: new Draws.Stream(seed, "batches"), queue: new Int32Array(0), queued: 0,
+        bestSelection: [-Infinity, -Infinity], bestStep: [0, 0], bestParams: [null, null],
+        bestPredictions: [new Float64Array(this.gold.length), new Float64Array(this.gold.length)],
+      };
+    }
+
+    get finished() { return this.stepsDone >= this.config.steps; }
+
+    nextBatch(state) {   // BatchOrder.take(1): epochs of fresh permutations, each cut to whole batches
+      const B = this.batch, perEpoch = Math.floor(this.pairs / B) * B;
+      if (state.queue.length - state.queued < B) {
+        const rest = state.queue.subarray(state.queued), next = new Int32Array(rest.length + perEpoch);
+        next.set(rest); next.set(state.batches.permutation(this.pairs).subarray(0, perEpoch), rest.length);
+        state.queue = next; state.queued = 0;
+      }
+      const out = state.queue.subarray(state.queued, state.queued + B);
+      state.queued += B;
+      return out;
+    }
+
+    predictPool(params, position) {   // a head's prediction for training-pool pair `position`
+      const f = this.features.fill(this.scratchF, this.data.train.u[position], this.data.train.v[position]);
+      return this.head.predict(params, f, this.F, this.width, this.scratchH);
+    }
+
+    step(steps = 1) {
+      const c = this.config, B = this.batch, record = [];
+      for (let n = 0; n < steps; n++) {
+        const last = n === steps - 1;
+        for (const state of this.perSeed) {
+          const local = this.nextBatch(state);
+          state.grad[0].fill(0); state.grad[1].fill(0);
+          for (let b = 0; b < B; b++) {
+            const position = state.train[local[b]], label = state.labels[local[b]];
+            const f = this.features.fill(this.scratchF, this.data.train.u[position], this.data.train.v[position]);
+            for (let t = 0; t < TWINS; t++) {
+              const p = this.head.predict(state.params[t], f, this.F, this.width, this.scratchH);
+              const g = pull(c.loss, c.k, this.x0s[t], p, label, this.scheme) / B;
+              if (last && state === this.perSeed[0]) record.push({ twin: t, prediction: p, label, pull: g * B });
+              if (g !== 0) this.head.backward(state.params[t], f, this.F, this.width, g, state.grad[t], this.scratchH);
+            }
+          }
+          for (let t = 0; t < TWINS; t++) this.adam(state, t);
+        }
+        this.stepsDone += 1;
+        if (this.stepsDone % SELECT_EVERY === 0) this.select();
+      }
+      if (steps > 0) this.lastStep = record;
+    }
+
+    adam(state, t) {   // torch.optim.Adam's single-tensor loop, term by term
+      const p = state.params[t], m = state.m[t], v = state.v[t], g = state.grad[t], step = this.stepsDone + 1;
+      const bias1 = 1 - BETA1 ** step, bias2Root = Math.sqrt(1 - BETA2 ** step), stepSize = this.config.lr / bias1;
+      const w1 = 1 - BETA1, w2 = 1 - BETA2;
+      for (let i = 0; i < p.length; i++) {
+        m[i] = m[i] + w1 * (g[i] - m[i]);
+        v[i] = v[i] * BETA2 + w2 * g[i] * g[i];
+        p[i] = p[i] + (-stepSize) * m[i] / (Math.sqrt(v[i]) / bias2Root + EPS);
+      }
+    }
+
+    predictHeld(params) {
+      const n = this.gold.length, out = new Float64Array(n), held = this.data.held;
+      for (let i = 0; i < n; i++) {
+        const f = this.features.fill(this.scratchF, held.u[i], held.v[i]);
+        out[i] = this.head.predict(params, f, this.F, this.width, this.scratchH);
+      }
+      return out;
+    }
+
+    selectionValue(state, t) {
+      const preds = Float64Array.from(state.selection, (position) => this.predictPool(state.params[t], position));
+      return METRIC[this.readBy](preds, state.selectionLabels, this.scheme);
+    }
+
+    select() {   // a head that beats its best so far (a tie keeps the earlier step) takes this step as its best
+      for (const state of this.perSeed) {
+        for (let t = 0; t < TWINS; t++) {
+          let value = this.selectionValue(state, t);
+          if (Number.isNaN(value)) value = -Infinity;
+          if (value > state.bestSelection[t]) {
+            state.bestSelection[t] = value; state.bestStep[t] = this.stepsDone;
+            state.bestPredictions[t] = this.predictHeld(state.params[t]);
+            state.bestParams[t] = Float64Array.from(state.params[t]);
+          }
+        }
+      }
+    }
+
+    // Every head measured: per seed and twin, the report set's spearman, accuracy and error now and at the best
+    // step, the share of training pairs inside the buffer (of x0, for both twins), fit and selection.
+    measure(shown = 0) {
+      const values = { spearman: [], accuracy: [], error: [], inside: [], selection: [], fit: [] };
+      const best = { spearman: [], accuracy: [], error: [] }, bestSteps = [];
+      const x0 = this.config.x0, shownAt = shown ? spacedPositions(this.gold.length, shown) : new Int32Array(0);
+      let shownNow = null;
+      for (const state of this.perSeed) {
+        const row = {}, bestRow = {};
+        for (const name in values) row[name] = [0, 0];
+        for (const name in best) bestRow[name] = [0, 0];
+        for (let t = 0; t < TWINS; t++) {
+          const held = this.predictHeld(state.params[t]);
+          if (state === this.perSeed[0]) (shownNow = shownNow || [])[t] = Float64Array.from(shownAt, (i) => held[i]);
+          for (const name in best) {
+            row[name][t] = METRIC[name](held, this.gold, this.scheme);
+            bestRow[name][t] = METRIC[name](state.bestPredictions[t], this.gold, this.scheme);
+          }
+          const predictions = new Float64Array(this.sample.length), labels = new Float64Array(this.sample.length);
+          let inside = 0;
+          this.sample.forEach((local, i) => {
+            predictions[i] = this.predictPool(state.params[t], state.train[local]);
+            labels[i] = state.labels[local];
+            inside += Math.abs(clampThrough(predictions[i], this.scheme) - labels[i]) < x0;
+          });
+          row.inside[t] = 100 * (inside / this.sample.length);
+          row.fit[t] = METRIC[this.readBy](predictions, labels, this.scheme);
+          row.selection[t] = this.selectionValue(state, t);
+        }
+        for (const name in values) values[name].push(row[name]);
+        for (const name in best) best[name].push(bestRow[name]);
+        bestSteps.push(state.bestStep.slice());
+      }
+      return { step: this.stepsDone, seeds: this.seeds.slice(), values, best, bestSteps, shown: shownNow, shownAt };
+    }
+
+    bestHead(twin) {   // the first seed's head of `twin` at its best step: what an export writes
+      const state = this.perSeed[0];
+      return { twin, seed: state.seed, step: state.bestStep[twin], params: state.bestParams[twin],
+               selection: state.bestSelection[twin], head: this.config.head, width: this.width, dim: this.data.dim };
+    }
+  }
+
+  // ---- seeds split over workers, merged back: one measurement of every seed ----
+  function mergeMeasurements(parts) {
+    const out = { step: parts[0].step, seeds: [], values: {}, best: {}, bestSteps: [], shown: null, shownAt: parts[0].shownAt };
+    for (const part of parts) {
+      out.seeds.push(...part.seeds); out.bestSteps.push(...part.bestSteps);
+      for (const name in part.values) (out.values[name] = out.values[name] || []).push(...part.values[name]);
+      for (const name in part.best) (out.best[name] = out.best[name] || []).push(...part.best[name]);
+      out.shown = out.shown || part.shown;
+    }
+    return out;
+  }
+
+  // ---- over seeds: means, sd and the paired difference buffer - none with its verdict (stsdemo.paired) ----
+  function nanMean(column) {
+    const found = column.filter(Number.isFinite);
+    return found.length ? found.reduce((a, b) => a + b, 0) / found.length : NaN;
+  }
+  function nanSd(column) {
+    const found = column.filter(Number.isFinite), n = found.length;
+    if (n < 2) return NaN;
+    const mean = found.reduce((a, b) => a + b, 0) / n;
+    return Math.sqrt(found.reduce((a, x) => a + (x - mean) ** 2, 0) / (n - 1));
+  }
+  function twinMeans(table) {   // {metric: [[buffer, none] per seed]} -> {metric: [mean buffer, mean none]}
+    const out = {};
+    for (const name in table) out[name] = [0, 1].map((t) => nanMean(table[name].map((row) => row[t])));
+    return out;
+  }
+
+  class History {   // the curves' points: twins' means over seeds per measurement, thinned as run.py thins them
+    constructor() { this.points = []; }
+    add(measurement) {
+      if (this.points.length && this.points[this.points.length - 1].step === measurement.step) this.points.pop();
+      const point = { step: measurement.step }, now = twinMeans(measurement.values), best = twinMeans(measurement.best);
+      for (const name in now) point[name] = now[name];
+      for (const name in best) point["best_" + name] = best[name];
+      this.points.push(point);
+      while (this.points.length > MAX_HISTORY) {
+        const last = this.points[this.points.length - 1];
+        this.points = this.points.slice(0, -1).filter((_, i) => i % 2 === 0).concat([last]);
+      }
+    }
+  }
+
+  root.PlaygroundEngine = { Run, History, loadCompact, mergeMeasurements, spacedPositions, splitSizes, makeScheme,
+                            nearestIndex, clampThrough, pull, spearman, accuracy, meanError, nanMean, nanSd, twinMeans,
+                            READ_BY, SELECT_EVERY, TWINS };
+  if (typeof module !== "undefined") module.exports = root.PlaygroundEngine;
+})(typeof globalThis !== "undefined" ? globalThis : this);
