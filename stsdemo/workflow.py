@@ -43,7 +43,7 @@ def train_and_evaluate(config: TrainConfig, stop: threading.Event | None = None,
     stop = stop if stop is not None else threading.Event()
     sets = dict(zip((stage.data for stage in plan_stages(config)), given.get("train_sets") or []))
     model = given.get("model")
-    check_run(config, sets, model.encoder.config.to_dict() if model is not None else None)
+    check_run(config, sets, model.encoder.config.to_dict() if model is not None else None, final_eval=evaluate)
     events = train(config, stop, **given)
     done = None
     try:

@@ -7,15 +7,15 @@ from types import SimpleNamespace
 
 import pytest
 
-from stsdemo import budget
+from stsdemo import budget, run_cost
 from stsdemo.app import form, links, model_cache
 from stsdemo.app.slots import JobLine, client_address, visitor_of
 from stsdemo.config import TrainConfig, describe
 from stsdemo.errors import InputError
 
 GB = 1024 ** 3
-FREE_SPACE = budget.Machine(16 * GB, 2, False)          # a free Hugging Face Space: 2 CPU cores, 16 GB
-PRIVATE_GPU = budget.Machine(80 * GB, 1, True)
+FREE_SPACE = run_cost.Machine(16 * GB, 2, False)          # a free Hugging Face Space: 2 CPU cores, 16 GB
+PRIVATE_GPU = run_cost.Machine(80 * GB, 1, True)
 BUDGET_VARIABLES = ("STSDEMO_TRAIN_MEMORY_SHARE", "STSDEMO_TRAIN_MINUTES", "STSDEMO_MODEL_MILLIONS",
                     "STSDEMO_HUB_MODELS", "STSDEMO_PROXY_HOPS", "STSDEMO_MAX_TRAINING", "SPACE_ID")
 
@@ -96,12 +96,12 @@ def test_the_memory_estimate_follows_the_encoder_config():
     the same batch, and a frozen encoder keeps no activations."""
     config = TrainConfig(max_steps=60, max_length=128, data="stsb")
     mini = budget.RunPlan.of(config).estimate(config)
-    base = budget.RunPlan.of(config, hf_config=budget.FALLBACK_ENCODER).estimate(config)
+    base = budget.RunPlan.of(config, hf_config=run_cost.FALLBACK_ENCODER).estimate(config)
     frozen = budget.RunPlan.of(config).estimate(replace(config, head_only=True))
     assert base.memory > 3 * mini.memory and base.train_seconds > 3 * mini.train_seconds
     assert frozen.memory < mini.memory / 3
     # MiniLM's parameters from its config, against the loaded model's 22.7 M
-    assert budget.encoder_of("").parameters() == pytest.approx(22.7e6, rel=0.02)
+    assert run_cost.encoder_of("").parameters() == pytest.approx(22.7e6, rel=0.02)
 
 
 def test_the_command_line_refuses_in_one_line_with_exit_status_2(capsys):
@@ -133,6 +133,47 @@ def test_more_training_slots_share_the_memory(monkeypatch):
 def test_every_budgeted_setting_can_be_named():
     budgeted = {name for name in TrainConfig.__dataclass_fields__ if describe(name)["budget"]}
     assert budgeted == set(budget.NAMING_ORDER)
+
+
+
+# ---- a whole job and the final evaluation (issue 40) ---------------------------------------------------------
+
+
+def test_a_comparison_is_held_to_the_budget_as_one_job_before_anything_starts():
+    """Compare runs 2 x seeds fine-tunes as one job: each run of 300 steps fits alone, the six together do not,
+    and the refusal names the job's estimate, each run's, the cap and the steps that fit the whole job."""
+    from stsdemo.app import compare_view, session_files
+    from stsdemo.app.app_state import AppState
+
+    assert fits(max_steps=300)
+    with pytest.raises(InputError) as refused:
+        next(compare_view.stream_comparison(AppState(), "caps-compare", form_values(max_steps=300, seeds=3)))
+    message = str(refused.value)
+    assert message.startswith("Compare trains 6 runs as one job (compare seeds 3") and "\n" not in message
+    assert "max steps 300 is over the server's budget: its 6 runs would train for about " in message
+    assert "together (about " in message and "one job may take 15 min here" in message
+    bound = int(message.split("largest allowed max steps is ")[1].split(" ")[0].replace(",", ""))
+    build = form.build_config
+    assert build("caps", "run-caps", form_values(max_steps=bound), runs=6)
+    with pytest.raises(InputError):
+        build("caps", "run-caps", form_values(max_steps=bound + 1), runs=6)
+    assert session_files.list_runs("caps-compare") == []
+    assert build("caps", "run-caps", form_values(max_steps=300), runs=2)      # one seed: two runs fit
+
+
+def test_the_final_evaluation_is_estimated_with_the_run_and_named_when_it_does_not_fit(monkeypatch):
+    """The 7-task evaluation encodes 26,289 sentences with the trained model and its base: on a free Space's
+    2 cores about 2 min for MiniLM; a budget it does not fit refuses the run saying so."""
+    config = form.build_config("caps", "run-caps", form_values())
+    with_final = budget.RunPlan.of(config, final_eval=True).estimate(config)
+    without = budget.RunPlan.of(config).estimate(config)
+    assert without.final_seconds == 0 and with_final.seconds == pytest.approx(without.seconds + with_final.final_seconds)
+    tokens = 2 * run_cost.FINAL_EVAL_SENTENCES * run_cost.FINAL_EVAL_TOKENS
+    assert with_final.final_seconds == pytest.approx(tokens * run_cost.MINILM.forward_flops(14.3) / 140e9)
+    monkeypatch.setenv("STSDEMO_TRAIN_MINUTES", "1.5")
+    assert fits() and not fits(final_eval=True)
+    message = refusal_of(final_eval=True)
+    assert "the final 7-task evaluation's " in message and message.endswith("or turn off the final 7-task evaluation")
 
 
 # ---- links ---------------------------------------------------------------------------------------------------

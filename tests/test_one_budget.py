@@ -6,16 +6,19 @@ import itertools
 
 import numpy as np
 import pytest
+from fault_helpers import PAIRS, tiny_model
 
-from stsdemo import budget, caps, environment
+from stsdemo import budget, caps, environment, run_cost
 from stsdemo.app.app_state import StopSignal
 from stsdemo.config import TrainConfig, WorkBudget
+from stsdemo.data import PairSet
 from stsdemo.events import StepEvent
+from stsdemo.labels import STS
 from stsdemo.model import SiameseRegressor
 from stsdemo.train import train
 
 GIB = 1024 ** 3
-MINILM = budget.Encoder(hidden=384, layers=6, heads=12, intermediate=1536, vocab=30522, positions=512)
+MINILM = run_cost.Encoder(hidden=384, layers=6, heads=12, intermediate=1536, vocab=30522, positions=512)
 
 
 def test_every_cap_is_declared_once_and_read_from_its_variable(monkeypatch):
@@ -37,9 +40,9 @@ def test_the_memory_estimate_bounds_the_measured_long_pair_run():
     """Issue 40's run: batch 9, max length 512, 300 pairs of about 550 tokens grew the process by 7.5 GiB (peak
     RSS 8.67 GB); the estimate was 6.35 GiB."""
     config = TrainConfig(data="long", batch_size=9, max_length=512, max_steps=20, eval_every=20)
-    long_pairs = budget.DataProfile(300, np.full(600, 550.0))
-    dev = budget.DataProfile(1500, np.full(3000, 20.0))
-    plan = budget.RunPlan(MINILM, {"long": long_pairs}, dev, budget.Machine(16 * GIB, 2, False), WorkBudget())
+    long_pairs = run_cost.DataProfile(300, np.full(600, 550.0))
+    dev = run_cost.DataProfile(1500, np.full(3000, 20.0))
+    plan = budget.RunPlan(MINILM, {"long": long_pairs}, dev, run_cost.Machine(16 * GIB, 2, False), WorkBudget())
     assert plan.estimate(config).memory >= max(7.5 * GIB, 8.67e9)
 
 
@@ -51,16 +54,19 @@ def test_a_signal_past_its_wall_clock_deadline_is_set(tmp_path):
     assert signal.is_set() and signal.past_deadline()
 
 
-@pytest.mark.slow
 def test_a_run_past_its_wall_clock_limit_stops_and_keeps_its_partial_result(tmp_path):
-    ticks = itertools.count()          # the clock moves one second each time the trainer asks whether to stop
-    signal = StopSignal(tmp_path / "STOP", deadline=6.0, clock=lambda: float(next(ticks)))
-    config = TrainConfig(data="stsb", loss="trelu", max_length=48, batch_size=16, log_every=1, max_steps=1000,
-                         eval_every=1000, max_dev_pairs=64, max_pairs=200, output_dir=str(tmp_path / "run"))
-    events = list(train(config, signal))
+    """The clock is injected (one second each time the trainer asks whether to stop) and the model is a 1-layer,
+    32-wide BERT on 32 pairs: the run crosses its limit after a few steps, in about a second."""
+    ticks = itertools.count()
+    signal = StopSignal(tmp_path / "STOP", deadline=4.0, clock=lambda: float(next(ticks)))
+    pairs = PairSet("few", [PAIRS[0][i % 2] for i in range(32)], [PAIRS[1][i % 2] for i in range(32)],
+                    np.linspace(0, 5, 32), STS)
+    config = TrainConfig(data="stsb", loss="trelu", max_length=16, batch_size=4, log_every=1, max_steps=1000,
+                         eval_every=1000, output_dir=str(tmp_path / "run"))
+    events = list(train(config, signal, train_sets=[pairs], dev=pairs.select(range(8)), model=tiny_model(seed=1)))
     done = events[-1]
     assert done.outcome == "stopped" and signal.past_deadline()
-    assert 0 < done.steps < 20 and max(e.step for e in events if isinstance(e, StepEvent)) == done.steps
+    assert 0 < done.steps < 8 and max(e.step for e in events if isinstance(e, StepEvent)) == done.steps
     SiameseRegressor.load(done.checkpoint)        # the step-0 evaluation's checkpoint: the partial result
 
 

@@ -189,7 +189,11 @@ def stream_comparison(state, session: str, values: dict, visitor: str | None = N
     session_files.check_disk_budget(session, busy)
     seeds = compare_seeds(values.get("seeds"))
     values = {**values, "final_eval": False}  # the pairs stay a few minutes on a CPU
-    first = form.build_config(session, session_files.new_run_id(), values)
+    try:   # the whole job against the budget: its 2 x seeds runs together
+        first = form.build_config(session, session_files.new_run_id(), values, runs=2 * seeds)
+    except InputError as error:
+        raise InputError(f"Compare trains {2 * seeds} runs as one job (compare seeds {seeds}, each with and "
+                         f"without the buffer): {error}") from None
     check_comparable(first)
     pairs = plan_pairs(session, values, first, seeds)
     earlier = session_files.list_runs(session)
