@@ -313,7 +313,7 @@ def _clamp_to_budget(values: dict, notices: list[str]) -> None:
     model = "" if values["model"] == model_cache.DEFAULT_CHOICE else model_cache.scorer_source()
     try:
         config = form.settings_config(values, model=model, data=form.TRAINING_DATA_CHOICES[values["data"]])
-        clamped, changes = budget.clamp(config)
+        clamped, changes = budget.clamp(config, final_eval=bool(values.get("final_eval")))
     except Exception:  # noqa: BLE001 - no estimate (data or model unreadable here): the form checks at the start
         return
     for name, notice in changes:
