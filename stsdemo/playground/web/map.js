@@ -1,0 +1,126 @@
+// Where does the buffer pay off? The recorded payoff map (stsdemo.playground.payoff, in site.json's "payoff": every
+// cell's per-seed differences and each reading's corrected verdicts) for the settings' data, loss and head, under one
+// of its readings: a grid of label noise x training pairs, ▲ where the buffer holds, ▼ where it is reversed, the
+// cell nearest the settings outlined, and what the map shows in words. A plain script: globalThis.PlaygroundMap;
+// needs paired.js.
+(function (root) {
+  "use strict";
+  const { Paired, fixed, grouped } = root.PlaygroundPaired;
+  const MARKS = { holds: "▲", reversed: "▼" };
+  const READ_BY = { sts: "spearman", nli: "accuracy" };
+  const HEADS = ["paper", "mlp"];
+  const MATCHED = ["head", "width", "loss", "k", "x0", "d", "round_labels", "lr", "batch_size", "steps", "seeds"];
+  const METRIC_NAMES = { spearman: "Spearman ×100", accuracy: "on the gold node (%)" };
+  const LOSS_NAMES = { sk2: "Smooth K2", trelu: "Translated ReLU" };
+
+  const key = (data, loss, head, noise, size) => `payoff/${data}/${loss}/${head}/noise${noise}/pairs${size}`;
+  const sizeName = (size) => (size === 0 ? "all" : grouped(size));
+  const place = ([noise, size]) => `σ ${noise} × ${size === 0 ? "all" : size} pairs`;
+
+  class PayoffMap {
+    constructor(recorded, rule, datasets) {
+      this.recorded = recorded; this.rule = rule; this.datasets = datasets;
+      const configs = Object.values(recorded.cells || {}).map((entry) => entry.config);
+      this.noises = [...new Set(configs.map((c) => c.noise))].sort((a, b) => a - b);
+      const sizes = [...new Set(configs.map((c) => c.train_pairs))];
+      this.sizes = sizes.filter((s) => s > 0).sort((a, b) => a - b).concat(sizes.includes(0) ? [0] : []);
+      this.readings = recorded.readings || {};
+    }
+
+    part(entry, reading) {   // a recorded cell's part for one reading (null: not read that way)
+      return { step: entry, best: entry.stopped_at_best, tuned: entry.tuned }[reading] || null;
+    }
+
+    paired(entry, metric, reading) {
+      const part = this.part(entry, reading);
+      if (!part) return null;
+      const found = part.paired[metric];
+      return new Paired(this.rule, found.diffs, found.seeds, "spearman");
+    }
+
+    verdict(entry, reading, found) {   // the cell's verdict after the map's correction (its own test's if unlisted)
+      return ((this.recorded.verdicts || {})[reading] || {})[keyOf(entry)] || found.verdict;
+    }
+
+    // The map for `config` under `reading`: {title, rows, columns, cells, current, lines (what it shows in words)}.
+    view(config, reading) {
+      const head = HEADS.includes(config.head) ? config.head : "paper";
+      const data = config.data in READ_BY ? config.data : "sts", metric = READ_BY[data];
+      const cells = this.noises.map((noise) => this.sizes.map((size) => {
+        const entry = this.recorded.cells[key(data, config.loss, head, noise, size)];
+        const found = entry && this.paired(entry, metric, reading);
+        if (!found) return null;
+        const mark = MARKS[this.verdict(entry, reading, found)] || "";
+        return { entry, found, mean: found.mean, top: fixed(found.mean, 2, true) + mark, bottom: "±" + fixed(found.se, 2) };
+      }));
+      const pool = (this.datasets[data] || {}).pool || 1;
+      const current = this.nearest(config.noise, config.train_pairs, pool);
+      const title = `${LOSS_NAMES[config.loss]} − its x0 = 0 twin · ${METRIC_NAMES[metric]} · ${data.toUpperCase()} · ` +
+                    `${head} head · ${this.readings[reading]}`;
+      const lines = [this.reading(cells, reading)];
+      if (data !== config.data) lines.unshift(`No map is recorded for uploaded pairs; this is the ${data.toUpperCase()} map, to compare with.`);
+      if (head !== config.head) lines.push(`No map is recorded for the ${config.head} head; this is the paper head's.`);
+      const here = cells[current[0]][current[1]];
+      if (here) {
+        const found = Object.keys(this.readings).map((name) => [name, this.paired(here.entry, metric, name)])
+          .filter(([, result]) => result)
+          .map(([name, result]) => `${this.readings[name]} ${result.numbers()}: ${this.verdict(here.entry, name, result)}`);
+        lines.push(`Nearest your settings (${place([this.noises[current[0]], this.sizes[current[1]]])}): ${found.join("; ")}.`);
+        lines.push(matchText(config, here.entry.config));
+      }
+      const first = Object.values(this.recorded.cells || {})[0];
+      if (first) {
+        lines.push(`Each cell: ${first.seeds.length} seeds × ${grouped(first.config.steps)} steps of the default settings ` +
+                   `at that noise and size, recorded by python -m bench.payoff on ${first.machine}. ▲ holds (the buffer ` +
+                   "pays off), ▼ reversed (it costs), unmarked: negligible or no measurable difference.");
+      }
+      return { title, rows: this.noises.map((noise) => `σ ${noise}`), columns: this.sizes.map(sizeName), cells, current, lines };
+    }
+
+    nearest(noise, size, pool) {   // the grid cell closest to a setting: nearest noise, nearest size on a log scale
+      const wanted = size <= 0 || size >= pool ? pool : size;
+      const closest = (values, distance) => values.reduce((best, v, i) => (distance(v) < distance(values[best]) ? i : best), 0);
+      return [closest(this.noises, (n) => Math.abs(n - noise)),
+              closest(this.sizes, (s) => Math.abs(Math.log((s || pool) / wanted)))];
+    }
+
+    // What the map shows, plainly (stsdemo.playground.payoff.reading).
+    reading(cells, reading) {
+      const found = [];
+      cells.forEach((row, r) => row.forEach((cell, c) => {
+        if (cell) found.push([[this.noises[r], this.sizes[c]], this.verdict(cell.entry, reading, cell.found)]);
+      }));
+      if (!found.length) return `This map has no ${this.readings[reading]} reading (the paper's head has one).`;
+      const holds = found.filter(([, v]) => v === "holds").map(([p]) => p);
+      const costs = found.filter(([, v]) => v === "reversed").map(([p]) => p);
+      const negligible = found.filter(([, v]) => v === "negligible").length;
+      const where = holds.length ? "at " + holds.map(place).join(", ") : "nowhere on this grid";
+      const against = costs.length ? ` (at ${costs.map(place).join(", ")})` : "";
+      const total = Object.keys((this.recorded.verdicts || {})[reading] || {}).length;
+      return `With ${this.readings[reading]}, the buffer pays off ${where}: it holds in ${holds.length} of ${found.length} ` +
+        `cells, is reversed in ${costs.length}${against}, negligible in ${negligible} and shows no measurable difference ` +
+        `in ${found.length - holds.length - costs.length - negligible}. Each cell is a paired t-test over its seeds, ` +
+        `corrected for the ${total} cells of this reading by Benjamini-Hochberg at 5 %: if the buffer made no difference ` +
+        "anywhere, the whole grid would show any mark at all in at most 1 run in 20, and of the marks it shows at most " +
+        "5 % are expected to be false. Differences under 0.1 points are negligible and never marked.";
+    }
+  }
+
+  function keyOf(entry) {
+    const c = entry.config;
+    return key(c.data, c.loss, c.head, c.noise, c.train_pairs);
+  }
+
+  function matchText(config, recorded) {   // stsdemo.playground.payoff.match_text
+    const differ = MATCHED.filter((name) => name in recorded && config[name] !== recorded[name])
+      .map((name) => `${name} ${config[name]} (map: ${recorded[name]})`);
+    if (!differ.length) {
+      return config.noise === recorded.noise && config.train_pairs === recorded.train_pairs
+        ? "A recorded cell matches your settings exactly."
+        : "A recorded cell matches your lr, steps, batch and the rest; only your noise or size lies between the grid's.";
+    }
+    return `No recorded cell matches your settings: ${differ.join(", ")}. The map reads its own settings, not yours.`;
+  }
+
+  root.PlaygroundMap = { PayoffMap };
+})(typeof globalThis !== "undefined" ? globalThis : this);

@@ -1,0 +1,165 @@
+// The Playground page: reads site.json, restores the state its link names, and wires the controls, the player
+// (player.js, training in Web Workers) and the views together. Rendering stays apart from the state: a setting goes
+// through setValue (checked, the x0 <= d/2 rule applied, the link rewritten, the run told), and each measured view
+// is drawn by show(). The map, the Loss explorer, the start-here steps and the app's upload and export are
+// sections.js's.
+(function () {
+  "use strict";
+  const { Settings } = PlaygroundState, { Controls } = PlaygroundControls, Panels = PlaygroundPanels;
+  const Charts = PlaygroundCharts, { LOSSES } = PlaygroundPlayer;
+  const $ = (id) => document.getElementById(id);
+
+  function fail(message) {
+    const box = $("failure");
+    box.textContent = message;
+    box.hidden = false;
+  }
+
+  if (typeof Worker === "undefined") {
+    $("no-worker").hidden = false;
+    $("status").replaceChildren(Panels.el("p", {}, "The Playground cannot play in this browser: see the message above."));
+    return;
+  }
+
+  fetch("site.json").then((response) => {
+    if (!response.ok) throw new Error(`site.json could not be loaded (HTTP ${response.status})`);
+    return response.json();
+  }).then(start).catch((error) => fail(`The Playground could not start: ${error.message}.`));
+
+  function start(site) {
+    const settings = new Settings(site.settings, site.presets), rule = new PlaygroundPaired.Rule(site.rule);
+    const query = new URLSearchParams(location.search), tab = query.get("tab");
+    const restored = settings.fromQuery(tab === "loss" ? "" : location.search);
+    const state = { values: restored.values, preset: restored.preset, hidden: restored.hidden, upload: restored.upload };
+    let view = null, selected = null;
+
+    const player = new PlaygroundPlayer.Player({
+      workerUrl: "worker.js", rule,
+      source: (config) => ({ source: config.data === "upload" ? `data/upload/${state.upload}.safetensors`
+                                                              : site.datasets[config.data].file }),
+      onView: (next) => { view = next; show(); },
+      onStatus: ({ playing }) => {
+        $("play").setAttribute("aria-pressed", String(playing));
+        document.body.dataset.playing = String(playing);
+      },
+      onError: (error) => fail(`The run stopped: ${error.message}.`),
+    });
+    const controls = new Controls($("settings"), settings, setValue);
+    const sections = PlaygroundSections.build(site, { settings, rule, state, player, tell, setValue,
+                                                      current: () => view });
+
+    // ---- the state: one setting changed, checked, shown, linked and told to the run ----
+    function setValue(name, value, refused) {
+      const notices = [];
+      if (refused) notices.push(`${refused}: ${settings.title(name)} stays ${state.values[name]}`);
+      else {
+        state.values = { ...state.values, [name]: value };
+        if (name === "loss") state.values.k = LOSSES[value].paperK;   // each loss starts from the paper's k
+        if (state.values.x0 > state.values.d / 2) {
+          state.values.x0 = state.values.d / 2;
+          notices.push(`buffer x0 is at most d/2 (the rule x0 ≤ d/2): the run uses x0 = ${state.values.x0}`);
+        }
+      }
+      tell(notices);
+      apply();
+    }
+
+    function apply() {
+      controls.show(state.values, state.hidden);
+      const link = `${location.pathname}?${settings.toQuery(state)}`;
+      history.replaceState(null, "", link + location.hash);
+      $("link").value = location.href;
+      showPreset();
+      sections.settingsChanged(state.values);
+      player.configure({ ...state.values }).then((restarted) => {
+        if (restarted && view && view.step > 0) tell(["The settings changed, so the run started again."]);
+      });
+    }
+
+    function tell(notices) {
+      $("notices").replaceChildren(...notices.map((text) => Panels.el("p", {}, text)));
+    }
+
+    function showPreset() {
+      const box = $("preset-box"), preset = site.presets.find((p) => p.name === state.preset);
+      box.hidden = !preset;
+      if (preset) box.replaceChildren(...Panels.presetBox(preset, settings.matchesPreset(state.values, state.preset)));
+    }
+
+    // ---- a measured view, drawn ----
+    function show() {
+      if (!view.dots) return;
+      $("status").replaceChildren(...Panels.status(view, view.about.model || "all-MiniLM-L6-v2"));
+      Charts.draw($("dots"), Charts.dotsSpec(view), $("dots-wrap").clientWidth, selected);
+      Charts.draw($("curves"), Charts.curvesSpec(view, Panels.METRICS), $("dots-wrap").clientWidth);
+      $("dots-note").textContent = Panels.dotsNote(view);
+      $("moved").replaceChildren(...Panels.moved(view, (dot) => choose(dot)).flat());
+      if (selected !== null) describe();
+      document.body.dataset.step = String(view.step);
+      document.body.dataset.finished = String(view.finished);
+      $("dots").dataset.best = view.bestSteps.join(",");
+    }
+
+    // ---- inspecting a pair: a click or tap on a dot, the arrow keys on the chart, or a listed pair ----
+    function choose(dot) {
+      selected = dot;
+      show();
+      const place = dot === null ? null : Charts.dotPlace($("dots"), dot);
+      const panel = $("pair");
+      if (place) {   // next to the dot: just below it, within the chart's width
+        panel.style.top = `${Math.round(place.y + 14)}px`;
+        panel.style.left = `${Math.round(Math.max(0, Math.min(place.x - 40, $("dots-wrap").clientWidth - panel.offsetWidth)))}px`;
+        panel.scrollIntoView({ block: "nearest" });
+      }
+    }
+
+    function describe() {
+      const panel = $("pair");
+      panel.hidden = selected === null;
+      if (selected === null) return;
+      const close = Panels.el("button", { type: "button", className: "close", title: "close (Esc)" }, "×");
+      close.setAttribute("aria-label", "close the pair");
+      close.addEventListener("click", () => { choose(null); $("dots").focus(); });
+      panel.replaceChildren(close, ...Panels.pair(view, selected).flat());
+    }
+
+    $("dots").addEventListener("click", (event) => {
+      const box = $("dots").getBoundingClientRect();
+      const found = Charts.dotAt($("dots"), event.clientX - box.left, event.clientY - box.top);
+      if (found) choose(found.dot);
+    });
+    $("dots").addEventListener("keydown", (event) => {
+      if (!view || !view.dots) return;
+      if (event.key === "Escape") { choose(null); return; }
+      if (event.key !== "ArrowRight" && event.key !== "ArrowLeft") return;
+      event.preventDefault();
+      const order = Array.from(view.dots.across, (x, i) => [x, i]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+      const at = order.findIndex(([, i]) => i === selected), move = event.key === "ArrowRight" ? 1 : -1;
+      choose(order[at < 0 ? 0 : Math.min(order.length - 1, Math.max(0, at + move))][1]);
+    });
+
+    // ---- the buttons and the link ----
+    $("play").addEventListener("click", () => { tell([]); player.play(); });
+    $("pause").addEventListener("click", () => player.pause());
+    $("step").addEventListener("click", () => { tell([]); player.step(); });
+    $("reset").addEventListener("click", () => { tell([]); player.reset(); });
+    $("copy-link").addEventListener("click", () => {
+      const said = (text) => { $("copied").textContent = text; };
+      $("link").select();
+      (navigator.clipboard ? navigator.clipboard.writeText(location.href) : Promise.reject(new Error("no clipboard")))
+        .then(() => said("Copied."), () => said("Select the link above and copy it."));
+    });
+    let drawnWidth = 0;
+    new ResizeObserver(() => {
+      const width = $("dots-wrap").clientWidth;
+      if (view && width !== drawnWidth) { drawnWidth = width; show(); }
+    }).observe($("dots-wrap"));
+
+    $("preset-list").replaceChildren(...Panels.presetList(site.presets, settings));
+    $("lesson").replaceChildren(...Panels.lesson(site.lesson));
+    tell(restored.notices);
+    apply();
+    if (tab === "loss") sections.openLoss(query);
+    else if (state.preset) $("preset-box").scrollIntoView({ block: "start" });
+  }
+})();

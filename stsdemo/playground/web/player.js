@@ -1,0 +1,210 @@
+// The Playground's player on the page's main thread: it splits a run's seeds over a few Web Workers (worker.js), asks
+// them for `speed` steps each animation frame while playing, merges their measurements and keeps the curves' points,
+// and computes what a view shows (viewOf): both twins' means, both readings with their paired verdicts, the
+// memorisation gap, the share inside the buffer, the best steps, the drawn report pairs. It draws nothing: the page
+// hands it `onView`. A changed setting other than steps and speed starts the run again (run.py's run_identity).
+// A plain script: globalThis.PlaygroundPlayer; needs draws.js, engine.js and paired.js.
+(function (root) {
+  "use strict";
+  const Engine = root.PlaygroundEngine, { Paired: PairedDifference, grouped } = root.PlaygroundPaired;
+  const CONTINUES = ["steps", "speed"];          // changing these continues a run; any other starts it again
+  const PAIRED = ["spearman", "accuracy"];       // the metrics whose difference buffer - none is read
+  const MOST_WORKERS = 4, SHOWN = 600, MOVED = 5;
+  const LOSSES = {   // stsdemo.losses.spec: each buffer loss's name, its x0 = 0 twin's and the paper's k (BERT)
+    sk2: { short: "Smooth K2", twin: "MSE", paperK: 2 },
+    trelu: { short: "Translated ReLU", twin: "L1", paperK: 2.5 },
+  };
+
+  function runIdentity(config) {
+    return JSON.stringify(Object.keys(config).sort().filter((name) => !CONTINUES.includes(name))
+      .map((name) => [name, config[name]]));
+  }
+
+  function twinLabels(config) {
+    const loss = LOSSES[config.loss];
+    return [`${loss.short}, x0 = ${config.x0}`, `no buffer: x0 = 0 (${config.k}·${loss.twin})`];
+  }
+
+  function median(values) {
+    const sorted = Float64Array.from(values).sort(), mid = sorted.length >> 1;
+    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  }
+
+  // Seeds 0 .. count-1 in `parts` contiguous slices, in order (the first holds seed 0, whose pairs are drawn).
+  function seedSlices(count, parts) {
+    const slices = [];
+    for (let p = 0; p < parts; p++) {
+      const from = Math.floor(p * count / parts), to = Math.floor((p + 1) * count / parts);
+      if (to > from) slices.push(Array.from({ length: to - from }, (_, i) => from + i));
+    }
+    return slices;
+  }
+
+  // Where the drawn report pairs sit across: their gold label, spread a little around each node when every gold
+  // label sits on a node (NLI), the same at every redraw.
+  function across(gold, scheme) {
+    if (!Array.from(gold).every((y) => Math.abs(y / scheme.gap - Math.round(y / scheme.gap)) < 1e-9)) return gold;
+    const jitter = new root.PlaygroundDraws.Stream(0, "noise").uniform(gold.length);
+    return Float64Array.from(gold, (y, i) => y + (jitter[i] * 2 - 1) * 0.18 * scheme.gap);
+  }
+
+  // ---- what a view shows after one measurement ----
+  function viewOf(run, measurement, best) {
+    const { config, about, rule, history } = run, scheme = Engine.makeScheme(about.scheme, config.d);
+    const readBy = Engine.READ_BY[about.scheme.name] || "spearman";
+    const now = Engine.twinMeans(measurement.values), atBest = Engine.twinMeans(measurement.best);
+    const reading = (title, table) => ({
+      title,
+      comparisons: PAIRED.map((metric) => {
+        const a = {}, b = {};
+        measurement.seeds.forEach((seed, i) => {
+          const [buffer, none] = table[metric][i];
+          if (Number.isFinite(buffer) && Number.isFinite(none)) { a[seed] = buffer; b[seed] = none; }
+        });
+        return { metric, paired: rule.paired(a, b, metric) };
+      }),
+    });
+    const gold = about.gold, x0s = [config.x0, 0];
+    const inside = (predictions, t) => Array.from(predictions, (p, i) => Math.abs(Engine.clampThrough(p, scheme) - gold[i]) < x0s[t]);
+    const shownNow = measurement.shown || [];
+    return {
+      step: measurement.step, steps: config.steps, finished: measurement.step >= config.steps,
+      config, about, scheme, readBy, twinLabels: twinLabels(config), seeds: measurement.seeds.length,
+      now, atBest, memorisation: [0, 1].map((t) => now.fit[t] - now.selection[t]),
+      bestSteps: [0, 1].map((t) => median(measurement.bestSteps.map((row) => row[t]))),
+      readings: [reading("Stopped at its best", measurement.best),
+                 reading(`At this step (${grouped(measurement.step)})`, measurement.values)],
+      ruleText: rule.text(measurement.seeds.length, readBy),
+      dots: best && {
+        across: across(gold, scheme), now: shownNow, best: best.predictions, bestSteps: best.steps,
+        inside: shownNow.map(inside), moved: mostMoved(shownNow),
+      },
+      history: history.points,
+    };
+  }
+
+  function mostMoved(shown) {   // the drawn pairs whose twins' predictions differ most, largest first
+    if (shown.length < 2) return [];
+    const order = Array.from(shown[0], (_, i) => i);
+    order.sort((i, j) => Math.abs(shown[0][j] - shown[1][j]) - Math.abs(shown[0][i] - shown[1][i]) || i - j);
+    return order.slice(0, MOVED);
+  }
+
+  // ---- workers: one request at a time per worker, answered in order ----
+  class Crew {
+    constructor(url, count) {
+      this.workers = Array.from({ length: count }, () => new Worker(url));
+      this.waiting = this.workers.map(() => []);
+      this.workers.forEach((worker, i) => {
+        worker.onmessage = (event) => this.waiting[i].shift()(event.data);
+        worker.onerror = (event) => { event.preventDefault(); this.waiting[i].shift()({ type: "error", message: event.message }); };
+      });
+    }
+    ask(i, message, transfer = []) {
+      return new Promise((resolve, reject) => {
+        this.waiting[i].push((answer) => (answer.type === "error" ? reject(new Error(answer.message)) : resolve(answer)));
+        this.workers[i].postMessage(message, transfer);
+      });
+    }
+  }
+
+  class Player {
+    // options: {workerUrl, rule (a PlaygroundPaired.Rule), source(config) -> {source: URL or ArrayBuffer, key},
+    //           onView(view), onStatus({playing, busy}), onError(error)}
+    constructor(options) {
+      this.options = options;
+      const cores = (root.navigator && root.navigator.hardwareConcurrency) || 1;
+      this.crew = new Crew(options.workerUrl, Math.max(1, Math.min(cores, MOST_WORKERS)));
+      this.run = null; this.generation = 0; this.playing = false; this.round = Promise.resolve();
+    }
+
+    get config() { return this.run && this.run.config; }
+
+    // The settings changed: the same run goes on under a new length or speed; any other change starts it again.
+    configure(config) {
+      if (this.run && runIdentity(config) === runIdentity(this.run.config)) {
+        this.run.config = config;
+        if (this.view) this.publish(this.view.measurement, this.view.best);
+        return Promise.resolve(false);
+      }
+      return this.start(config).then(() => true);
+    }
+
+    start(config) {
+      const generation = ++this.generation, slices = seedSlices(config.seeds, this.crew.workers.length);
+      const { source, key } = this.options.source(config);
+      const run = { config, slices, generation, rule: this.options.rule, history: new Engine.History(), about: null };
+      this.run = run; this.view = null;
+      const ready = slices.map((seeds, i) => this.crew.ask(i, {
+        type: "init", id: generation, source, key, config, seeds, describe: i === 0 }));
+      this.round = this.guard(this.round.then(() => Promise.all(ready)).then((answers) => {
+        if (generation !== this.generation) return null;
+        run.about = answers[0].about;
+        return this.advance(0, generation);
+      }));
+      return this.round;
+    }
+
+    advance(steps, generation) {
+      const run = this.run;
+      return Promise.all(run.slices.map((_, i) => this.crew.ask(i, {
+        type: "advance", id: generation, steps, shown: i === 0 ? SHOWN : 0 }))).then((answers) => {
+        if (generation !== this.generation) return;
+        const measurement = Engine.mergeMeasurements(answers.map((answer) => answer.measurement));
+        run.history.add(measurement);
+        this.publish(measurement, answers[0].best);
+      });
+    }
+
+    publish(measurement, best) {
+      this.view = { ...viewOf(this.run, measurement, best), measurement, best };
+      this.options.onView(this.view);
+    }
+
+    guard(promise) {   // a round that failed stops the play and says why; the next round starts afresh
+      return promise.catch((error) => { this.pause(); this.options.onError(error); });
+    }
+
+    // Each animation frame, the next `speed` steps (never past the run's last), one round at a time; a finished run
+    // starts again.
+    play() {
+      if (this.playing) return;
+      if (this.view && this.view.finished) this.start(this.run.config);
+      this.playing = true;
+      this.status();
+      const loop = () => {
+        this.round = this.guard(this.round.then(() => (this.playing ? this.forward(this.run.config.speed) : null)));
+        this.round.then(() => {
+          if (this.view && this.view.finished) this.pause();
+          if (this.playing) requestAnimationFrame(loop);
+        });
+      };
+      requestAnimationFrame(loop);
+    }
+
+    forward(most) {   // up to `most` steps, none past the run's last (read when the round before has ended)
+      const left = this.run.config.steps - (this.view ? this.view.step : this.run.config.steps);
+      return left > 0 ? this.advance(Math.min(most, left), this.generation) : null;
+    }
+
+    pause() { this.playing = false; this.status(); }
+
+    step() {
+      this.pause();
+      this.round = this.guard(this.round.then(() => this.forward(1)));
+      return this.round;
+    }
+
+    reset() { this.pause(); return this.start(this.run.config); }
+
+    // The first seed's head of `twin` at its best step, for an export.
+    bestHead(twin = 0) {
+      return this.round.then(() => this.crew.ask(0, { type: "bestHead", id: this.generation, twin }))
+        .then((answer) => answer.head);
+    }
+
+    status() { if (this.options.onStatus) this.options.onStatus({ playing: this.playing }); }
+  }
+
+  root.PlaygroundPlayer = { Player, viewOf, runIdentity, twinLabels, seedSlices, median, LOSSES, PAIRED, CONTINUES };
+})(typeof globalThis !== "undefined" ? globalThis : this);

@@ -1,0 +1,182 @@
+// The page's sections beside the Playground: the payoff map (map.js) for the current settings, the Loss explorer
+// (loss.js) with its knobs, and, in the app (site.json's "app"), the upload of a visitor's own labelled pairs and the
+// export of the trained head; on the static site one line says those need the full app. A plain script:
+// globalThis.PlaygroundSections; needs charts.js, panels.js, map.js and loss.js.
+(function (root) {
+  "use strict";
+  const { el } = root.PlaygroundPanels, Charts = root.PlaygroundCharts, Loss = root.PlaygroundLoss;
+  const $ = (id) => document.getElementById(id);
+  const POLL_MS = 700;
+  const REFERENCES = { l1: "L1", mse: "MSE" };
+
+  // context: {settings, rule, state, player, tell(notices), setValue(name, value), current() -> the shown view}
+  function build(site, context) {
+    const payoff = new root.PlaygroundMap.PayoffMap(site.payoff, context.rule, site.datasets);
+    const reading = $("map-reading");
+    reading.replaceChildren(...Object.entries(site.payoff.readings || {}).map(([name, words]) => el("option", { value: name }, words)));
+    let values = context.state.values;
+    const drawMap = () => {
+      const found = payoff.view(values, reading.value);
+      $("map-title-line").textContent = found.title;
+      Charts.heatmap($("map-chart"), found, $("map").clientWidth);
+      $("map-text").replaceChildren(...found.lines.map((line) => el("p", {}, line)));
+    };
+    reading.addEventListener("change", drawMap);
+    new ResizeObserver(drawMap).observe($("map"));
+
+    const explorer = lossExplorer(site.loss, context.settings);
+    appParts(site.app, context);
+    return {
+      settingsChanged(next) { values = next; drawMap(); },
+      openLoss: explorer.open,
+    };
+  }
+
+  // ---- the Loss explorer ----
+  function lossExplorer(declared, settings) {
+    const knobs = { ...declared.start, prediction: declared.sample[0], label: declared.sample[1] };
+    const references = new Set(Object.keys(REFERENCES));
+    const boxes = {};
+    const knob = (name) => {
+      const { low, high, step } = declared.sliders[name], id = `loss-${name}`;
+      const slider = el("input", { type: "range", min: low, max: high, step, tabIndex: -1 });
+      slider.setAttribute("aria-hidden", "true");
+      const box = el("input", { type: "number", id, min: low, max: high, step, inputMode: "decimal" });
+      const set = (text) => {
+        const number = Number(text);
+        knobs[name] = Number.isFinite(number) && text !== "" ? Math.min(Math.max(number, low), high) : knobs[name];
+        draw();
+      };
+      slider.addEventListener("input", () => set(slider.value));
+      box.addEventListener("change", () => set(box.value));
+      boxes[name] = [slider, box];
+      return el("div", { className: "field" }, el("label", { htmlFor: id }, settings.title(name)), el("div", { className: "field-inputs" }, slider, box));
+    };
+    const sample = (name, title) => {
+      const box = el("input", { type: "number", id: `loss-${name}`, step: name === "label" ? 0.5 : 0.05, inputMode: "decimal" });
+      box.addEventListener("change", () => {
+        const number = Number(box.value);
+        if (box.value !== "" && Number.isFinite(number) && Math.abs(number) <= 100) knobs[name] = number;
+        draw();
+      });
+      boxes[name] = [box];
+      return el("div", { className: "field" }, el("label", { htmlFor: `loss-${name}` }, title), box);
+    };
+    const checks = Object.entries(REFERENCES).map(([name, title]) => {
+      const box = el("input", { type: "checkbox", checked: true });
+      box.addEventListener("change", () => { if (box.checked) references.add(name); else references.delete(name); draw(); });
+      return el("label", { className: "check" }, box, ` ${title}`);
+    });
+    $("loss-knobs").replaceChildren(knob("k"), knob("x0"), knob("d"),
+      el("div", { className: "field" }, el("span", {}, "Reference losses"), el("div", {}, checks)),
+      el("p", { className: "note" }, "Try a prediction: the loss and pull one sample gets (before the batch mean; " +
+         "training also clamps predictions beyond the outermost nodes)."),
+      el("div", { className: "sample-row" }, sample("prediction", "Prediction"), sample("label", "Label")));
+
+    function draw() {
+      for (const [name, inputs] of Object.entries(boxes)) inputs.forEach((input) => { input.value = String(knobs[name]); });
+      Charts.draw($("loss-chart"), Loss.spec(knobs, [...references]), $("loss-chart").parentElement.clientWidth);
+      const verdict = $("loss-verdict");
+      verdict.textContent = Loss.verdict(knobs);
+      verdict.classList.toggle("invalid", Boolean(Loss.problem(knobs.k, knobs.x0, knobs.d)));
+      const formulas = Loss.formulas(knobs);
+      $("loss-formulas").replaceChildren(...formulas.losses.map((loss) => el("p", {}, el("b", {}, loss.name), `: ${loss.says}`,
+        el("br"), el("code", {}, loss.general), el("br"), "here ", el("code", {}, loss.here))), el("p", {}, formulas.note));
+      const rows = Loss.sampleRows(knobs);
+      $("loss-sample").replaceChildren(el("table", { className: "sample-table" },
+        el("caption", {}, "One sample"),
+        el("tr", {}, ["loss", "x = |pred − label|", "f(x)", "df/dprediction", "in buffer"].map((text) => el("th", { scope: "col" }, text))),
+        rows.map((row) => el("tr", {}, el("th", { scope: "row" }, row.loss), el("td", {}, row.x), el("td", {}, row.f),
+                                      el("td", {}, row.pull), el("td", {}, row.inside)))));
+    }
+    new ResizeObserver(draw).observe($("loss"));
+
+    return {
+      // a start-here link (?tab=loss&k=...&x0=...): its numbers, each within its range, then the explorer in view
+      open(query) {
+        for (const name of ["k", "x0", "d", "prediction", "label"]) {
+          const number = Number(query.get(name));
+          if (query.has(name) && Number.isFinite(number)) {
+            const range = declared.sliders[name];
+            knobs[name] = range ? Math.min(Math.max(number, range.low), range.high) : Math.max(-100, Math.min(100, number));
+          }
+        }
+        draw();
+        $("loss").scrollIntoView({ block: "start" });
+      },
+    };
+  }
+
+  // ---- the app's upload and export; one line on the static site ----
+  function appParts(app, context) {
+    const box = $("app-parts");
+    if (!app) {
+      box.replaceChildren(el("p", { className: "note", id: "app-only" }, "Uploading your own labelled pairs and exporting " +
+        "a trained head need the full app (python app.py); this static page plays the built-in pairs."));
+      return;
+    }
+    const file = el("input", { type: "file", id: "upload-file", accept: ".csv,.tsv,.txt" });
+    const scale = el("input", { type: "text", id: "upload-scale", value: "infer" });
+    const said = el("p", { className: "note", id: "upload-said", role: "status" }, "A CSV or TSV with two sentence columns " +
+      "and a label column; a fifth of the pairs is held out as the report set. Embedded once by the app, then trained here.");
+    file.addEventListener("change", () => { if (file.files.length) upload(app.upload, file, scale.value, said, context); });
+    const exported = el("p", { className: "note", id: "export-said", role: "status" });
+    const button = el("button", { type: "button", id: "export" }, "Export this run (zip)");
+    button.addEventListener("click", () => exportRun(app.export, context, exported));
+    box.replaceChildren(
+      el("details", { id: "own-pairs" }, el("summary", {}, "Your own labelled pairs"),
+         el("div", { className: "field" }, el("label", { htmlFor: "upload-scale" }, "Scale (infer, sts, nli, or the categories lowest first)"), scale),
+         el("div", { className: "field" }, el("label", { htmlFor: "upload-file" }, "Labelled pairs (one file)"), file), said),
+      el("details", { id: "export-box" }, el("summary", {}, "Export the trained head"),
+         el("p", { className: "note" }, "The buffered twin of the first seed at its best step, over the encoder it read, as a " +
+            "scorer that loads with SentenceTransformer(folder)."), button, exported));
+  }
+
+  async function answer(response) {
+    const body = await response.json().catch(() => ({}));
+    if (!response.ok || body.error) throw new Error(body.error || `the app answered HTTP ${response.status}`);
+    return body;
+  }
+
+  // Send the file, then ask how far the embedding is until it is done; a refused file is cleared from the box.
+  async function upload(url, file, scale, said, context) {
+    const form = new FormData();
+    form.append("file", file.files[0]);
+    form.append("scale", scale);
+    try {
+      const { job } = await answer(await fetch(url, { method: "POST", body: form }));
+      for (;;) {
+        const found = await answer(await fetch(`${url}?job=${encodeURIComponent(job)}`));
+        if (found.done) {
+          said.textContent = `${found.title}: ${found.text}`;
+          context.state.upload = found.key;
+          context.setValue("data", "upload");
+          return;
+        }
+        said.textContent = found.progress || "Embedding…";
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      }
+    } catch (error) {
+      file.value = "";
+      said.textContent = `Not read: ${error.message}. The pairs in use are unchanged.`;
+    }
+  }
+
+  async function exportRun(url, context, said) {
+    const view = context.current();
+    try {
+      if (!view || view.step === 0) throw new Error("there is no run to export yet: press Play or Step first");
+      const head = await context.player.bestHead(0);
+      said.textContent = `Writing the head of step ${head.step}…`;
+      const { url: zip, name } = await answer(await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ config: view.config, head, step: view.step }) }));
+      const link = el("a", { href: zip, download: name }, name);
+      said.replaceChildren("Ready: ", link);
+      link.click();
+    } catch (error) {
+      said.textContent = `Not exported: ${error.message}.`;
+    }
+  }
+
+  root.PlaygroundSections = { build };
+})(typeof globalThis !== "undefined" ? globalThis : this);

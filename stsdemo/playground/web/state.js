@@ -1,0 +1,131 @@
+// The Playground's one State: every setting of a run (stsdemo.playground.config.PlaygroundConfig), checked against its
+// declaration from site.json, read from and written to the page's link as the app's links are
+// (stsdemo.app.links): `preset=<name>` starts from a story preset's settings, the link's own values win, a bad value
+// takes its default with a notice, x0 > d/2 takes min(x0's default, d/2), and `hide=a,b` hides those controls (a
+// teacher's classroom link). `data=upload&upload=<key>` plays a visitor's own pairs in the app. No DOM here.
+// A plain script: globalThis.PlaygroundState.
+(function (root) {
+  "use strict";
+  const NOT_IN_PAGE = ["model"];        // the page plays the shipped encoder only
+  const UPLOAD_KEY = /^[A-Za-z0-9_-]{1,80}$/;
+
+  const titleOf = (name, meta) => meta.label || name.replace(/_/g, " ");
+
+  class Settings {
+    constructor(declarations, presets) {
+      this.declarations = declarations;
+      this.names = Object.keys(declarations).filter((name) => !NOT_IN_PAGE.includes(name));
+      this.presets = Object.fromEntries(presets.map((preset) => [preset.name, preset]));
+    }
+    meta(name) { return this.declarations[name]; }
+    title(name) { return titleOf(name, this.meta(name)); }
+    defaults() { return Object.fromEntries(Object.entries(this.declarations).map(([name, meta]) => [name, meta.default])); }
+
+    // One value checked against its declaration (stsdemo.config.check_setting): the value, or an Error saying why.
+    check(name, value) {
+      const meta = this.meta(name), title = this.title(name);
+      if (meta.choices) {
+        if (!meta.choices.includes(value)) throw new Error(`unknown ${title}; choose one of: ${meta.choices.join(", ")}`);
+        return value;
+      }
+      if (typeof meta.default === "boolean") {
+        if (typeof value !== "boolean") throw new Error(`${title} must be true or false`);
+        return value;
+      }
+      if (typeof value !== "number" || !Number.isFinite(value)) throw new Error(`${title} is not a number`);
+      if (meta.integer && !Number.isInteger(value)) throw new Error(`${title} must be a whole number`);
+      const low = meta.low, high = meta.high;
+      if (low !== null && (meta.low_open ? !(value > low) : value < low)) {
+        throw new Error(`${title} must be ${meta.low_open ? "more than" : "at least"} ${low}`);
+      }
+      if (high !== null && value > high) throw new Error(`${title} must be at most ${high}`);
+      return value;
+    }
+
+    // A link's text as the setting's value (a word, true/false, a number), checked.
+    read(name, text) {
+      const meta = this.meta(name);
+      if (meta.choices) return this.check(name, text.trim());
+      if (typeof meta.default === "boolean") {
+        const word = text.trim().toLowerCase();
+        if (["true", "1", "yes", "on"].includes(word)) return true;
+        if (["false", "0", "no", "off"].includes(word)) return false;
+        throw new Error(`${this.title(name)} must be true or false`);
+      }
+      if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text.trim()) || text.length > 40) {
+        throw new Error(`${this.title(name)} is not a number`);
+      }
+      return this.check(name, Number(text));
+    }
+
+    // The one rule across settings (stsdemo.playground.config.lenient): x0 <= d/2, else x0 = min(its default, d/2).
+    withBuffer(values, notices) {
+      if (values.x0 <= values.d / 2) return values;
+      const x0 = Math.min(this.meta("x0").default, values.d / 2);
+      notices.push(`buffer x0 = ${values.x0} is more than d/2 = ${values.d / 2}: using x0 = ${x0}`);
+      return { ...values, x0 };
+    }
+
+    // What a link restores: {values, preset (its name or null), hidden (names), upload (a key or null), notices}.
+    fromQuery(search) {
+      const params = new URLSearchParams(search), notices = [];
+      let values = this.defaults(), preset = null;
+      const asked = params.get("preset");
+      if (asked !== null) {
+        if (asked.trim() in this.presets) {
+          preset = asked.trim();
+          values = { ...values, ...this.presets[preset].settings };
+        } else {
+          notices.push(`unknown preset; choose one of: ${Object.keys(this.presets).join(", ")}`);
+        }
+      }
+      for (const name of this.names) {
+        if (!params.has(name)) continue;
+        try {
+          values[name] = this.read(name, params.get(name));
+        } catch (error) {
+          notices.push(`${error.message}: using ${values[name]}`);
+        }
+      }
+      let upload = params.get("upload");
+      if (upload !== null && !UPLOAD_KEY.test(upload)) {
+        notices.push("the upload key in this link is not one the app hands out: playing the built-in pairs");
+        upload = null;
+      }
+      if (values.data === "upload" && upload === null) values.data = this.meta("data").default;
+      values = this.withBuffer(values, notices);
+      const hidden = [], unknown = [];
+      for (const name of (params.get("hide") || "").split(",").map((word) => word.trim()).filter(Boolean)) {
+        (this.names.includes(name) ? hidden : unknown).push(name);
+      }
+      if (unknown.length) {
+        notices.push(`hide= names ${unknown.length} unknown control${unknown.length > 1 ? "s" : ""}, left out ` +
+                     `(the settings are: ${this.names.join(", ")})`);
+      }
+      return { values, preset, hidden, upload: values.data === "upload" ? upload : null, notices };
+    }
+
+    // The link of a state: its preset, each value that differs from where the preset (or the defaults) start, its
+    // upload key and the hidden controls, so a copied classroom link keeps hide=.
+    toQuery({ values, preset, hidden, upload }) {
+      const start = preset ? { ...this.defaults(), ...this.presets[preset].settings } : this.defaults();
+      const params = new URLSearchParams();
+      if (preset) params.set("preset", preset);
+      for (const name of this.names) {
+        if (values[name] !== start[name]) params.set(name, String(values[name]));
+      }
+      if (values.data === "upload" && upload) params.set("upload", upload);
+      if (hidden.length) params.set("hide", hidden.join(","));
+      return params.toString().replace(/%2C/g, ",");
+    }
+
+    // Whether `values` are still the preset's (a preset's sentences describe exactly its own run).
+    matchesPreset(values, preset) {
+      if (!preset) return false;
+      const start = { ...this.defaults(), ...this.presets[preset].settings };
+      return this.names.filter((name) => name !== "speed").every((name) => values[name] === start[name]);
+    }
+  }
+
+  root.PlaygroundState = { Settings, NOT_IN_PAGE };
+})(typeof globalThis !== "undefined" ? globalThis : this);
