@@ -6,6 +6,7 @@ import csv
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 
@@ -18,9 +19,10 @@ from .labels import LabelScheme
 from .model import SiameseRegressor
 
 MAX_CSV_ROWS = 50_000   # rows scored from one file by default (the app sets its own, smaller limit)
+CHUNK_TOKENS = 16_384   # tokens embedded between two progress reports (about 1 s of MiniLM on 2 CPU cores)
 
-__all__ = ["MAX_SENTENCE_CHARS", "PairScore", "score_pair", "score_csv", "score_pairs",
-           "check_output_path", "label_summary", "scored_file_summary"]
+__all__ = ["MAX_SENTENCE_CHARS", "PairScore", "score_pair", "score_csv", "score_pairs", "scoring_steps",
+           "load_pairs_to_score", "check_output_path", "label_summary", "scored_file_summary"]
 
 
 @dataclass
@@ -72,35 +74,80 @@ def check_output_path(out_path: str | os.PathLike) -> Path:
     return out_path
 
 
-def score_csv(model: SiameseRegressor, path: str | os.PathLike, out_path: str | os.PathLike,
-              scheme: LabelScheme | None = None, max_rows: int = MAX_CSV_ROWS, max_bytes: int | None = None,
-              max_tokens: int | None = None) -> Path:
-    """Score every row of a CSV/TSV with two sentence columns (a label column is optional).
-
-    Writes ``sentence1, sentence2, [label,] prediction, category, node, cosine`` to ``out_path`` atomically
-    (a kill mid-write leaves the old file or none); ``max_tokens`` caps the work (every sentence's tokens, each
-    cut to the model's max length); a text cell that a spreadsheet would run as a formula is
-    written as text (:func:`stsdemo.data.user_files.spreadsheet_cell`). Bad files raise InputError before
-    anything is written.
-    """
-    scheme = scheme or model.scheme
-    out_path = check_output_path(out_path)
+def load_pairs_to_score(model: SiameseRegressor, path: str | os.PathLike, scheme: LabelScheme | None = None,
+                        max_rows: int = MAX_CSV_ROWS, max_bytes: int | None = None,
+                        max_tokens: int | None = None) -> PairSet:
+    """The pairs of a CSV/TSV with two sentence columns (a label column is optional), read and checked before
+    anything is embedded: ``max_tokens`` caps the work (every sentence's tokens, each cut to the model's max
+    length). Bad files raise InputError."""
     extra = {} if max_bytes is None else dict(max_bytes=max_bytes)
-    pairs = load_csv(path, scheme, max_rows=max_rows, require_label=False, **extra)
+    pairs = load_csv(path, scheme or model.scheme, max_rows=max_rows, require_label=False, **extra)
     if max_tokens is not None:
         tokens = sum(min(count, model.max_length) for count in model.token_counts(pairs.sentences1 + pairs.sentences2))
         if tokens > max_tokens:
             raise InputError(f"{Path(path).name} has {tokens:,} tokens to embed; one file may have at most "
                              f"{max_tokens:,}: split it into smaller files")
+    return pairs
+
+
+def score_csv(model: SiameseRegressor, path: str | os.PathLike, out_path: str | os.PathLike,
+              scheme: LabelScheme | None = None, max_rows: int = MAX_CSV_ROWS, max_bytes: int | None = None,
+              max_tokens: int | None = None) -> Path:
+    """Score every row of a CSV/TSV (:func:`load_pairs_to_score` reads and checks it; bad files raise
+    InputError before anything is written) and write the scored file (:func:`score_pairs`)."""
+    out_path = check_output_path(out_path)
+    pairs = load_pairs_to_score(model, path, scheme, max_rows, max_bytes, max_tokens)
     return score_pairs(model, pairs, out_path, scheme)
+
+
+def embedding_steps(model: SiameseRegressor, sentences: list[str],
+                    chunk_tokens: int = CHUNK_TOKENS) -> Iterator[tuple[float, np.ndarray | None]]:
+    """Embed ``sentences`` (each distinct one once) in chunks of about ``chunk_tokens`` tokens, longest first so
+    each chunk pads little: ``(share of the tokens embedded, None)`` after each chunk, then ``(1.0, embeddings)``
+    in the sentences' order."""
+    unique = list(dict.fromkeys(sentences))
+    lengths = np.minimum(model.token_counts(unique), model.max_length) if unique else np.zeros(0)
+    order = np.argsort(-lengths, kind="stable")
+    total, done, start = max(1, int(lengths.sum())), 0, 0
+    rows = {}
+    while start < len(order):
+        end, size = start, 0
+        while end < len(order) and (end == start or size + lengths[order[end]] <= chunk_tokens):
+            size, end = size + int(lengths[order[end]]), end + 1
+        chunk = [unique[i] for i in order[start:end]]
+        rows.update(zip(chunk, model.encode(chunk)))
+        done, start = done + size, end
+        yield done / total, None
+    hidden = model.encoder.config.hidden_size
+    yield 1.0, np.stack([rows[s] for s in sentences]) if sentences else np.zeros((0, hidden), dtype=np.float32)
+
+
+def scoring_steps(model: SiameseRegressor, pairs: PairSet, out_path: str | os.PathLike,
+                  scheme: LabelScheme | None = None, chunk_tokens: int = CHUNK_TOKENS) -> Iterator[float]:
+    """Score loaded pairs and write the scored CSV atomically (see :func:`score_pairs`), yielding the share of
+    the work done after each chunk embedded (:func:`embedding_steps`); the file is written after the last."""
+    scheme = scheme or model.scheme
+    out_path = check_output_path(out_path)
+    for fraction, embeddings in embedding_steps(model, pairs.sentences1 + pairs.sentences2, chunk_tokens):
+        if embeddings is None:
+            yield fraction
+    _write_scored(model, pairs, embeddings, out_path, scheme)
 
 
 def score_pairs(model: SiameseRegressor, pairs: PairSet, out_path: str | os.PathLike,
                 scheme: LabelScheme | None = None) -> Path:
-    """Score loaded pairs (see :func:`score_csv`) and write the scored CSV atomically."""
-    scheme = scheme or model.scheme
+    """Score loaded pairs and write ``sentence1, sentence2, [label,] prediction, category, node, cosine`` to
+    ``out_path`` atomically (a kill mid-write leaves the old file or none); a text cell that a spreadsheet would
+    run as a formula is written as text (:func:`stsdemo.data.user_files.spreadsheet_cell`)."""
     out_path = check_output_path(out_path)
-    embeddings = model.encode(pairs.sentences1 + pairs.sentences2)
+    for _ in scoring_steps(model, pairs, out_path, scheme):
+        pass
+    return out_path
+
+
+def _write_scored(model: SiameseRegressor, pairs: PairSet, embeddings: np.ndarray, out_path: Path,
+                  scheme: LabelScheme) -> None:
+    """The scored CSV of ``pairs`` from their sentences' ``embeddings`` (first sentences, then second)."""
     u, v = embeddings[: len(pairs)], embeddings[len(pairs):]
     predictions = model.score_embeddings(u, v)
     indices = scheme.nearest_index(predictions)
@@ -115,7 +162,6 @@ def score_pairs(model: SiameseRegressor, pairs: PairSet, out_path: str | os.Path
             writer.writerow([spreadsheet_cell(a), spreadsheet_cell(b), *label, f"{predictions[i]:.4f}",
                              spreadsheet_cell(scheme.categories[indices[i]]), f"{scheme.nodes[indices[i]]:g}",
                              f"{cosines[i]:.4f}"])
-    return out_path
 
 
 def label_summary(labels, predictions, scheme: LabelScheme) -> str:

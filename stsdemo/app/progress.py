@@ -1,5 +1,6 @@
-"""What streamed views say of progress: the fraction done and the time left of a run, durations in words, and
-:data:`SKIP` ("leave this output as it is", which the UI sends as ``gr.skip()``)."""
+"""What streamed views say of progress: the fraction done and the time left of a run (or of a file being
+scored: :func:`time_left`), durations in words, and :data:`SKIP` ("leave this output as it is", which the UI
+sends as ``gr.skip()``)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,15 @@ def duration(seconds: float) -> str:
     """``75`` -> '1 min 15 s'; ``9`` -> '9 s'."""
     seconds = max(0, int(round(seconds)))
     return f"{seconds // 60} min {seconds % 60:02d} s" if seconds >= 60 else f"{seconds} s"
+
+
+def time_left(elapsed: float, done: float) -> str:
+    """The time left of a phase ``done`` (a fraction) after ``elapsed`` seconds, at the pace so far, in words."""
+    if done <= 0.02:
+        return "estimating time left…"
+    if done >= 0.995:
+        return "finishing…"
+    return f"about {duration(elapsed / done * (1 - done))} left"
 
 
 class Progress:
@@ -37,9 +47,7 @@ class Progress:
         evaluating = self.eval_started is not None
         done = self.eval_fraction if evaluating else self.train_fraction
         since = self.eval_started if evaluating else self.started
-        if done <= 0.02:
-            return "estimating time left…"
-        if done >= 0.995:
-            return "finishing…"
-        left = f"about {duration((time.perf_counter() - since) / done * (1 - done))} left"
+        left = time_left(time.perf_counter() - since, done)
+        if not left.endswith(" left"):
+            return left
         return left + (" (then the 7-task evaluation)" if self.final_eval and not evaluating else "")

@@ -6,14 +6,16 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, Iterator
 
 import pandas as pd
 
 from .. import caps
 from ..errors import InputError, check_range
 from ..labels import LabelScheme, get_scheme
-from ..scoring import PairScore, score_csv, score_pair, scored_file_summary
+from ..scoring import CHUNK_TOKENS, PairScore, load_pairs_to_score, score_pair, scored_file_summary, scoring_steps
 from . import model_cache, plots, session_files
+from .progress import duration, time_left
 
 MAX_SCORED_ROWS = int(caps.CAPS["score_file_rows"].default)   # rows a visitor may score in one file
 # The label schemes the tab offers: short key (links, API, MCP) -> the choice's text in the form.
@@ -232,11 +234,26 @@ def pair_result(state, session: str, sentence1: str, sentence2: str, scheme: str
             "notice": _plain(view.notice)}
 
 
-def score_file_view(state, session: str, choice: str, path: str | None, scheme_choice: str, custom: str = "",
-                    gap: float = 1.0) -> tuple[Path, pd.DataFrame, str]:
-    """Score an uploaded CSV/TSV; returns the scored CSV (staged for this session), its first rows and a note:
-    the model used when it is not the chosen one (the one that fits the scheme) and, when the file has a
-    label column, the Spearman and the share on the label's node (:func:`stsdemo.scoring.label_summary`)."""
+@dataclass
+class FileScoring:
+    """One update of a file being scored: its progress bar (HTML, with the time left) and, at the end, the scored
+    file, its first rows and its note."""
+
+    progress: str
+    path: Path | None = None
+    rows: pd.DataFrame | None = None
+    summary: str = ""
+
+
+def score_file_steps(state, session: str, choice: str, path: str | None, scheme_choice: str, custom: str = "",
+                     gap: float = 1.0, clock: Callable[[], float] = time.perf_counter,
+                     chunk_tokens: int = CHUNK_TOKENS) -> Iterator[FileScoring]:
+    """Score an uploaded CSV/TSV, yielding its progress after each chunk of about ``chunk_tokens`` tokens embedded
+    (the share of its tokens, the time left at the pace so far by ``clock``); the last update carries the scored CSV (staged for this session),
+    its first rows and a note: the model used when it is not the chosen one (the one that fits the scheme) and,
+    when the file has a label column, the Spearman and the share on the label's node
+    (:func:`stsdemo.scoring.label_summary`). InputError before anything is embedded for a bad file, or one over
+    the caps on a scoring file's size, rows and tokens (:mod:`stsdemo.caps`)."""
     if not path:
         raise InputError("upload a CSV or TSV file with two sentence columns (e.g. sentence1, sentence2)")
     scheme = parse_scheme(scheme_choice, custom, gap)
@@ -246,10 +263,24 @@ def score_file_view(state, session: str, choice: str, path: str | None, scheme_c
     folder = session_files.downloads_dir(session)
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(path).stem)[:60] or "pairs"
     out = folder / f"{stem}-scored-{time.strftime('%H%M%S')}.csv"
-    score_csv(model, path, out, scheme or model.scheme, max_rows=MAX_SCORED_ROWS,
-              max_bytes=int(caps.value("score_file_bytes")), max_tokens=int(caps.value("score_file_tokens")))
+    pairs = load_pairs_to_score(model, path, scheme or model.scheme, max_rows=MAX_SCORED_ROWS,
+                                max_bytes=int(caps.value("score_file_bytes")),
+                                max_tokens=int(caps.value("score_file_tokens")))
+    started, what = clock(), f"Scoring {len(pairs):,} pairs"
+    yield FileScoring(plots.progress_html(0, f"{what}: {time_left(0, 0)}"))
+    for fraction in scoring_steps(model, pairs, out, scheme or model.scheme, chunk_tokens):
+        yield FileScoring(plots.progress_html(fraction, f"{what}: {fraction:.0%} embedded, "
+                                                        f"{time_left(clock() - started, fraction)}"))
     summary = scored_file_summary(out, scheme or model.scheme)
-    return out, pd.read_csv(out, nrows=20), " ".join(n for n in (_plain(switched), summary) if n)
+    done = plots.progress_html(1, f"Scored {len(pairs):,} pairs in {duration(clock() - started)}.", "done")
+    yield FileScoring(done, out, pd.read_csv(out, nrows=20), " ".join(n for n in (_plain(switched), summary) if n))
+
+
+def score_file_view(state, session: str, choice: str, path: str | None, scheme_choice: str, custom: str = "",
+                    gap: float = 1.0) -> tuple[Path, pd.DataFrame, str]:
+    """:func:`score_file_steps` to its end: the scored CSV, its first rows and its note."""
+    *_, last = score_file_steps(state, session, choice, path, scheme_choice, custom, gap)
+    return last.path, last.rows, last.summary
 
 
 def _plain(markdown: str) -> str:

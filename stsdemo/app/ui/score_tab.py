@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from .. import model_cache, score_view
+from .. import model_cache, plots, score_view
 from . import share
 from .common import LATEX, session_of, upload_note, user_errors
 
@@ -41,6 +41,7 @@ class ScoreTab:
     scored: gr.File
     file_button: gr.Button
     file_summary: gr.Markdown
+    file_progress: gr.HTML
     preview: gr.Dataframe
 
 
@@ -92,13 +93,14 @@ def build() -> ScoreTab:
                 pairs_file = gr.File(label="Pairs to score", file_types=[".csv", ".tsv", ".txt"], min_width=200)
                 scored = gr.File(label="Scored file", interactive=False, min_width=200)
             file_button = gr.Button("Score the file")
+            file_progress = gr.HTML(plots.progress_html(0, "No file scored yet.", "idle"), elem_id="score-file-progress")
             file_summary = gr.Markdown(elem_classes="sts-note", elem_id="score-file-summary")
             preview = gr.Dataframe(label="First rows", visible=False, interactive=False)
     return ScoreTab(tab=tab, s1=s1, s2=s2, model=model, scheme=scheme, gold=gold, custom=custom, gap=gap,
                     button=button, link=link, prediction=prediction, category=category, node=node, cosine=cosine,
                     notice=notice, number_line=number_line, line=line, dropped=dropped, examples=examples,
                     pairs_file=pairs_file, scored=scored, file_button=file_button, file_summary=file_summary,
-                    preview=preview)
+                    file_progress=file_progress, preview=preview)
 
 
 def wire(tab: ScoreTab, state, demo: gr.Blocks, restored=()) -> None:
@@ -132,9 +134,14 @@ def wire(tab: ScoreTab, state, demo: gr.Blocks, restored=()) -> None:
 
     @user_errors
     def score_file(model, path, scheme_choice, custom, gap, request: gr.Request):
-        out, rows, summary = score_view.score_file_view(state, session_of(request), model, path, scheme_choice,
-                                                        custom, gap)
-        return str(out), gr.update(value=rows, visible=True), summary
+        """Score a CSV/TSV of sentence pairs; streams a progress bar with the time left, then the scored file,
+        its first rows and a note."""
+        for step in score_view.score_file_steps(state, session_of(request), model, path, scheme_choice, custom,
+                                                gap):
+            if step.path is None:
+                yield gr.skip(), gr.skip(), gr.skip(), step.progress
+            else:
+                yield str(step.path), gr.update(value=step.rows, visible=True), step.summary, step.progress
 
     def scheme_visibility(choice):
         custom = choice == score_view.SCHEMES["custom"]
@@ -162,7 +169,7 @@ def wire(tab: ScoreTab, state, demo: gr.Blocks, restored=()) -> None:
            .then(score_and_draw, inputs, outputs, api_visibility="private", **scoring))
     tab.scheme.change(scheme_visibility, tab.scheme, [tab.custom, tab.gap], api_visibility="private", queue=False)
     tab.file_button.click(score_file, [tab.model, tab.pairs_file, tab.scheme, tab.custom, tab.gap],
-                          [tab.scored, tab.preview, tab.file_summary], api_name="score_file",
+                          [tab.scored, tab.preview, tab.file_summary, tab.file_progress], api_name="score_file",
                           concurrency_id="score_file", concurrency_limit=1)   # a file waits; a pair does not
     for start in [event.then for event in restored] or [demo.load]:  # a restored gold belongs to the link's line
         scored(start(lambda: None, None, tab.line, queue=False, api_visibility="private")
