@@ -94,7 +94,7 @@
       Charts.draw($("curves"), Charts.curvesSpec(view, Panels.METRICS), $("dots-wrap").clientWidth);
       $("dots-note").textContent = Panels.dotsNote(view);
       $("moved").replaceChildren(...Panels.moved(view, (dot) => choose(dot)).flat());
-      if (selected !== null) describe();
+      describe();
       document.body.dataset.step = String(view.step);
       document.body.dataset.finished = String(view.finished);
       $("dots").dataset.best = view.bestSteps.join(",");
@@ -128,10 +128,11 @@
       const found = Charts.dotAt($("dots"), event.clientX - box.left, event.clientY - box.top);
       if (found) choose(found.dot);
     });
+    document.addEventListener("keydown", (event) => {
+      if (event.key === "Escape" && selected !== null) choose(null);
+    });
     $("dots").addEventListener("keydown", (event) => {
-      if (!view || !view.dots) return;
-      if (event.key === "Escape") { choose(null); return; }
-      if (event.key !== "ArrowRight" && event.key !== "ArrowLeft") return;
+      if (!view || !view.dots || (event.key !== "ArrowRight" && event.key !== "ArrowLeft")) return;
       event.preventDefault();
       const order = Array.from(view.dots.across, (x, i) => [x, i]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
       const at = order.findIndex(([, i]) => i === selected), move = event.key === "ArrowRight" ? 1 : -1;
@@ -159,6 +160,7 @@
     $("lesson").replaceChildren(...Panels.lesson(site.lesson));
     tell(restored.notices);
     apply();
+    if (tab || state.preset) $("start").querySelector("details").open = false;   // a link opens its own step
     if (tab === "loss") sections.openLoss(query);
     else if (state.preset) $("preset-box").scrollIntoView({ block: "start" });
   }

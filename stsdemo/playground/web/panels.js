@@ -74,7 +74,7 @@
   function pair(view, dot) {
     const { scheme, config, dots, about } = view, gold = about.gold[dot], x0s = [config.x0, 0];
     const [first, second] = about.sentences[dot], clamped = [];
-    const head = el("tr", {}, ["", "prediction", "|error|", "in buffer", "pull as a training pair"]
+    const head = el("tr", {}, ["", "prediction", "|error|", "in buffer", "pull as training pair"]
       .map((text) => el("th", { scope: "col" }, text)));
     const rows = [];
     view.twinLabels.forEach((name, t) => {
@@ -87,7 +87,7 @@
           el("td", {}, fixed(prediction, 3)),
           el("td", {}, fixed(error, 3) + (read !== prediction ? ` (read as ${label(read)})` : "")),
           el("td", {}, x0s[t] > 0 ? (inside ? "yes" : "no") : "no buffer"),
-          el("td", {}, pullText(pulled, inside, gold))));
+          el("td", { className: "words" }, pullText(pulled, inside, gold))));
       }
     });
     const notes = [el("p", { className: "note" }, "Report pairs never train either twin: the pull is what this pair " +
@@ -107,7 +107,7 @@
   function pullText(pulled, inside, gold) {
     if (inside) return "0 (left alone)";
     if (pulled === 0) return "0 (on its label)";
-    return `${fixed(Math.abs(pulled), 2)}, ${pulled > 0 ? "down" : "up"} toward ${label(gold)}`;
+    return `${fixed(Math.abs(pulled), 2)} ${pulled > 0 ? "down" : "up"} toward ${label(gold)}`;
   }
 
   function moved(view, choose) {

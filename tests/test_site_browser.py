@@ -1,0 +1,187 @@
+"""The static site (``python -m stsdemo site DIR``: the page, STS-B and SNLI embedded, site.json) served by a plain
+file server and opened in Chromium: it plays the memorisation preset's classroom link to its end in the
+browser, sending no request while it plays, and shows the readings the Python core computes for the same settings
+on the same data file, to every digit shown; ``hide=`` hides exactly the controls it names and the copied link keeps
+it; a dot opens its pair next to it; the page fits a 1,280 px desktop and a 390 px phone; a browser without Web
+Workers is told so.
+
+The preset's own run (20 seeds x 3,000 steps) takes minutes in the Python core on two busy cores, so the link plays it
+with fewer seeds and steps (its other settings are the preset's; a link's values win over its preset's). With
+``STSDEMO_SCREENSHOTS=1`` the layouts are written to assets/screenshot-site.png and assets/screenshot-phone-site.png.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import threading
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="needs Debian's chromium")]
+
+SEEDS, STEPS = 4, 300
+HIDDEN = ("lr", "batch_size")
+LINK = f"index.html?preset=memorisation&hide={','.join(HIDDEN)}&seeds={SEEDS}&steps={STEPS}&speed=50"
+CHROMIUM = dict(executable_path="/usr/bin/chromium",
+                args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    from stsdemo.playground.prepared import DEFAULT_NAME, default_encoder, embedded
+    from stsdemo.static_site import write_site
+
+    folder = tmp_path_factory.mktemp("site")
+    encoder = default_encoder()
+    write_site(folder, lambda name: embedded(name, encoder), DEFAULT_NAME)     # embedded once, then cached
+    return folder
+
+
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def base_url(site):
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}/"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(**CHROMIUM)
+        yield launched
+        launched.close()
+
+
+def opened(browser, url: str, width: int):
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(url)
+    page.wait_for_function("document.body.dataset.step === '0'", timeout=60_000)
+    return page, errors
+
+
+@pytest.fixture(scope="module")
+def reference(site) -> dict:
+    """The Python core's run of the link's settings on the site's own data file."""
+    from stsdemo.playground.compact import read_compact
+    from stsdemo.playground.presets import BY_NAME
+    from stsdemo.playground.run import prepare_features, run_seeds
+
+    data, vectors = read_compact(site / "data" / "sts.safetensors")
+    config = replace(BY_NAME["memorisation"].config(), seeds=SEEDS, steps=STEPS)
+    return run_seeds(config, data, prepare_features(data, vectors, config.head))
+
+
+def test_the_preset_link_plays_to_its_end_without_a_request_and_reads_as_the_python_core(browser, base_url, reference):
+    page, errors = opened(browser, base_url + LINK, 1280)
+    asked = []
+    page.on("request", lambda request: asked.append(request.url))
+    page.click("#play")
+    page.wait_for_function("document.body.dataset.finished === 'true'", timeout=120_000)
+    assert asked == [], "the page asked the server for something while it played"
+    assert page.get_attribute("body", "data-step") == str(STEPS)
+
+    shown = page.locator("#status .readings li")
+    readings = {"best": reference["stopped_at_best"]["paired"], "step": reference["paired"]}
+    for line, reading in zip(shown.all(), ("best", "step"), strict=True):
+        numbers = line.locator(".reading").all_inner_texts()
+        verdicts = line.locator(".verdict").all_inner_texts()
+        assert numbers == [readings[reading][metric]["text"] for metric in ("spearman", "accuracy")], reading
+        assert verdicts == [readings[reading][metric]["verdict"] for metric in ("spearman", "accuracy")], reading
+    medians = [np.median(reference["stopped_at_best"]["steps"][twin]) for twin in ("buffer", "none")]
+    assert [float(step) for step in page.get_attribute("#dots", "data-best").split(",")] == medians
+    assert "The memorisation brake" in page.inner_text("#preset-box")
+    assert page.locator("#preset-box").is_visible()
+    assert errors == []
+
+
+def test_hide_hides_exactly_its_controls_and_the_copied_link_keeps_it(browser, base_url):
+    page, _ = opened(browser, base_url + LINK, 1280)
+    page.click("summary:has-text('Training and seeds')")
+    rows = page.locator(".field[data-name]")
+    hidden = {rows.nth(i).get_attribute("data-name") for i in range(rows.count()) if not rows.nth(i).is_visible()}
+    assert hidden == {*HIDDEN, "width"}          # the hidden width belongs to the mlp head alone
+    page.click("#copy-link")
+    link = page.input_value("#link")
+    assert f"hide={','.join(HIDDEN)}" in link and "preset=memorisation" in link
+    page.select_option("#setting-head", "mlp")
+    assert page.locator("#field-width").is_visible()
+    assert f"hide={','.join(HIDDEN)}" in page.input_value("#link") and "head=mlp" in page.input_value("#link")
+
+
+def test_a_clicked_dot_opens_its_pair_next_to_it(browser, base_url):
+    page, errors = opened(browser, base_url + "index.html?steps=50&seeds=2", 1280)
+    page.click("#step")
+    page.wait_for_function("document.body.dataset.step === '1'")
+    place = page.evaluate("""() => { const c = document.getElementById('dots'), d = c.frames[0][0].dots[0];
+                                     const f = c.frames[0][1]; return [f.X(d.x[0]), f.Y(d.y[0])]; }""")
+    page.click("#dots", position={"x": place[0], "y": place[1]})
+    panel = page.locator("#pair")
+    assert panel.is_visible() and "Report pair" in panel.inner_text()
+    assert "toward" in panel.inner_text() or "left alone" in panel.inner_text()
+    canvas = page.locator("#dots").bounding_box()
+    assert abs(panel.bounding_box()["y"] - (canvas["y"] + place[1])) < 40     # just below the dot
+    page.keyboard.press("Escape")
+    assert not panel.is_visible()
+    assert errors == []
+
+
+@pytest.mark.parametrize("width, shot", [(1280, "screenshot-site.png"), (390, "screenshot-phone-site.png")])
+def test_the_page_fits_a_desktop_and_a_phone(browser, base_url, width, shot):
+    page, errors = opened(browser, base_url + "index.html?preset=memorisation&seeds=3&steps=100&speed=50", width)
+    page.click("#play")
+    page.wait_for_function("document.body.dataset.finished === 'true'", timeout=60_000)
+    box = page.locator("#dots").bounding_box()
+    page.mouse.click(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.3)
+    overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert overflow <= 0, f"{overflow} px of horizontal overflow at {width} px"
+    assert page.evaluate(SPLIT_WORDS) == [], "a word of a table wraps mid-word"
+    assert page.evaluate(WRAPPED_NUMBERS) == [], "a number wraps"
+    if os.environ.get("STSDEMO_SCREENSHOTS") == "1":
+        ASSETS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ASSETS / shot), full_page=True)
+    assert errors == []
+
+
+# The words of every table cell that the page broke across lines, and the numbers (cells without a letter) that
+# take more than one line: a heading may wrap between words, never inside one ("pre/dic/tion"), a number never.
+LINES = "const lines = (range) => new Set([...range.getClientRects()].map((box) => Math.round(box.top))).size;"
+SPLIT_WORDS = "() => {" + LINES + """ const split = [];
+  for (const cell of document.querySelectorAll('table th, table td')) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const match of node.data.matchAll(/\\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, match.index); range.setEnd(node, match.index + match[0].length);
+        if (lines(range) > 1) split.push(match[0]);
+      }
+    }
+  }
+  return split; }"""
+WRAPPED_NUMBERS = "() => {" + LINES + """ return [...document.querySelectorAll('table td')].filter((cell) => {
+    const range = document.createRange(); range.selectNodeContents(cell);
+    return !/[a-z]/i.test(cell.textContent) && lines(range) > 1; }).map((cell) => cell.textContent); }"""
+
+
+def test_a_browser_without_web_workers_is_told_so(browser, base_url):
+    page = browser.new_page()
+    page.add_init_script("delete window.Worker;")
+    page.goto(base_url + "index.html")
+    page.wait_for_selector("#no-worker", state="visible")
+    assert "Web Worker" in page.inner_text("#no-worker")
