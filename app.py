@@ -55,7 +55,7 @@ def launch(host: str | None = None, port: int | None = None, mcp: bool = False, 
         state.playground.prewarm(PlaygroundConfig.prewarmed())
     session_files.start_sweeper(state)
     return demo.launch(server_name=host, server_port=port, show_error=True, max_file_size=environment.max_upload(),
-                       blocked_paths=[str(output)], **launch_kwargs(mcp=mcp, demo=demo), **options)
+                       blocked_paths=[str(output)], **launch_kwargs(mcp=mcp, demo=demo, state=state), **options)
 
 
 def main() -> None:

@@ -193,6 +193,24 @@ def cmd_filter(args) -> int:
     return 0
 
 
+def cmd_site(args) -> int:
+    from .playground.prepared import DEFAULT_NAME, default_encoder, embedded
+    from .static_site import write_site
+
+    if args.max_pairs is not None and args.max_pairs < 100:
+        raise InputError(f"--max-pairs must be at least 100 (a selection set needs 50 pairs), got {args.max_pairs}")
+    folder = Path(args.folder)
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())) and not args.force:
+        raise InputError(f"{folder} exists and is not empty: name a new folder, or add --force to write into it")
+    encoder = default_encoder()
+    written = write_site(folder, lambda name: embedded(name, encoder, args.max_pairs), DEFAULT_NAME)
+    print(json.dumps({"folder": str(folder), "bytes": written["bytes"], "gzip_bytes": written["gzip_bytes"],
+                      "files": len(written["files"])}))
+    print(f"stsdemo: serve it with `python -m http.server -d {folder}` and open http://127.0.0.1:8000/, or publish "
+          "the folder as a static Hugging Face Space (its README.md carries the front matter)", file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from . import environment
 
@@ -234,6 +252,15 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("out", help="folder to write")
     export.add_argument("--fp16", action="store_true", help="store the encoder's weights in fp16 (half the size)")
     export.set_defaults(run=cmd_export)
+
+    site = commands.add_parser("site", help="write the Playground as a static site (index.html, its engine, the "
+                                            "embedded data sets, presets and map) that plays in the browser")
+    site.add_argument("folder", help="folder to write (new or empty)")
+    site.add_argument("--max-pairs", type=int, default=None,
+                      help="cut each data set to this many evenly spread pairs a part (a smaller site; the recorded "
+                           "presets and map are for the whole sets)")
+    site.add_argument("--force", action="store_true", help="write into a folder that is not empty")
+    site.set_defaults(run=cmd_site)
 
     filt = commands.add_parser("filter", help="Appendix A leakage filter: counts, and optionally the filtered pairs")
     filt.add_argument("--out", help="write the filtered STS-B + SICK-R train pairs as TSV")

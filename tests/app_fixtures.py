@@ -84,7 +84,7 @@ def served(state, output, mcp: bool | None = None):
     try:
         _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, show_error=True,
                                 max_file_size=environment.max_upload(), blocked_paths=[str(output)],
-                                **launch_kwargs(mcp=mcp, demo=demo))
+                                **launch_kwargs(mcp=mcp, demo=demo, state=state))
         wait_for_info(url)
         yield url
     finally:

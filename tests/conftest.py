@@ -60,9 +60,6 @@ SLOW_TESTS = {  # module: its slow tests, by function name (every parameter set)
         "test_a_heads_reading_at_its_chosen_step_equals_a_rerun_measured_there",
         "test_seeds_trained_together_end_where_each_ends_alone",
         "test_each_head_stops_at_the_step_that_maximises_its_selection_metric"},
-    "test_playground_view": {  # play a run to its end
-        "test_the_status_reads_stopped_at_its_best_first_and_marks_each_twins_best_step",
-        "test_a_playing_page_asks_for_its_next_frames_with_the_key_play_handed_out"},
 }
 
 

@@ -105,73 +105,6 @@ def _content_top(page) -> float:
         .filter((panel) => getComputedStyle(panel).display !== 'none')[0].getBoundingClientRect().top""")
 
 
-# ---- 16. the payoff map reads on a phone ---------------------------------------------------------------------
-
-
-def test_the_payoff_map_reads_at_390_px(window, tmp_path, monkeypatch):
-    """The map of a recorded grid (a made-up one, so the test does not depend on the shipped record): cell text
-    at 10 px or more (Plotly once shrank it to 4 px), upright labels, the title inside the chart and the colour
-    bar across the map's width (it was a quarter of it)."""
-    from playwright.sync_api import expect
-
-    from stsdemo.app import playground_view
-    from stsdemo.playground import payoff
-
-    made_up = _made_up_map()
-    monkeypatch.setattr(playground_view, "recorded_map", lambda: made_up)
-    monkeypatch.setattr(playground_view, "map_marks", lambda reading: payoff.verdicts(made_up, reading))
-    _loaded(window)
-    window.get_by_role("tab", name="Playground").click()
-    window.locator("#pg-map-reading").get_by_text(payoff.READINGS["step"]).click()  # redrawn from the made-up map
-    heatmap = window.locator("#pg-payoff")
-    expect(heatmap).to_contain_text("±", timeout=30_000)
-    heatmap.scroll_into_view_if_needed()
-    found = heatmap.evaluate("""(root) => {
-        const svg = root.querySelector('.main-svg').getBoundingClientRect();
-        const inside = (r) => r.left >= svg.left - 1 && r.right <= svg.right + 1 && r.top >= svg.top - 1;
-        const cells = [...root.querySelectorAll('text')].filter((t) => t.textContent.includes('±'));
-        const title = [...root.querySelectorAll('.gtitle')];
-        const ticks = [...root.querySelectorAll('.xtick text, .ytick text')];
-        const bar = root.querySelector('.colorbar .cbbg, .colorbar rect').getBoundingClientRect();
-        const plot = root.querySelector('.nsewdrag').getBoundingClientRect();
-        return {sizes: cells.map((t) => parseFloat(getComputedStyle(t).fontSize)), cells: cells.length,
-                title: title.length && title.every((t) => inside(t.getBoundingClientRect())),
-                rotated: ticks.filter((t) => /rotate\\((?!0)/.test(t.getAttribute('transform') || '')).length,
-                bar: bar.width / plot.width, width: svg.width};
-    }""")
-    assert found["cells"] == 25 and min(found["sizes"]) >= 10, found
-    assert found["title"] and found["rotated"] == 0 and found["bar"] > 0.8, found
-    _shot(window, "payoff-map", tmp_path, "#pg-payoff")
-
-
-def _made_up_map() -> dict:
-    """A payoff record in the shipped format: every cell of the grid, 20 seeds of made-up differences."""
-    import random
-
-    from stsdemo.playground import payoff
-    from stsdemo.playground.config import PlaygroundConfig
-    from stsdemo.playground.metrics import READ_BY
-
-    rng, cells = random.Random(0), {}
-    for data in ("sts", "nli"):
-        for loss in ("sk2", "trelu"):
-            for head in payoff.HEADS:
-                for noise in payoff.NOISES:
-                    for size in payoff.SIZES:
-                        shift = rng.uniform(-3, 3)
-
-                        def part():
-                            diffs = [shift + rng.gauss(0, 1) for _ in range(20)]
-                            return {"paired": {READ_BY[data]: {"diffs": diffs, "seeds": list(range(20))}}}
-
-                        config = {**PlaygroundConfig().to_dict(), "data": data, "loss": loss, "head": head,
-                                  "noise": noise, "train_pairs": size, "seeds": 20, "steps": 1000}
-                        cells[payoff.cell_key(data, loss, head, noise, size)] = dict(
-                            config=config, seeds=list(range(20)), machine="test", **part(), stopped_at_best=part(),
-                            tuned=part() if head == "paper" else None)
-    return {"version": payoff.MAP_VERSION, "machine": "test", "cells": cells}
-
-
 # ---- 17. chart titles fit a phone ----------------------------------------------------------------------------
 
 
@@ -244,9 +177,9 @@ def test_the_fine_tune_tab_logs_no_warning_of_ours(window, tmp_path):
 
 
 def test_the_wording_says_what_it_means():
-    """A mixed verdict says the comparisons disagree and how many hold; Step on a finished run is said; a
-    prediction beyond the label line is drawn at its end and said; the Playground's curves have 3+ y ticks."""
-    from stsdemo.app import evidence_view, playground_plots, plots, score_view
+    """A mixed verdict says the comparisons disagree and how many hold; a prediction beyond the label line is drawn
+    at its end and said."""
+    from stsdemo.app import evidence_view, plots, score_view
     from stsdemo.labels import get_scheme
 
     words = evidence_view.verdict_words("mixed: 2 reversed, 1 no measurable difference")
@@ -260,27 +193,3 @@ def test_the_wording_says_what_it_means():
     assert list(figure.layout.xaxis.range) == [-0.75, 5.75] and mark.x[0] == -0.75
     assert mark.marker.symbol == "triangle-left" and "-1.49, beyond the line" in mark.text[0]
     assert "beyond the line" in score_view.beyond_note(-1.49, "0", sts) and score_view.beyond_note(5.2, "5", sts) == ""
-
-    for low, high in ((0.001, 0.1513), (0.61, 0.67), (70.02, 70.31), (-0.3, 0.9)):
-        assert len(playground_plots.nice_ticks(low, high, count=3)) >= 3, (low, high)
-
-
-def test_step_on_a_finished_run_says_so():
-    import numpy as np
-
-    from stsdemo.app import playground_view
-    from stsdemo.app.playground_memory import PlaygroundMemory
-    from stsdemo.playground.config import PlaygroundConfig, declaration
-    from stsdemo.playground.embeddings import Encoder
-
-    def stand_in(place, name, shown):
-        return Encoder("stand-in", f"stand-in:{place}", 128, lambda sentences: np.array(
-            [[s.count(c) for c in "etaoinshr"] + [len(s) / 20] for s in sentences], dtype=np.float32))
-
-    store = PlaygroundMemory(max_pairs=120, encoder_for=stand_in)
-    said = "The run has reached its last step: Reset or Play starts it again."
-    shortest = declaration("steps")["low"]
-    values = PlaygroundConfig(seeds=2, steps=shortest, speed=shortest).to_dict()
-    assert said not in playground_view.advance(store, "v", values, "step").notices       # mid-run: a step
-    assert playground_view.advance(store, "v", values, "play").playing is False          # the run is done
-    assert said in playground_view.advance(store, "v", values, "step").notices

@@ -14,9 +14,10 @@
   ``evidence_view.py``: the project's recorded evidence (``evidence.json``: arms, seeds, verdicts) as the
   Benchmark tab and the header show it; ``tuning_view.py``: the tuned evidence (every arm at its own best
   settings) as the Benchmark tab shows it.
-* ``playground_view.py``: the *Playground* as plain Python (a visitor's run advanced by Play, Step, Reset, its
-  numbers and the recorded payoff map); ``playground_memory.py``: the prepared data sets every visitor shares and
-  each visitor's own run; ``playground_plots.py``: its live charts as drawing specs and the payoff map.
+* ``playground_site.py``: the *Playground*'s page (``stsdemo/playground/web/``, which trains in the visitor's
+  browser) served under ``/playground/``, with its data files, uploads and export; ``playground_memory.py``: the
+  prepared data sets every visitor shares and each visitor's uploaded pairs; ``playground_api.py``: the
+  ``playground`` API endpoint and MCP tool, which run the Python core.
 * ``lesson.py``: the start-here path at the top of the app and the README.
 * ``plots.py``: the tabs' figures and tables (the evidence's own are in ``evidence_view.py``); ``slots.py``: the
   line long jobs wait in; ``reference.py``: published scores shown beside the benchmark; ``links.py``: links that

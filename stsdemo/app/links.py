@@ -8,11 +8,8 @@ A link names its tab and that tab's state, e.g. ``?tab=loss&k=3&x0=0.1&d=1&predi
 * ``tab=train``: the Fine-tune form: ``model`` (``default`` or ``scorer``), ``data`` (a built-in set),
   every setting of the form under its own name (its values and checks come from the setting's one
   declaration in :mod:`stsdemo.config`, through :mod:`stsdemo.app.form`) and ``final_eval``;
-* ``tab=playground``: the Playground's settings, each under its own name (values and checks from their one
-  declaration in :mod:`stsdemo.playground.config`); the encoder is always the embedded one. ``preset=<name>``
-  starts from a story preset's settings (:mod:`stsdemo.playground.presets`; the link's own values still win),
-  and ``hide=lr,batch_size`` hides those controls: a teacher's classroom link. Its seeds are fixed (0 .. seeds
-  - 1), so every student who opens it sees the same run;
+* ``tab=playground``: the Playground tab; its other parameters (``preset=``, ``hide=``, every setting) are the
+  Playground page's own, read by the page itself (``stsdemo/playground/web/``), as the static site reads them;
 * ``tab=bench``: the Benchmark tab (no state).
 
 :func:`encode` writes a tab's values (as its components hold them) as a query; :func:`parse` reads one back:
@@ -40,8 +37,6 @@ from ..errors import InputError, check_range
 from ..labels import get_scheme
 from ..losses.buffer import check_x0
 from ..losses.spec import LOSSES
-from ..playground.config import PlaygroundConfig, declaration, lenient, relevant
-from ..playground.presets import BY_NAME as PRESETS
 from . import form, loss_view, model_cache, score_view
 
 MAX_QUERY = 8_000          # characters of a whole link's query; a longer link restores nothing
@@ -68,7 +63,6 @@ class Restored:
     tab: str | None = None
     values: dict = field(default_factory=dict)
     notices: list[str] = field(default_factory=list)
-    hidden: frozenset = frozenset()       # the tab's fields the link hides (``hide=``)
 
 
 @dataclass(frozen=True)
@@ -322,50 +316,6 @@ def _clamp_to_budget(values: dict, notices: list[str]) -> None:
         notices.append(notice)
 
 
-# ---- the Playground ----------------------------------------------------------------------------------------------
-
-PLAYGROUND_START = PlaygroundConfig()
-
-
-def _playground_field(name: str) -> Field:
-    """A Playground setting, read and checked through its one declaration (a choice is checked here, so its
-    notice repeats no link text)."""
-    meta = declaration(name)
-    title, default = meta["title"], getattr(PLAYGROUND_START, name)
-
-    def read(text: str):
-        if meta["choices"]:
-            if text.strip() not in meta["choices"]:
-                raise InputError(f"unknown {title}; choose one of: {', '.join(meta['choices'])}")
-            return text.strip()
-        if isinstance(default, bool):
-            return _read_bool(text, title)
-        return check_setting(name, _read_number(text, title), PlaygroundConfig)
-
-    return Field(name, title, default, lambda value: value if meta["choices"] else _number_text(value), read)
-
-
-def _playground_fields() -> tuple[Field, ...]:
-    return tuple(_playground_field(name) for name in PLAYGROUND_START.to_dict() if name != "model")
-
-
-def _playground_preset(name: str) -> dict:
-    """A story preset's settings by its name (InputError, naming the known ones, for another)."""
-    if name.strip() not in PRESETS:
-        raise InputError(f"unknown preset; choose one of: {', '.join(PRESETS)}")
-    return PRESETS[name.strip()].config().to_dict()
-
-
-def _check_playground(values: dict, notices: list[str]) -> None:
-    """x0 <= d/2, by the Playground's own rule (:func:`stsdemo.playground.config.lenient`)."""
-    config, more = lenient(values)
-    values["x0"] = config.x0
-    notices.extend(more)
-
-
-# ---- the tabs ----------------------------------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class TabLink:
     fields: Callable[[], tuple[Field, ...]]
@@ -373,8 +323,6 @@ class TabLink:
     names: dict | None = None          # link key -> field name where they differ
     defaults: Callable[[set, dict], dict] | None = None   # (keys the link gave, values read) -> changed defaults
     unused: Callable[[Mapping], set] | None = None        # values -> link keys that say nothing there
-    preset: Callable[[str], dict] | None = None           # ``preset=<name>`` -> the values it starts from
-    hideable: bool = False                                # whether ``hide=`` may hide the tab's fields
 
 
 TAB_LINKS = {
@@ -383,7 +331,7 @@ TAB_LINKS = {
                      lambda values: set() if values.get("scheme") == score_view.SCHEMES["custom"]
                      else {"categories", "gap"}),
     "train": TabLink(_train_fields, _check_train),
-    "playground": TabLink(_playground_fields, _check_playground, preset=_playground_preset, hideable=True),
+    "playground": TabLink(lambda: ()),      # the page in the tab reads its own parameters
     "bench": TabLink(lambda: ()),
 }
 
@@ -444,15 +392,9 @@ def _parse(query) -> Restored:
     names = link.names or {}
     values, notices = {}, []
     given = {f.key for f in link.fields() if f.key in params}
-    start = {}
-    if link.preset and "preset" in params:
-        try:
-            start = link.preset(params["preset"])
-        except InputError as error:
-            notices.append(str(error))
     for item in link.fields():
         name = names.get(item.key, item.key)
-        values[name] = start.get(name, item.default)
+        values[name] = item.default
         if item.key not in params:
             continue
         try:
@@ -465,32 +407,12 @@ def _parse(query) -> Restored:
         values.update(link.defaults(given, values))
     if link.check:
         link.check(values, notices)
-    hidden = _hidden(params.get("hide", ""), link, names, notices) if link.hideable else frozenset()
-    return Restored(tab, values, [_clean(n) for n in notices], hidden)
+    return Restored(tab, values, [_clean(n) for n in notices])
 
 
-def visible(state: Restored, name: str) -> bool | None:
-    """Whether a restored tab's field ``name`` is shown: False for one its link hides (``hide=``) or one that does
-    not apply (the Playground's width beside another head); None for a tab whose link hides nothing."""
-    if state.tab is None or not TAB_LINKS[state.tab].hideable:
-        return None
-    return name not in state.hidden and relevant(name, state.values.get("head", PLAYGROUND_START.head))
-
-
-def _hidden(text: str, link: TabLink, names: dict, notices: list[str]) -> frozenset:
-    """The fields ``hide=a,b`` names (an unknown name is left out with a notice that repeats none of it)."""
-    known = {names.get(item.key, item.key) for item in link.fields()}
-    asked = [word.strip() for word in text.split(",") if word.strip()]
-    unknown = [word for word in asked if word not in known]
-    if unknown:
-        notices.append(f"{len(unknown)} name{'s' if len(unknown) > 1 else ''} in hide= name no control of this tab "
-                       f"(known: {', '.join(sorted(known))})")
-    return frozenset(word for word in asked if word in known)
-
-
-def encode(tab: str, values: Mapping, hidden=()) -> tuple[str, list[str]]:
+def encode(tab: str, values: Mapping) -> tuple[str, list[str]]:
     """The query of a link to ``tab`` with ``values`` (keyed by field name, as the components hold them;
-    a missing one is left out and reopens at its default), hiding the fields ``hidden``. A value that would not
+    a missing one is left out and reopens at its default). A value that would not
     read back (e.g. an out-of-range number typed in the form) is left out, with a notice. Returns
     ``("?tab=...&...", notices)``."""
     if tab not in TAB_LINKS:
@@ -513,6 +435,4 @@ def encode(tab: str, values: Mapping, hidden=()) -> tuple[str, list[str]]:
             notices.append(_clean(f"{item.title} is not in the link: {reason}"))
             continue
         pairs.append((item.key, text))
-    if hidden and link.hideable:
-        pairs.append(("hide", ",".join(sorted(hidden))))
     return "?" + urlencode(pairs, quote_via=quote, safe=",:"), notices

@@ -8,17 +8,10 @@ import pandas as pd
 
 from ..errors import InputError, check_range
 from ..losses.buffer import check_buffer
-from ..losses.spec import PAPER_X0, paper_k, paper_k_text
+from ..losses.explorer import MAX_POINT, SAMPLE, SLIDERS, START  # noqa: F401 (the tab, links and tools read them here)
+from ..losses.spec import paper_k_text
 from . import plots
 
-START = dict(k=paper_k("sk2", "bert"), x0=PAPER_X0, d=1.0)   # the paper's Smooth K2 on a gap of 1
-SAMPLE = (3.6, 3.0)                                            # a prediction and its label, marked on the charts
-
-# The sliders' ranges (name -> (low, high, step)); the API endpoint checks its numbers against the same.
-# The explorer's ranges (low, high, step) are a chart's, inside the losses' hard bounds (spec.MAX_K, MAX_GAP): k
-# to 5 covers the paper's 1 to 3.5, and x0 reaches past d/2 on purpose, to show the wrong-side band.
-SLIDERS = {"k": (0.1, 5.0, 0.05), "x0": (0.0, 1.5, 0.01), "d": (0.2, 2.0, 0.05)}
-MAX_POINT = 1e6     # largest |prediction|, |label| loss_at takes: every loss and pull then stays a finite number
 
 
 def slope_hint() -> str:

@@ -1,18 +1,16 @@
-"""What the app keeps in memory for the Playground: the prepared data sets, shared by every visitor, and each
-visitor's own run, shared with no one.
+"""What the app keeps in memory for the Playground: the prepared data sets, shared by every visitor (the page's
+data files and the API's runs read them), and each visitor's uploaded pairs.
 
 A data set is prepared once per encoder (its sentences embedded, :mod:`stsdemo.playground.embeddings`, read from
 the disk cache when it holds them) in a background thread, one encoding at a time; whoever needs it waits and
-watches its progress. A visitor's run lives under their session key (one per page load); the least recently
-used runs beyond :data:`MAX_SESSIONS` are dropped, and so are the least recently used prepared sets beyond
-:data:`MAX_PREPARED`.
+watches its progress. A visitor's upload lives under their page's session key; the least recently used beyond
+:data:`MAX_SESSIONS` are dropped, and so are the least recently used prepared sets beyond :data:`MAX_PREPARED`.
+No run lives here: the page trains in the visitor's browser.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import secrets
 import threading
 import time
 from collections import OrderedDict
@@ -24,17 +22,13 @@ from ..model_source import resolve_model
 from ..playground.config import UPLOADED
 from ..playground.datasets import PlaygroundData, load_playground_data
 from ..playground.embeddings import Embeddings, Encoder, embed_sentences, encoder_from
-from ..playground.run import Features, Playground, RunView, prepare_features
+from ..playground.run import Features, prepare_features
 from ..playground.uploaded import UploadedData, load_uploaded_pairs
 from . import model_cache
 
 MAX_PREPARED = 3          # data sets x encoders kept in memory (each some 50 to 100 MB with its features)
-MAX_SESSIONS = 16         # visitors' runs kept; one of 20 seeds on all pairs (mlp, width 64) holds about 80 MB:
-                          # its selection set's features, training subsets and the heads with Adam's moments
-POLL_S = 0.25             # how often a waiting request reports the preparation's progress
-MAX_TICKS = 2             # frames of playing runs made at once (one per core); the next pages wait their turn
+MAX_SESSIONS = 64         # visitors' uploads kept (each a few thousand pairs' sentences and labels)
 BAR_CELLS = 20            # characters of the text progress bar a waiting visitor reads
-TICK_WAIT_S = 1.0         # how long a frame request waits for its turn before it answers "busy"
 
 
 
@@ -77,31 +71,21 @@ class Preparation:
         elapsed = time.monotonic() - self.started
         return elapsed * (1 - self.fraction) / self.fraction
 
-    def progress_text(self, playing: bool = True) -> str:
-        """What a waiting visitor reads: what is embedded, how far along, the time left and, to one who pressed
-        Play (``playing``), that Pause works meanwhile."""
+    def progress_text(self) -> str:
+        """What a waiting visitor reads: what is embedded, how far along and the time left."""
         left = self.seconds_left()
         eta = "estimating the time left" if left is None else f"about {max(1, round(left)):,} s left"
         filled = round(BAR_CELLS * self.fraction)
         return (f"Embedding the sentences of {self.what}: {'█' * filled}{'░' * (BAR_CELLS - filled)} "
-                f"{self.fraction:.0%} ({eta}; once, then cached)." + (" Pause works while you wait." if playing else ""))
+                f"{self.fraction:.0%} ({eta}; once, then cached).")
 
 
 @dataclass
 class SessionRun:
-    """A visitor's Playground: the run (None before the first Play, Step or Reset), how people call its encoder,
-    the key its page asks for the next frames of a playing run with, the key it inspects a drawn pair with, the
-    pairs they uploaded (the data set ``upload`` names for them) and the lock its requests take."""
+    """A visitor's page: the pairs they uploaded (the data set ``upload`` names for them) and their embedding."""
 
-    playground: Playground | None = None
-    view: RunView | None = None      # what its last frame showed (a dot is inspected there)
-    model: str = ""                  # the model the run's encoder loads as (what an export builds its scorer on)
     uploaded: UploadedData | None = None
     embedding: Preparation | None = None       # the preparation of their last upload
-    encoder: str = ""
-    token: str | None = None
-    view_key: str = field(default_factory=lambda: secrets.token_urlsafe(18))   # reads the run, never moves it
-    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 EncoderFor = Callable[[str, str, str], Encoder]     # (where the model is, its name to load, its name for people)
@@ -121,11 +105,8 @@ class PlaygroundMemory:
             place, lambda: self.models.get(name), shown))
         self._prepared: OrderedDict[tuple, Preparation] = OrderedDict()
         self._sessions: OrderedDict[str, SessionRun] = OrderedDict()
-        self._tokens: dict[str, str] = {}       # play token -> session
-        self._views: dict[str, str] = {}        # view key -> session
         self._lock = threading.Lock()
         self._encoding = threading.Lock()       # one encoding pass at a time: they share two cores
-        self._ticks = threading.BoundedSemaphore(MAX_TICKS)
 
     # ---- data sets ----------------------------------------------------------------------------------------
 
@@ -204,62 +185,14 @@ class PlaygroundMemory:
         for dataset in datasets:
             self.prepare("", choice, dataset)
 
-    # ---- visitors' runs -------------------------------------------------------------------------------------
+    # ---- visitors' uploads ---------------------------------------------------------------------------------
 
     def session(self, session: str) -> SessionRun:
-        """The visitor's run (a new, empty one for a new visitor); the least recently used beyond
+        """The visitor's page (a new, empty one for a new visitor); the least recently used beyond
         :data:`MAX_SESSIONS` are dropped."""
         with self._lock:
-            run = self._sessions.get(session)
-            if run is None:
-                run = self._sessions[session] = SessionRun()
-                self._views[run.view_key] = session
+            run = self._sessions.setdefault(session, SessionRun())
             self._sessions.move_to_end(session)
             while len(self._sessions) > MAX_SESSIONS:
-                _, dropped = self._sessions.popitem(last=False)
-                self._tokens.pop(dropped.token, None)
-                self._views.pop(dropped.view_key, None)
+                self._sessions.popitem(last=False)
             return run
-
-    def play_token(self, session: str) -> str:
-        """A new key for the visitor's page to ask for the next frames of their playing run with (unguessable, so
-        no other page can advance or read this run); the run's previous key stops working."""
-        token = secrets.token_urlsafe(18)
-        run = self.session(session)
-        with self._lock:
-            self._tokens.pop(run.token, None)
-            run.token, self._tokens[token] = token, session
-        return token
-
-    def session_of_token(self, token) -> str | None:
-        """Whose run a play token names (None for an unknown, stale or malformed one)."""
-        return self._lookup(self._tokens, token)
-
-    def session_of_view(self, key) -> str | None:
-        """Whose run a view key names (None for an unknown or malformed one)."""
-        return self._lookup(self._views, key)
-
-    def _lookup(self, keys: dict, key) -> str | None:
-        if not isinstance(key, str) or len(key) > 64:
-            return None
-        with self._lock:
-            return keys.get(key)
-
-    @contextlib.contextmanager
-    def tick_slot(self):
-        """One of the :data:`MAX_TICKS` slots for making a playing run's frame: yields whether it was granted
-        within :data:`TICK_WAIT_S` (and frees it after)."""
-        granted = self._ticks.acquire(timeout=TICK_WAIT_S)
-        try:
-            yield granted
-        finally:
-            if granted:
-                self._ticks.release()
-
-    def forget(self, session: str) -> None:
-        """Drop a visitor's run (their page closed)."""
-        with self._lock:
-            dropped = self._sessions.pop(session, None)
-            if dropped is not None:
-                self._tokens.pop(dropped.token, None)
-                self._views.pop(dropped.view_key, None)

@@ -20,6 +20,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import torch
+
 from ..atomic import write_json_atomic
 from ..errors import InputError
 from ..export import portable_path, portable_record
@@ -28,20 +30,23 @@ from ..model_card import PLAYGROUND_RUN, framework_versions, write_card
 from ..model_source import resolve_model
 from ..save_format import RUN_RECORD
 from .embeddings import MAX_LENGTH
+from .metrics import held_out_metrics
 from .run import TWIN_NAMES, BestHead, Playground, record_number, twin_labels
 
 
 def export_playground(playground: Playground, encoder_source: str | os.PathLike | None,
-                      out_folder: str | os.PathLike, twin: int = 0, allowed_roots: list[Path] | None = None) -> Path:
+                      out_folder: str | os.PathLike, twin: int = 0, allowed_roots: list[Path] | None = None,
+                      best: BestHead | None = None) -> Path:
     """Write the first seed's ``twin`` head (0: the loss with its buffer, 1: x0 = 0) of ``playground`` at its best
-    step, over the encoder at ``encoder_source`` (the model the run's embeddings came from, named as the run's
-    ``model`` setting names it: None or empty for the embedded all-MiniLM-L6-v2), to ``out_folder``; returns the
-    folder. ``allowed_roots`` as for :meth:`SiameseRegressor.load`. InputError for a head other than ``paper``, a
-    run not trained yet, or an encoder whose width is not the head's."""
+    step (or ``best``, a head the page trained: :func:`page_head`), over the encoder at ``encoder_source`` (the
+    model the run's embeddings came from, named as the run's ``model`` setting names it: None or empty for the
+    embedded all-MiniLM-L6-v2), to ``out_folder``; returns the folder. ``allowed_roots`` as for
+    :meth:`SiameseRegressor.load`. InputError for a head other than ``paper``, a run not trained yet, or an encoder
+    whose width is not the head's."""
     if playground.config.head != "paper":
         raise InputError(f"only the paper head (Linear on [u, v, |u-v|], the scorer's own head) can be exported as a "
                          f"scorer; this run's head is {playground.config.head!r}")
-    best = playground.best_head(twin)
+    best = best or playground.best_head(twin)
     out = Path(out_folder).resolve()
     model = head_scorer(playground, best, encoder_source, allowed_roots)
     model.base_model = portable_path(model.base_model, out.parent)
@@ -52,6 +57,28 @@ def export_playground(playground: Playground, encoder_source: str | os.PathLike 
         write_card(staging)
 
     return model.export(out, beside=beside)
+
+
+def page_head(playground: Playground, parameters: list, twin: int, best_step: int, steps: int) -> BestHead:
+    """The paper head a page trained (``parameters``: its weights then its bias, as the page's engine lays them
+    out) of the first seed of ``playground`` (a fresh run of the page's settings, not trained here), with its
+    selection and report readings measured again by the Python core, so the record says what the head does, not
+    what the page claimed; ``playground`` then counts ``steps`` steps. InputError for a malformed head."""
+    features = playground.features.train.shape[1]
+    values = torch.as_tensor(parameters, dtype=torch.float64) if isinstance(parameters, list) else None
+    if values is None or values.shape != (features + 1,) or not torch.isfinite(values).all():
+        raise InputError(f"a paper head is {features + 1} finite numbers (its weights, then its bias)")
+    if twin not in range(len(TWIN_NAMES)) or not 0 < best_step <= steps <= playground.config.steps:
+        raise InputError("the head's twin, best step and steps do not fit the run's settings")
+    with torch.no_grad():
+        playground.head.weight[0, twin] = values[:-1]
+        playground.head.bias[0, twin] = values[-1]
+        report = held_out_metrics(playground.head(playground.features.held_out).numpy()[0, twin], playground.gold,
+                                  playground.scheme)
+    playground.steps_done = steps
+    return BestHead(twin, playground.seeds[0], best_step, playground.head.weights_of(0, twin), playground.read_by,
+                    float(playground.selection_values()[0, twin]),
+                    {name: float(value) for name, value in report.items()})
 
 
 def head_scorer(playground: Playground, best: BestHead, encoder_source: str | os.PathLike | None,

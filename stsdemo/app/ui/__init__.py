@@ -16,6 +16,7 @@ from ... import caps
 from ...evaluate import TASKS
 from .. import evidence_view, lesson, benchmark_view
 from ..app_state import AppState
+from ..playground_site import PlaygroundSite
 from . import benchmark_tab, finetune_tab, gradio_seam, loss_tab, playground_tab, score_tab, share, tools
 from .common import LATEX, ChoiceLists, session_of, upload_note
 
@@ -62,16 +63,18 @@ def mcp_wanted(argv=()) -> bool:
     return "--mcp" in argv or os.environ.get("STSDEMO_MCP") == "1"
 
 
-def launch_kwargs(mcp: bool | None = None, demo: gr.Blocks | None = None) -> dict:
+def launch_kwargs(mcp: bool | None = None, demo: gr.Blocks | None = None, state=None) -> dict:
     """Theme, CSS and the MCP server (``mcp``; by default with ``STSDEMO_MCP=1``): launch() arguments in
     Gradio 6, shared by app.py and the tests. The MCP server needs ``pip install "gradio[mcp]"``; its tools
     are the three of :mod:`.tools` (given the ``demo``, its server's tool table holds only them). Raw REST calls
-    are read strictly (:class:`.gradio_seam.StrictCalls`)."""
+    are read strictly (:class:`.gradio_seam.StrictCalls`). Given the app's ``state``, the Playground's page is
+    served under ``/playground/`` (:class:`~stsdemo.app.playground_site.PlaygroundSite`)."""
     theme = gr.themes.Soft(primary_hue="blue", secondary_hue="orange", neutral_hue="slate",
                            font=["ui-sans-serif", "system-ui", "Segoe UI", "Roboto", "sans-serif"],
                            font_mono=["ui-monospace", "SFMono-Regular", "Menlo", "monospace"])
     mcp = mcp_wanted() if mcp is None else mcp
-    app_kwargs = {"middleware": [Middleware(gradio_seam.StrictCalls)]}
+    site = [Middleware(PlaygroundSite, memory=state.playground)] if state is not None else []
+    app_kwargs = {"middleware": [*site, Middleware(gradio_seam.StrictCalls)]}
     if mcp and demo is not None:
         app_kwargs["lifespan"] = gradio_seam.mcp_lifespan(demo, tools.MCP_TOOLS)
     return dict(theme=theme, css=CSS, js=share.PAGE_JS, app_kwargs=app_kwargs,
@@ -109,7 +112,7 @@ def build_demo(state: AppState | None = None) -> gr.Blocks:
         opener = share.link_opener()
         with gr.Tabs(overflow_behavior="wrap", elem_id="sts-tabs") as tabs:
             score = score_tab.build()
-            playground = playground_tab.build()
+            playground_tab.build()
             loss = loss_tab.build()
             tune = finetune_tab.build()
             bench = benchmark_tab.build()
@@ -118,14 +121,12 @@ def build_demo(state: AppState | None = None) -> gr.Blocks:
         lists = ChoiceLists(score.model, tune.base_model, bench.model, tune.run_pick)
         # A link (?tab=loss&k=3...) reopens a state: restored on load, before the Score tab scores its pair.
         restored = share.wire_restore(
-            demo, tabs, {"score": vars(score), "loss": vars(loss), "train": tune.form_fields(),
-                         "playground": playground.controls},
-            {"score": score.link, "loss": loss.link, "train": tune.link, "playground": playground.link},
+            demo, tabs, {"score": vars(score), "loss": vars(loss), "train": tune.form_fields()},
+            {"score": score.link, "loss": loss.link, "train": tune.link},
             (loss.chart, loss.formulas, loss.table), opener)
         score_tab.wire(score, state, demo, restored)
         loss_tab.wire(loss)
         finetune_tab.wire(tune, state, lists)
-        playground_tab.wire(playground, state, demo)
         benchmark_tab.wire(bench, state, demo)
         tools.wire(state)
         lists.refresh_on_select(score.tab, tune.tab, bench.tab)

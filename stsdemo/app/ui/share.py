@@ -156,7 +156,7 @@ def wire_restore(demo: gr.Blocks, tabs: gr.Tabs, parts: dict[str, Mapping], boxe
 
     def restored(state: links.Restored) -> list:
         out = [gr.Tabs(selected=state.tab) if state.tab else gr.skip()]
-        out += [_restored_value(state, name) if tab == state.tab and name in state.values else gr.skip()
+        out += [state.values[name] if tab == state.tab and name in state.values else gr.skip()
                 for tab, name, _ in order]
         message = "\n\n".join(f"⚠ {n}" for n in state.notices)
         out += [message if tab == (state.tab or "") else gr.skip() for tab, _ in notice_boxes]
@@ -180,12 +180,6 @@ def wire_restore(demo: gr.Blocks, tabs: gr.Tabs, parts: dict[str, Mapping], boxe
         events.append(opener.button.click(follow, opener.query, outputs, js="() => [window.location.search]",
                                           api_visibility="private", concurrency_limit=None, show_progress="hidden"))
     return events
-
-
-def _restored_value(state: links.Restored, name: str):
-    """A field's restored value, and whether it shows where the link may hide fields (a classroom link)."""
-    shown = links.visible(state, name)
-    return state.values[name] if shown is None else gr.update(value=state.values[name], visible=shown)
 
 
 def _loss_redraw(state: links.Restored) -> list:

@@ -19,7 +19,7 @@ import gradio as gr
 from ...data import MAX_SENTENCE_CHARS
 from ...losses.spec import PAPER_X0, paper_k
 from ...playground.config import PlaygroundConfig, argument_line
-from .. import loss_view, model_cache, playground_view, score_view
+from .. import loss_view, model_cache, playground_api, score_view
 from .common import session_of, user_errors
 from .rest import reads_arguments
 
@@ -89,7 +89,7 @@ def wire(state) -> None:
                    seeds: int = PLAYGROUND.seeds, model: str = model_cache.DEFAULT_CHOICE) -> str:
         given = locals()
         settings = {name: given[name] for name in PLAYGROUND_ARGUMENTS}
-        return json.dumps(playground_view.api_run(state.playground, settings))
+        return json.dumps(playground_api.api_run(state.playground, settings))
 
     # its arguments' help, limits and defaults come from their one declaration (stsdemo.playground.config)
     playground.__doc__ = PLAYGROUND_DOC.format(arguments="\n".join(

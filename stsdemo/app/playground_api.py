@@ -1,0 +1,31 @@
+"""The Playground for programs: the app's ``playground`` API endpoint and MCP tool run the Python core
+(:func:`stsdemo.playground.run.run_seeds`) on the data sets the app keeps prepared, bounded by the one-call
+budget. The tab's own runs train in the visitor's browser (:mod:`stsdemo.app.playground_site`)."""
+
+from __future__ import annotations
+
+from ..errors import InputError
+from ..playground.config import BUILT_IN_DATA, UPLOADED, PlaygroundConfig
+from ..playground.run import TWIN_NAMES, run_seeds, twin_labels
+from .playground_memory import PlaygroundMemory
+
+API_MODELS = ("default", "scorer")      # encoders an API call may name (each embedded once, then cached)
+
+
+def api_run(memory: PlaygroundMemory, values: dict) -> dict:
+    """One bounded run for the API and MCP: the settings checked against their declarations (InputError with the
+    declaration's limits) and against the one-call budget, trained to their last step. Returns the settings, the
+    twins' names, both twins' final metrics (mean and sd over seeds) and the paired differences with verdicts."""
+    model = str(values.get("model") or "default")
+    if model not in API_MODELS:
+        raise InputError(f"model must be one of {', '.join(API_MODELS)} (the embedded encoder, or the shipped "
+                         "scorer's)")
+    config = PlaygroundConfig(**{**values, "model": model})
+    if config.data == UPLOADED:
+        raise InputError("data 'upload' is a visitor's own pairs, uploaded in the Playground tab; the API runs on "
+                         f"{' or '.join(BUILT_IN_DATA)}")
+    config.check_budget()
+    prepared = memory.prepared("", config.model, config.data)
+    result = run_seeds(config, prepared.data, prepared.features_for(config.head))
+    return {"settings": config.to_dict(), "encoder": prepared.encoder,
+            "twins_named": dict(zip(TWIN_NAMES, twin_labels(config))), **result}

@@ -1,0 +1,232 @@
+"""The Playground's page as the app serves it, under ``/playground/``: the static site's page and engine
+(:mod:`stsdemo.static_site`), which trains in the visitor's browser, plus the two things a page cannot do alone.
+
+* ``site.json``: the site's manifest, with the app's routes in its ``app`` entry;
+* ``data/<sts|nli>.safetensors``: a built-in data set in the compact form, embedded once per server (in the
+  background at start-up, :meth:`~.playground_memory.PlaygroundMemory.prewarm`) and written once; while it is being
+  embedded the route answers 503 with the progress, which the page shows and retries;
+* ``api/upload`` (POST a CSV or TSV of labelled pairs, then GET ``?job=``): the server embeds the visitor's pairs
+  (:meth:`~.playground_memory.PlaygroundMemory.upload`, one upload a visitor at a time, one encoding at a time) and
+  writes them as ``data/upload/<key>.safetensors``, which the page then trains on;
+* ``api/export`` (POST the page's settings and its trained head): the Python core measures that head again on the
+  same sets and writes it as a scorer zip (:func:`~stsdemo.playground.export_run.page_head`), handed out by
+  ``api/download/<name>``.
+
+Nothing here runs while a page plays: no frame, no step, no per-visitor run in memory. Bodies are capped before
+they are read, and every refusal is one line of JSON (``{"error": ...}``) with no server path in it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import tempfile
+import threading
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Route, Router
+
+from .. import caps, environment
+from ..errors import InputError
+from ..playground.compact import write_compact
+from ..playground.config import BUILT_IN_DATA, PlaygroundConfig
+from ..playground.export_run import export_playground, page_head
+from ..playground.run import Playground
+from ..static_site import manifest, page_files
+from . import model_cache, session_files
+from .playground_memory import PlaygroundMemory, Prepared
+
+PREFIX = "/playground"
+APP_ROUTES = {"upload": "api/upload", "export": "api/export"}
+PAGE = {path.name: path for path in page_files()}
+JSON_BODY_BYTES = 1 << 20          # an export's settings and head (1,153 numbers) fit in well under 1 MB
+UPLOAD_KEY = re.compile(r"^upload:([0-9a-f]{12})$")
+CACHE = "public, max-age=3600"
+
+
+def refusal(message: str, status: int = 400) -> JSONResponse:
+    return JSONResponse({"error": " ".join(str(message).split())}, status_code=status)
+
+
+class PlaygroundSite:
+    """An ASGI middleware serving ``/playground/...`` for ``memory`` and passing every other request on."""
+
+    def __init__(self, app, memory: PlaygroundMemory):
+        self.app, self.memory = app, memory
+        self.written: dict[str, Path] = {}        # data set name -> its compact file, once written
+        self.exports = threading.Semaphore(1)     # one scorer written at a time: a model load and a zip each
+        self.router = Router([
+            Route(PREFIX, lambda request: RedirectResponse(PREFIX + "/index.html" + _query(request))),
+            Route(PREFIX + "/", lambda request: RedirectResponse(PREFIX + "/index.html" + _query(request))),
+            Route(PREFIX + "/site.json", self.site),
+            Route(PREFIX + "/data/{name}.safetensors", self.data),
+            Route(PREFIX + "/data/upload/{key}.safetensors", self.uploaded),
+            Route(PREFIX + "/api/upload", self.upload, methods=["GET", "POST"]),
+            Route(PREFIX + "/api/export", self.export, methods=["POST"]),
+            Route(PREFIX + "/api/download/{session}/{name}", self.download),
+            Route(PREFIX + "/{name}", self.page),
+        ])
+
+    async def __call__(self, scope, receive, send):
+        path = scope.get("path", "") if scope["type"] == "http" else ""
+        if path == PREFIX or path.startswith(PREFIX + "/"):
+            await self.router(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+    # ---- the page and its manifest ---------------------------------------------------------------------------
+
+    async def page(self, request: Request) -> Response:
+        found = PAGE.get(request.path_params["name"])
+        return FileResponse(found, headers={"Cache-Control": "no-cache"}) if found else refusal("no such file", 404)
+
+    async def site(self, request: Request) -> Response:
+        datasets = {name: {"file": f"data/{name}.safetensors", "title": name} for name in BUILT_IN_DATA}
+        return JSONResponse(manifest(datasets, APP_ROUTES), headers={"Cache-Control": "no-cache"})
+
+    # ---- data files ----------------------------------------------------------------------------------------------
+
+    async def data(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in BUILT_IN_DATA:
+            return refusal(f"no data set {name!r}: one of {', '.join(BUILT_IN_DATA)}", 404)
+        preparation = self.memory.prepare("", model_cache.DEFAULT_CHOICE, name)
+        if not preparation.done.is_set():
+            return JSONResponse({"progress": preparation.progress_text(), "retry_after": 1},
+                                status_code=503, headers={"Retry-After": "1"})
+        if preparation.error is not None:
+            return refusal(f"could not prepare {name}: {type(preparation.error).__name__}", 500)
+        path = await asyncio.to_thread(self.compact_file, name, preparation.result)
+        return FileResponse(path, media_type="application/octet-stream", headers={"Cache-Control": CACHE})
+
+    def compact_file(self, name: str, prepared: Prepared) -> Path:
+        """The compact file of a prepared data set, written once (named by its embeddings' key)."""
+        path = environment.cache_dir() / "playground-site" / f"{prepared.embeddings.key}.safetensors"
+        if not path.is_file():
+            write_compact(path, prepared.data, prepared.embeddings.codes, prepared.embeddings.scales,
+                          prepared.encoder)
+        self.written[name] = path
+        return path
+
+    async def uploaded(self, request: Request) -> Response:
+        key = request.path_params["key"]
+        path = self.written.get(f"upload:{key}")
+        return FileResponse(path, media_type="application/octet-stream") if path and path.is_file() else \
+            refusal("no such upload: upload the file again", 404)
+
+    # ---- uploads -----------------------------------------------------------------------------------------------
+
+    async def upload(self, request: Request) -> Response:
+        if request.method == "GET":
+            return self.upload_status(request.query_params.get("job", ""))
+        limit = caps.value("playground_file_bytes")
+        declared = request.headers.get("content-length", "")
+        if not declared.isdigit() or int(declared) > limit + 64 * 1024:
+            return refusal(f"the file is larger than the Playground takes ({limit / 1024 ** 2:.1f} MB)", 413)
+        try:
+            form = await request.form(max_files=1, max_fields=4)
+            session, scale, upload = (form.get("session", ""), str(form.get("scale", "infer")), form.get("file"))
+            if not session_files.SESSION_RE.match(str(session)) or upload is None or isinstance(upload, str):
+                raise InputError("send the file as 'file' with your page's 'session'")
+            content = await upload.read(limit + 1)
+            if len(content) > limit:
+                raise InputError(f"the file is larger than the Playground takes ({limit / 1024 ** 2:.1f} MB)")
+            suffix = Path(upload.filename or "pairs.csv").suffix.lower()
+            if suffix not in (".csv", ".tsv", ".txt"):
+                raise InputError("choose a CSV or TSV file of labelled sentence pairs")
+            await asyncio.to_thread(self.start_upload, str(session), content, suffix, Path(upload.filename).name,
+                                    scale)
+        except InputError as error:
+            return refusal(str(error))
+        return JSONResponse({"job": str(session)})
+
+    def start_upload(self, session: str, content: bytes, suffix: str, filename: str, scale: str) -> None:
+        folder = Path(tempfile.mkdtemp(prefix="stsdemo-playground-upload-"))
+        path = folder / (Path(filename).stem[:80] + suffix)
+        try:
+            path.write_bytes(content)
+            self.memory.upload(session, path, scale, model_cache.DEFAULT_CHOICE)
+        finally:
+            path.unlink(missing_ok=True)
+            folder.rmdir()
+
+    def upload_status(self, session: str) -> Response:
+        if not session_files.SESSION_RE.match(session):
+            return refusal("no such upload", 404)
+        run = self.memory.session(session)
+        if run.embedding is None or run.uploaded is None:
+            return refusal("no upload from this page yet", 404)
+        if not run.embedding.done.is_set():
+            return JSONResponse({"done": False, "progress": run.embedding.progress_text()})
+        if run.embedding.error is not None:
+            return refusal(f"could not embed the file: {type(run.embedding.error).__name__}")
+        data = run.uploaded.data
+        self.compact_file(data.name, run.embedding.result)
+        pairs = len(data.train) + len(data.held_out)
+        text = (f"{data.title}: {pairs:,} pairs, {len(data.held_out):,} held out as the report set, "
+                f"{len(data.train):,} in the pool. {run.uploaded.scale_text}"
+                + (f" Cleaned: {run.uploaded.notice}." if run.uploaded.notice else ""))
+        return JSONResponse({"done": True, "key": UPLOAD_KEY.match(data.name)[1], "title": data.title, "text": text})
+
+    # ---- export --------------------------------------------------------------------------------------------------
+
+    async def export(self, request: Request) -> Response:
+        body = await _bounded(request, JSON_BODY_BYTES)
+        if body is None:
+            return refusal("the export request is too large", 413)
+        if not self.exports.acquire(blocking=False):
+            return refusal("another export is being written: try again in a few seconds", 429)
+        try:
+            asked = json.loads(body)
+            return JSONResponse(await asyncio.to_thread(self.write_export, asked))
+        except (ValueError, TypeError, KeyError, AttributeError):
+            return refusal("send {session, config, steps, head: {twin, step, params}} as JSON")
+        except InputError as error:
+            return refusal(str(error))
+        finally:
+            self.exports.release()
+
+    def write_export(self, asked: dict) -> dict:
+        session = str(asked["session"])
+        if not session_files.SESSION_RE.match(session):
+            raise InputError("bad session id")
+        config = PlaygroundConfig(**{**asked["config"], "model": ""})
+        name = config.data if config.data in BUILT_IN_DATA else self.memory.session(session).uploaded.data.name
+        prepared = self.memory.prepared(session, model_cache.DEFAULT_CHOICE,
+                                        config.data if config.data in BUILT_IN_DATA else "upload")
+        head = asked["head"]
+        playground = Playground(config, prepared.data, prepared.features_for(config.head), shown=0, seeds=[0])
+        best = page_head(playground, head["params"], int(head["twin"]), int(head["step"]), int(asked["steps"]))
+        file = (f"stsdemo-playground-{name.replace(':', '-')}-best-step{best.step}-of-{playground.steps_done}.zip")
+        staging = session_files.session_dir(session)
+        staging.mkdir(parents=True, exist_ok=True)
+        session_files.zip_export(
+            lambda out: export_playground(playground, "", out, twin=best.twin,
+                                          allowed_roots=environment.model_roots(), best=best),
+            staging, session_files.downloads_dir(session) / file)
+        return {"url": f"api/download/{session}/{file}", "name": file}
+
+    async def download(self, request: Request) -> Response:
+        session, name = request.path_params["session"], request.path_params["name"]
+        if not session_files.SESSION_RE.match(session) or not re.fullmatch(r"[\w.-]{1,200}\.zip", name):
+            return refusal("no such file", 404)
+        path = session_files.downloads_dir(session) / name
+        return FileResponse(path, filename=name) if path.is_file() else refusal("no such file", 404)
+
+
+def _query(request: Request) -> str:
+    return f"?{request.url.query}" if request.url.query else ""
+
+
+async def _bounded(request: Request, limit: int) -> bytes | None:
+    """The request's body, or None once it passes ``limit`` bytes (nothing more is read)."""
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)

@@ -1,0 +1,121 @@
+"""The Playground as a free static site: ``python -m stsdemo site DIR`` writes a self-contained folder that any
+file server (or a static Hugging Face Space) serves with no Python behind it.
+
+The folder holds the page (``stsdemo/playground/web/``: ``index.html``, the engine and its Web Worker), the
+Playground's data sets in the compact form the Python core reads too (``data/<name>.safetensors``,
+:mod:`stsdemo.playground.compact`), and ``site.json``: every setting's declaration, the story presets, the
+recorded payoff map with its verdicts, the paired-verdict rule as data, the Loss explorer's knobs and the
+start-here steps. The app serves the same page with the same manifest plus its upload and export routes
+(:func:`manifest`'s ``app``). ``README.md`` carries a static Space's front matter (``sdk: static``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from dataclasses import fields
+from pathlib import Path
+from typing import Callable
+
+from .lesson import STEPS
+from .losses.explorer import SAMPLE, SLIDERS, START
+from .paired import rule_as_data
+from .playground import payoff
+from .playground.compact import write_compact
+from .playground.config import BUILT_IN_DATA, PlaygroundConfig, declaration
+from .playground.datasets import PlaygroundData
+from .playground.embeddings import Embeddings
+from .playground.presets import PRESETS
+
+WEB = Path(__file__).parent / "playground" / "web"
+SITE_VERSION = 1
+MANIFEST = "site.json"
+DECLARED = ("default", "low", "high", "low_open", "integer", "step", "choices", "help", "label", "paper")
+PLAYABLE_STEPS = ("loss", "playground")      # the start-here steps the page itself plays; the rest need the app
+MAX_RULE_SEEDS = 200
+FRONT_MATTER = """---
+title: stsdemo Playground
+emoji: 📏
+colorFrom: indigo
+colorTo: green
+sdk: static
+app_file: index.html
+short_description: Watch a buffer-zone loss train, in your browser
+tags:
+  - sentence-similarity
+  - education
+---
+
+# stsdemo Playground
+
+The Playground of [stsdemo](https://arxiv.org/abs/2406.05326) (Translated ReLU and Smooth K2 losses) as a static
+page: it trains in your browser, in a Web Worker, so a whole class can play at once. Written by
+`python -m stsdemo site DIR`; the full app (Score, Fine-tune, Benchmark) runs with `python app.py`.
+"""
+
+
+def page_files() -> list[Path]:
+    """The page's own files: its HTML, scripts and styles."""
+    return sorted(path for path in WEB.iterdir() if path.suffix in (".html", ".js", ".css"))
+
+
+def data_entry(folder: Path, data: PlaygroundData, embeddings: Embeddings, model: str, name: str) -> dict:
+    """Write one data set's compact file under ``folder/data/`` and describe it for the manifest."""
+    relative = f"data/{name}.safetensors"
+    size = write_compact(folder / relative, data, embeddings.codes, embeddings.scales, model)
+    return {"file": relative, "title": data.title or data.name, "bytes": size, "pool": len(data.train),
+            "report": len(data.held_out), "model": model}
+
+
+def manifest(datasets: dict, app: dict | None = None) -> dict:
+    """What the page reads at start (``site.json``): ``datasets`` from :func:`data_entry`; ``app``: the app's
+    upload and export routes (None on the static site)."""
+    settings = {item.name: {key: declaration(item.name).get(key) for key in DECLARED}
+                for item in fields(PlaygroundConfig)}
+    recorded = payoff.load_map()
+    recorded["verdicts"] = {reading: payoff.verdicts(recorded, reading) for reading in payoff.READINGS}
+    recorded["readings"] = payoff.READINGS
+    lesson = [{"tab": step.tab, "title": step.title, "query": step.query, "do": step.do, "notice": step.notice,
+               "in_page": step.tab in PLAYABLE_STEPS} for step in STEPS]
+    presets = [{"name": p.name, "title": p.title, "settings": p.settings, "do": p.do, "notice": p.notice,
+                "hide": list(p.hide)} for p in PRESETS]
+    return {"version": SITE_VERSION, "settings": settings, "presets": presets, "payoff": recorded,
+            "rule": rule_as_data(max_n=MAX_RULE_SEEDS), "datasets": datasets, "lesson": lesson,
+            "loss": {"start": START, "sample": list(SAMPLE),
+                     "sliders": {name: dict(zip(("low", "high", "step"), bounds)) for name, bounds in SLIDERS.items()}},
+            "app": app}
+
+
+def copy_page(folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for path in page_files():
+        shutil.copyfile(path, folder / path.name)
+
+
+def write_manifest(folder: Path, datasets: dict, app: dict | None = None) -> None:
+    text = json.dumps(manifest(datasets, app), ensure_ascii=False, separators=(",", ":"))
+    (folder / MANIFEST).write_text(text, encoding="utf-8")
+
+
+Prepare = Callable[[str], tuple[PlaygroundData, Embeddings]]
+
+
+def write_site(folder: Path, prepare: Prepare, model: str) -> dict:
+    """Write the static site into ``folder``: the page, each built-in data set as ``prepare(name)`` gives it (its
+    sentences embedded by ``model``) and the manifest. Returns what was written: each file's size, and the total
+    raw and gzip-compressed (what a browser transfers from a server that compresses)."""
+    folder = Path(folder)
+    copy_page(folder)
+    datasets = {name: data_entry(folder, *prepare(name), model, name) for name in BUILT_IN_DATA}
+    write_manifest(folder, datasets)
+    (folder / "README.md").write_text(FRONT_MATTER, encoding="utf-8")
+    return site_size(folder)
+
+
+def site_size(folder: Path) -> dict:
+    """Every file's size under ``folder`` and the totals, raw and gzip-compressed (level 6, as servers use)."""
+    files = {str(path.relative_to(folder)): path.stat().st_size for path in sorted(folder.rglob("*")) if path.is_file()}
+    packed = sum(len(gzip.compress(path.read_bytes(), compresslevel=6))
+                 for path in sorted(folder.rglob("*")) if path.is_file())
+    return {"files": files, "bytes": sum(files.values()), "gzip_bytes": packed}

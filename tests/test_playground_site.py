@@ -1,0 +1,171 @@
+"""The app's side of the in-page Playground (stsdemo.app.playground_site) on small slices of STS-B and SNLI with a
+stand-in encoder: the page and its manifest, the data files the Python core reads back identically, a data set
+still being embedded answered with its progress, an upload embedded and served to the page, every refusal one line
+with no server path, an exported head measured again by the core, and the API's bounded run."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+import zipfile
+
+import numpy as np
+import pytest
+from starlette.applications import Starlette
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
+from starlette.testclient import TestClient
+
+from stsdemo.app import playground_api
+from stsdemo.app.playground_memory import PlaygroundMemory
+from stsdemo.app.playground_site import PlaygroundSite
+from stsdemo.errors import InputError
+from stsdemo.playground.compact import read_compact
+from stsdemo.playground.config import PlaygroundConfig
+from stsdemo.playground.embeddings import Encoder
+from stsdemo.playground.run import Playground
+from test_playground_upload import label_of, write
+
+DIM = 384      # the embedded encoder's width, so an exported head fits it
+SESSION = "page-session-1"
+
+
+def stand_in(place: str, name: str, shown: str) -> Encoder:
+    """Sentence vectors from character counts through a fixed projection: cheap, and a head can learn from them."""
+    projection = np.random.default_rng(0).normal(size=(23, DIM))
+
+    def encode(sentences):
+        letters = "etaoinshrdlucmfwypvbgk"
+        counts = np.array([[s.lower().count(c) for c in letters] + [len(s) / 20] for s in sentences])
+        return (counts @ projection).astype(np.float32)
+
+    return Encoder("stand-in", f"stand-in:{place}", 128, encode)
+
+
+@pytest.fixture(scope="module")
+def memory():
+    return PlaygroundMemory(max_pairs=240, encoder_for=stand_in)
+
+
+@pytest.fixture(scope="module")
+def client(memory, tmp_path_factory, monkeypatch_module):
+    monkeypatch_module.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path_factory.mktemp("runs")))
+    inner = Starlette(routes=[Route("/{path:path}", lambda request: PlainTextResponse("the app"))])
+    return TestClient(PlaygroundSite(inner, memory))
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    with pytest.MonkeyPatch.context() as patch:
+        yield patch
+
+
+def fetched(client, path: str, timeout: float = 120):
+    """GET ``path``, waiting out the 503s a data set being embedded answers (each with its progress)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        answer = client.get(path)
+        if answer.status_code != 503:
+            return answer
+        assert "Embedding the sentences of" in answer.json()["progress"]
+        assert time.monotonic() < deadline, "the data set was not embedded in time"
+        time.sleep(0.2)
+
+
+def test_the_page_and_its_manifest_with_the_apps_routes(client):
+    assert client.get("/elsewhere").text == "the app"
+    page = client.get("/playground/index.html")
+    assert page.status_code == 200 and "<html" in page.text.lower()
+    assert client.get("/playground/engine.js").status_code == 200
+    site = client.get("/playground/site.json").json()
+    assert site["app"] == {"upload": "api/upload", "export": "api/export"}
+    assert set(site["datasets"]) == {"sts", "nli"} and site["datasets"]["sts"]["file"] == "data/sts.safetensors"
+    assert {preset["name"] for preset in site["presets"]} >= {"memorisation", "nli-nodes"}
+    assert site["settings"]["x0"]["high"] == 1 and site["rule"]["t_quantiles"]["20"] > 2
+    assert client.get("/playground/").status_code == 200   # redirected to the page
+
+
+def test_a_data_file_is_what_the_core_reads(client, memory, tmp_path):
+    answer = fetched(client, "/playground/data/sts.safetensors")
+    assert answer.status_code == 200
+    path = tmp_path / "sts.safetensors"
+    path.write_bytes(answer.content)
+    data, vectors = read_compact(path)
+    prepared = memory.prepared("", "default", "sts")
+    assert data.sentences == prepared.data.sentences and np.array_equal(data.train.labels, prepared.data.train.labels)
+    assert vectors.dtype == prepared.embeddings.vectors.dtype and bool((vectors == prepared.embeddings.vectors).all())
+
+
+@pytest.mark.parametrize("path", ["/playground/data/imdb.safetensors", "/playground/secret.py",
+                                  "/playground/data/upload/0123456789ab.safetensors",
+                                  "/playground/api/download/page-session-1/x.zip"])
+def test_what_is_not_there_is_one_line_without_a_path(client, path):
+    answer = client.get(path)
+    assert answer.status_code == 404 and "\n" not in answer.json()["error"] and "/" not in answer.json()["error"]
+
+
+def test_an_upload_is_embedded_and_served_to_the_page(client, tmp_path):
+    path = write(tmp_path, "pairs.csv", [label_of(i) for i in range(250)])
+    with path.open("rb") as handle:
+        started = client.post("/playground/api/upload", files={"file": ("pairs.csv", handle, "text/csv")},
+                              data={"session": SESSION, "scale": "infer"})
+    assert started.status_code == 200 and started.json() == {"job": SESSION}
+    deadline = time.monotonic() + 60
+    while not (status := client.get(f"/playground/api/upload?job={SESSION}").json()).get("done"):
+        assert "error" not in status and time.monotonic() < deadline
+        time.sleep(0.2)
+    assert "250 pairs" in status["text"] and status["title"] == "pairs.csv"
+    data = client.get(f"/playground/data/upload/{status['key']}.safetensors")
+    assert data.status_code == 200 and len(data.content) > 250 * DIM
+
+
+def test_a_bad_upload_is_refused_with_one_line(client, tmp_path):
+    path = write(tmp_path, "few.csv", [label_of(i) for i in range(20)])
+    with path.open("rb") as handle:
+        answer = client.post("/playground/api/upload", files={"file": ("few.csv", handle, "text/csv")},
+                             data={"session": "page-session-2"})
+    assert answer.status_code == 400 and "pairs" in answer.json()["error"]
+    big = client.post("/playground/api/upload", files={"file": ("big.csv", b"a" * (6 * 1024 ** 2), "text/csv")},
+                      data={"session": "page-session-2"})
+    assert big.status_code == 413 and "MB" in big.json()["error"]
+
+
+def test_a_malformed_export_is_refused(client):
+    for body in (b"not json", json.dumps({"session": SESSION, "config": {"x0": 3}, "steps": 10,
+                                          "head": {"twin": 0, "step": 10, "params": [0.0]}}).encode()):
+        answer = client.post("/playground/api/export", content=body)
+        assert answer.status_code == 400 and answer.json()["error"]
+    assert client.post("/playground/api/export", content=b"x" * (2 * 1024 ** 2)).status_code == 413
+
+
+@pytest.mark.slow
+def test_an_exported_head_is_measured_again_by_the_core(client, memory):
+    config = PlaygroundConfig(seeds=1, steps=60, batch_size=16)
+    prepared = memory.prepared("", "default", "sts")
+    trained = Playground(config, prepared.data, prepared.features_for("paper"), shown=0)
+    trained.step(60)
+    best = trained.best_head(0)
+    params = [*best.weights["weight"].tolist(), float(best.weights["bias"])]
+    answer = client.post("/playground/api/export", json={"session": SESSION, "config": config.to_dict(), "steps": 60,
+                                                         "head": {"twin": 0, "step": best.step, "params": params}})
+    assert answer.status_code == 200, answer.text
+    found = answer.json()
+    assert found["name"].endswith(f"best-step{best.step}-of-60.zip")
+    archive = zipfile.ZipFile(io.BytesIO(client.get(f"/playground/{found['url']}").content))
+    record = json.loads(archive.read(next(n for n in archive.namelist() if n.endswith("run.json"))))
+    assert record["best_step"] == best.step and record["steps"] == 60
+    assert record["report"]["spearman"] == pytest.approx(best.report["spearman"], abs=1e-4)
+    assert record["selection"]["value"] == pytest.approx(best.selection, abs=1e-4)
+
+
+def test_the_api_run_is_checked_and_bounded(memory):
+    result = playground_api.api_run(memory, dict(seeds=2, steps=50, model="default"))
+    assert result["step"] == 50 and result["paired"]["spearman"]["n"] == 2 and result["engine"]
+    best = result["stopped_at_best"]
+    assert best["paired"]["spearman"]["n"] == 2 and all(0 <= s <= 50 for s in best["steps"]["buffer"])
+    assert result["twins_named"]["none"].startswith("no buffer: x0 = 0")
+    with pytest.raises(InputError, match="model must be one of"):
+        playground_api.api_run(memory, dict(model="bert-base-uncased"))
+    with pytest.raises(InputError, match="too large"):
+        playground_api.api_run(memory, dict(head="mlp", width=64, seeds=20, steps=5000, batch_size=256))
