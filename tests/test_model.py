@@ -23,6 +23,25 @@ def test_mean_pooling_ignores_padding(embedded_model):
     assert np.allclose(alone[0], padded[0], atol=1e-5)
 
 
+def test_batches_hold_a_token_budget_or_a_sentence_count():
+    from stsdemo.model import batches_of
+
+    lengths = np.array([90, 40, 40, 12, 12, 12, 12, 12, 3])
+    by_tokens = batches_of(lengths, None, 100)
+    assert [(b.start, b.stop) for b in by_tokens] == [(0, 1), (1, 3), (3, 11)]   # 90, 2 x 40, then 8 of 12 tokens
+    assert all(lengths[b][0] * len(lengths[b]) <= 100 for b in by_tokens)
+    assert [(b.start, b.stop) for b in batches_of(lengths, 4, 100)] == [(0, 4), (4, 8), (8, 12)]
+    assert [(b.start, b.stop) for b in batches_of(np.array([300]), None, 100)] == [(0, 1)]   # one, however long
+
+
+def test_the_batching_does_not_change_the_embeddings(embedded_model):
+    sentences = ["a dog runs.", "two men talk about the weather in the park.", "hi", "a woman plays the flute.",
+                 "a puppy is running fast across the wide green field today", "rain"]
+    by_count = embedded_model.encode(sentences, batch_size=2)
+    assert np.allclose(embedded_model.encode(sentences, batch_tokens=24), by_count, atol=1e-5)
+    assert np.allclose(embedded_model.encode(sentences), by_count, atol=1e-5)
+
+
 def test_one_encoder_pass_for_both_sides_matches_two(embedded_model):
     # sides of different lengths, so stacking has to pad the shorter one
     first = embedded_model.tokenize(["a dog runs.", "two men talk."])
