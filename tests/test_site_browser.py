@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import os
 import threading
 from dataclasses import replace
@@ -88,6 +89,14 @@ def reference(site) -> dict:
     return run_seeds(config, data, prepare_features(data, vectors, config.head))
 
 
+def click_a_dot(page) -> list[float]:
+    """Click the first seed's first drawn report pair (the buffered twin's panel); where it is on the chart."""
+    place = page.evaluate("""() => { const canvas = document.getElementById('dots'), [panel, frame] = canvas.frames[0];
+                                     const dots = panel.dots[0]; return [frame.X(dots.x[0]), frame.Y(dots.y[0])]; }""")
+    page.click("#dots", position={"x": place[0], "y": place[1]})
+    return place
+
+
 def test_the_preset_link_plays_to_its_end_without_a_request_and_reads_as_the_python_core(browser, base_url, reference):
     page, errors = opened(browser, base_url + LINK, 1280)
     asked = []
@@ -129,9 +138,7 @@ def test_a_clicked_dot_opens_its_pair_next_to_it(browser, base_url):
     page, errors = opened(browser, base_url + "index.html?steps=50&seeds=2", 1280)
     page.click("#step")
     page.wait_for_function("document.body.dataset.step === '1'")
-    place = page.evaluate("""() => { const c = document.getElementById('dots'), d = c.frames[0][0].dots[0];
-                                     const f = c.frames[0][1]; return [f.X(d.x[0]), f.Y(d.y[0])]; }""")
-    page.click("#dots", position={"x": place[0], "y": place[1]})
+    place = click_a_dot(page)
     panel = page.locator("#pair")
     assert panel.is_visible() and "Report pair" in panel.inner_text()
     assert "toward" in panel.inner_text() or "left alone" in panel.inner_text()
@@ -147,16 +154,68 @@ def test_the_page_fits_a_desktop_and_a_phone(browser, base_url, width, shot):
     page, errors = opened(browser, base_url + "index.html?preset=memorisation&seeds=3&steps=100&speed=50", width)
     page.click("#play")
     page.wait_for_function("document.body.dataset.finished === 'true'", timeout=60_000)
-    box = page.locator("#dots").bounding_box()
-    page.mouse.click(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.3)
+    click_a_dot(page)
+    assert page.locator("#pair").is_visible()
     overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
     assert overflow <= 0, f"{overflow} px of horizontal overflow at {width} px"
     assert page.evaluate(SPLIT_WORDS) == [], "a word of a table wraps mid-word"
     assert page.evaluate(WRAPPED_NUMBERS) == [], "a number wraps"
     if os.environ.get("STSDEMO_SCREENSHOTS") == "1":
         ASSETS.mkdir(exist_ok=True)
+        page.evaluate("window.scrollTo(0, 0)")      # the sticky buttons in their place
         page.screenshot(path=str(ASSETS / shot), full_page=True)
     assert errors == []
+
+
+def test_a_box_shows_the_x0_the_run_uses(browser, base_url):
+    page, _ = opened(browser, base_url + "index.html?x0=0.8&steps=50&seeds=1", 1280)
+    assert page.input_value("#setting-x0") == "0.25" and "using x0 = 0.25" in page.inner_text("#notices")
+    page.fill("#setting-d", "0.3")
+    page.press("#setting-d", "Enter")
+    page.wait_for_function("document.getElementById('setting-x0').value === '0.15'")
+    assert "x0 = 0.15" in page.inner_text("#notices") and "x0=0.15" in page.input_value("#link")
+
+
+def test_in_the_app_a_refused_file_is_cleared_a_read_one_plays_and_a_run_exports(browser, base_url, site):
+    """The app's routes answered here (Playwright's routing): a refused upload leaves the file box empty and says why;
+    an accepted one plays data=upload from data/upload/<key>.safetensors; Export hands the best head to the app."""
+    manifest = json.loads((site / "site.json").read_text(encoding="utf-8"))
+    manifest["app"] = {"upload": "api/upload", "export": "api/export"}
+    page = browser.new_page()
+    uploads, exports = [], []
+    page.route("**/site.json", lambda route: route.fulfill(json=manifest))
+
+    def upload(route):     # the first file is refused, the second read
+        uploads.append(route.request.method)
+        route.fulfill(json={"error": "the file has no label column"} if len(uploads) == 1 else {"job": "j1"})
+
+    page.route("**/api/upload", upload)
+    page.route("**/api/upload?job=j1", lambda route: route.fulfill(json={"done": True, "key": "k1", "title": "pairs.csv",
+                                                                         "text": "300 pairs"}))
+    page.route("**/data/upload/k1.safetensors", lambda route: route.fulfill(
+        body=(site / "data" / "sts.safetensors").read_bytes()))
+    page.route("**/api/export", lambda route: exports.append(route.request.post_data_json) or route.fulfill(
+        json={"url": "data:application/zip,", "name": "head.zip"}))
+    page.goto(base_url + "index.html?steps=50&seeds=1")
+    page.wait_for_function("document.body.dataset.step === '0'", timeout=60_000)
+    page.click("summary:has-text('Your own labelled pairs')")
+    csv = {"name": "pairs.csv", "mimeType": "text/csv", "buffer": b"sentence1,sentence2,label\na,b,1\n"}
+    page.set_input_files("#upload-file", files=[csv])
+    page.wait_for_function("document.getElementById('upload-said').textContent.includes('Not read')")
+    assert page.input_value("#upload-file") == "" and "no label column" in page.inner_text("#upload-said")
+    page.set_input_files("#upload-file", files=[csv])
+    page.wait_for_function("location.search.includes('upload=k1')", timeout=60_000)
+    page.wait_for_function("document.body.dataset.step === '0'", timeout=60_000)
+    assert page.input_value("#setting-data") == "upload" and "data=upload" in page.input_value("#link")
+    page.click("#step")
+    page.wait_for_function("document.body.dataset.step === '1'")
+    page.click("summary:has-text('Export the trained head')")
+    page.click("#export")
+    page.wait_for_function("document.getElementById('export-said').textContent.includes('Ready')")
+    sent = exports[0]
+    assert uploads == ["POST", "POST"]
+    assert sent["step"] == 1 and sent["config"]["data"] == "upload" and sent["head"]["twin"] == 0
+    assert len(sent["head"]["params"]) == 3 * 384 + 1
 
 
 # The words of every table cell that the page broke across lines, and the numbers (cells without a letter) that

@@ -240,7 +240,7 @@
       [`report set · ${names[readBy]}`, (point) => point[readBy], true],
       [`selection set (picks the step) · ${names[readBy]}`, (point) => point.selection, true],
       ["memorisation: training − selection", (point) => [0, 1].map((t) => point.fit[t] - point.selection[t]), false],
-      [names.inside, (point) => point.inside, false],
+      ["training pairs within the buffered twin's x0 (%), both twins", (point) => point.inside, false],
     ].map(([title, valueOf, marked], index) => {
       const series = [0, 1].map((t) => view.history.map((point) => valueOf(point)[t]));
       const yRange = paddedRange(series[0].concat(series[1]));

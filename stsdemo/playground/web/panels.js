@@ -74,8 +74,8 @@
   function pair(view, dot) {
     const { scheme, config, dots, about } = view, gold = about.gold[dot], x0s = [config.x0, 0];
     const [first, second] = about.sentences[dot], clamped = [];
-    const head = el("tr", {}, ["", "prediction", "|error|", "in buffer", "pull as training pair"]
-      .map((text) => el("th", { scope: "col" }, text)));
+    const head = el("tr", {}, el("th", {}), [["prediction", "pred."], ["|error|", "|err.|"], ["in buffer", "in buf."],
+      ["pull as a training pair", "pull"]].map(([long, short]) => el("th", { scope: "col" }, brief(long, short))));
     const rows = [];
     view.twinLabels.forEach((name, t) => {
       for (const [when, prediction] of [["now", dots.now[t][dot]], [`best step ${grouped(dots.bestSteps[t])}`, dots.best[t][dot]]]) {
@@ -86,7 +86,7 @@
           el("th", { scope: "row" }, `${t === 0 ? "buffer" : "none"} · ${when}`),
           el("td", {}, fixed(prediction, 3)),
           el("td", {}, fixed(error, 3) + (read !== prediction ? ` (read as ${label(read)})` : "")),
-          el("td", {}, x0s[t] > 0 ? (inside ? "yes" : "no") : "no buffer"),
+          el("td", {}, x0s[t] > 0 ? (inside ? "yes" : "no") : brief("no buffer", "–")),
           el("td", { className: "words" }, pullText(pulled, inside, gold))));
       }
     });
@@ -102,6 +102,9 @@
             el("p", { className: "sentence" }, `“${first}”`), el("p", { className: "sentence" }, `“${second}”`),
             el("div", { className: "scroll" }, el("table", { className: "pair-table" }, head, rows)), notes];
   }
+
+  // A text in full, and its abbreviation where a phone's column is narrow (page.css shows one of them).
+  const brief = (long, short) => [el("span", { className: "long" }, long), el("abbr", { className: "short", title: long }, short)];
 
   // Descent moves a prediction against its gradient: a positive pull lowers it toward the label.
   function pullText(pulled, inside, gold) {
