@@ -97,7 +97,10 @@
       this.waiting = this.workers.map(() => []);
       this.workers.forEach((worker, i) => {
         worker.onmessage = (event) => this.waiting[i].shift()(event.data);
-        worker.onerror = (event) => { event.preventDefault(); this.waiting[i].shift()({ type: "error", message: event.message }); };
+        worker.onerror = (event) => {   // a worker that failed to start or threw outside a message: its asks fail
+          event.preventDefault();
+          for (const answer of this.waiting[i].splice(0)) answer({ type: "error", message: event.message || "the worker stopped" });
+        };
       });
     }
     ask(i, message, transfer = []) {
