@@ -32,7 +32,7 @@ import numpy as np
 
 from stsdemo.atomic import atomic_write
 from stsdemo.playground import payoff
-from stsdemo.playground.config import BUFFER_LOSSES, BUILT_IN_DATA
+from stsdemo.playground.config import BUFFER_LOSSES, BUILT_IN_DATA, PlaygroundConfig
 from stsdemo.playground.metrics import PAIRED, READ_BY
 from stsdemo.playground.prepared import default_encoder, embedded
 from stsdemo.playground.run import (ENGINE, TWIN_NAMES, Playground, paired_entry, paired_over_seeds, prepare_features,
@@ -44,12 +44,13 @@ from .common import device_name, load_results, log, setup_environment, update_re
 SECTION = "playground"
 
 
-def run_cell(cell: tuple, data, features) -> dict:
+def run_cell(cell: tuple, data, features, tuned: bool = True) -> dict:
     """One cell, as recorded: its settings, both readings (at the last step; each twin stopped at its best, with
-    the chosen steps), the tuned reading for the paper's head, its machine."""
+    the chosen steps), the tuned reading for the paper's head (unless ``tuned`` is off: it costs five more runs),
+    its machine."""
     config = payoff.cell_config(*cell)
     result = run_seeds(config, data, features)
-    if config.head == "paper":
+    if config.head == "paper" and tuned:
         result["tuned"] = tuned_reading(config, data, features, result)
     return {"config": config.to_dict(), **result, "machine": device_name(),
             "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
@@ -80,15 +81,59 @@ def tuned_reading(config, data, features, at_default: dict) -> dict:
             "steps": {name: runs[chosen[name]].best_steps[:, twin].tolist() for twin, name in enumerate(TWIN_NAMES)}}
 
 
-def is_done(entry: dict | None) -> bool:
-    """Whether a recorded cell holds every reading this version records, trained by today's engine."""
+def confirm_cell(entry: dict, data, features, chunk: int = 20) -> dict:
+    """A marked cell run again on :data:`~stsdemo.playground.payoff.CONFIRM_SEEDS`, ``chunk`` seeds at a time (each
+    seed trains alone, so the chunks change nothing but memory): both readings at its own settings and, for a
+    paper-head cell, the tuned reading at each twin's chosen lr."""
+    config = PlaygroundConfig(**entry["config"])
+    seeds = list(payoff.CONFIRM_SEEDS)
+
+    def measured(lr: float):
+        parts = []
+        for start in range(0, len(seeds), chunk):
+            playground = Playground(replace(config, lr=lr), data, features, shown=0, seeds=seeds[start:start + chunk])
+            playground.step(config.steps)
+            parts.append(playground.measure())
+        return ({metric: np.concatenate([part.values[metric] for part in parts]) for metric in PAIRED},
+                {metric: np.concatenate([part.best[metric] for part in parts]) for metric in PAIRED})
+
+    now, best = measured(config.lr)
+    readings = {"step": {m: paired_entry(paired_over_seeds(now[m], seeds)) for m in PAIRED},
+                "best": {m: paired_entry(paired_over_seeds(best[m], seeds)) for m in PAIRED}}
+    if "tuned" in entry:
+        chosen = entry["tuned"]["lr"]
+        at = {lr: measured(lr)[1] for lr in set(chosen.values())}
+        tuned = {m: np.stack([at[chosen[name]][m][:, twin] for twin, name in enumerate(TWIN_NAMES)], 1) for m in PAIRED}
+        readings["tuned"] = {m: paired_entry(paired_over_seeds(tuned[m], seeds)) for m in PAIRED}
+    return {"config": entry["config"], "seeds": seeds, "readings": readings, "engine": ENGINE,
+            "machine": device_name(), "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
+
+
+def confirm_key(key: str) -> str:
+    """``confirm/sts/sk2/paper/noise0.5/pairs200`` for the cell ``payoff/sts/...``."""
+    return "confirm/" + key.split("/", 1)[1]
+
+
+def to_confirm(results: dict) -> list[str]:
+    """The recorded cells that any reading marks and whose confirmation (by today's engine) is not recorded."""
+    found = map_from_results(results)
+    recorded = schema.section(results, SECTION)
+    marked = {key for label in payoff.READINGS for key, verdict in payoff.verdicts(found, label).items()
+              if verdict in payoff.VERDICT_MARKS}
+    return sorted(key for key in marked if (recorded.get(confirm_key(key)) or {}).get("engine") != ENGINE)
+
+
+def is_done(entry: dict | None, tuned: bool = False) -> bool:
+    """Whether a recorded cell was trained by today's engine and holds both readings (and, asked for ``tuned``, the
+    tuned reading of a paper-head cell)."""
     return (bool(entry) and entry.get("engine") == ENGINE and "stopped_at_best" in entry
-            and (entry["config"]["head"] != "paper" or "tuned" in entry))
+            and (not tuned or entry["config"]["head"] != "paper" or "tuned" in entry))
 
 
-def shipped_cell(entry: dict) -> dict:
+def shipped_cell(entry: dict, confirmed: dict | None = None) -> dict:
     """A recorded cell as the app reads it: its settings, seeds and machine, and for each reading only the per-seed
-    differences of its data set's own metric (the rest stays in docs/results.json); the tuned reading's lrs."""
+    differences of its data set's own metric (the rest stays in docs/results.json); the tuned reading's lrs; and its
+    confirmation on fresh seeds (``confirmed``, when recorded by today's engine)."""
     metric = READ_BY[entry["config"]["data"]]
 
     def compact(part: dict) -> dict:
@@ -100,13 +145,15 @@ def shipped_cell(entry: dict) -> dict:
             cell[part] = compact(entry[part])
     if "tuned" in entry:
         cell["tuned"]["lr"] = entry["tuned"]["lr"]
+    if confirmed and confirmed.get("engine") == ENGINE:
+        cell["confirmation"] = {label: compact({"paired": found}) for label, found in confirmed["readings"].items()}
     return cell
 
 
 def map_from_results(results: dict) -> dict:
     """The map as the app reads it, from the recorded cells (every cell key of the grid found in ``results``)."""
     recorded = schema.section(results, SECTION)
-    cells = {key: shipped_cell(recorded[key])
+    cells = {key: shipped_cell(recorded[key], recorded.get(confirm_key(key)))
              for key in (payoff.cell_key(*cell) for cell in payoff.grid()) if is_done(recorded.get(key))}
     machines = sorted({entry["machine"] for entry in cells.values()})
     return {"version": payoff.MAP_VERSION, "machine": ", ".join(machines), "cells": cells}
@@ -159,6 +206,28 @@ def report(found: dict) -> None:
     print("\n".join(markdown(found)))
 
 
+def confirm_marked(args) -> None:
+    """Run and record the confirmation of every marked cell of the chosen data sets, losses and heads."""
+    recorded = schema.section(load_results(), SECTION)
+    keys = [key for key in to_confirm(load_results()) if recorded[key]["config"]["data"] in args.data
+            and recorded[key]["config"]["loss"] in args.losses and recorded[key]["config"]["head"] in args.heads]
+    log(f"{len(keys)} marked cells to confirm")
+    encoder, loaded = default_encoder(), {}
+    for key in keys:
+        entry = recorded[key]
+        dataset, head = entry["config"]["data"], entry["config"]["head"]
+        if dataset not in loaded:
+            loaded[dataset] = embedded(dataset, encoder)
+        data, embeddings = loaded[dataset]
+        started = time.time()
+        confirmed = confirm_cell(entry, data, prepare_features(data, embeddings.vectors, head))
+        metric = READ_BY[dataset]
+        readings = confirmed["readings"].items()
+        log(confirm_key(key), f"{time.time() - started:.1f}s",
+            " · ".join(f"{label} {found[metric]['text']} {found[metric]['verdict']}" for label, found in readings))
+        update_results(SECTION, {confirm_key(key): confirmed})
+
+
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m bench.payoff", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -166,16 +235,23 @@ def main(argv=None) -> dict:
     parser.add_argument("--losses", nargs="+", default=list(BUFFER_LOSSES), choices=BUFFER_LOSSES)
     parser.add_argument("--heads", nargs="+", default=list(payoff.HEADS), choices=payoff.HEADS)
     parser.add_argument("--skip-done", action="store_true", help="skip cells already in the results file")
+    parser.add_argument("--no-tuned", action="store_true",
+                        help="leave out the tuned reading (five more runs a paper-head cell)")
     parser.add_argument("--no-record", action="store_true", help="print only: write neither results nor the map")
     parser.add_argument("--export", action="store_true", help="only write the app's map from the recorded cells")
+    parser.add_argument("--confirm", action="store_true",
+                        help=f"run every marked cell again on {len(payoff.CONFIRM_SEEDS)} fresh seeds (resumable)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1: the steps are small, and "
                                                                   "two threads spin against other jobs)")
     args = parser.parse_args(argv)
     setup_environment(args.threads)
-    if not args.export:
+    if args.confirm and not args.no_record:
+        confirm_marked(args)
+    elif not args.export:
         recorded = schema.section(load_results(), SECTION) if args.skip_done else {}
         cells = [cell for cell in payoff.grid() if cell[0] in args.data and cell[1] in args.losses
-                 and cell[2] in args.heads and not is_done(recorded.get(payoff.cell_key(*cell)))]
+                 and cell[2] in args.heads
+                 and not is_done(recorded.get(payoff.cell_key(*cell)), tuned=not args.no_tuned)]
         log(f"{len(cells)} cells to run")
         encoder, loaded = default_encoder(), {}
         for cell in cells:
@@ -184,7 +260,7 @@ def main(argv=None) -> dict:
                 loaded[dataset] = embedded(dataset, encoder)
             data, embeddings = loaded[dataset]
             started = time.time()
-            entry = run_cell(cell, data, prepare_features(data, embeddings.vectors, head))
+            entry = run_cell(cell, data, prepare_features(data, embeddings.vectors, head), tuned=not args.no_tuned)
             metric = READ_BY[dataset]
             readings = [f"{label} {payoff.cell_paired(entry, metric, label).numbers()}" for label in payoff.READINGS
                         if payoff.cell_reading(entry, label)]

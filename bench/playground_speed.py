@@ -5,9 +5,6 @@
   targets 30 s and 1 s; beside them, sentence-transformers encoding the same sentences (the reference);
 * steps: the paper's head at the default settings, 1 and 20 seeds (x 2 twins), steps per second, and a whole run
   of 20 seeds x 1,000 steps with its final measurement (target 5 s); the one-hidden-layer head beside it;
-* UI: the app on the real data, Play pressed in headless Chromium on this same machine (which also draws the
-  page), the canvas redraws counted per second for ``--play-seconds`` (default 120), in windows of 10 s, with the
-  longest gap between two redraws and the main thread's long tasks (target: at least 5 a second, throughout);
 * the default seeds (``--default-seeds``): the default run, whole (its selection measurements and final reading
   included), at 10 and 20 seeds, 5 times each; issue 32 makes 20 the default if 20 seeds stay under 2 s.
 
@@ -22,16 +19,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from .common import REPO, Timer, device_name, log, median, setup_environment, update_results
+from .common import Timer, device_name, log, median, setup_environment, update_results
 
-UI_PROBE = Path(__file__).with_name("playground_ui_probe.py")
 
 
 def embedding_times() -> dict:
@@ -115,34 +108,12 @@ def default_run_seconds(repeats: int = 5) -> dict:
     return out
 
 
-def ui_rate(seconds: float) -> dict:
-    """The app on the real data in this process; Chromium plays it for ``seconds`` (bench/playground_ui_probe.py)."""
-    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-    sys.path.insert(0, str(REPO / "tests"))
-    from app_fixtures import wait_for_info
-
-    from stsdemo.app.app_state import AppState
-    from stsdemo.app.ui import build_demo, launch_kwargs
-
-    demo = build_demo(AppState())
-    try:
-        _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, **launch_kwargs())
-        wait_for_info(url)
-        probe = subprocess.run([sys.executable, str(UI_PROBE), url, str(seconds)], capture_output=True, text=True,
-                               timeout=seconds + 600)
-        if probe.returncode != 0:
-            raise RuntimeError(f"the UI probe failed: {probe.stderr[-2000:]}")
-        return json.loads(probe.stdout.strip().splitlines()[-1])
-    finally:
-        demo.close()
-
-
 def markdown(results: dict) -> list[str]:
     """The recorded speed figures beside issue 24's targets, as docs/results.md shows them."""
     found = results.get("playground", {}).get("speed")
     if not found:
         return ["Not measured yet (`python -m bench.playground_speed`).\n"]
-    embedding, steps, ui = found["embedding"], found["steps"], found.get("ui")
+    embedding, steps = found["embedding"], found["steps"]
     rows = ["| what | target | measured |", "| --- | --- | --- |",
             f"| embedding STS-B train + dev ({embedding['sentences']:,} sentences), cold | ≤ 30 s | "
             f"{embedding['cold_seconds']:.1f} s (sentence-transformers on the same sentences: "
@@ -153,10 +124,6 @@ def markdown(results: dict) -> list[str]:
             f"{steps['mlp_20seeds_1000steps_seconds']:.1f} s) |",
             f"| steps per second, 1 / 20 seeds, paper head | | {steps['paper_seeds1_steps_per_s']:.0f} / "
             f"{steps['paper_seeds20_steps_per_s']:.0f} |"]
-    if ui:
-        rows.append(f"| screen updates while playing ({ui['play_seconds']:g} s in headless Chromium) | ≥ 5 / s | "
-                    f"{ui['redraws_per_s']:.1f} / s (10-s windows: {min(ui['per_10s']):.1f} to "
-                    f"{max(ui['per_10s']):.1f}); longest gap {ui['longest_gap_s']:.2f} s |")
     seeds = results.get("playground", {}).get("default_seeds")
     if seeds:
         rows.append(f"| the default run whole ({seeds['steps']:,} steps, {seeds['head']} head), 10 / 20 seeds, median of "
@@ -169,8 +136,6 @@ def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m bench.playground_speed", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--no-record", action="store_true", help="print only")
-    parser.add_argument("--play-seconds", type=float, default=120.0, help="how long the UI plays (default 120)")
-    parser.add_argument("--skip-ui", action="store_true", help="leave out the browser measurement")
     parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
     parser.add_argument("--default-seeds", action="store_true", help="only the default run at 10 and 20 seeds")
     args = parser.parse_args(argv)
@@ -186,9 +151,6 @@ def main(argv=None) -> dict:
     result["embedding"] = embedding_times()
     log("steps ...")
     result["steps"] = step_rates()
-    if not args.skip_ui:
-        log(f"UI, playing {args.play_seconds:g} s ...")
-        result["ui"] = ui_rate(args.play_seconds)
     print(json.dumps(result, indent=1))
     if not args.no_record:
         update_results("playground", {"speed": result})

@@ -18,6 +18,7 @@ import numpy as np
 
 from stsdemo.paired import Paired
 from stsdemo.playground.metrics import PAIRED, READ_BY
+from stsdemo.playground.payoff import CONFIRM_SEEDS
 from stsdemo.playground.prepared import default_encoder, embedded
 from stsdemo.playground.presets import BY_NAME, PRESETS
 from stsdemo.playground.run import ENGINE, TWIN_NAMES, Playground, paired_entry, prepare_features
@@ -38,14 +39,15 @@ def checkpoint(playground: Playground) -> dict:
                            enumerate(TWIN_NAMES)}}
 
 
-def run_preset(preset, encoder, loaded: dict) -> dict:
-    """One preset's run, checkpoint by checkpoint, as recorded."""
+def run_preset(preset, encoder, loaded: dict, seeds: list[int] | None = None) -> dict:
+    """One preset's run (on ``seeds``, default its own 0 .. seeds - 1), checkpoint by checkpoint, as recorded."""
     config = preset.config()
     if config.data not in loaded:
         loaded[config.data] = embedded(config.data, encoder)
     data, embeddings = loaded[config.data]
     started = time.perf_counter()
-    playground = Playground(config, data, prepare_features(data, embeddings.vectors, config.head), shown=0)
+    playground = Playground(config, data, prepare_features(data, embeddings.vectors, config.head), shown=0,
+                            seeds=seeds)
     points = []
     while not playground.finished:
         playground.step(min(EVERY, config.steps - playground.steps_done))
@@ -82,18 +84,21 @@ def main(argv=None) -> dict:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", nargs="+", choices=sorted(BY_NAME), help="these presets only")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--confirm", action="store_true",
+                        help=f"run each preset again on {len(CONFIRM_SEEDS)} fresh seeds (preset/<name>/confirm): "
+                             "what its pooled reading over every seed reads")
     args = parser.parse_args(argv)
     setup_environment(args.threads)
     encoder, loaded, found = default_encoder(), {}, {}
     for preset in PRESETS:
         if args.only and preset.name not in args.only:
             continue
-        entry = run_preset(preset, encoder, loaded)
+        entry = run_preset(preset, encoder, loaded, list(CONFIRM_SEEDS) if args.confirm else None)
         last = entry["checkpoints"][-1]
         log(preset.name, f"{entry['seconds']:.1f}s", *(f"{label} {last[f'{label}_reading'][m]['text']} "
                                                         f"({last[f'{label}_reading'][m]['verdict']})"
                                                         for label in ("best", "step") for m in PAIRED))
-        update_results(SECTION, {f"preset/{preset.name}": entry})
+        update_results(SECTION, {f"preset/{preset.name}" + ("/confirm" if args.confirm else ""): entry})
         found[preset.name] = entry
     return found
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from stsdemo.evaluate import TASKS
 from stsdemo.paired import RULE_IN_WORDS
 
-from . import disk, evidence_prose, first_visit, payoff, presets, playground_speed, tuning_report
+from . import browser_playground, disk, evidence_prose, first_visit, payoff, presets, playground_speed, tuning_report
 from .app_evidence import evidence, evidence_page_block, write_evidence
 from .common import REPO, load_results, log
 from .nli_tables import nli_table
@@ -81,6 +81,8 @@ def render(results: dict | None = None, md_path: Path | None = None, include_qui
              *cpu_time_table(results),
              "### Speed and memory (measured side by side in one run)\n", *speed_tables(results),
              *machine_tables(results),
+             "### Playground in the browser (`python -m bench.browser_playground`)\n",
+             *browser_playground.markdown(results),
              "### Playground: speed (`python -m bench.playground_speed`)\n", *playground_speed.markdown(results),
              "### Disk per run (`python -m bench.disk`)\n", *disk.markdown(results),
              "### Playground: the first visit to a fresh app (`python -m bench.first_visit`)\n",

@@ -19,8 +19,13 @@ The file is one JSON object of sections; each writer merges its entries into its
 * ``memory``: ``{"peak" | "quick": measurements}``, claim C6 reads ``peak`` (bench.memory)
 * ``playground``: ``{"speed" | "speed_quick": measurements}`` (bench.playground_speed) and ``{cell key: payoff
   cell}``, keys ``payoff/<data>/<loss>/<head>/noise<sigma>/pairs<N>`` (bench.payoff; stsdemo.playground.payoff
-  reads them)
+  reads them), their confirmations on fresh seeds under ``confirm/<data>/...`` and the presets' under
+  ``preset/<name>`` (bench.presets)
 * ``scaling``: ``{"cost" | "quick": measurements}`` (bench.scaling)
+* ``cost_fit``: ``{"fit" | "quick": measurements}``: the fine-tune cost model against short real runs, with each
+  model's worst under-estimate (bench.cost_fit)
+* ``load``: ``{"classroom" | "quick": measurements}``: a classroom of visitors against a running app, each kind's
+  success rate and latency, the server's peak RSS (bench.load)
 * ``machine``: the first writer's machine: python, torch, cpus, torch_threads, platform, cuda, gpu, ram_gib
   (bench.common.machine)
 
@@ -34,7 +39,8 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-SECTIONS = ("quality", "nli", "fusion", "tuning", "speed", "memory", "scaling", "playground", "machine")
+SECTIONS = ("quality", "nli", "fusion", "tuning", "speed", "memory", "scaling", "playground", "cost_fit", "load",
+            "machine")
 
 
 def run_key(model: str, arm: str, seed: int, tag: str) -> str:

@@ -13,7 +13,7 @@ from stsdemo.evaluate import spearman100
 from stsdemo.labels import STS
 from stsdemo.losses.registry import build_loss
 from stsdemo.playground import payoff
-from stsdemo.playground.config import PlaygroundConfig, argument_line, lenient, lenient_value
+from stsdemo.playground.config import PlaygroundConfig, argument_line
 from stsdemo.playground.datasets import PairIndex, PlaygroundData, index_pairs
 from stsdemo.playground.embeddings import Encoder, embed_sentences, encode_with_progress, files_fingerprint
 from stsdemo.playground.metrics import spearman_rows
@@ -206,17 +206,6 @@ def test_a_heads_reading_at_its_chosen_step_equals_a_rerun_measured_there(synthe
                                                                           abs=1e-4)
 
 
-def test_a_run_continues_only_under_another_length(synthetic):
-    run = playground(synthetic)
-    run.continue_with(replace(run.config, steps=200, speed=3))
-    assert run.config.steps == 200
-    with pytest.raises(ValueError):
-        run.continue_with(replace(run.config, noise=0.5))
-
-
-# ---- the embedding cache ------------------------------------------------------------------------------------------
-
-
 def counting_encoder(fingerprint="model-a", max_length=128):
     calls = []
 
@@ -278,25 +267,6 @@ def test_pairs_are_indexed_into_distinct_sentences():
 
 
 # ---- the settings -------------------------------------------------------------------------------------------------
-
-
-def test_every_bad_value_falls_back_with_a_notice():
-    values = dict(k=-1, x0=0.3, d=0.4, noise="lots", seeds=2.5, loss="huber", round_labels="yes", steps=100)
-    settings, notices = lenient(values)
-    defaults = PlaygroundConfig()
-    assert (settings.k, settings.noise, settings.seeds, settings.loss, settings.round_labels) == (
-        defaults.k, defaults.noise, defaults.seeds, defaults.loss, defaults.round_labels)
-    assert settings.steps == 100 and settings.d == 0.4 and settings.x0 == 0.2     # x0 <= d/2
-    assert len(notices) == 6 and any("d/2" in n for n in notices)
-
-
-def test_one_setting_is_read_as_the_whole_config_reads_it():
-    """A view embeds the encoder and data set before the run's config is made: lenient_value must read them (and
-    every setting) as lenient does, good values and bad, given or not."""
-    for values in (dict(data="nli", model="my/encoder", seeds=3), dict(data="imdb", model=7, seeds="many"), {}):
-        settings, _ = lenient(values)
-        for name in ("data", "model", "seeds", "loss"):
-            assert lenient_value(name, values.get(name)) == getattr(settings, name), (values, name)
 
 
 def test_validate_names_the_limit_and_the_budget_bounds_one_call():

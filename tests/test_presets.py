@@ -15,6 +15,7 @@ from stsdemo.playground.run import ENGINE
 
 RESULTS = Path(__file__).resolve().parent.parent / "docs" / "results.json"
 QUOTED = re.compile(r"[+−-]\d+\.\d+ ± \d+\.\d+")
+INTERVAL = re.compile(r"interval ([+−-]\d+\.\d+) to ([+−-]\d+\.\d+)")
 
 
 @pytest.fixture(scope="module")
@@ -37,5 +38,25 @@ def test_a_presets_sentence_is_what_its_recorded_run_shows(preset, recorded):
         assert Paired(found["diffs"], found["seeds"], metric).verdict == verdict, (reading, verdict)
     said = {part["text"].split(" (se)")[0] for point in entry["checkpoints"]       # as the record wrote them
             for reading in ("best_reading", "step_reading") for part in point[reading].values()}
+    said |= confirmed_figures(recorded.get(f"preset/{preset.name}/confirm"), entry, metric)
     quoted = [number.replace("−", "-") for number in QUOTED.findall(preset.notice)]
     assert quoted and all(number in said for number in quoted), (quoted, sorted(said))
+    intervals = [f"{low} to {high}" for low, high in INTERVAL.findall(preset.notice)]
+    assert all(interval.replace("−", "-") in said for interval in intervals), (intervals, sorted(said))
+
+
+def confirmed_figures(confirm: dict | None, entry: dict, metric: str) -> set[str]:
+    """What a preset's run on fresh seeds lets its sentence quote: that run's own figures, and at each checkpoint
+    the pooled reading over every seed (mean ± se, and its 95 % interval as "low to high")."""
+    if confirm is None:
+        return set()
+    assert confirm["engine"] == ENGINE and not set(confirm["seeds"]) & set(entry["seeds"])   # fresh seeds
+    found = set()
+    for point, again in zip(entry["checkpoints"], confirm["checkpoints"], strict=True):
+        for reading in ("best_reading", "step_reading"):
+            first, second = point[reading][metric], again[reading][metric]
+            pooled = Paired(first["diffs"] + second["diffs"], first["seeds"] + second["seeds"], metric)
+            low, high = pooled.interval
+            found |= {second["text"].split(" (se)")[0], f"{pooled.mean:+.2f} ± {pooled.se:.2f}",
+                      f"{low:+.2f} to {high:+.2f}"}
+    return {text.replace("+-", "-") for text in found}

@@ -1,18 +1,19 @@
 """Every Playground setting, declared once: its default, limits, help text and how its control moves.
 
-The Playground tab's controls (their ranges), its links, the ``playground`` API endpoint and MCP tool, the
-benchmarks and the checks below all read these declarations: the same :func:`stsdemo.config.setting` metadata
-the training settings use, plus how far a slider moves at a time (``step``).
+The page's controls (their ranges, through the site's manifest, :mod:`stsdemo.static_site`), its links, the
+``playground`` API endpoint and MCP tool, the benchmarks and the checks below all read these declarations: the
+same :func:`stsdemo.config.setting` metadata the training settings use, plus how far a slider moves at a time
+(``step``).
 
 One check on the way in: a :class:`PlaygroundConfig` checks itself when it is made (every value against its
 declaration, and ``x0 <= d/2``), raising :class:`~stsdemo.errors.InputError` (the API, the command line), so no
-unchecked config exists and nothing downstream checks again. :func:`lenient` makes one for the tab and a link:
-every bad value takes its default with a notice saying why, so a visitor never meets a traceback. No torch here.
+unchecked config exists and nothing downstream checks again. The page reads a link the same way in JavaScript,
+every bad value at its default with a notice. No torch here.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields
 
 from ..config import as_written, check_setting, describe, setting
 from ..errors import InputError
@@ -26,12 +27,10 @@ DATASETS = (*BUILT_IN_DATA, UPLOADED)
 HEADS = ("paper", "cosine", "mlp")
 BUFFER_LOSSES = tuple(name for name, spec in LOSSES.items() if spec.buffer)   # the losses that have a twin
 FEATURES = 3 * 384          # [u, v, |u-v|] of the embedded encoder: the unit of the work budget below
-MAX_WORK = 4e11             # multiply-adds one run may cost, by the API or played (about 10 s on 2 CPU cores) ...
-MAX_TICK_WORK = MAX_WORK / 40   # ... and one screen update of a playing run (about 0.25 s): its steps are cut to fit
+MAX_WORK = 4e11             # multiply-adds one API or MCP run may cost (the page's runs cost the visitor's browser)
 SELECTION_SHARE = 0.2      # a run's selection set holds this share of its training pairs ...
 SELECTION_MIN = 50         # ... never fewer (a best step chosen on a handful of pairs is noise) ...
 SELECTION_MAX = 500        # ... and never more: measured every 10 steps, its features are kept per seed
-RUN_FIELDS_EXCLUDED = ("steps", "speed")       # changing these continues a run; any other starts it again
 
 
 def knob(default, help: str, *, step=None, **declaration):
@@ -102,30 +101,11 @@ class PlaygroundConfig:
     def to_dict(self) -> dict:
         return asdict(self)
 
-    def run_identity(self) -> tuple:
-        """What makes two configs the same run (a changed ``steps`` or ``speed`` continues it)."""
-        return tuple(value for name, value in asdict(self).items() if name not in RUN_FIELDS_EXCLUDED)
-
     def work(self, steps: int | None = None) -> float:
         """Multiply-adds of training ``steps`` steps (default: the whole run), roughly: forward and backward (3
         passes) of both twins of every seed on every pair of every step. What :data:`MAX_WORK` bounds."""
         per_pair = {"paper": FEATURES, "cosine": 2, "mlp": FEATURES * self.width}[self.head]
         return 3.0 * 2 * self.seeds * (self.steps if steps is None else steps) * self.batch_size * per_pair
-
-    def within_budget(self) -> tuple["PlaygroundConfig", str | None]:
-        """This run as a played run may cost: ``steps`` cut to what :data:`MAX_WORK` allows (a multiple of 50,
-        the slider's step) with a notice saying so, and the notice None when it fits."""
-        if self.work() <= MAX_WORK:
-            return self, None
-        allowed = max(50, int(MAX_WORK / self.work(1)) // 50 * 50)
-        return replace(self, steps=allowed), (
-            f"This run would cost more than one run may ({self.work():.2g} multiply-adds; at most {MAX_WORK:.2g}): "
-            f"it stops at {allowed:,} steps. Fewer seeds, a smaller batch or a narrower mlp allow more.")
-
-    def steps_per_update(self) -> int:
-        """How many steps one screen update of a playing run takes: ``speed``, cut so that the update costs at
-        most :data:`MAX_TICK_WORK`."""
-        return max(1, min(self.speed, int(MAX_TICK_WORK / self.work(1))))
 
     def check_budget(self) -> None:
         """InputError when a one-shot run (the API) would cost more than :data:`MAX_WORK`."""
@@ -157,37 +137,3 @@ def argument_line(name: str) -> str:
         allowed = f"{'a whole number ' if meta['integer'] else ''}{low} and <= {as_written(meta['high'])}"
     default = str(meta["default"]).lower() if isinstance(meta["default"], bool) else as_written(meta["default"])
     return f"{name}: {meta['help'][0].upper()}{meta['help'][1:]} ({allowed}; default {default})."
-
-
-def lenient(values: dict) -> tuple[PlaygroundConfig, list[str]]:
-    """A config from ``values`` (names as the declarations'; missing ones take their default): each value that
-    fails its declaration takes its default with a notice, and so does ``x0`` above ``d/2``. Never raises."""
-    given = {item.name: values[item.name] for item in fields(PlaygroundConfig) if item.name in values}
-    try:
-        return PlaygroundConfig(**given), []
-    except InputError:
-        pass                       # find which values failed: the config's own check names only the first
-    kept, notices = {}, []
-    for name, value in given.items():
-        kept[name], notice = _read(name, value)
-        notices += [notice] if notice else []
-    try:
-        return PlaygroundConfig(**kept), notices
-    except InputError as error:    # every value passed its declaration, so x0 > d/2: the one rule across fields
-        x0 = min(declaration("x0")["default"], kept.get("d", declaration("d")["default"]) / 2)
-        notices.append(f"{error}: using x0 = {as_written(x0)}")
-        return PlaygroundConfig(**{**kept, "x0": x0}), notices
-
-
-def lenient_value(name: str, value):
-    """One setting as :func:`lenient` reads it: ``value`` when it passes its declaration, else its default (None, not
-    given, too). What a view reads the encoder and the data set by, to embed them before the run is made."""
-    return _read(name, value)[0]
-
-
-def _read(name: str, value) -> tuple[object, str | None]:
-    try:
-        return check_setting(name, value, PlaygroundConfig), None
-    except InputError as error:
-        default = declaration(name)["default"]
-        return default, f"{error}: using the default {as_written(default) or 'empty'}"

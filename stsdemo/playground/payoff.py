@@ -37,6 +37,10 @@ TUNED_LRS = (0.001, 0.003, 0.01, 0.03)       # the learning rates each twin choo
 READINGS = {"best": "each twin stopped at its best step", "step": "both twins at step 1,000",
             "tuned": "each twin's lr and step chosen on the selection set, read on fresh seeds"}
 VERDICT_MARKS = {"holds": "▲", "reversed": "▼"}     # any other verdict is unmarked
+# A marked cell is run again on these fresh seeds, disjoint from the discovery seeds (0-19; the tuned reading's
+# 20-39): its mark is shown only when that confirmation, tested alone, gives the same verdict.
+CONFIRM_SEEDS = tuple(range(1000, 1100))
+CONFIRMED, NOT_CONFIRMED, NOT_RUN = "confirmed", "not confirmed", "confirmation not run yet"
 MAP_FILE = Path(__file__).with_name("payoff.json")
 MAP_VERSION = 2
 
@@ -82,6 +86,36 @@ def verdicts(payoff: dict, reading: str = "best") -> dict[str, str]:
     found = {key: result for key, result in found.items() if result is not None}
     discovered = benjamini_hochberg([result.p_value for result in found.values()])
     return {key: result.verdict_given(significant) for (key, result), significant in zip(found.items(), discovered)}
+
+
+def confirmation(entry: dict, metric: str, reading: str) -> Paired | None:
+    """A recorded cell's confirmation on :data:`CONFIRM_SEEDS` under ``reading`` (None: not run)."""
+    found = (entry.get("confirmation") or {}).get(reading)
+    return None if found is None else Paired(list(found["paired"][metric]["diffs"]),
+                                             list(found["paired"][metric]["seeds"]), metric)
+
+
+def marks(payoff: dict, reading: str = "best") -> dict[str, tuple[str, str | None]]:
+    """Every recorded cell's verdict under ``reading`` (:func:`verdicts`) and, for a marked one (holds or reversed),
+    whether its confirmation agrees: :data:`CONFIRMED` when the confirmation alone gives the same verdict,
+    :data:`NOT_CONFIRMED` when it does not, :data:`NOT_RUN` before it is run; None for an unmarked cell."""
+    found = verdicts(payoff, reading)
+    out = {}
+    for key, verdict in found.items():
+        if verdict not in VERDICT_MARKS:
+            out[key] = (verdict, None)
+            continue
+        entry = payoff["cells"][key]
+        again = confirmation(entry, READ_BY[entry["config"]["data"]], reading)
+        out[key] = (verdict, NOT_RUN if again is None else CONFIRMED if again.verdict == verdict else NOT_CONFIRMED)
+    return out
+
+
+def shown_marks(payoff: dict, reading: str = "best") -> dict[str, str]:
+    """The verdict each cell shows under ``reading``: a mark only when confirmed, else "no measurable difference"
+    for a mark that is not (its own figures and its confirmation's are said beside it)."""
+    return {key: verdict if status in (None, CONFIRMED) else "no measurable difference"
+            for key, (verdict, status) in marks(payoff, reading).items()}
 
 
 def correction_text(cells: int) -> str:
@@ -145,6 +179,18 @@ def reading(cells: dict[tuple[float, int], dict], marks: dict[str, str], total: 
     return (f"With {READINGS[label]}, the buffer pays off {where}: it holds in {len(holds)} of {len(found)} cells, is "
             f"reversed in {len(costs)}{against}, negligible in {negligible} and shows no measurable difference in "
             f"{len(found) - len(holds) - len(costs) - negligible}. " + correction_text(total))
+
+
+def confirmation_text(payoff: dict, label: str = "best") -> str:
+    """How the marks of a reading stand after their confirmations on fresh seeds, in words."""
+    found = [status for _, status in marks(payoff, label).values() if status is not None]
+    if not found:
+        return "No cell is marked, so none needed a confirmation."
+    counts = {status: found.count(status) for status in (CONFIRMED, NOT_CONFIRMED, NOT_RUN)}
+    waiting = f"; {counts[NOT_RUN]} still await it and are shown unmarked" if counts[NOT_RUN] else ""
+    return (f"A marked cell is run again on {len(CONFIRM_SEEDS)} fresh seeds and keeps its mark only when those "
+            f"seeds alone give the same verdict. Of this reading's {len(found)} marks, {counts[CONFIRMED]} "
+            f"confirmed and are shown, {counts[NOT_CONFIRMED]} not confirmed and shown unmarked{waiting}.")
 
 
 MATCHED = ("model", "head", "width", "loss", "k", "x0", "d", "round_labels", "lr", "batch_size", "steps", "seeds")

@@ -17,10 +17,9 @@ Three disjoint sets per seed, as a practitioner would have them:
 * the **report set** (STS-B dev, SNLI's held-out 1,000) with clean labels, which selects nothing: it is read at
   the current step and at each head's chosen step ("stopped at its best").
 
-:class:`Playground` is what the tab steps and measures (:func:`act`: what Play, a tick, Step and Reset do to a run:
-it continues while only its length or speed changes, starts again when any other setting or its data does, and
-its played steps are cut to the work budget, each change said in a notice); :func:`run_seeds` runs one to its end
-for the API and the payoff map. The paired difference ``buffer - none`` over seeds and its verdict are
+:class:`Playground` steps and measures a run; :func:`run_seeds` runs one to its end for the API, MCP and the payoff
+map. The page's engine (``web/engine.js``) is this module's twin, tested to agree within 1e-6 (float64, the shared
+generator of :mod:`.draws`); the page plays, this is the reference. The paired difference ``buffer - none`` over seeds and its verdict are
 :mod:`stsdemo.paired`'s.
 """
 
@@ -28,8 +27,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -41,7 +39,7 @@ from ..losses.registry import build_loss
 from ..losses.spec import LossSpec, loss_spec
 from ..paired import Paired, paired
 from .conditions import BatchOrder, split_pool, training_labels
-from .config import PlaygroundConfig, lenient
+from .config import PlaygroundConfig
 from .datasets import PlaygroundData
 from .heads import build_head, pair_features
 from .metrics import PAIRED, READ_BY, held_out_metrics, metric
@@ -79,6 +77,7 @@ class Features:
 def prepare_features(data: PlaygroundData, vectors: torch.Tensor, head: str) -> Features:
     """The features of every pair of ``data`` for ``head``; they depend only on the vectors and the head's kind,
     so a caller may keep them for every run on the same data."""
+    vectors = torch.as_tensor(vectors, dtype=torch.float64)     # the heads are float64, as in the page
     return Features(pair_features(vectors, data.train.u, data.train.v, head),
                     pair_features(vectors, data.held_out.u, data.held_out.v, head))
 
@@ -129,40 +128,6 @@ class BestHead:
     metric: str
     selection: float
     report: dict[str, float]
-
-
-@dataclass(frozen=True)
-class RunView:
-    """What a view shows of a run after one measurement, read from the :class:`Playground` once (:meth:`view`), so
-    nothing outside the core reads a run's internals: its settings, label line (on the run's gap ``d``) and
-    metric; the twins' names and losses; the measurement and the curves' points (:attr:`Playground.history`); and
-    the report pairs drawn as dots (``shown``: their positions in the report set), with their sentences, gold
-    labels, and the first seed's predictions at this step (``measurement.shown``) and at each twin's best step
-    (``best_shown``, ``(twins, dots)``; ``best_steps_shown``: those steps), and whether each sits within the
-    twin's buffer now (``inside_shown``)."""
-
-    config: PlaygroundConfig
-    scheme: LabelScheme
-    read_by: str
-    twin_labels: tuple[str, str]
-    losses: tuple
-    measurement: Measurement
-    history: list[dict]
-    finished: bool
-    title: str                      # the data set's, as people call it
-    training_pairs: int             # per seed
-    selection_pairs: int            # per seed
-    report_pairs: int
-    shown: np.ndarray
-    sentences_shown: list[tuple[str, str]]
-    gold_shown: np.ndarray
-    inside_shown: np.ndarray
-    best_shown: np.ndarray
-    best_steps_shown: np.ndarray
-
-    @property
-    def step(self) -> int:
-        return self.measurement.step
 
 
 @dataclass
@@ -220,12 +185,6 @@ class Playground:
     @property
     def finished(self) -> bool:
         return self.steps_done >= self.config.steps
-
-    def continue_with(self, config: PlaygroundConfig) -> None:
-        """Go on under ``config``, the same run with another length or speed (:meth:`PlaygroundConfig.run_identity`)."""
-        if config.run_identity() != self.config.run_identity():
-            raise ValueError("a run continues only under another number of steps or speed")
-        self.config = config
 
     def step(self, steps: int = 1) -> None:
         """Train every head ``steps`` steps, measuring the selection set every :data:`SELECT_EVERY` steps;
@@ -311,18 +270,6 @@ class Playground:
         self._remember(measurement)
         return measurement
 
-    def view(self, measurement: Measurement) -> RunView:
-        """What a view shows of this run after ``measurement`` (:class:`RunView`)."""
-        data, gold = self.data, self.gold[self.shown]
-        predictions = torch.from_numpy(measurement.shown)
-        inside = np.stack([loss.in_buffer(predictions[twin], torch.from_numpy(gold)).numpy()
-                           for twin, loss in enumerate(self.losses)])
-        pairs = [(data.sentences[data.held_out.u[i]], data.sentences[data.held_out.v[i]]) for i in self.shown]
-        return RunView(self.config, self.scheme, self.read_by, twin_labels(self.config), self.losses, measurement,
-                       list(self.history), self.finished, data.title or data.name, self.subsets.shape[1],
-                       self.selection.shape[1], len(self.gold), self.shown, pairs, gold, inside,
-                       self.best_predictions[0][:, self.shown], self.best_steps[0].copy())
-
     def _remember(self, measurement: Measurement) -> None:
         if self.history and self.history[-1]["step"] == measurement.step:
             self.history.pop()
@@ -385,60 +332,3 @@ def run_seeds(config: PlaygroundConfig, data: PlaygroundData, features: Features
     result["stopped_at_best"]["selection"] = {name: record_number(playground.best_selection[:, twin].mean())
                                               for twin, name in enumerate(TWIN_NAMES)}
     return {**result, "engine": ENGINE, "seconds": round(time.perf_counter() - started, 3)}
-
-
-# ---- what Play, a tick of a playing run, Step and Reset do to a run: one call from the view --------------------
-
-ACTIONS = ("play", "tick", "step", "reset")
-STEPS_OF = {"play": None, "tick": None, "step": 1, "reset": 0}    # None: the run's steps per screen update
-
-
-@dataclass
-class Acted:
-    """The run after an action, what a view shows of it, and the notices to show."""
-
-    playground: Playground
-    view: RunView
-    notices: list[str] = field(default_factory=list)
-
-    @property
-    def playing(self) -> bool:
-        return not self.view.finished
-
-
-def act_as_asked(previous: Playground | None, values: dict, data: PlaygroundData,
-                 features_for: Callable[[str], Features], action: str, shown: int) -> Acted:
-    """:func:`act` under the settings as a visitor's page gave them (``values``, named as the declarations), read
-    here, once, by :func:`~.config.lenient` (each bad value at its default, with a notice first among the run's),
-    so a view hands the values down and nothing climbs back up to it before the loss. ``features_for(head)``:
-    ``data``'s features for that head."""
-    config, notices = lenient(values)
-    acted = act(previous, config, data, features_for(config.head), action, shown)
-    acted.notices[:0] = notices
-    return acted
-
-
-def act(previous: Playground | None, config: PlaygroundConfig, data: PlaygroundData, features: Features,
-        action: str, shown: int) -> Acted:
-    """Do ``action`` (one of :data:`ACTIONS`) under the checked ``config`` to ``previous`` (None: no run yet) on
-    ``data`` and its ``features`` (for ``config.head``): the run continued or started again, its steps taken and
-    measured. ``shown``: the report pairs a new run draws."""
-    notices = []
-    stale = (previous is None or previous.data is not data
-             or previous.config.run_identity() != config.run_identity())
-    if action == "tick" and stale and previous is not None:
-        notices.append("The settings changed, so the run started again.")
-    config, trimmed = config.within_budget()
-    if trimmed:
-        notices.append(trimmed)
-    if stale or action == "reset" or (action == "play" and previous.finished):
-        playground = Playground(config, data, features, shown=shown)
-    else:
-        playground = previous
-        playground.continue_with(config)
-        if action == "step" and playground.finished:   # else Step on a finished run does nothing, silently
-            notices.append("The run has reached its last step: Reset or Play starts it again.")
-    steps = STEPS_OF[action]
-    steps = config.steps_per_update() if steps is None else steps
-    playground.step(min(steps, config.steps - playground.steps_done))
-    return Acted(playground, playground.view(playground.measure()), notices)

@@ -188,6 +188,39 @@
     },
   };
 
+  // The paper head reads [u, v, |u-v|] straight from the sentence vectors (rows at a and b): no feature row is
+  // written, and in training both twins share one pass over the vectors. Sums differ from torch's only in order.
+  function paperPredict(p, x, a, b, dim) {
+    let s = 0;
+    for (let j = 0; j < dim; j++) {
+      const xa = x[a + j], xb = x[b + j];
+      s += xa * p[j] + xb * p[dim + j] + Math.abs(xa - xb) * p[2 * dim + j];
+    }
+    return s + p[3 * dim];
+  }
+
+  function paperTwinsStep(run, state, u, v, label, record) {
+    const x = run.data.vectors, dim = run.dim, a = u * dim, b = v * dim, c = run.config, B = run.batch;
+    const [w0, w1] = state.params, [g0s, g1s] = state.grad;
+    let s0 = 0, s1 = 0;
+    for (let j = 0; j < dim; j++) {
+      const xa = x[a + j], xb = x[b + j], d = Math.abs(xa - xb);
+      s0 += xa * w0[j] + xb * w0[dim + j] + d * w0[2 * dim + j];
+      s1 += xa * w1[j] + xb * w1[dim + j] + d * w1[2 * dim + j];
+    }
+    const p0 = s0 + w0[3 * dim], p1 = s1 + w1[3 * dim];
+    const g0 = pull(c.loss, c.k, run.x0s[0], p0, label, run.scheme) / B;
+    const g1 = pull(c.loss, c.k, run.x0s[1], p1, label, run.scheme) / B;
+    if (record) record.push({ twin: 0, prediction: p0, label, pull: g0 * B }, { twin: 1, prediction: p1, label, pull: g1 * B });
+    if (g0 === 0 && g1 === 0) return;
+    for (let j = 0; j < dim; j++) {
+      const xa = x[a + j], xb = x[b + j], d = Math.abs(xa - xb);
+      g0s[j] += g0 * xa; g0s[dim + j] += g0 * xb; g0s[2 * dim + j] += g0 * d;
+      g1s[j] += g1 * xa; g1s[dim + j] += g1 * xb; g1s[2 * dim + j] += g1 * d;
+    }
+    g0s[3 * dim] += g0; g1s[3 * dim] += g1;
+  }
+
   // d loss / d prediction of one pair (straight-through clamp), before the batch mean
   function pull(loss, k, x0, p, label, scheme) {
     const diff = clampThrough(p, scheme) - label, x = Math.abs(diff), sign = diff > 0 ? 1 : diff < 0 ? -1 : 0;
@@ -204,6 +237,7 @@
       this.readBy = READ_BY[data.scheme.name] || "spearman";
       this.features = new Features(data, config.head);
       this.F = this.features.size; this.width = config.width;
+      this.dim = data.dim; this.paper = config.head === "paper";
       this.head = HEADS[config.head];
       this.x0s = [config.x0, 0];
       const pool = data.train.labels.length;
@@ -255,9 +289,14 @@
       return out;
     }
 
-    predictPool(params, position) {   // a head's prediction for training-pool pair `position`
-      const f = this.features.fill(this.scratchF, this.data.train.u[position], this.data.train.v[position]);
+    predictPair(params, u, v) {   // a head's prediction for the pair of sentences u and v
+      if (this.paper) return paperPredict(params, this.data.vectors, u * this.dim, v * this.dim, this.dim);
+      const f = this.features.fill(this.scratchF, u, v);
       return this.head.predict(params, f, this.F, this.width, this.scratchH);
+    }
+
+    predictPool(params, position) {   // a head's prediction for training-pool pair `position`
+      return this.predictPair(params, this.data.train.u[position], this.data.train.v[position]);
     }
 
     step(steps = 1) {
@@ -269,6 +308,11 @@
           state.grad[0].fill(0); state.grad[1].fill(0);
           for (let b = 0; b < B; b++) {
             const position = state.train[local[b]], label = state.labels[local[b]];
+            if (this.paper) {
+              paperTwinsStep(this, state, this.data.train.u[position], this.data.train.v[position], label,
+                             last && state === this.perSeed[0] ? record : null);
+              continue;
+            }
             const f = this.features.fill(this.scratchF, this.data.train.u[position], this.data.train.v[position]);
             for (let t = 0; t < TWINS; t++) {
               const p = this.head.predict(state.params[t], f, this.F, this.width, this.scratchH);
@@ -298,10 +342,7 @@
 
     predictHeld(params) {
       const n = this.gold.length, out = new Float64Array(n), held = this.data.held;
-      for (let i = 0; i < n; i++) {
-        const f = this.features.fill(this.scratchF, held.u[i], held.v[i]);
-        out[i] = this.head.predict(params, f, this.F, this.width, this.scratchH);
-      }
+      for (let i = 0; i < n; i++) out[i] = this.predictPair(params, held.u[i], held.v[i]);
       return out;
     }
 
