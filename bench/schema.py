@@ -22,8 +22,8 @@ The file is one JSON object of sections; each writer merges its entries into its
   reads them), their confirmations on fresh seeds under ``confirm/<data>/...`` and the presets' under
   ``preset/<name>`` (bench.presets)
 * ``scaling``: ``{"cost" | "quick": measurements}`` (bench.scaling)
-* ``cost_fit``: ``{"fit" | "quick": measurements}``: the fine-tune cost model against short real runs, with each
-  model's worst under-estimate (bench.cost_fit)
+* ``cost_fit``: ``{"fit" | "fit_before_fix" | "quick": measurements}``: the fine-tune cost model against short
+  real runs, with each model's worst under-estimate (bench.cost_fit)
 * ``load``: ``{"classroom" | "quick": measurements}``: a classroom of visitors against a running app, each kind's
   success rate and latency, the server's peak RSS (bench.load)
 * ``machine``: the first writer's machine: python, torch, cpus, torch_threads, platform, cuda, gpu, ram_gib

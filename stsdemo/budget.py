@@ -37,8 +37,8 @@ from .config import TrainConfig, WorkBudget, as_written, check_setting, describe
 from .data import PairSet
 from .errors import InputError
 from .model_source import ALLOWED_MODELS, hub_parameter_count
-from .run_cost import (STATIC_BYTES, TRAINED_BYTES, DataProfile, Encoder, Estimate, Machine, encode_seconds,
-                       encoder_of, final_eval_seconds, machine, profile_of)
+from .run_cost import (RUN_OVERHEAD_BYTES, RUN_START_SECONDS, STATIC_BYTES, TRAINED_BYTES, DataProfile, Encoder,
+                       Estimate, Machine, encode_seconds, encoder_of, final_eval_seconds, machine, profile_of)
 
 ENVIRONMENT = {"memory_share": "STSDEMO_TRAIN_MEMORY_SHARE", "minutes": "STSDEMO_TRAIN_MINUTES",
                "model_millions": "STSDEMO_MODEL_MILLIONS"}
@@ -157,7 +157,8 @@ class RunPlan:
                        else encoder.parameters())
             kept_layers = 1 if stage.frozen else encoder.layers   # a frozen encoder keeps no activations
             activations = sentences * length * kept_layers * encoder.activation_bytes(length)
-            peak = max(peak, STATIC_BYTES * encoder.parameters() + TRAINED_BYTES * trained + activations)
+            peak = max(peak, RUN_OVERHEAD_BYTES + STATIC_BYTES * encoder.parameters() + TRAINED_BYTES * trained
+                       + activations)
             padded = data.padded(sentences, config.max_length)
             passes = 1 if stage.frozen else 3                    # forward, or forward and backward
             flops = steps * sentences * padded * passes * encoder.forward_flops(padded)
@@ -166,7 +167,8 @@ class RunPlan:
             dev_length = self.dev.mean(config.max_length)
             eval_seconds += encode_seconds(encoder, self.where, evaluations * 2 * dev_pairs, dev_length)
         final_seconds = final_eval_seconds(encoder, self.where, config.max_length) if self.final_eval else 0.0
-        return Estimate(peak, train_seconds, eval_seconds, final_seconds)
+        start = RUN_START_SECONDS["gpu" if self.where.gpu else "cpu"]
+        return Estimate(peak, train_seconds, eval_seconds, final_seconds, start)
 
     def memory_allowed(self) -> float:
         return run_memory(self.budget, self.where)

@@ -37,13 +37,24 @@ ACTIVATION_BYTES = 112
 ATTENTION_BYTES = 20
 STATIC_BYTES = 4             # per parameter: fp32 weights
 TRAINED_BYTES = 12           # per trained parameter: its fp32 gradient and AdamW's two moments
+# What a run holds besides weights, optimiser and activations (the libraries' working memory, a checkpoint's copy
+# of the weights while it is written, the dev set's embeddings): bench.cost_fit measured a 524 MiB peak-RSS growth
+# for MiniLM at batch 4, max length 32, where the terms above give 418 MiB.
+RUN_OVERHEAD_BYTES = 256 * 1024 ** 2
 # Training throughput, from the FLOPs of a step (forward 2 per multiply-add, backward twice the forward) and the
 # recorded speeds of docs/results.md ("Speed on each machine": the medians of bench.quality's runs, batch 16 on
 # STS-B + SICK-R, whose batches pad to 29.3 tokens on average). CPU, 2 cores: all-MiniLM-L6-v2 37.6 pairs/s and
 # all-mpnet-base-v2 4.6 pairs/s, i.e. 142 and 138 GFLOP/s: about 70 GFLOP/s a core, no overhead per step.
+# Measured against short real runs (bench.cost_fit, docs/results.json "cost_fit"): on the project's 2-core machine
+# under a load of 9-13, one thread's CPU time over 6 runs (batch 4-64, max length 32-256, short and ~300-token
+# pairs) fitted 2.8 s + 1.98 x the estimate at 70 GFLOP/s a core, 6.0x under for the smallest run (its start-up:
+# loading, checkpoints). So a CPU core is counted at 50 GFLOP/s and each run starts with RUN_START_SECONDS; the
+# wall-clock limit (stsdemo.caps) stops what a busier machine still makes longer.
 # NVIDIA H100 shared by 6-10 jobs: 389.7 and 193.7 pairs/s, i.e. 41.1 and 82.6 ms a step for 60.5 and 480.8
-# GFLOP: 10.1 TFLOP/s plus 35 ms a step (a GPU to itself is faster, so the estimate errs long).
-CPU_FLOPS_PER_CORE = 70e9
+# GFLOP: 10.1 TFLOP/s plus 35 ms a step (a GPU to itself is faster, so the estimate errs long); its start-up
+# (the model onto the GPU, the precision probe's 4 x 7 steps) is stsdemo.gpu_time's 20 s.
+CPU_FLOPS_PER_CORE = 50e9
+RUN_START_SECONDS = {"cpu": 5.0, "gpu": 20.0}
 GPU_FLOPS = 10e12
 GPU_STEP_SECONDS = 0.035
 # Encoding (the dev and the final evaluations) on a GPU is bound by tokenizing and moving batches, not by its FLOPs:
@@ -234,17 +245,18 @@ def profile_of(name: str, config: TrainConfig, given: dict[str, PairSet], dev: b
 
 @dataclass(frozen=True)
 class Estimate:
-    """A run's peak memory (bytes), its training, dev-evaluation and final 7-task evaluation time (seconds; the
-    last 0 when the run has none)."""
+    """A run's peak memory (bytes), its training, dev-evaluation and final 7-task evaluation time (seconds; 0
+    when the run has none) and its start-up (loading, checkpoints: :data:`RUN_START_SECONDS`)."""
 
     memory: float
     train_seconds: float
     eval_seconds: float
     final_seconds: float = 0.0
+    start_seconds: float = 0.0
 
     @property
     def seconds(self) -> float:
-        return self.train_seconds + self.eval_seconds + self.final_seconds
+        return self.start_seconds + self.train_seconds + self.eval_seconds + self.final_seconds
 
 
 def final_eval_seconds(encoder: Encoder, where: Machine, max_length: int) -> float:
