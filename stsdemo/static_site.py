@@ -74,7 +74,13 @@ def manifest(datasets: dict, app: dict | None = None) -> dict:
     settings = {item.name: {key: declaration(item.name).get(key) for key in DECLARED}
                 for item in fields(PlaygroundConfig)}
     recorded = payoff.load_map()
-    recorded["verdicts"] = {reading: payoff.verdicts(recorded, reading) for reading in payoff.READINGS}
+    # a cell shows its mark only once fresh seeds confirm it; "marks" keeps each mark's confirmation status
+    recorded["verdicts"] = {reading: payoff.shown_marks(recorded, reading) for reading in payoff.READINGS}
+    recorded["marks"] = {reading: {key: {"verdict": verdict, "confirmation": status}
+                                   for key, (verdict, status) in payoff.marks(recorded, reading).items() if status}
+                         for reading in payoff.READINGS}
+    recorded["confirmation_text"] = {reading: payoff.confirmation_text(recorded, reading)
+                                     for reading in payoff.READINGS}
     recorded["readings"] = payoff.READINGS
     lesson = [{"tab": step.tab, "title": step.title, "query": step.query, "do": step.do, "notice": step.notice,
                "in_page": step.tab in PLAYABLE_STEPS} for step in STEPS]

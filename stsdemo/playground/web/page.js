@@ -71,9 +71,24 @@
       $("link").value = location.href;
       showPreset();
       sections.settingsChanged(state.values);
-      player.configure({ ...state.values }).then((restarted) => {
+      const values = { ...state.values };
+      whenServed(values).then(() => player.configure(values)).then((restarted) => {
         if (restarted && view && view.step > 0) tell(["The settings changed, so the run started again."]);
       });
+    }
+
+    // A server still embedding a data set answers its file with 503 and the progress (the app, at start-up): say
+    // so and ask again. A static site's files are always there; a served file is asked for once.
+    const served = new Set();
+    async function whenServed(values) {
+      const url = values.data === "upload" ? `data/upload/${state.upload}.safetensors` : site.datasets[values.data].file;
+      while (!served.has(url)) {
+        const answer = await fetch(url, { method: "HEAD" });
+        if (answer.status !== 503) { served.add(url); break; }
+        const waiting = await fetch(url).then((response) => response.json()).catch(() => ({}));
+        $("status").replaceChildren(Panels.el("p", {}, waiting.progress || "The server is preparing the pairs…"));
+        await new Promise((resolve) => setTimeout(resolve, 1000 * (waiting.retry_after || 1)));
+      }
     }
 
     function tell(notices) {
@@ -155,6 +170,10 @@
       const width = $("dots-wrap").clientWidth;
       if (view && width !== drawnWidth) { drawnWidth = width; show(); }
     }).observe($("dots-wrap"));
+    if (window.parent !== window) {   // framed by the app's tab: it sizes the frame to the page
+      new ResizeObserver(() => window.parent.postMessage({ playgroundHeight: document.documentElement.scrollHeight },
+                                                         location.origin)).observe(document.body);
+    }
 
     $("preset-list").replaceChildren(...Panels.presetList(site.presets, settings));
     $("lesson").replaceChildren(...Panels.lesson(site.lesson));
