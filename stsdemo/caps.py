@@ -64,6 +64,9 @@ CAPS = {
     "model_millions": Cap(150.0, "M parameters", "largest hub model a visitor may name (the allow list excepted)",
                           "STSDEMO_MODEL_MILLIONS"),
     "playground_work": Cap(4e11, "multiply-adds", "one Playground API call (its cost model: the Playground's)"),
+    "playground_seconds": Cap(30.0, "seconds", "wall clock one Playground API or MCP call may train: past it the "
+                                               "run stops and answers at the step it reached, saying so",
+                              "STSDEMO_PLAYGROUND_SECONDS"),
     "embedding_pairs": Cap(20_000, "pairs", "pairs of a data set the Playground's encoder may embed"),
     # ---- disk ---------------------------------------------------------------------------------------------------
     "session_disk_bytes": Cap(1024 ** 3, "bytes", "one visitor's runs (a default run's checkpoint: about 92 MB)",

@@ -169,3 +169,11 @@ def test_the_api_run_is_checked_and_bounded(memory):
         playground_api.api_run(memory, dict(model="bert-base-uncased"))
     with pytest.raises(InputError, match="too large"):
         playground_api.api_run(memory, dict(head="mlp", width=64, seeds=20, steps=5000, batch_size=256))
+
+
+def test_an_api_run_past_its_wall_clock_stops_with_its_readings_there(memory, monkeypatch):
+    monkeypatch.setenv("STSDEMO_PLAYGROUND_SECONDS", "0.001")
+    result = playground_api.api_run(memory, dict(seeds=2, steps=500, model="default"))
+    assert result["stopped_early"] and result["step"] < 500
+    assert f"stopped at step {result['step']:,} of 500" in result["notice"]
+    assert result["paired"]["spearman"]["n"] == 2

@@ -1,9 +1,10 @@
 """The Playground for programs: the app's ``playground`` API endpoint and MCP tool run the Python core
 (:func:`stsdemo.playground.run.run_seeds`) on the data sets the app keeps prepared, bounded by the one-call
-budget. The tab's own runs train in the visitor's browser (:mod:`stsdemo.app.playground_site`)."""
+budget and stopped at a wall-clock limit (``playground_seconds`` in :mod:`stsdemo.caps`) with its readings there. The tab's own runs train in the visitor's browser (:mod:`stsdemo.app.playground_site`)."""
 
 from __future__ import annotations
 
+from .. import caps
 from ..errors import InputError
 from ..playground.config import BUILT_IN_DATA, UPLOADED, PlaygroundConfig
 from ..playground.run import TWIN_NAMES, run_seeds, twin_labels
@@ -26,6 +27,11 @@ def api_run(memory: PlaygroundMemory, values: dict) -> dict:
                          f"{' or '.join(BUILT_IN_DATA)}")
     config.check_budget()
     prepared = memory.prepared("", config.model, config.data)
-    result = run_seeds(config, prepared.data, prepared.features_for(config.head))
+    limit = caps.value("playground_seconds")
+    result = run_seeds(config, prepared.data, prepared.features_for(config.head), seconds=limit)
+    if result["stopped_early"]:
+        result["notice"] = (f"The run passed its wall-clock limit of {limit:g} s and stopped at step "
+                            f"{result['step']:,} of {config.steps:,}: its readings are at that step. Fewer seeds, "
+                            "steps or pairs, or a smaller batch, finish in time.")
     return {"settings": config.to_dict(), "encoder": prepared.encoder,
             "twins_named": dict(zip(TWIN_NAMES, twin_labels(config))), **result}

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 
+from .. import caps
 from ..config import as_written, check_setting, describe, setting
 from ..errors import InputError
 from ..losses.buffer import check_buffer
@@ -27,7 +28,7 @@ DATASETS = (*BUILT_IN_DATA, UPLOADED)
 HEADS = ("paper", "cosine", "mlp")
 BUFFER_LOSSES = tuple(name for name, spec in LOSSES.items() if spec.buffer)   # the losses that have a twin
 FEATURES = 3 * 384          # [u, v, |u-v|] of the embedded encoder: the unit of the work budget below
-MAX_WORK = 4e11             # multiply-adds one API or MCP run may cost (the page's runs cost the visitor's browser)
+MAX_WORK = caps.value("playground_work")   # multiply-adds one API or MCP run may cost (the page's: the browser's)
 SELECTION_SHARE = 0.2      # a run's selection set holds this share of its training pairs ...
 SELECTION_MIN = 50         # ... never fewer (a best step chosen on a handful of pairs is noise) ...
 SELECTION_MAX = 500        # ... and never more: measured every 10 steps, its features are kept per seed

@@ -52,6 +52,7 @@ TRAIN_SAMPLE = 500        # training pairs per seed whose fit and share inside t
 SELECT_EVERY = 10         # steps between two measurements on the selection set (each a candidate best step)
 MAX_HISTORY = 400         # curve points kept; beyond it every other older point is dropped
 STEPS_AT_ONCE = 256       # batches drawn at a time (bounds the index memory of a long call)
+STEPS_BETWEEN_CLOCKS = 5 * SELECT_EVERY     # run_seeds reads its wall clock this often
 
 
 def baseline_of(loss: str) -> LossSpec:
@@ -322,13 +323,19 @@ def record_number(value) -> float | None:
 
 
 def run_seeds(config: PlaygroundConfig, data: PlaygroundData, features: Features,
-              seeds: list[int] | None = None) -> dict:
+              seeds: list[int] | None = None, seconds: float | None = None) -> dict:
     """Train a run of ``config`` (on ``seeds``, default ``0 .. config.seeds - 1``) to its last step and measure it
-    once: :func:`summary`, each twin's best selection value (mean over seeds), and the seconds it took."""
+    once: :func:`summary`, each twin's best selection value (mean over seeds), and the seconds it took. With
+    ``seconds`` (a wall-clock limit), the run stops at the first :data:`SELECT_EVERY` boundary past it and is
+    measured there; ``stopped_early`` says whether it did."""
     started = time.perf_counter()
     playground = Playground(config, data, features, shown=0, seeds=seeds)
-    playground.step(playground.config.steps)
+    while not playground.finished:
+        if seconds is not None and time.perf_counter() - started > seconds:
+            break
+        playground.step(min(STEPS_BETWEEN_CLOCKS, config.steps - playground.steps_done))
     result = summary(playground.measure())
+    result["stopped_early"] = not playground.finished
     result["stopped_at_best"]["selection"] = {name: record_number(playground.best_selection[:, twin].mean())
                                               for twin, name in enumerate(TWIN_NAMES)}
     return {**result, "engine": ENGINE, "seconds": round(time.perf_counter() - started, 3)}
