@@ -102,6 +102,24 @@ def app_url(tmp_path_factory, app_state):
     yield from served(app_state, tmp_path_factory.getbasetemp() / "runs")
 
 
+@pytest.fixture(scope="session")
+def shared_app_url(tmp_path_factory):
+    """One app server for the whole test session (its own app state), for the modules whose tests only drive it
+    through pages: each page is a Gradio session of its own, with its own runs, so they never see each other's. A
+    module opts in with ``app_url = shared_app_url_for_module`` (``page`` and ``phone_page`` then open it); a
+    module that reads or changes the app's state (its line, its runs in progress) keeps its own ``app_url``. A
+    module that shares it leaves no run going when it ends (one place in the line per visitor: the next module's
+    pages come from the same address)."""
+    yield from served(small_app_state(), tmp_path_factory.getbasetemp() / "runs")
+
+
+@pytest.fixture(scope="module")
+def shared_app_url_for_module(shared_app_url):
+    """``shared_app_url`` under a module's ``app_url``: ``from app_fixtures import shared_app_url_for_module as
+    app_url``."""
+    return shared_app_url
+
+
 @pytest.fixture(scope="module")
 def client(app_url):
     from gradio_client import Client

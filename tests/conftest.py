@@ -22,6 +22,7 @@ torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
 
 SLOW_FIXTURES = {
     "app_url": "launches the Gradio app on a port (client, page, phone_page and owner_run build on it)",
+    "shared_app_url": "launches the Gradio app once for the session (the browser modules share it)",
     "mcp_app": "launches the app with its MCP server",
     "app_state": "a real app state: its model cache loads the shipped scorer",
     "minilm_results": "encodes the 26,289 SentEval test sentences with all-MiniLM-L6-v2",

@@ -12,7 +12,8 @@ import re
 from pathlib import Path
 
 import pytest
-from app_fixtures import CHROMIUM, app_state, app_url, page, phone_page  # noqa: F401  (pytest fixtures)
+from app_fixtures import CHROMIUM, page, phone_page, shared_app_url  # noqa: F401  (pytest fixtures)
+from app_fixtures import shared_app_url_for_module as app_url  # noqa: F401  (one server for the browser modules)
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 

@@ -11,7 +11,8 @@ import re
 from pathlib import Path
 
 import pytest
-from app_fixtures import CHROMIUM, app_state, app_url, open_page  # noqa: F401  (pytest fixtures)
+from app_fixtures import CHROMIUM, open_page, shared_app_url  # noqa: F401  (pytest fixtures)
+from app_fixtures import shared_app_url_for_module as app_url  # noqa: F401  (one server for the browser modules)
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not Path(CHROMIUM).is_file(), reason="chromium is not installed")]

@@ -13,7 +13,9 @@ QUICK = dict(data="stsb", max_length=48, batch_size=16, log_every=5)
 
 
 def test_short_fine_tune_raises_dev_spearman_of_the_head(tmp_path):
-    config = TrainConfig(loss="sk2", max_steps=40, eval_every=40, output_dir=str(tmp_path / "run"), **QUICK)
+    # 500 evenly spread STS-B dev pairs score the head as well as all 1,500 and take a third of the time
+    config = TrainConfig(loss="sk2", max_steps=40, eval_every=40, max_dev_pairs=500, output_dir=str(tmp_path / "run"),
+                         **QUICK)
     events = list(train(config))
     evals = [e for e in events if isinstance(e, EvalEvent)]
     steps = [e for e in events if isinstance(e, StepEvent)]
