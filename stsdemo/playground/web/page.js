@@ -15,6 +15,9 @@
     box.hidden = false;
   }
 
+  // Framed by the app's Playground tab: the app has its own header, start-here steps and Loss explorer.
+  if (window.parent !== window) document.documentElement.classList.add("framed");
+
   if (typeof Worker === "undefined") {
     $("no-worker").hidden = false;
     $("status").replaceChildren(Panels.el("p", {}, "The Playground cannot play in this browser: see the message above."));
