@@ -213,7 +213,8 @@ def test_compare_runs_the_pairs_with_and_without_the_buffer_as_one_job(client, a
         assert f"| {seed} | {a:.2f} | {b:.2f} | {a - b:+.2f} |" in final
         shown[seed] = (a, b)
     rule = paired({seed: a for seed, (a, _) in shown.items()}, {seed: b for seed, (_, b) in shown.items()})
-    assert f"mean difference {rule.numbers()}: **{rule.verdict}**" in final
+    interval = f", {rule.interval_text()}" if rule.interval_text() else ""
+    assert f"mean difference {rule.numbers()}{interval}: **{rule.verdict}**" in final
     on_dev_chart = set(finetune_view.curves_for(client.session_hash).dev["run"])
     assert all(any(name.startswith(run.label) for name in on_dev_chart) for run in runs[-2:]), on_dev_chart
     histogram = json.loads(outputs[-1][-1]["plot"])
