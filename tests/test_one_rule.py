@@ -94,13 +94,15 @@ def checkpointed_run(select_by: str, folder: Path, monkeypatch) -> tuple[list, o
     from stsdemo import evaluate
     from stsdemo.data import PairSet
     from stsdemo.labels import STS
+    from stsdemo.precision import PrecisionChoice
     from stsdemo.train import Checkpointer
 
     readings = iter(READINGS)
     monkeypatch.setattr(evaluate, "dev_metrics", lambda model, dev: {**next(readings), "macro_f1": 0.0,
                                                                       "errors": np.zeros(1)})
     dev = PairSet("dev", ["a"], ["b"], [1.0], STS)
-    checkpointer = Checkpointer(evaluate.DevEvaluator(dev, select_by), folder, TrainConfig(select_by=select_by), 0.0)
+    checkpointer = Checkpointer(evaluate.DevEvaluator(dev, select_by), folder, TrainConfig(select_by=select_by), 0.0,
+                                PrecisionChoice("fp32", "fp32", "asked for"))
     return [checkpointer.evaluate(_Saved(), 1, step, 10, None) for step in (0, 10)], checkpointer
 
 
