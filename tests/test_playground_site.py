@@ -137,6 +137,9 @@ def test_a_malformed_export_is_refused(client):
         answer = client.post("/playground/api/export", content=body)
         assert answer.status_code == 400 and answer.json()["error"]
     assert client.post("/playground/api/export", content=b"x" * (2 * 1024 ** 2)).status_code == 413
+    nothing = client.post("/playground/api/export", json={"session": "page-session-9", "config": {"data": "upload"},
+                                                          "steps": 10, "head": {"twin": 0, "step": 10, "params": []}})
+    assert nothing.status_code == 400 and "no pairs uploaded" in nothing.json()["error"]
 
 
 @pytest.mark.slow

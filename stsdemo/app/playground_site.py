@@ -45,6 +45,7 @@ PAGE = {path.name: path for path in page_files()}
 JSON_BODY_BYTES = 1 << 20          # an export's settings and head (1,153 numbers) fit in well under 1 MB
 UPLOAD_KEY = re.compile(r"^upload:([0-9a-f]{12})$")
 CACHE = "public, max-age=3600"
+KEEP_FILES = 32                    # compact data files kept on disk (built-in sets and recent uploads)
 
 
 def refusal(message: str, status: int = 400) -> JSONResponse:
@@ -108,6 +109,9 @@ class PlaygroundSite:
         if not path.is_file():
             write_compact(path, prepared.data, prepared.embeddings.codes, prepared.embeddings.scales,
                           prepared.encoder)
+            kept = sorted(path.parent.glob("*.safetensors"), key=lambda f: f.stat().st_mtime, reverse=True)
+            for stale in kept[KEEP_FILES:]:      # uploads come and go: the oldest files go (a built-in is rewritten)
+                stale.unlink(missing_ok=True)
         self.written[name] = path
         return path
 
@@ -194,9 +198,8 @@ class PlaygroundSite:
         if not session_files.SESSION_RE.match(session):
             raise InputError("bad session id")
         config = PlaygroundConfig(**{**asked["config"], "model": ""})
-        name = config.data if config.data in BUILT_IN_DATA else self.memory.session(session).uploaded.data.name
-        prepared = self.memory.prepared(session, model_cache.DEFAULT_CHOICE,
-                                        config.data if config.data in BUILT_IN_DATA else "upload")
+        prepared = self.memory.prepared(session, model_cache.DEFAULT_CHOICE, config.data)   # InputError: no upload
+        name = prepared.data.name
         head = asked["head"]
         playground = Playground(config, prepared.data, prepared.features_for(config.head), shown=0, seeds=[0])
         best = page_head(playground, head["params"], int(head["twin"]), int(head["step"]), int(asked["steps"]))
