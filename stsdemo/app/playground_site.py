@@ -186,10 +186,10 @@ class PlaygroundSite:
         try:
             asked = json.loads(body)
             return JSONResponse(await asyncio.to_thread(self.write_export, asked))
+        except InputError as error:            # first: an InputError is a ValueError too
+            return refusal(str(error))
         except (ValueError, TypeError, KeyError, AttributeError):
             return refusal("send {session, config, steps, head: {twin, step, params}} as JSON")
-        except InputError as error:
-            return refusal(str(error))
         finally:
             self.exports.release()
 
