@@ -116,11 +116,6 @@ class PlaygroundConfig:
                              "width")
 
 
-def relevant(name: str, head: str) -> bool:
-    """Whether a setting's control belongs on the page for ``head`` (the hidden width is the mlp head's alone)."""
-    return name != "width" or head == "mlp"
-
-
 def declaration(name: str) -> dict:
     """A setting's declaration (:func:`stsdemo.config.describe`), its slider ``step`` included."""
     return describe(name, PlaygroundConfig)

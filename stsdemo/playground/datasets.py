@@ -23,7 +23,6 @@ from ..data import PairSet, load_stsb, snli_dev_split
 from ..labels import LabelScheme
 
 TITLES = {"sts": "STS-B dev", "nli": "SNLI dev (held out of its 9,842 pairs)"}
-POOL_PAIRS = {"sts": 5738, "nli": 8842}     # pool pairs of each, repeats of held-out pairs left out (tests check it)
 
 
 @dataclass(frozen=True)
