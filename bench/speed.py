@@ -36,10 +36,7 @@ figures never replace the CPU's.
 from __future__ import annotations
 
 import argparse
-import importlib
-import inspect
 import os
-import pkgutil
 import subprocess
 import sys
 import time
@@ -270,23 +267,6 @@ def bench_stsb(repeats: int) -> dict:
 # ---- the app: latency and the score view ------------------------------------------------------------
 
 
-def app_function(name: str, fallback: str):
-    """``name`` from the app package (``stsdemo.app``: the package or any of its modules), else from the
-    ``fallback`` module (where it lived before the app became a package)."""
-    try:
-        package = importlib.import_module("stsdemo.app")
-    except ImportError:
-        package = None
-    if package is not None:  # a module of the same name (app/score_view.py) is not what is asked for
-        if not inspect.ismodule(getattr(package, name, inspect)):
-            return getattr(package, name)
-        for info in pkgutil.iter_modules(getattr(package, "__path__", [])):
-            module = importlib.import_module(f"stsdemo.app.{info.name}")
-            if not inspect.ismodule(getattr(module, name, inspect)):
-                return getattr(module, name)
-    return getattr(importlib.import_module(fallback), name)
-
-
 def _serve(demo, **kwargs) -> str:
     """Launch ``demo`` in this process on a free local port and wait until it answers; returns its URL."""
     import urllib.request
@@ -306,12 +286,10 @@ def _serve(demo, **kwargs) -> str:
 def launch_app():
     """The Gradio app (``build_demo()``) in this process on a free port; returns (demo, url)."""
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-    demo = app_function("build_demo", "stsdemo.ui")()
-    try:
-        kwargs = app_function("launch_kwargs", "stsdemo.ui")()
-    except AttributeError:
-        kwargs = {}
-    return demo, _serve(demo, **kwargs)
+    from stsdemo.app.ui import build_demo, launch_kwargs
+
+    demo = build_demo()
+    return demo, _serve(demo, **launch_kwargs())
 
 
 def launch_echo():
@@ -383,11 +361,11 @@ def bench_view(calls: int, warmup: int = 2) -> dict:
     from stsdemo.model import SiameseRegressor
     from stsdemo.scoring import score_pair
 
-    score_view = app_function("score_view", "stsdemo.runs")
+    from stsdemo.app.app_state import AppState
+    from stsdemo.app.score_view import score_view
+
     model = SiameseRegressor.load(None)
-    args = ("bench", "default", *PAIR, "STS 0–5", "", 1.0, None)
-    if next(iter(inspect.signature(score_view).parameters), None) == "state":  # the app package's view-model
-        args = (app_function("AppState", "stsdemo.app.app_state")(), *args)
+    args = (AppState(), "bench", "default", *PAIR, "STS 0–5", "", 1.0, None)
 
     def view():
         return score_view(*args)

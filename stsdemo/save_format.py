@@ -55,11 +55,6 @@ def has_encoder_config(folder: Path) -> bool:
     return (folder / ENCODER_CONFIG).is_file()
 
 
-def has_full_encoder(folder: Path) -> bool:
-    """Whether the folder holds the encoder's weights, so it loads as a SentenceTransformer on its own."""
-    return (folder / ENCODER_FILE).is_file()
-
-
 def is_model_folder(folder: Path) -> bool:
     """Whether ``folder`` holds an encoder or a scorer."""
     return has_encoder_config(folder) or is_scorer(folder)

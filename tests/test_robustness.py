@@ -548,7 +548,7 @@ def test_a_fields_own_check_names_it_in_every_copy_of_the_field():
     the check that names the field must hold for a component built after the app, not only for the app's own."""
     import gradio as gr
 
-    from stsdemo.app.ui.common import name_input_errors
+    from stsdemo.app.ui.gradio_seam import name_input_errors
 
     name_input_errors()
     name_input_errors()                                    # once per process: no label twice

@@ -218,7 +218,6 @@ def test_the_benchmark_tab_shows_the_shipped_tuned_evidence_and_a_notice_without
     table, grid = tuning_view.tuned_frame(block), tuning_view.grid_frame(block)
     assert len(table) == len(block["rows"]) and set(table["encoder"]) == {"all-MiniLM-L6-v2", "all-mpnet-base-v2"}
     assert len(grid) == len(block["grid"]) and all("lr" in point for point in grid["chosen point"])
-    assert len(tuning_view.ablation_frame(block)) == len(block["ablation"])
     text = tuning_view.claims_markdown(block)
     for claim in block["claims"]:
         assert f"{claim['claim']} on {claim['encoder']}" in text and claim["verdict"] in text

@@ -1,8 +1,7 @@
 """The tuned evidence, as the Benchmark tab shows it: every STS arm at the learning rate it chose on STS-B dev (one
-grid of four rates for every arm, the buffer-zone losses at the paper's x0 and k), the x0 x k sweep apart as an
-ablation, the paper's claims re-read on those arms for each encoder beside the fixed-setting verdicts (each on one
-machine and precision, with the seeds left out and the runs not yet run named), and why CoSENT and AnglE lowered dev
-at the fixed settings.
+grid of four rates for every arm, the buffer-zone losses at the paper's x0 and k), the paper's claims re-read on
+those arms for each encoder beside the fixed-setting verdicts (each on one machine and precision, with the seeds left
+out and the runs not yet run named), and why CoSENT and AnglE lowered dev at the fixed settings.
 
 The numbers are the ``tuning`` block of the app's ``evidence.json``, written by ``python -m bench.report`` from the
 runs of ``python -m bench.tuning`` recorded in docs/results.json (each names its machine; ``python -m
@@ -63,16 +62,6 @@ def grid_frame(block: dict | None) -> pd.DataFrame:
     rows = [[row["label"], point_text(row["point"]), f"{row['dev']:.2f}", _mean(row.get("fixed_dev")),
              f"{row['kept_start']} of {row['points']}"] for row in (block or {}).get("grid", [])]
     return pd.DataFrame(rows, columns=GRID_COLUMNS)
-
-
-def ablation_frame(block: dict | None) -> pd.DataFrame:
-    """The buffer-zone losses' x0 x k sweep: STS-B dev at each setting per arm and learning rate (one seed, no
-    verdict; it chooses nothing), the paper's setting first."""
-    found = (block or {}).get("ablation", [])
-    names = [cell["name"] for cell in found[0]["cells"]] if found else []
-    rows = [[row["label"], f"{row['lr']:g}", *[f"{cell['dev']:.2f}" for cell in row["cells"]],
-             f"{row['best_minus_paper']:+.2f} ({row['best']})"] for row in found]
-    return pd.DataFrame(rows, columns=["arm", "lr", *names, "best other setting − paper's"])
 
 
 def _difference(line: dict) -> str:

@@ -13,7 +13,6 @@ from ... import caps, environment
 from ...errors import InputError
 from .. import model_cache, session_files
 from ..progress import SKIP
-from .gradio_seam import name_input_errors  # noqa: F401 - tests/test_robustness.py imports it from here
 
 log = logging.getLogger("stsdemo.app.ui")
 
