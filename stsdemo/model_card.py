@@ -25,7 +25,6 @@ from .evaluate import TABLE_NAMES, TASKS
 from .events import StageStep
 from .losses.spec import LOSSES, run_k
 from .model_source import DEFAULT_MODEL_NAMES, start_encoder_config
-from .playground.metrics import METRICS
 
 EMBEDDED_HUB_ID = DEFAULT_MODEL_NAMES[-1]          # what the embedded all-MiniLM-L6-v2 is a copy of
 HIDDEN = ("output_dir", "run_name")                # where the run was written: never in a card
@@ -278,8 +277,9 @@ def playground_training(run: dict) -> list[str]:
              f"Kept: step {run.get('best_step', 0):,} of {run.get('steps', 0):,}, the best on the selection set by "
              f"{selection.get('metric')} ({_reading(selection.get('value'))}). The report set there:", "",
              "| Metric | Value |", "|:--|--:|"]
+    labels = run.get("metric_labels", {})
     for name, value in run.get("report", {}).items():
-        label = METRICS.get(name, name).replace("|", r"\|")          # a bare | would end the table cell
+        label = labels.get(name, name).replace("|", r"\|")          # a bare | would end the table cell
         lines.append(f"| {label} | {_reading(value)} |")
     lines += ["", "### Playground Settings", "<details><summary>Click to expand</summary>", ""]
     lines += [f"- `{name}`: {shown(name, value)}" for name, value in config.items()] + ["", "</details>"]

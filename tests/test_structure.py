@@ -1,7 +1,7 @@
 """The code's shape: no import circle in ``stsdemo/``, no import of ``bench`` from it, a core (``stsdemo/`` without
-``stsdemo/app/``) that imports neither the app nor what only the app needs (gradio), no function over 100 lines
-and no file over 650 in ``stsdemo/`` and ``bench/``, slow-test names that still exist, and every paper value
-declared once."""
+``stsdemo/app/``) that imports neither the app nor what only the app needs (gradio), nothing the Playground builds
+on importing the Playground, no function over 100 lines and no file over 650 in ``stsdemo/`` and ``bench/``,
+slow-test names that still exist, and every paper value declared once."""
 
 from __future__ import annotations
 
@@ -104,6 +104,29 @@ def test_the_library_and_the_app_import_nothing_from_bench():
     """Dependencies run one way: bench imports the library and the app, never the other way round."""
     found = [f"{module}: {name}" for module, path in module_names().items() for name in absolute_imports(path)
              if within(name, "bench")]
+    assert not found, found
+
+
+PLAYGROUND = "stsdemo.playground"         # built on the core: what it reads must not read it back
+
+
+def reached_from(graph: dict[str, set[str]], starts: set[str]) -> set[str]:
+    """Every module that importing ``starts`` loads, directly or through another."""
+    seen, todo = set(), list(starts)
+    while todo:
+        for target in graph[todo.pop()] - seen:
+            seen.add(target)
+            todo.append(target)
+    return seen
+
+
+def test_what_the_playground_builds_on_imports_nothing_of_the_playground():
+    """The Playground is a layer over the core: a core module it reads (the model card, the labels) learns
+    nothing from it, or the core would move whenever the Playground does."""
+    graph = import_graph()
+    playground = {module for module in graph if within(module, PLAYGROUND)}
+    below = reached_from(graph, playground) - playground
+    found = [f"{module}: {target}" for module in sorted(below) for target in sorted(graph[module] & playground)]
     assert not found, found
 
 

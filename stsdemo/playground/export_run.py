@@ -30,7 +30,7 @@ from ..model_card import PLAYGROUND_RUN, framework_versions, write_card
 from ..model_source import resolve_model
 from ..save_format import RUN_RECORD
 from .embeddings import MAX_LENGTH
-from .metrics import held_out_metrics
+from .metrics import METRICS, held_out_metrics
 from .run import TWIN_NAMES, BestHead, Playground, record_number, twin_labels
 
 
@@ -107,8 +107,9 @@ def run_record(playground: Playground, best: BestHead) -> dict:
     """The exported head's ``run.json``: the Playground settings (``config``), the data set (its name, its title
     when it has one, its training, selection and report pair counts), the twin (its loss with the
     k and x0 it trained with), the seed, the steps trained, the best step and the selection and report readings
-    there (as the Playground's summaries write a reading: 4 decimals, null for a NaN), and the versions.
-    :func:`stsdemo.model_card.card_text` reads it."""
+    there (as the Playground's summaries write a reading: 4 decimals, null for a NaN) with each reading's name in
+    words, and the versions. :func:`stsdemo.model_card.card_text` reads it: the record names its own metrics, so
+    the core's card needs nothing from the Playground."""
     config, data = playground.config, playground.data
     pairs = {"training": int(playground.subsets.shape[1]), "selection": int(playground.selection.shape[1]),
              "report": len(data.held_out)}
@@ -119,4 +120,5 @@ def run_record(playground: Playground, best: BestHead) -> dict:
             "steps": playground.steps_done, "best_step": best.step,
             "selection": {"metric": best.metric, "value": record_number(best.selection)},
             "report": {name: record_number(value) for name, value in best.report.items()},
+            "metric_labels": {name: METRICS[name] for name in best.report},
             "versions": framework_versions()}
