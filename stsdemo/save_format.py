@@ -190,10 +190,13 @@ def write(model, folder: str | Path, encoder_weights: str, beside: Callable[[Pat
 
 
 def _write_sentence_transformers_files(folder: Path, hidden_size: int, max_length: int) -> None:
-    """The files that make the folder load as ``SentenceTransformer(folder)`` with mean pooling."""
+    """The files that make the folder load as ``SentenceTransformer(folder)`` with mean pooling. The module types
+    are the paths sentence-transformers itself writes since v5.4 (its ``sentence_transformers.models.*`` are
+    deprecated aliases)."""
     modules = [
-        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
-        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.base.modules.transformer.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling",
+         "type": "sentence_transformers.sentence_transformer.modules.pooling.Pooling"},
     ]
     pooling = {"word_embedding_dimension": hidden_size, "pooling_mode_cls_token": False,
                "pooling_mode_mean_tokens": True, "pooling_mode_max_tokens": False,

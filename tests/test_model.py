@@ -83,8 +83,12 @@ def test_save_load_round_trip_and_sentence_transformers(embedded_model, tmp_path
     loaded = SiameseRegressor.load(str(folder))
     assert loaded.scheme == NLI and loaded.features == model.features
     assert np.allclose(loaded.predict(*PAIRS), model.predict(*PAIRS), atol=1e-5)
-    st_embeddings = SentenceTransformer(str(folder), device="cpu").encode(PAIRS[0])
-    assert np.allclose(st_embeddings, model.encode(PAIRS[0]), atol=1e-5)
+    st_model = SentenceTransformer(str(folder), device="cpu")
+    assert np.allclose(st_model.encode(PAIRS[0]), model.encode(PAIRS[0]), atol=1e-5)
+    st_model.save(str(tmp_path / "resaved"))         # the module types sentence-transformers writes today are ours
+    types = [[module["type"] for module in json.loads((path / "modules.json").read_text())]
+             for path in (folder, tmp_path / "resaved")]
+    assert types[0] == types[1], types
 
 
 def test_head_only_folder_is_small_and_loads_the_base_encoder(embedded_model, tmp_path):
