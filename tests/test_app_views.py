@@ -155,5 +155,8 @@ def test_the_form_defaults_follow_the_machine_the_form_is_built_on(monkeypatch):
     monkeypatch.delenv("SPACES_ZERO_GPU", raising=False)
     monkeypatch.setattr(form.torch.cuda, "is_available", lambda: False)
     assert form.form_defaults()["final_eval"] is False and form.field_spec("max_steps").value == form.DEFAULT_STEPS
+    monkeypatch.setenv("SPACES_ZERO_GPU", "true")        # a ZeroGPU Space lends the GPU to each run
+    assert form.form_defaults()["final_eval"] is True
+    monkeypatch.delenv("SPACES_ZERO_GPU")
     monkeypatch.setattr(form.torch.cuda, "is_available", lambda: True)
     assert form.form_defaults()["final_eval"] is True and form.field_spec("max_steps").value == 0

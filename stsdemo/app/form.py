@@ -11,13 +11,12 @@ final evaluation are the app's own inputs.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
-from .. import budget
+from .. import budget, gpu_time
 from ..config import PRESETS, TrainConfig, as_written, describe
 from ..data import PairSet, load_csv
 from ..errors import InputError
@@ -86,7 +85,7 @@ class FieldSpec:
 
 def on_gpu() -> bool:
     """Whether runs here train on a GPU (a ZeroGPU Space lends one to each run)."""
-    return torch.cuda.is_available() or bool(os.environ.get("SPACES_ZERO_GPU"))
+    return torch.cuda.is_available() or gpu_time.on_zero_gpu()
 
 
 def default_form() -> dict:

@@ -8,14 +8,13 @@ the allowed folders (:func:`allowed_roots`) and not in another session's folder.
 from __future__ import annotations
 
 import json
-import os
 import threading
 from collections import OrderedDict
 from pathlib import Path
 
 import torch
 
-from .. import budget, environment, save_format
+from .. import budget, environment, gpu_time, save_format
 from ..errors import InputError
 from ..final_eval import ResultCache
 from ..losses.spec import PAPER_X0
@@ -160,7 +159,7 @@ class ModelCache:
                 self._models.move_to_end(key)
                 return self._models[key]
             model = SiameseRegressor.load(name or None, allowed_roots=allowed_roots())
-            if torch.cuda.is_available() and not os.environ.get("SPACES_ZERO_GPU"):
+            if torch.cuda.is_available() and not gpu_time.on_zero_gpu():
                 model.to(default_device())
             model.eval()
             self._models[key] = model
