@@ -12,6 +12,7 @@ import ast
 import asyncio
 import json
 import math
+import re
 from pathlib import Path
 
 import gradio as gr
@@ -67,6 +68,30 @@ def test_the_seam_names_the_gradio_it_was_written_for():
     assert gr.__version__ == gradio_seam.WRITTEN_FOR, (
         f"Gradio {gr.__version__}: re-check every workaround of stsdemo/app/ui/gradio_seam.py (written for "
         f"{gradio_seam.WRITTEN_FOR}), then update WRITTEN_FOR")
+
+
+def gradio_pins() -> dict[str, list[str]]:
+    """Every place that names the Gradio to install, with the versions it names: the extras of pyproject.toml,
+    both requirements files and the Space's ``sdk_version`` in README.md."""
+    repo = Path(__file__).resolve().parent.parent
+    found = {name: re.findall(r"^[^#\n]*gradio(?:\[mcp\])?\s*([<>=!~][^\s\",#]*(?:,[<>=!~][^\s\",#]*)*)",
+                              (repo / name).read_text(encoding="utf-8"), re.MULTILINE)
+             for name in ("requirements.txt", "requirements-test.txt")}
+    pyproject = (repo / "pyproject.toml").read_text(encoding="utf-8")
+    found["pyproject.toml"] = re.findall(r'"gradio(?:\[mcp\])?([<>=!~][^"]*)"', pyproject)
+    found["README.md"] = re.findall(r"^sdk_version:\s*(\S+)", (repo / "README.md").read_text(encoding="utf-8"),
+                                    re.MULTILINE)
+    return found
+
+
+def test_every_install_names_the_one_gradio_the_seam_was_written_for():
+    """The workarounds hold for one version (the test above), so a range would install a Gradio they were never
+    checked against: every install pins exactly that version."""
+    pins = gradio_pins()
+    assert all(pins.values()), pins                       # each place still names Gradio where we look
+    wrong = {name: found for name, found in pins.items()
+             if any(pin.lstrip("=") != gradio_seam.WRITTEN_FOR for pin in found)}
+    assert not wrong, f"pin gradio=={gradio_seam.WRITTEN_FOR} everywhere: {wrong}"
 
 
 # ---- 1. a field's input check --------------------------------------------------------------------------------------

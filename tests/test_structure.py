@@ -132,7 +132,7 @@ def test_what_the_playground_builds_on_imports_nothing_of_the_playground():
 
 def app_only_packages() -> set[str]:
     """The top-level import names of what only the app needs: pyproject.toml's ``app`` extra
-    (``"gradio>=6.31,<7"`` -> ``gradio``)."""
+    (``"gradio==6.31.0"`` -> ``gradio``)."""
     text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
     extra = re.search(r"^app\s*=\s*\[(.*?)\]", text, re.MULTILINE | re.DOTALL).group(1)
     return {re.split(r"[<>=!~;\[ ]", requirement, maxsplit=1)[0].lower().replace("-", "_")
