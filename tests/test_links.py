@@ -163,3 +163,21 @@ def test_encode_leaves_out_a_value_that_would_not_read_back():
 def test_a_playground_link_opens_the_tab_and_leaves_its_parameters_to_the_page():
     restored = links.parse("?tab=playground&preset=memorisation&hide=lr,batch_size&noise=0.5")
     assert restored.tab == "playground" and restored.values == {} and restored.notices == []
+
+
+@pytest.mark.parametrize("text", ["true", " FALSE ", "1", "yes", "on", "0", "off", ""])
+def test_a_link_and_a_raw_api_call_read_the_same_boolean_text_alike(text):
+    """One rule for true/false: a word a link's ``final_eval`` takes, a REST argument takes as the same value,
+    and a word one refuses (with a notice, falling back to the default) the other refuses too."""
+    from stsdemo.app.ui import rest
+    from stsdemo.errors import InputError
+
+    restored = links.parse("?tab=train&final_eval=" + text.replace(" ", "+"))
+    try:
+        api_value = rest.read_bool("final_eval", text)
+    except InputError:
+        api_value = None
+    if api_value is None:
+        assert restored.notices and restored.values["final_eval"] == links.defaults("train")["final_eval"]
+    else:
+        assert not restored.notices and restored.values["final_eval"] is api_value

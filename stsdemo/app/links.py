@@ -37,12 +37,10 @@ from ..errors import InputError, check_range
 from ..labels import get_scheme
 from ..losses.buffer import check_x0
 from ..losses.spec import LOSSES
-from . import form, loss_view, model_cache, score_view
+from . import form, loss_view, model_cache, score_view, value_text
 
 MAX_QUERY = 8_000          # characters of a whole link's query; a longer link restores nothing
 MAX_TEXT = 1_000           # characters of one text field (a sentence, the custom categories)
-MAX_NUMBER_TEXT = 40       # characters of a number
-NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)   # ASCII digits only: not ٣, ３ or 1_0
 MAX_SAMPLE = 100.0         # |prediction|, |label| and |gold| a link may carry (labels live on 0..5, 0..2, ...)
 
 TABS = {"score": "Score a pair", "playground": "Playground", "loss": "Loss explorer", "train": "Fine-tune",
@@ -94,7 +92,7 @@ def _number_text(value) -> str:
 
 def _read_number(text: str, title: str, low=None, high=None, *, low_open=False, integer=False):
     text = text.strip()
-    if len(text) > MAX_NUMBER_TEXT or not NUMBER.fullmatch(text):
+    if not value_text.is_number(text):
         raise InputError(f"{title} is not a number")
     return check_range(title, float(text), low, high, low_open=low_open, integer=integer)
 
@@ -109,12 +107,10 @@ def _read_text(text: str, title: str) -> str:
 
 
 def _read_bool(text: str, title: str) -> bool:
-    word = text.strip().lower()
-    if word in ("true", "1", "yes", "on"):
-        return True
-    if word in ("false", "0", "no", "off"):
-        return False
-    raise InputError(f"{title} must be true or false")
+    value = value_text.boolean(text)
+    if value is None:
+        raise InputError(f"{title} must be true or false")
+    return value
 
 
 def _shown(value) -> str:
