@@ -88,23 +88,36 @@ def test_the_sweep_removes_stale_sessions_and_handed_over_downloads_and_spares_t
     assert not handed.exists() and staged.exists()
 
 
-def test_the_sweeper_runs_at_once_and_then_periodically():
-    class NoRuns:
+def test_the_sweeper_sweeps_at_once_then_after_each_wait_sparing_the_runs_in_progress():
+    """The sweeper's loop, run in this thread: the stop event it waits on is a stand-in that hands out a new
+    staged download during the first wait and stops the loop during the second, so no clock is read."""
+    class OneRunInProgress:
         def active_runs(self):
-            return {}
+            return {"training": object()}
 
-    stop = session_files.start_sweeper(NoRuns(), every_s=0.2)
-    try:
-        for name in ("first", "second"):   # one gone at start, one made later and gone at a later sweep
-            staged = session_files.downloads_dir(name) / "stsdemo-run.zip"
-            staged.write_bytes(b"zip")
-            _aged(staged, session_files.HANDED_OVER_S + 1)
-            deadline = time.monotonic() + 10
-            while staged.exists() and time.monotonic() < deadline:
-                time.sleep(0.05)
-            assert not staged.exists(), name
-    finally:
-        stop.set()
+    busy = _aged(_run_files("training", "run", 16).parent, session_files.SESSION_MAX_AGE_S + 60)
+
+    def handed_over(name: str):
+        staged = session_files.downloads_dir(name) / "stsdemo-run.zip"
+        staged.write_bytes(b"zip")
+        return _aged(staged, session_files.HANDED_OVER_S + 1)
+
+    class TwoWaits:
+        def __init__(self):
+            self.waits, self.later = [], None
+
+        def is_set(self) -> bool:
+            return len(self.waits) == 2
+
+        def wait(self, seconds: float) -> None:
+            self.waits.append(seconds)
+            if len(self.waits) == 1:
+                assert not first.exists()                  # swept at once, before the first wait
+                self.later = handed_over("second")
+
+    first, stop = handed_over("first"), TwoWaits()
+    session_files.sweep_until(stop, OneRunInProgress(), every_s=0.2)
+    assert stop.waits == [0.2, 0.2] and not stop.later.exists() and busy.exists()
 
 
 def test_gradio_takes_the_cache_schedule_the_app_sets():

@@ -41,11 +41,6 @@ def test_each_rule_is_declared_in_one_place(name, home):
     assert top_level_definitions(name) == [home]
 
 
-@pytest.mark.parametrize("name", ["CosineHead", "recorded_map", "resolve_model", "error_histogram", "Budget"])
-def test_a_name_that_collided_names_one_thing(name):
-    assert len(top_level_definitions(name)) <= 1, top_level_definitions(name)
-
-
 # ---- the stage plan ---------------------------------------------------------------------------------------
 
 

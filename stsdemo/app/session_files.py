@@ -289,20 +289,21 @@ def sweep(busy: set[str], handed_over_s: float = HANDED_OVER_S) -> None:
     trim_hub_cache(hub_cache())
 
 
+def sweep_until(stop: threading.Event, state, every_s: float) -> None:
+    """Sweep now and then every ``every_s`` seconds until ``stop`` is set, sparing the sessions of ``state``'s
+    runs in progress (waiting on ``stop`` itself, so setting it ends the wait at once)."""
+    while not stop.is_set():
+        try:
+            sweep(set(state.active_runs()))
+        except OSError as error:  # a full or vanished disk: the next sweep tries again
+            print(f"stsdemo: sweep failed: {error}", flush=True)
+        stop.wait(every_s)
+
+
 def start_sweeper(state, every_s: float = SWEEP_EVERY_S) -> threading.Event:
-    """Sweep now and then every ``every_s`` seconds in a daemon thread, sparing the sessions of ``state``'s
-    runs in progress. Setting the returned event stops it."""
+    """:func:`sweep_until` in a daemon thread; setting the returned event stops it."""
     stop = threading.Event()
-
-    def loop() -> None:
-        while not stop.is_set():
-            try:
-                sweep(set(state.active_runs()))
-            except OSError as error:  # a full or vanished disk: the next sweep tries again
-                print(f"stsdemo: sweep failed: {error}", flush=True)
-            stop.wait(every_s)
-
-    threading.Thread(target=loop, name="stsdemo-sweeper", daemon=True).start()
+    threading.Thread(target=sweep_until, args=(stop, state, every_s), name="stsdemo-sweeper", daemon=True).start()
     return stop
 
 
