@@ -72,8 +72,8 @@ def evidence(results: dict):
 def write_evidence(found, path: Path | None = None, tuning: dict | None = None) -> Path:
     """Write ``found`` (:func:`evidence`) as the app's ``evidence.json`` (default: the one that ships with it),
     with ``tuning`` (:func:`bench.tuning_report.evidence_block`) as its ``tuning`` block."""
-    from stsdemo.app.evidence_view import EVIDENCE_FILE  # read at call time: tests point it elsewhere
     from stsdemo.atomic import write_json_atomic
+    from stsdemo.evidence import EVIDENCE_FILE
 
     path = path or EVIDENCE_FILE
     write_json_atomic(path, {**found.to_dict(), **({"tuning": tuning} if tuning else {})})

@@ -111,7 +111,7 @@ def lines_by_ref(results: dict) -> dict[str, dict]:
 
 def prose(results: dict) -> str:
     """The page's prose with its verdicts and paired figures filled in from ``results``."""
-    from stsdemo.app.evidence_view import verdict_words
+    from stsdemo.evidence_cells import verdict_words
 
     from .claims import claim_verdicts
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import statistics
 
-from stsdemo.app.evidence_view import spread_cell
+from stsdemo.evidence_cells import spread_cell
 
 from .common import mean_sd
 from .schema import nli_runs

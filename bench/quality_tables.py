@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from stsdemo.app.evidence_view import node_cell, spread_cell
 from stsdemo.evaluate import TABLE_NAMES, TASKS
+from stsdemo.evidence_cells import node_cell, spread_cell
 
 from . import tuning
 from .common import mean_sd

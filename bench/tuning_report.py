@@ -539,8 +539,8 @@ def write(results: dict, md_path=None, evidence_path=None) -> None:
     """Rewrite the tuned section of docs/results.md (from its title to the next ``### `` heading) and the
     ``tuning`` block of the app's evidence file, leaving every other section as it is (``python -m bench.report``
     writes them all; this writes only the tuning's, while others regenerate theirs)."""
-    from stsdemo.app.evidence_view import EVIDENCE_FILE
     from stsdemo.atomic import write_json_atomic
+    from stsdemo.evidence import EVIDENCE_FILE
 
     md_path = md_path or REPO / "docs" / "results.md"
     text = md_path.read_text(encoding="utf-8")

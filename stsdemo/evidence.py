@@ -17,7 +17,10 @@ Layout of ``evidence.json`` (``EVIDENCE_VERSION``)::
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
 
+# bench writes it and the app ships and reads it: package data of stsdemo.app, named here so neither imports the other
+EVIDENCE_FILE = Path(__file__).parent / "app" / "evidence.json"
 EVIDENCE_VERSION = 2    # 2: every verdict is a stsdemo.paired.Verdict value, read under the equivalence rule
 STS, NLI = "STS", "NLI"
 

@@ -180,13 +180,14 @@ def test_the_fine_tune_tab_logs_no_warning_of_ours(window, tmp_path):
 def test_the_wording_says_what_it_means():
     """A mixed verdict says the comparisons disagree and how many hold; a prediction beyond the label line is drawn
     at its end and said."""
-    from stsdemo.app import evidence_view, plots, score_view
+    from stsdemo import evidence_cells
+    from stsdemo.app import plots, score_view
     from stsdemo.labels import get_scheme
 
-    words = evidence_view.verdict_words("mixed: 2 reversed, 1 no measurable difference")
+    words = evidence_cells.verdict_words("mixed: 2 reversed, 1 no measurable difference")
     assert words == "mixed (the comparisons disagree): holds in none of 3; 2 reversed, 1 no measurable difference"
-    assert "holds in 1 of 2; 1 reversed" in evidence_view.verdict_words("mixed: 1 holds, 1 reversed")
-    assert evidence_view.verdict_words("reversed") == "reversed"
+    assert "holds in 1 of 2; 1 reversed" in evidence_cells.verdict_words("mixed: 1 holds, 1 reversed")
+    assert evidence_cells.verdict_words("reversed") == "reversed"
 
     sts = get_scheme("sts")
     figure = plots.number_line(sts, -1.49, 0.25, None, title="Prediction -1.490 → “0” (node 0)")

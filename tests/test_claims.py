@@ -10,6 +10,7 @@ import re
 import pytest
 
 from bench import claims, report, tuning_report
+from stsdemo import evidence_cells
 from stsdemo.app import evidence_view, benchmark_view
 
 
@@ -223,7 +224,7 @@ def test_a_comparison_reads_only_runs_at_its_budget(results):
     (None, 0, 3, "–"),
 ])
 def test_a_node_cell_names_its_count_only_when_some_seeds_lack_it(node, node_n, seeds, shown):
-    assert evidence_view.node_cell(node, 0.40, node_n, seeds) == shown
+    assert evidence_cells.node_cell(node, 0.40, node_n, seeds) == shown
 
 
 def test_the_shipped_evidence_is_what_the_recorded_results_give():

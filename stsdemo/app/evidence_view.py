@@ -18,12 +18,12 @@ from pathlib import Path
 import pandas as pd
 import plotly.graph_objects as go
 
-from ..evidence import NLI, STS, Claim, ClaimLine, Evidence, EvidenceRow
+from ..evidence import EVIDENCE_FILE, NLI, STS, Claim, ClaimLine, Evidence, EvidenceRow
+from ..evidence_cells import node_cell, spread_cell, verdict_words
 from ..losses.spec import LOSSES
-from ..paired import RULE_IN_WORDS, WHERE_SEEDS, Verdict, mixed_counts
+from ..paired import RULE_IN_WORDS, WHERE_SEEDS, Verdict
 from .reference import PAPER_ARMS, PAPER_REPORTED
 
-EVIDENCE_FILE = Path(__file__).with_name("evidence.json")
 
 
 class EvidenceUnavailable(Exception):
@@ -39,19 +39,6 @@ def load_evidence(path: Path | None = None) -> Evidence:
         raise EvidenceUnavailable(f"no evidence file ({path.name}) ships with this copy") from None
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise EvidenceUnavailable(f"the evidence file {path.name} could not be read ({error})") from None
-
-
-def spread_cell(mean: float | None, sd: float | None, n: int) -> str:
-    """``mean ± sd`` over n seeds, the bare mean for one seed, "–" when nothing was measured."""
-    if mean is None or not math.isfinite(mean):
-        return "–"
-    return f"{mean:.2f} ± {sd:.2f}" if n > 1 and sd is not None else f"{mean:.2f}"
-
-
-def node_cell(node: float | None, sd: float | None, node_n: int, seeds: int) -> str:
-    """The on-node share over the ``node_n`` of an arm's ``seeds`` runs that recorded it, naming that count
-    when it is smaller: runs recorded before the node accuracy existed have none."""
-    return spread_cell(node, sd, node_n) + (f" (n = {node_n})" if node is not None and node_n < seeds else "")
 
 
 COLUMNS = ["arm", "encoder", "seeds", "7-task mean ± sd", "STS-B test on node (%)", "SNLI test accuracy (%)",
@@ -303,15 +290,3 @@ def _answer(verdict: str) -> str:
     where = " in the comparisons run with 2+ seeds" if verdict.endswith(WHERE_SEEDS) else ""
     verdict = verdict.removesuffix(WHERE_SEEDS)
     return {Verdict.HOLDS: "yes", Verdict.REVERSED: "no: reversed"}.get(verdict, verdict_words(verdict)) + where
-
-
-def verdict_words(verdict: str) -> str:
-    """A claim's verdict as shown. "mixed: 2 reversed, 1 no measurable difference" alone reads as "it sometimes
-    helps" though nothing held: a mixed verdict says what it means (the comparisons disagree) and in how many of
-    them the claim holds, none included; any other verdict is shown as it is."""
-    found = mixed_counts(verdict)
-    if found is None:
-        return verdict
-    others = ", ".join(f"{count} {kind}" for kind, count in found.items() if kind != Verdict.HOLDS)
-    held = found.get(Verdict.HOLDS, 0) or "none"
-    return f"mixed (the comparisons disagree): holds in {held} of {sum(found.values())}; {others}"
