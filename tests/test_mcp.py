@@ -116,8 +116,8 @@ def test_calling_the_scorer_and_the_loss_through_a_real_client(mcp_app):
     nli = json.loads(_text(nli))
     assert nli["scheme"] == ["contradiction", "neutral", "entailment"] and "Switched to" in nli["notice"]
     rows = {row["loss"]: row for row in json.loads(_text(losses))["losses"]}
-    assert rows["Translated ReLU"]["f(x)"] == pytest.approx(2.0 * (0.6 - 0.25))
-    assert rows["Smooth K2"]["df/dprediction"] == pytest.approx(2 * 2.0 * (0.6 - 0.25))
+    assert rows["Translated ReLU"]["value"] == pytest.approx(2.0 * (0.6 - 0.25))
+    assert rows["Smooth K2"]["gradient"] == pytest.approx(2 * 2.0 * (0.6 - 0.25))
 
 
 def test_a_playground_run_through_a_real_client(mcp_app):

@@ -9,9 +9,12 @@ import pandas as pd
 from ..errors import InputError, check_range
 from ..losses.buffer import check_buffer
 from ..losses.explorer import MAX_POINT, SAMPLE, SLIDERS, START  # noqa: F401 (the tab, links and tools read them here)
+from ..losses.sample import sample_losses
 from ..losses.spec import paper_k_text
 from . import plots
 
+SAMPLE_COLUMNS = {"x": "x = |pred − label|", "value": "f(x)", "gradient": "df/dprediction",
+                  "in_buffer": "in buffer (no gradient)"}   # a sample row's fields as the table titles them
 
 
 def slope_hint() -> str:
@@ -32,8 +35,13 @@ def loss_view(k: float, x0: float, d: float, references=(), prediction: float | 
     as the invalid state (a red band where predictions round to a wrong node but get no gradient)."""
     sample = None if prediction is None or label is None else (prediction, label)
     figure = plots.loss_figure(k, x0, d, references or [], sample, strict=strict)
-    table = plots.sample_losses(prediction, label, k, x0) if sample else None
+    table = sample_table(prediction, label, k, x0) if sample else None
     return LossView(figure, plots.loss_formulas(k, x0, d), table)
+
+
+def sample_table(prediction: float, label: float, k: float, x0: float) -> pd.DataFrame:
+    """The "One sample" table: :func:`stsdemo.losses.sample.sample_losses` under the column titles it shows."""
+    return pd.DataFrame(sample_losses(prediction, label, k, x0)).rename(columns=SAMPLE_COLUMNS)
 
 
 def live_view(*args) -> LossView | str:
@@ -54,6 +62,5 @@ def loss_at(prediction: float, label: float, k: float = START["k"], x0: float = 
     label = check_range("label", label, -MAX_POINT, MAX_POINT)
     check_buffer(k, x0, d)
     k, x0, d = float(k), float(x0), float(d)   # checked: the numbers they read as, never the text given ("2")
-    table = plots.sample_losses(prediction, label, k, x0)
     return {"prediction": prediction, "label": label, "k": k, "x0": x0, "d": d,
-            "losses": table.to_dict(orient="records")}
+            "losses": sample_losses(prediction, label, k, x0)}

@@ -23,8 +23,8 @@ from ..errors import InputError, check_range
 from ..evaluate import TABLE_NAMES, TASKS
 from ..events import EvalEvent, StartEvent, StepEvent
 from ..labels import LabelScheme
-from ..losses.buffer import BufferZoneLoss, check_buffer
-from ..losses.registry import LOSS_CLASSES
+from ..losses.buffer import check_buffer
+from ..losses.sample import DISTANCE_LOSSES
 from ..losses.spec import PAPER_X0
 
 # One palette for the whole app (colour-blind friendly, after Okabe & Ito).
@@ -43,12 +43,10 @@ COLORS = {
 }
 FONT = dict(family="Inter, system-ui, -apple-system, Segoe UI, sans-serif", size=13)
 
-# The losses that are a function of the distance x = |prediction - label| (name -> module class), each drawn
-# with its spec's short name. Those with a buffer take the explorer's k and x0 and are always drawn; the others
-# (L1, MSE) are references the user can add, by their labels.
-LOSS_CURVES = {name: cls for name, cls in LOSS_CLASSES.items() if issubclass(cls, BufferZoneLoss)}
-BUFFER_LOSSES = tuple(name for name, cls in LOSS_CURVES.items() if cls.spec.buffer)
-REFERENCE_LOSSES = tuple(cls.spec.label for cls in LOSS_CURVES.values() if not cls.spec.buffer)
+# The distance losses (stsdemo.losses.sample) are drawn with their spec's short name. Those with a buffer take the
+# explorer's k and x0 and are always drawn; the others (L1, MSE) are references the user can add, by their labels.
+BUFFER_LOSSES = tuple(name for name, cls in DISTANCE_LOSSES.items() if cls.spec.buffer)
+REFERENCE_LOSSES = tuple(cls.spec.label for cls in DISTANCE_LOSSES.values() if not cls.spec.buffer)
 
 
 def wrap_title(text: str, width: int = 40, separator: str = " · ", keep: bool = False) -> str:
@@ -196,7 +194,7 @@ def _prediction_marks(prediction: float, category: str, low: float, high: float)
 def _curve(name: str, x: torch.Tensor, k: float, x0: float) -> tuple[np.ndarray, np.ndarray]:
     """Loss and its derivative w.r.t. the distance ``x``, by autograd on the pure loss function."""
     x = x.detach().clone().requires_grad_(True)
-    y = LOSS_CURVES[name].curve(x, k, x0)
+    y = DISTANCE_LOSSES[name].curve(x, k, x0)
     (grad,) = torch.autograd.grad(y.sum(), x)
     return y.detach().numpy(), grad.numpy()
 
@@ -228,10 +226,10 @@ def loss_figure(k: float, x0: float, d: float, references: Iterable[str] = REFER
     x_max = max(2.5 * d, x0 + d)
     x = torch.linspace(0, x_max, 501, dtype=torch.float64)
     chosen = {str(reference).lower() for reference in references}
-    wanted = set(BUFFER_LOSSES) | {name for name, cls in LOSS_CURVES.items() if cls.spec.label.lower() in chosen}
+    wanted = set(BUFFER_LOSSES) | {name for name, cls in DISTANCE_LOSSES.items() if cls.spec.label.lower() in chosen}
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.09,
                         subplot_titles=("loss f(x)", "pull df/dx"))
-    for name, cls in LOSS_CURVES.items():
+    for name, cls in DISTANCE_LOSSES.items():
         if name not in wanted:
             continue
         label, tuned = cls.spec.short, cls.spec.buffer
@@ -295,27 +293,6 @@ def _loss_zones(x0: float, d: float, problem: str) -> list[dict]:
     if problem:
         zones.append(_swatch("d/2 < x < x0: wrong node, no pull", COLORS["bad"]))
     return zones
-
-
-def sample_losses(prediction: float, label: float, k: float, x0: float) -> pd.DataFrame:
-    """Loss and gradient one sample gets under each loss (before the batch mean).
-
-    ``df/dprediction`` is the signed pull on the prediction: negative means gradient descent raises it.
-    Clamping to the outermost nodes (done in training) is not applied here.
-    """
-    prediction = check_range("prediction", prediction)
-    label = check_range("label", label)
-    rows = []
-    for cls in LOSS_CURVES.values():
-        p = torch.tensor(prediction, dtype=torch.float64, requires_grad=True)
-        x = (p - label).abs()
-        value = cls.curve(x, k, x0)
-        value.backward()
-        distance = float(x.detach())
-        rows.append({"loss": cls.spec.short, "x = |pred − label|": round(distance, 4),
-                     "f(x)": round(float(value.detach()), 4), "df/dprediction": round(float(p.grad), 4),
-                     "in buffer (no gradient)": bool(cls.spec.buffer and distance < x0)})
-    return pd.DataFrame(rows)
 
 
 def loss_formulas(k: float, x0: float, d: float) -> str:

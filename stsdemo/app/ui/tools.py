@@ -70,7 +70,7 @@ def wire(state) -> None:
             d: Gap between neighbouring label nodes, > 0 (1 for STS 0-5 and NLI).
 
         Returns:
-            A JSON object with the inputs and "losses": one row per loss with x, f(x), df/dprediction (negative: gradient descent raises the prediction) and whether the sample is in the buffer.
+            A JSON object with the inputs and "losses": one row per loss with "loss" (its name), "x", "value" (f(x)), "gradient" (df/dprediction; negative: gradient descent raises the prediction) and "in_buffer" (whether the sample is in the buffer).
         """
         return json.dumps(loss_view.loss_at(prediction, label, k, x0, d), ensure_ascii=False, allow_nan=False)
 
