@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import shutil
 import time
 
 import pytest
@@ -116,8 +117,11 @@ def test_the_sweeper_sweeps_at_once_then_after_each_wait_sparing_the_runs_in_pro
                 self.later = handed_over("second")
 
     first, stop = handed_over("first"), TwoWaits()
-    session_files.sweep_until(stop, OneRunInProgress(), every_s=0.2)
-    assert stop.waits == [0.2, 0.2] and not stop.later.exists() and busy.exists()
+    try:
+        session_files.sweep_until(stop, OneRunInProgress(), every_s=0.2)
+        assert stop.waits == [0.2, 0.2] and not stop.later.exists() and busy.exists()
+    finally:   # the spared stale session would be pruned by the next test that sweeps
+        shutil.rmtree(session_files.session_dir("training"), ignore_errors=True)
 
 
 def test_gradio_takes_the_cache_schedule_the_app_sets():
