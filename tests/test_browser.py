@@ -79,9 +79,9 @@ def _walk_through(page, tmp_path):
     assert float(page.get_by_label("number input for buffer x0").input_value()) > 0.25
     _shot(page, "loss", tmp_path)
 
-    # 3. Fine-tune: a tiny run (12 steps of 16 pairs from the first 400); the dev Spearman chart gets points.
+    # 3. Fine-tune: a tiny run (6 steps of 16 pairs from the first 400); the dev Spearman chart gets points.
     page.get_by_role("tab", name="Fine-tune").click()
-    for label, value in (("Max steps", "12"), ("Eval every", "4"), ("Max length", "32")):
+    for label, value in (("Max steps", "6"), ("Eval every", "3"), ("Max length", "32")):
         page.get_by_label(label, exact=True).fill(value)
     page.get_by_text("More settings").click()
     page.get_by_label("Max pairs", exact=True).fill("400")

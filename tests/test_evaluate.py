@@ -137,34 +137,29 @@ def test_format_table():
 
 # ---- the real check: all-MiniLM-L6-v2 under the SentEval protocol ------------------------------
 
-# Published all-MiniLM-L6-v2 figures (see stsdemo.reference). SICK-R has no published figure: 77.15 is
-# what this code measured (mean pooling, max length 256, SentEval files) and guards against drift.
-REFERENCE = {"STS12": 72.37, "STS13": 80.60, "STS14": 75.59, "STS15": 85.39, "STS16": 78.99, "STSBenchmark": 82.03}
-MEASURED_SICK_R = 77.15
+# Published all-MiniLM-L6-v2 figures (see stsdemo.reference) of the two smallest tasks: 4,418 distinct sentences, so
+# the check takes seconds, not the minutes of all seven (26,289). All seven are the benchmark's: its recorded base run
+# (docs/results.json, minilm/base/seed42/paper) matches the six published figures to 0.01 and reads SICK-R 77.15.
+PUBLISHED = {"STS16": 78.99, "STSBenchmark": 82.03}
 
 
 @pytest.fixture(scope="module")
 def minilm_results():
-    """Encode the 26,289 distinct test sentences once (the slow part, about 1-2 minutes on 2 cores)."""
-    import torch
-
+    """Encode the two tasks' distinct test sentences with the embedded all-MiniLM-L6-v2."""
     from stsdemo.model import SiameseRegressor
 
-    torch.set_num_threads(2)
     model = SiameseRegressor.from_encoder(None)  # embedded all-MiniLM-L6-v2, mean pooling, max length 256
     start = time.perf_counter()
-    results = evaluate_senteval(model.encode)
-    elapsed = time.perf_counter() - start
-    print(f"\nall-MiniLM-L6-v2 SentEval: {elapsed:.0f} s\n{format_table({'all-MiniLM-L6-v2': results})}")
+    results = evaluate_senteval(model.encode, tasks=tuple(PUBLISHED))
+    print(f"\nall-MiniLM-L6-v2 on {', '.join(PUBLISHED)}: {time.perf_counter() - start:.0f} s")
     return results
 
 
 @needs_data
 def test_minilm_matches_published_scores(minilm_results):
-    for task, expected in REFERENCE.items():
+    for task, expected in PUBLISHED.items():
         assert minilm_results[task] == pytest.approx(expected, abs=0.05), task
-    assert minilm_results["SICKRelatedness"] == pytest.approx(MEASURED_SICK_R, abs=0.05)
-    assert minilm_results["Avg."] == pytest.approx(np.mean([minilm_results[t] for t in TASKS]))
+    assert minilm_results["Avg."] == pytest.approx(np.mean(list(PUBLISHED.values())), abs=0.05)
 
 
 def test_classification_metrics_on_a_small_nli_fixture():

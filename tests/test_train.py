@@ -13,16 +13,17 @@ QUICK = dict(data="stsb", max_length=48, batch_size=16, log_every=5)
 
 
 def test_short_fine_tune_raises_dev_spearman_of_the_head(tmp_path):
-    # 500 evenly spread STS-B dev pairs score the head as well as all 1,500 and take a third of the time
-    config = TrainConfig(loss="sk2", max_steps=40, eval_every=40, max_dev_pairs=500, output_dir=str(tmp_path / "run"),
+    # 300 evenly spread STS-B dev pairs score the head well enough and take a fifth of the time of all 1,500; 20
+    # steps lift the fresh head from about -1 to about 23
+    config = TrainConfig(loss="sk2", max_steps=20, eval_every=20, max_dev_pairs=300, output_dir=str(tmp_path / "run"),
                          **QUICK)
     events = list(train(config))
     evals = [e for e in events if isinstance(e, EvalEvent)]
     steps = [e for e in events if isinstance(e, StepEvent)]
     done = events[-1]
     assert isinstance(events[0], StartEvent) and isinstance(done, DoneEvent) and done.outcome == "finished"
-    assert [e.step for e in evals] == [0, 40] and len(steps) == 8
-    assert evals[-1].dev_head > evals[0].dev_head + 20  # a fresh head starts near chance
+    assert [e.step for e in evals] == [0, 20] and len(steps) == 4
+    assert evals[-1].dev_head > evals[0].dev_head + 15  # a fresh head starts near chance
     assert all(0 <= s.buffer_share <= 1 and s.pairs_per_s > 0 and s.lr >= 0 for s in steps)
     assert steps[-1].loss < steps[0].loss
     best = SiameseRegressor.load(done.checkpoint)
