@@ -57,34 +57,41 @@ def data_files(tmp_path_factory):
     return paths
 
 
-def python_run(path: Path, config: PlaygroundConfig, checkpoints: list[int]) -> dict:
+def python_run(path: Path, config: PlaygroundConfig, checkpoints: list[int], shown: int = 0) -> dict:
     data, vectors = read_compact(path)
-    playground = Playground(config, data, prepare_features(data, vectors, config.head), shown=0)
-    measurements = []
+    playground = Playground(config, data, prepare_features(data, vectors, config.head), shown=shown)
+    measurements, best_shown = [], []
     for checkpoint in checkpoints:
         playground.step(checkpoint - playground.steps_done)
         measurements.append(playground.measure())
-    return {"measurements": measurements, "history": playground.history}
+        best_shown.append(playground.best_predictions[0][:, playground.shown])
+    return {"measurements": measurements, "history": playground.history, "best_shown": best_shown}
 
 
-def node_run(path: Path, config: PlaygroundConfig, checkpoints: list[int]) -> subprocess.Popen:
+def node_run(path: Path, config: PlaygroundConfig, checkpoints: list[int], shown: int = 0) -> subprocess.Popen:
     """The page's engine on the same run, started in its own process (it trains while the core does)."""
-    argument = json.dumps({"config": config.to_dict(), "checkpoints": checkpoints})
+    argument = json.dumps({"config": config.to_dict(), "checkpoints": checkpoints, "shown": shown})
     return subprocess.Popen(["node", str(RUNNER), str(path), argument], stdout=subprocess.PIPE, text=True)
 
 
-def assert_agree(path: Path, config: PlaygroundConfig, checkpoints: list[int]) -> None:
-    running, threads = node_run(path, config, checkpoints), torch.get_num_threads()
+def assert_agree(path: Path, config: PlaygroundConfig, checkpoints: list[int], shown: int = 0) -> None:
+    """Every reading agrees; with ``shown`` drawn report pairs, so do the first seed's drawn predictions (now
+    and at the best step), and the page's glance at them equals its measurement's."""
+    running, threads = node_run(path, config, checkpoints, shown), torch.get_num_threads()
     torch.set_num_threads(1)            # the heads are small: one thread each for the core and Node
     try:
-        ours = python_run(path, config, checkpoints)
+        ours = python_run(path, config, checkpoints, shown)
     finally:
         torch.set_num_threads(threads)
     output, _ = running.communicate(timeout=600)
     assert running.returncode == 0
     page = json.loads(output)
-    for measured, shown in zip(ours["measurements"], page["measurements"]):
+    for measured, best_shown, shown in zip(ours["measurements"], ours["best_shown"], page["measurements"]):
         assert shown["step"] == measured.step
+        if shown.get("glance"):
+            assert shown["glance"] == {"shown": shown["shown"], "best": shown["bestShown"]}
+            np.testing.assert_allclose(np.array(shown["shown"]), measured.shown, rtol=0, atol=TOLERANCE)
+            np.testing.assert_allclose(np.array(shown["bestShown"]), best_shown, rtol=0, atol=TOLERANCE)
         assert shown["bestSteps"] == measured.best_steps.tolist(), f"best steps differ at step {measured.step}"
         for part, found in (("values", measured.values), ("best", measured.best)):
             for metric, table in found.items():
@@ -111,7 +118,7 @@ CASES = {   # together: each head, each loss, STS and NLI, noise, rounding, 1 an
 
 
 def test_a_short_run_agrees(data_files):
-    assert_agree(data_files["sts"], SHORT, [0, 10, 200])
+    assert_agree(data_files["sts"], SHORT, [0, 10, 200], shown=50)
 
 
 @pytest.mark.slow

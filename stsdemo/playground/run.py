@@ -179,8 +179,10 @@ class Playground:
         twins = (len(self.seeds), len(TWIN_NAMES))
         self.best_selection = np.full(twins, -np.inf)
         self.best_steps = np.zeros(twins, dtype=np.int64)
-        self.best_predictions = np.zeros((*twins, len(self.gold)))
-        self.best_weights: list[dict[str, torch.Tensor] | None] = [None] * len(TWIN_NAMES)   # seed 0's, per twin
+        # each head's parameters at its best step; their report-set predictions are computed only when read
+        self.best_parameters = {name: p.detach().clone() for name, p in self.head.named_parameters()}
+        self._best_report: np.ndarray | None = None
+        self._selected: tuple | None = None      # (when, values) of the last selection measurement
         self._select()
 
     @property
@@ -225,31 +227,50 @@ class Playground:
         predictions = self.head(self.selection_rows).numpy()
         return metric(self.read_by, predictions, self.selection_labels[:, None, :], self.scheme)
 
+    def _parameters_now(self) -> tuple:
+        """What identifies the heads' parameters as they are: the step and each parameter's in-place version (an
+        optimiser step or an assignment such as :func:`~.export_run.page_head`'s bumps it)."""
+        return self.steps_done, tuple(p._version for p in self.head.parameters())
+
     @torch.no_grad()
     def _select(self) -> None:
         """Measure the selection set; a head that beats its best so far (a tie keeps the earlier step) takes this
-        step as its best, with its report-set predictions here and, for the first seed, its parameters
-        (:meth:`best_head`)."""
-        value = np.nan_to_num(self.selection_values(), nan=-np.inf)
+        step as its best, with its parameters here (:attr:`best_predictions`, :meth:`best_head`)."""
+        measured = self.selection_values()
+        self._selected = (self._parameters_now(), measured)
+        value = np.nan_to_num(measured, nan=-np.inf)
         better = value > self.best_selection
         if better.any():
-            report = self.head(self.features.held_out).numpy()
             self.best_selection[better] = value[better]
             self.best_steps[better] = self.steps_done
-            self.best_predictions[better] = report[better]
-            for twin in np.flatnonzero(better[0]):      # the first seed's alone: the head an export writes
-                self.best_weights[twin] = self.head.weights_of(0, int(twin))
+            mask = torch.from_numpy(better)
+            for name, parameter in self.head.named_parameters():
+                self.best_parameters[name][mask] = parameter.detach()[mask]
+            self._best_report = None
+
+    @property
+    @torch.no_grad()
+    def best_predictions(self) -> np.ndarray:
+        """Every head's predictions of the report set at its best step ``(seeds, twins, pairs)`` (0 for a head that
+        never had one). Computed when read, not at each new best (most selections find one): the heads' best
+        parameters through the same computation as :meth:`measure`'s, all at once (the same shapes, so the same
+        bits as predicting them at the step itself)."""
+        if self._best_report is None:
+            report = torch.func.functional_call(self.head, self.best_parameters, (self.features.held_out,)).numpy()
+            report[~np.isfinite(self.best_selection)] = 0.0
+            self._best_report = report
+        return self._best_report
 
     def best_head(self, twin: int = 0) -> BestHead:
         """The first seed's head of ``twin`` (0: the loss with its buffer, 1: x0 = 0) at its best step so far;
         InputError for a run that has not trained yet, whose best step would be its untrained start."""
         if twin not in range(len(TWIN_NAMES)):
             raise InputError(f"twin must be 0 ({TWIN_NAMES[0]}) or 1 ({TWIN_NAMES[1]}), got {twin!r}")
-        weights = self.best_weights[twin]
-        if self.steps_done == 0 or weights is None:
+        if self.steps_done == 0 or not np.isfinite(self.best_selection[0, twin]):
             raise InputError("this Playground run has no best step yet: train it before exporting its head")
         report = held_out_metrics(self.best_predictions[0, twin], self.gold, self.scheme)
-        return BestHead(twin, self.seeds[0], int(self.best_steps[0, twin]), {k: w.clone() for k, w in weights.items()},
+        weights = {name: best[0, twin].clone() for name, best in self.best_parameters.items()}
+        return BestHead(twin, self.seeds[0], int(self.best_steps[0, twin]), weights,
                         self.read_by, float(self.best_selection[0, twin]),
                         {name: float(value) for name, value in report.items()})
 
@@ -264,7 +285,8 @@ class Playground:
         labels = self.labels[:, self.sample].unsqueeze(1)
         values["inside"] = 100.0 * self.losses[0].in_buffer(predictions, labels).double().mean(-1).numpy()
         values["fit"] = metric(self.read_by, predictions.numpy(), labels.numpy(), self.scheme)
-        values["selection"] = self.selection_values()
+        when, measured = self._selected
+        values["selection"] = measured.copy() if when == self._parameters_now() else self.selection_values()
         best = held_out_metrics(self.best_predictions, self.gold, self.scheme)
         measurement = Measurement(self.steps_done, self.seeds, values, best, self.best_steps.copy(),
                                   held[0][:, self.shown])

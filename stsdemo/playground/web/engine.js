@@ -80,8 +80,11 @@
     }
     return out;
   }
+  const goldRanks = new WeakMap();   // a gold array's ranks: the same labels are read at every measurement
   function spearman(predictions, gold) {
-    const n = gold.length, a = ranks(predictions, n), b = ranks(gold, n);
+    const n = gold.length, a = ranks(predictions, n);
+    if (!goldRanks.has(gold)) goldRanks.set(gold, ranks(gold, n));
+    const b = goldRanks.get(gold);
     let ma = 0, mb = 0;
     for (let i = 0; i < n; i++) { ma += a[i]; mb += b[i]; }
     ma /= n; mb /= n;
@@ -188,37 +191,76 @@
     },
   };
 
-  // The paper head reads [u, v, |u-v|] straight from the sentence vectors (rows at a and b): no feature row is
-  // written, and in training both twins share one pass over the vectors. Sums differ from torch's only in order.
-  function paperPredict(p, x, a, b, dim) {
-    let s = 0;
-    for (let j = 0; j < dim; j++) {
-      const xa = x[a + j], xb = x[b + j];
-      s += xa * p[j] + xb * p[dim + j] + Math.abs(xa - xb) * p[2 * dim + j];
+  // The paper head reads [u, v, |u-v|] straight from the sentence vectors (pair i's rows start at rowsA[i] and
+  // rowsB[i]): no feature row is written. Both twins (w0, w1) share one pass over the vectors, and pairs go two at a
+  // time, each weight read once for both. Sums differ from torch's only in order.
+  function paperPredictMany(w0, w1, x, dim, rowsA, rowsB, n, out0, out1) {
+    const bias0 = w0[3 * dim], bias1 = w1[3 * dim];
+    let i = 0;
+    for (; i + 1 < n; i += 2) {
+      const a = rowsA[i], b = rowsB[i], a2 = rowsA[i + 1], b2 = rowsB[i + 1];
+      let s0 = 0, s1 = 0, t0 = 0, t1 = 0;
+      for (let j = 0; j < dim; j++) {
+        const u0 = w0[j], v0 = w0[dim + j], d0 = w0[2 * dim + j], u1 = w1[j], v1 = w1[dim + j], d1 = w1[2 * dim + j];
+        const xa = x[a + j], xb = x[b + j], d = Math.abs(xa - xb), ya = x[a2 + j], yb = x[b2 + j], e = Math.abs(ya - yb);
+        s0 += xa * u0 + xb * v0 + d * d0; s1 += xa * u1 + xb * v1 + d * d1;
+        t0 += ya * u0 + yb * v0 + e * d0; t1 += ya * u1 + yb * v1 + e * d1;
+      }
+      out0[i] = s0 + bias0; out1[i] = s1 + bias1; out0[i + 1] = t0 + bias0; out1[i + 1] = t1 + bias1;
     }
-    return s + p[3 * dim];
+    if (i < n) {
+      const a = rowsA[i], b = rowsB[i];
+      let s0 = 0, s1 = 0;
+      for (let j = 0; j < dim; j++) {
+        const xa = x[a + j], xb = x[b + j], d = Math.abs(xa - xb);
+        s0 += xa * w0[j] + xb * w0[dim + j] + d * w0[2 * dim + j];
+        s1 += xa * w1[j] + xb * w1[dim + j] + d * w1[2 * dim + j];
+      }
+      out0[i] = s0 + bias0; out1[i] = s1 + bias1;
+    }
   }
 
-  function paperTwinsStep(run, state, u, v, label, record) {
-    const x = run.data.vectors, dim = run.dim, a = u * dim, b = v * dim, c = run.config, B = run.batch;
-    const [w0, w1] = state.params, [g0s, g1s] = state.grad;
-    let s0 = 0, s1 = 0;
-    for (let j = 0; j < dim; j++) {
-      const xa = x[a + j], xb = x[b + j], d = Math.abs(xa - xb);
-      s0 += xa * w0[j] + xb * w0[dim + j] + d * w0[2 * dim + j];
-      s1 += xa * w1[j] + xb * w1[dim + j] + d * w1[2 * dim + j];
+  // One training step of a seed's paper twins: the batch predicted, then feature by feature the batch's gradient
+  // summed in registers and Adam's update made at once. The pairs are summed in batch order, as a pass that adds
+  // pair after pair into a gradient array would: the same numbers, without writing and reading that array per pair.
+  function paperTwinsStep(run, state, local, record) {
+    const x = run.data.vectors, dim = run.dim, c = run.config, B = run.batch, train = run.data.train;
+    const [w0, w1] = state.params, rowsA = run.rowsA, rowsB = run.rowsB, pulls0 = run.pulls0, pulls1 = run.pulls1;
+    for (let n = 0; n < B; n++) {
+      const position = state.train[local[n]];
+      rowsA[n] = train.u[position] * dim; rowsB[n] = train.v[position] * dim;
     }
-    const p0 = s0 + w0[3 * dim], p1 = s1 + w1[3 * dim];
-    const g0 = pull(c.loss, c.k, run.x0s[0], p0, label, run.scheme) / B;
-    const g1 = pull(c.loss, c.k, run.x0s[1], p1, label, run.scheme) / B;
-    if (record) record.push({ twin: 0, prediction: p0, label, pull: g0 * B }, { twin: 1, prediction: p1, label, pull: g1 * B });
-    if (g0 === 0 && g1 === 0) return;
-    for (let j = 0; j < dim; j++) {
-      const xa = x[a + j], xb = x[b + j], d = Math.abs(xa - xb);
-      g0s[j] += g0 * xa; g0s[dim + j] += g0 * xb; g0s[2 * dim + j] += g0 * d;
-      g1s[j] += g1 * xa; g1s[dim + j] += g1 * xb; g1s[2 * dim + j] += g1 * d;
+    paperPredictMany(w0, w1, x, dim, rowsA, rowsB, B, pulls0, pulls1);   // the predictions, then their pulls
+    let pulled = 0;   // the pairs either twin pulls, moved to the front (a pair inside both buffers adds nothing)
+    for (let n = 0; n < B; n++) {
+      const label = state.labels[local[n]], p0 = pulls0[n], p1 = pulls1[n];
+      const g0 = pull(c.loss, c.k, run.x0s[0], p0, label, run.scheme) / B;
+      const g1 = pull(c.loss, c.k, run.x0s[1], p1, label, run.scheme) / B;
+      if (record) record.push({ twin: 0, prediction: p0, label, pull: g0 * B }, { twin: 1, prediction: p1, label, pull: g1 * B });
+      if (g0 === 0 && g1 === 0) continue;
+      rowsA[pulled] = rowsA[n]; rowsB[pulled] = rowsB[n]; pulls0[pulled] = g0; pulls1[pulled] = g1; pulled++;
     }
-    g0s[3 * dim] += g0; g1s[3 * dim] += g1;
+    const adam = run.adamTerms(), [m0, m1] = state.m, [v0, v1] = state.v;
+    for (let j = 0; j < dim; j++) {
+      let gu0 = 0, gv0 = 0, gd0 = 0, gu1 = 0, gv1 = 0, gd1 = 0;   // each twin's gradient of its u, v, |u-v| weight j
+      for (let n = 0; n < pulled; n++) {
+        const xa = x[rowsA[n] + j], xb = x[rowsB[n] + j], d = Math.abs(xa - xb), g0 = pulls0[n], g1 = pulls1[n];
+        gu0 += g0 * xa; gv0 += g0 * xb; gd0 += g0 * d;
+        gu1 += g1 * xa; gv1 += g1 * xb; gd1 += g1 * d;
+      }
+      adamAt(adam, w0, m0, v0, j, gu0); adamAt(adam, w0, m0, v0, dim + j, gv0); adamAt(adam, w0, m0, v0, 2 * dim + j, gd0);
+      adamAt(adam, w1, m1, v1, j, gu1); adamAt(adam, w1, m1, v1, dim + j, gv1); adamAt(adam, w1, m1, v1, 2 * dim + j, gd1);
+    }
+    let bias0 = 0, bias1 = 0;
+    for (let n = 0; n < pulled; n++) { bias0 += pulls0[n]; bias1 += pulls1[n]; }
+    adamAt(adam, w0, m0, v0, 3 * dim, bias0); adamAt(adam, w1, m1, v1, 3 * dim, bias1);
+  }
+
+  // torch.optim.Adam's single-tensor update of parameter i with gradient g, term by term
+  function adamAt(terms, p, m, v, i, g) {
+    m[i] = m[i] + terms.w1 * (g - m[i]);
+    v[i] = v[i] * BETA2 + terms.w2 * g * g;
+    p[i] = p[i] + terms.negativeStep * m[i] / (Math.sqrt(v[i]) / terms.bias2Root + EPS);
   }
 
   // d loss / d prediction of one pair (straight-through clamp), before the batch mean
@@ -248,6 +290,8 @@
       this.perSeed = this.seeds.map((seed) => this.seedState(seed, pool, trainCount, selectionCount));
       this.stepsDone = 0; this.history = []; this.lastStep = null;
       this.scratchF = new Float64Array(this.F); this.scratchH = new Float64Array(Math.max(this.width, 1));
+      this.rowsA = new Int32Array(this.batch); this.rowsB = new Int32Array(this.batch);
+      this.pulls0 = new Float64Array(this.batch); this.pulls1 = new Float64Array(this.batch);
       this.select();
     }
 
@@ -270,8 +314,12 @@
         m: [new Float64Array(size), new Float64Array(size)], v: [new Float64Array(size), new Float64Array(size)],
         grad: [new Float64Array(size), new Float64Array(size)],
         batches: new Draws.Stream(seed, "batches"), queue: new Int32Array(0), queued: 0,
+        sampleLabels: Float64Array.from(this.sample, (local) => labels[local]),
         bestSelection: [-Infinity, -Infinity], bestStep: [0, 0], bestParams: [null, null],
+        // the report set's predictions at the best step: computed when read (bestPredictionsOf), not at each new best
         bestPredictions: [new Float64Array(this.gold.length), new Float64Array(this.gold.length)],
+        bestStale: [false, false],
+        selected: { step: -1, values: [NaN, NaN] },   // the last selection measurement
       };
     }
 
@@ -289,14 +337,27 @@
       return out;
     }
 
-    predictPair(params, u, v) {   // a head's prediction for the pair of sentences u and v
-      if (this.paper) return paperPredict(params, this.data.vectors, u * this.dim, v * this.dim, this.dim);
-      const f = this.features.fill(this.scratchF, u, v);
-      return this.head.predict(params, f, this.F, this.width, this.scratchH);
+    // Two heads' predictions (a seed's twins) of pairs (us[i], vs[i]) for i in `at` (default: every pair), into
+    // out0 and out1 at the same places as `at`'s.
+    predictTwins(w0, w1, us, vs, at, out0, out1) {
+      const n = at ? at.length : us.length, dim = this.dim;
+      if (this.paper) {
+        const rowsA = new Int32Array(n), rowsB = new Int32Array(n);
+        for (let i = 0; i < n; i++) { const pair = at ? at[i] : i; rowsA[i] = us[pair] * dim; rowsB[i] = vs[pair] * dim; }
+        paperPredictMany(w0, w1, this.data.vectors, dim, rowsA, rowsB, n, out0, out1);
+        return [out0, out1];
+      }
+      for (let i = 0; i < n; i++) {
+        const pair = at ? at[i] : i, f = this.features.fill(this.scratchF, us[pair], vs[pair]);
+        out0[i] = this.head.predict(w0, f, this.F, this.width, this.scratchH);
+        out1[i] = this.head.predict(w1, f, this.F, this.width, this.scratchH);
+      }
+      return [out0, out1];
     }
 
-    predictPool(params, position) {   // a head's prediction for training-pool pair `position`
-      return this.predictPair(params, this.data.train.u[position], this.data.train.v[position]);
+    predictHeld(w0, w1) {   // two heads' predictions of the report set
+      const n = this.gold.length, held = this.data.held;
+      return this.predictTwins(w0, w1, held.u, held.v, null, new Float64Array(n), new Float64Array(n));
     }
 
     step(steps = 1) {
@@ -305,14 +366,13 @@
         const last = n === steps - 1;
         for (const state of this.perSeed) {
           const local = this.nextBatch(state);
+          if (this.paper) {
+            paperTwinsStep(this, state, local, last && state === this.perSeed[0] ? record : null);
+            continue;
+          }
           state.grad[0].fill(0); state.grad[1].fill(0);
           for (let b = 0; b < B; b++) {
             const position = state.train[local[b]], label = state.labels[local[b]];
-            if (this.paper) {
-              paperTwinsStep(this, state, this.data.train.u[position], this.data.train.v[position], label,
-                             last && state === this.perSeed[0] ? record : null);
-              continue;
-            }
             const f = this.features.fill(this.scratchF, this.data.train.u[position], this.data.train.v[position]);
             for (let t = 0; t < TWINS; t++) {
               const p = this.head.predict(state.params[t], f, this.F, this.width, this.scratchH);
@@ -329,41 +389,55 @@
       if (steps > 0) this.lastStep = record;
     }
 
-    adam(state, t) {   // torch.optim.Adam's single-tensor loop, term by term
-      const p = state.params[t], m = state.m[t], v = state.v[t], g = state.grad[t], step = this.stepsDone + 1;
-      const bias1 = 1 - BETA1 ** step, bias2Root = Math.sqrt(1 - BETA2 ** step), stepSize = this.config.lr / bias1;
-      const w1 = 1 - BETA1, w2 = 1 - BETA2;
-      for (let i = 0; i < p.length; i++) {
-        m[i] = m[i] + w1 * (g[i] - m[i]);
-        v[i] = v[i] * BETA2 + w2 * g[i] * g[i];
-        p[i] = p[i] + (-stepSize) * m[i] / (Math.sqrt(v[i]) / bias2Root + EPS);
-      }
+    adamTerms() {   // the step's constants of torch.optim.Adam (the step about to be made)
+      const step = this.stepsDone + 1, bias1 = 1 - BETA1 ** step;
+      return { w1: 1 - BETA1, w2: 1 - BETA2, bias2Root: Math.sqrt(1 - BETA2 ** step),
+               negativeStep: -(this.config.lr / bias1) };
     }
 
-    predictHeld(params) {
-      const n = this.gold.length, out = new Float64Array(n), held = this.data.held;
-      for (let i = 0; i < n; i++) out[i] = this.predictPair(params, held.u[i], held.v[i]);
-      return out;
+    adam(state, t) {   // torch.optim.Adam's single-tensor loop over a head's parameters
+      const terms = this.adamTerms(), p = state.params[t], m = state.m[t], v = state.v[t], g = state.grad[t];
+      for (let i = 0; i < p.length; i++) adamAt(terms, p, m, v, i, g[i]);
     }
 
-    selectionValue(state, t) {
-      const preds = Float64Array.from(state.selection, (position) => this.predictPool(state.params[t], position));
-      return METRIC[this.readBy](preds, state.selectionLabels, this.scheme);
+    selectionValues(state) {   // both twins' metric on the seed's selection set, [buffer, none]
+      if (state.selected.step === this.stepsDone) return state.selected.values.slice();
+      const n = state.selection.length, train = this.data.train;
+      const [p0, p1] = this.predictTwins(state.params[0], state.params[1], train.u, train.v, state.selection,
+                                         new Float64Array(n), new Float64Array(n));
+      const values = [p0, p1].map((p) => METRIC[this.readBy](p, state.selectionLabels, this.scheme));
+      state.selected = { step: this.stepsDone, values };   // the parameters change only with the next step
+      return values.slice();
     }
 
     select() {   // a head that beats its best so far (a tie keeps the earlier step) takes this step as its best
       for (const state of this.perSeed) {
+        const values = this.selectionValues(state);
         for (let t = 0; t < TWINS; t++) {
-          let value = this.selectionValue(state, t);
-          if (Number.isNaN(value)) value = -Infinity;
+          const value = Number.isNaN(values[t]) ? -Infinity : values[t];
           if (value > state.bestSelection[t]) {
             state.bestSelection[t] = value; state.bestStep[t] = this.stepsDone;
-            state.bestPredictions[t] = this.predictHeld(state.params[t]);
-            state.bestParams[t] = Float64Array.from(state.params[t]);
+            if (state.bestParams[t]) state.bestParams[t].set(state.params[t]);
+            else state.bestParams[t] = Float64Array.from(state.params[t]);
+            state.bestStale[t] = true;
           }
         }
       }
     }
+
+    // Each twin's report-set predictions at its best step (zeros before it has one), computed for the bests that
+    // changed since they were last read: most selections find a new best, few are ever read.
+    bestPredictionsOf(state) {
+      if (state.bestStale[0] || state.bestStale[1]) {
+        const held = this.data.held, out = state.bestPredictions.map((row, t) => (state.bestStale[t] ? row : null));
+        const [w0, w1] = [0, 1].map((t) => state.bestParams[t] || state.params[t]);
+        this.predictTwins(w0, w1, held.u, held.v, null, out[0] || this.scratchHeld(), out[1] || this.scratchHeld());
+        state.bestStale = [false, false];
+      }
+      return state.bestPredictions;
+    }
+
+    scratchHeld() { return (this.spareHeld = this.spareHeld || new Float64Array(this.gold.length)); }
 
     // Every head measured: per seed and twin, the report set's spearman, accuracy and error now and at the best
     // step, the share of training pairs inside the buffer (of x0, for both twins), fit and selection.
@@ -376,29 +450,44 @@
         const row = {}, bestRow = {};
         for (const name in values) row[name] = [0, 0];
         for (const name in best) bestRow[name] = [0, 0];
+        const heldNow = this.predictHeld(state.params[0], state.params[1]), heldBest = this.bestPredictionsOf(state);
+        const m = this.sample.length, train = this.data.train, labels = state.sampleLabels;
+        const sampled = this.predictTwins(state.params[0], state.params[1], train.u, train.v,
+                                          Int32Array.from(this.sample, (local) => state.train[local]),
+                                          new Float64Array(m), new Float64Array(m));
+        row.selection = this.selectionValues(state);
         for (let t = 0; t < TWINS; t++) {
-          const held = this.predictHeld(state.params[t]);
+          const held = heldNow[t], predictions = sampled[t];
           if (state === this.perSeed[0]) (shownNow = shownNow || [])[t] = Float64Array.from(shownAt, (i) => held[i]);
           for (const name in best) {
             row[name][t] = METRIC[name](held, this.gold, this.scheme);
-            bestRow[name][t] = METRIC[name](state.bestPredictions[t], this.gold, this.scheme);
+            bestRow[name][t] = METRIC[name](heldBest[t], this.gold, this.scheme);
           }
-          const predictions = new Float64Array(this.sample.length), labels = new Float64Array(this.sample.length);
           let inside = 0;
-          this.sample.forEach((local, i) => {
-            predictions[i] = this.predictPool(state.params[t], state.train[local]);
-            labels[i] = state.labels[local];
-            inside += Math.abs(clampThrough(predictions[i], this.scheme) - labels[i]) < x0;
-          });
-          row.inside[t] = 100 * (inside / this.sample.length);
+          for (let i = 0; i < m; i++) inside += Math.abs(clampThrough(predictions[i], this.scheme) - labels[i]) < x0;
+          row.inside[t] = 100 * (inside / m);
           row.fit[t] = METRIC[this.readBy](predictions, labels, this.scheme);
-          row.selection[t] = this.selectionValue(state, t);
         }
         for (const name in values) values[name].push(row[name]);
         for (const name in best) best[name].push(bestRow[name]);
         bestSteps.push(state.bestStep.slice());
       }
       return { step: this.stepsDone, seeds: this.seeds.slice(), values, best, bestSteps, shown: shownNow, shownAt };
+    }
+
+    // What the dots draw, without measuring every head: the first seed's predictions of the `shown` spaced report
+    // pairs now and at each twin's best step (the same numbers as measure's), and those steps.
+    glance(shown) {
+      const shownAt = spacedPositions(this.gold.length, shown), n = shownAt.length, held = this.data.held;
+      const state = this.perSeed[0], [w0, w1] = state.params;
+      const now = this.predictTwins(w0, w1, held.u, held.v, shownAt, new Float64Array(n), new Float64Array(n));
+      let best;
+      if (state.bestStale[0] || state.bestStale[1]) {
+        const [b0, b1] = [0, 1].map((t) => state.bestParams[t] || state.params[t]);
+        best = this.predictTwins(b0, b1, held.u, held.v, shownAt, new Float64Array(n), new Float64Array(n));
+        best.forEach((row, t) => { if (!state.bestParams[t]) row.fill(0); });   // no best yet: measure's zeros
+      } else best = state.bestPredictions.map((row) => Float64Array.from(shownAt, (i) => row[i]));
+      return { step: this.stepsDone, shown: now, shownAt, best: { predictions: best, steps: state.bestStep.slice() } };
     }
 
     bestHead(twin) {   // the first seed's head of `twin` at its best step: what an export writes

@@ -3,6 +3,10 @@
 // and computes what a view shows (viewOf): both twins' means, both readings with their paired verdicts, the
 // memorisation gap, the share inside the buffer, the best steps, the drawn report pairs. It draws nothing: the page
 // hands it `onView`. A changed setting other than steps and speed starts the run again (run.py's run_identity).
+// While playing, most updates are glances: the steps, then only the dots (the first seed's predictions of the drawn
+// pairs). Measuring every head predicts the whole report set for each and costs several times a frame's training, so
+// it is done at most every MEASURE_EVERY_MS, and always at the run's end, at a pause and at a single step: the
+// readings and curves a paused or finished run shows are always those of its step.
 // A plain script: globalThis.PlaygroundPlayer; needs draws.js, engine.js and paired.js.
 (function (root) {
   "use strict";
@@ -10,6 +14,7 @@
   const CONTINUES = ["steps", "speed"];          // changing these continues a run; any other starts it again
   const PAIRED = ["spearman", "accuracy"];       // the metrics whose difference buffer - none is read
   const MOST_WORKERS = 4, SHOWN = 600, MOVED = 5;
+  const MEASURE_EVERY_MS = 500;                  // while playing, every head measured at most this often
   const LOSSES = {   // stsdemo.losses.spec: each buffer loss's name, its x0 = 0 twin's and the paper's k (BERT)
     sk2: { short: "Smooth K2", twin: "MSE", paperK: 2 },
     trelu: { short: "Translated ReLU", twin: "L1", paperK: 2.5 },
@@ -48,8 +53,8 @@
     return Float64Array.from(gold, (y, i) => y + (jitter[i] * 2 - 1) * 0.18 * scheme.gap);
   }
 
-  // ---- what a view shows after one measurement ----
-  function viewOf(run, measurement, best) {
+  // ---- what a view shows after one measurement, and a glance after it (the dots at a later step), if any ----
+  function viewOf(run, measurement, best, glance = null) {
     const { config, about, rule, history } = run, scheme = Engine.makeScheme(about.scheme, config.d);
     const readBy = Engine.READ_BY[about.scheme.name] || "spearman";
     const now = Engine.twinMeans(measurement.values), atBest = Engine.twinMeans(measurement.best);
@@ -66,9 +71,10 @@
     });
     const gold = about.gold, x0s = [config.x0, 0];
     const inside = (predictions, t) => Array.from(predictions, (p, i) => Math.abs(Engine.clampThrough(p, scheme) - gold[i]) < x0s[t]);
-    const shownNow = measurement.shown || [];
+    const shownNow = (glance ? glance.shown : measurement.shown) || [], step = glance ? glance.step : measurement.step;
+    if (glance) best = glance.best;
     return {
-      step: measurement.step, steps: config.steps, finished: measurement.step >= config.steps,
+      step, steps: config.steps, finished: step >= config.steps,
       config, about, scheme, readBy, twinLabels: twinLabels(config), seeds: measurement.seeds.length,
       now, atBest, memorisation: [0, 1].map((t) => now.fit[t] - now.selection[t]),
       bestSteps: [0, 1].map((t) => median(measurement.bestSteps.map((row) => row[t]))),
@@ -127,7 +133,7 @@
     configure(config) {
       if (this.run && runIdentity(config) === runIdentity(this.run.config)) {
         this.run.config = config;
-        if (this.view) this.publish(this.view.measurement, this.view.best);
+        if (this.view) this.publish(this.view.measurement, this.view.best, this.view.glance);
         return Promise.resolve(false);
       }
       return this.start(config).then(() => true);
@@ -136,7 +142,8 @@
     start(config) {
       const generation = ++this.generation, slices = seedSlices(config.seeds, this.crew.workers.length);
       const { source, key } = this.options.source(config);
-      const run = { config, slices, generation, rule: this.options.rule, history: new Engine.History(), about: null };
+      const run = { config, slices, generation, rule: this.options.rule, history: new Engine.History(), about: null,
+                    stepsDone: 0, measuredAt: 0 };
       this.run = run; this.view = null;
       const ready = slices.map((seeds, i) => this.crew.ask(i, {
         type: "init", id: generation, source, key, config, seeds, describe: i === 0 }));
@@ -148,24 +155,31 @@
       return this.round;
     }
 
-    advance(steps, generation) {
+    // `steps` more steps, then every head measured, or with `glance` only the dots drawn (after a measurement)
+    advance(steps, generation, glance = false) {
       const run = this.run;
+      run.stepsDone += steps;
       return Promise.all(run.slices.map((_, i) => this.crew.ask(i, {
-        type: "advance", id: generation, steps, shown: i === 0 ? SHOWN : 0 }))).then((answers) => {
+        type: "advance", id: generation, steps, shown: i === 0 ? SHOWN : 0, glance }))).then((answers) => {
         if (generation !== this.generation) return;
+        if (glance) {
+          this.publish(this.view.measurement, this.view.best, answers[0].glance);
+          return;
+        }
         const measurement = Engine.mergeMeasurements(answers.map((answer) => answer.measurement));
         run.history.add(measurement);
-        this.publish(measurement, answers[0].best);
+        run.measuredAt = performance.now();
+        this.publish(measurement, answers[0].best, null);
       });
     }
 
-    publish(measurement, best) {
-      this.view = { ...viewOf(this.run, measurement, best), measurement, best };
+    publish(measurement, best, glance) {
+      this.view = { ...viewOf(this.run, measurement, best, glance), measurement, best, glance };
       this.options.onView(this.view);
     }
 
     guard(promise) {   // a round that failed stops the play and says why; the next round starts afresh
-      return promise.catch((error) => { this.pause(); this.options.onError(error); });
+      return promise.catch((error) => { this.halt(); this.options.onError(error); });
     }
 
     // Each animation frame, the next `speed` steps (never past the run's last), one round at a time; a finished run
@@ -185,20 +199,31 @@
       requestAnimationFrame(loop);
     }
 
-    forward(most) {   // up to `most` steps, none past the run's last (read when the round before has ended)
-      const left = this.run.config.steps - (this.view ? this.view.step : this.run.config.steps);
-      return left > 0 ? this.advance(Math.min(most, left), this.generation) : null;
+    // Up to `most` steps, none past the run's last (read when the round before has ended); while playing, a glance
+    // unless the last measurement is MEASURE_EVERY_MS old or these steps end the run.
+    forward(most) {
+      const run = this.run, left = run.config.steps - (this.view ? run.stepsDone : run.config.steps);
+      if (left <= 0) return null;
+      const steps = Math.min(most, left);
+      const glance = this.playing && steps < left && performance.now() - run.measuredAt < MEASURE_EVERY_MS;
+      return this.advance(steps, this.generation, glance);
     }
 
-    pause() { this.playing = false; this.status(); }
+    // Stops playing; a view left at a glance is measured, so a paused run reads its own step.
+    pause() {
+      this.halt();
+      this.round = this.guard(this.round.then(() => (this.view && this.view.glance ? this.advance(0, this.generation) : null)));
+    }
 
-    step() {
-      this.pause();
+    halt() { this.playing = false; this.status(); }
+
+    step() {   // one step, measured: not playing, forward measures
+      this.halt();
       this.round = this.guard(this.round.then(() => this.forward(1)));
       return this.round;
     }
 
-    reset() { this.pause(); return this.start(this.run.config); }
+    reset() { this.halt(); return this.start(this.run.config); }
 
     // The first seed's head of `twin` at its best step, for an export.
     bestHead(twin = 0) {

@@ -6,6 +6,8 @@
 //   {type: "advance", id, steps, shown} -> {type: "measured", id, measurement, best}: `steps` more steps, then
 //          every head measured with `shown` report pairs drawn (0: none); `best`: the first seed's predictions of
 //          those pairs at each twin's best step, and those steps (null without shown pairs);
+//   {type: "advance", id, steps, shown, glance: true} -> {type: "glanced", id, glance}: `steps` more steps, then
+//          only what the dots draw (Run.glance; null without shown pairs): a fraction of a measurement's work;
 //   {type: "bestHead", id, twin} -> {type: "bestHead", id, head}: the first seed's head of `twin` at its best step.
 // Any failure answers {type: "error", id, message}. Messages are handled one after another, in order.
 "use strict";
@@ -43,7 +45,7 @@ function about(data) {
 }
 function bestShown(shownAt) {
   const first = run.perSeed[0];
-  return { predictions: first.bestPredictions.map((row) => Float64Array.from(shownAt, (i) => row[i])),
+  return { predictions: run.bestPredictionsOf(first).map((row) => Float64Array.from(shownAt, (i) => row[i])),
            steps: first.bestStep.slice() };
 }
 
@@ -63,6 +65,7 @@ async function handle(message) {
   if (message.id !== runId) throw new Error("this run was replaced by a newer one");
   if (message.type === "advance") {
     run.step(Math.max(0, message.steps));   // the player counts the steps: a run's length may change as it plays
+    if (message.glance) return { type: "glanced", glance: message.shown ? run.glance(Math.min(message.shown, SHOWN_MOST)) : null };
     const measurement = run.measure(Math.min(message.shown, SHOWN_MOST));
     return { type: "measured", measurement, best: message.shown ? bestShown(measurement.shownAt) : null };
   }
