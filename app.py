@@ -31,7 +31,8 @@ from transformers.utils import logging as hf_logging
 from stsdemo import environment
 from stsdemo.app import session_files
 from stsdemo.app.app_state import AppState
-from stsdemo.app.ui import build_demo, gradio_seam, launch_kwargs, mcp_wanted
+from stsdemo.app.page import build_demo, launch_kwargs, mcp_wanted
+from stsdemo.app.ui import gradio_seam
 from stsdemo.playground.config import PlaygroundConfig
 
 session_files.recover_interrupted()   # runs a killed server left "running" say so, their checkpoints are listed again

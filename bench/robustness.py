@@ -65,7 +65,7 @@ class App:
         self.dev_pairs = dev_pairs
         from stsdemo import environment
         from stsdemo.app.app_state import AppState
-        from stsdemo.app.ui import build_demo, launch_kwargs
+        from stsdemo.app.page import build_demo, launch_kwargs
 
         self.state = AppState()
         self.demo = build_demo(self.state)  # launched as app.py launches it: upload cap, output folder never served

@@ -286,7 +286,7 @@ def _serve(demo, **kwargs) -> str:
 def launch_app():
     """The Gradio app (``build_demo()``) in this process on a free port; returns (demo, url)."""
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-    from stsdemo.app.ui import build_demo, launch_kwargs
+    from stsdemo.app.page import build_demo, launch_kwargs
 
     demo = build_demo()
     return demo, _serve(demo, **launch_kwargs())

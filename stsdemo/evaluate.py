@@ -170,6 +170,14 @@ class DevEvaluator:
         return metrics
 
 
+def row_average(scores: dict, tasks=TASKS) -> float | None:
+    """A row's ``"Avg."``, or the mean of its ``tasks`` when it has them all and no average; else None."""
+    if scores.get("Avg.") is not None:
+        return float(scores["Avg."])
+    values = [scores.get(t) for t in tasks]
+    return float(np.mean(values)) if all(v is not None for v in values) else None
+
+
 def format_table(rows: dict[str, dict[str, float]], tasks=TASKS) -> str:
     """A markdown table as in the paper: one row per model, the tasks and Avg., two decimals.
 
@@ -179,10 +187,7 @@ def format_table(rows: dict[str, dict[str, float]], tasks=TASKS) -> str:
     header = ["Model", *(TABLE_NAMES.get(t, t) for t in tasks), "Avg."]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
     for model, scores in rows.items():
-        values = [scores.get(t) for t in tasks]
-        average = scores.get("Avg.")
-        if average is None and all(v is not None for v in values):
-            average = float(np.mean(values))
-        cells = ["-" if v is None else f"{v:.2f}" for v in [*values, average]]
+        values = [*(scores.get(t) for t in tasks), row_average(scores, tasks)]
+        cells = ["-" if v is None else f"{v:.2f}" for v in values]
         lines.append("| " + " | ".join([str(model).replace("|", "\\|"), *cells]) + " |")
     return "\n".join(lines)

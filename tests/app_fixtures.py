@@ -78,7 +78,7 @@ def served(state, output, mcp: bool | None = None):
     os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
 
     from stsdemo import environment
-    from stsdemo.app.ui import build_demo, launch_kwargs
+    from stsdemo.app.page import build_demo, launch_kwargs
 
     demo = build_demo(state)
     try:

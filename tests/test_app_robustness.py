@@ -34,7 +34,7 @@ from gradio_client.exceptions import AppError
 
 from stsdemo import environment
 from stsdemo.app import session_files
-from stsdemo.app.ui import upload_note
+from stsdemo.app.ui.common import upload_note
 from stsdemo.model import SiameseRegressor
 
 STS_CHOICE = "STS 0–5"

@@ -68,32 +68,33 @@ def test_a_preset_fills_the_form_with_its_recipe(preset):
 
 
 def test_number_line_is_a_valid_figure_with_the_chosen_node_highlighted():
-    from stsdemo.app import plots
+    from stsdemo.app.figure_style import COLORS
+    from stsdemo.app.score.figures import number_line
 
     scheme = get_scheme("sts")
-    figure = plots.number_line(scheme, 3.4, 0.25, 3.5, title="t")
+    figure = number_line(scheme, 3.4, 0.25, 3.5, title="t")
     checked = go.Figure(figure.to_dict())  # plotly validates every key and value here
     shapes = checked.layout.shapes
     assert len(shapes) == 2 * 6 + 7  # per node a margin and a buffer band, then the 7 boundaries
-    assert shapes[2 * 3].fillcolor == plots.COLORS["chosen"] and shapes[0].fillcolor == plots.COLORS["margin"]
+    assert shapes[2 * 3].fillcolor == COLORS["chosen"] and shapes[0].fillcolor == COLORS["margin"]
     assert [t.name for t in checked.data][-1] == "prediction 3.400"
-    assert plots.number_line(get_scheme("nli"), None, 0.0).layout.xaxis.ticktext[0] == "<b>contradiction</b><br>0"
+    assert number_line(get_scheme("nli"), None, 0.0).layout.xaxis.ticktext[0] == "<b>contradiction</b><br>0"
 
 
 def test_error_histogram_marks_x0_and_half_the_gap_and_shows_the_start():
-    from stsdemo.app import plots
+    from stsdemo.app.finetune.histograms import error_histogram
 
     def evaluation(step, counts):
         return EvalEvent(1, step, 10, 0.0, 0.0, 0.0, 0.0, StageStep(1, 0), False, 0.0,
                          error_hist={"width": 0.05, "counts": counts}, x0=0.25, gap=1.0)
 
-    figure = go.Figure(plots.error_histogram([evaluation(0, [0, 2, 4, 4, 2, 8]), evaluation(10, [5, 5, 5, 5, 0, 0])],
-                                             "#1").to_dict())
+    figure = go.Figure(error_histogram([evaluation(0, [0, 2, 4, 4, 2, 8]), evaluation(10, [5, 5, 5, 5, 0, 0])],
+                                       "#1").to_dict())
     lines = sorted(shape.x0 for shape in figure.layout.shapes if shape.type == "line")
     assert lines == [0.25, 0.5]
     assert [trace.name for trace in figure.data] == ["start, step 0", "step 10 (latest)"]
     assert "100% in the buffer" in figure.layout.title.text
-    assert plots.error_histogram([]).layout.annotations[0].text.startswith("appears")
+    assert error_histogram([]).layout.annotations[0].text.startswith("appears")
 
 
 def test_a_pickled_stop_signal_still_sees_the_flag_file(tmp_path):
@@ -112,18 +113,18 @@ def test_training_curves_format_their_ticks_even_for_one_point():
     import gradio as gr
     import pandas as pd
 
-    from stsdemo.app import plots
+    from stsdemo.app.finetune.curves import CURVE_AXES, dev_y_range
 
     one = pd.DataFrame({"step": [0], "spearman": [89.709692], "run": ["#1 sk2 · cosine"]})
-    assert plots.dev_y_range(one) == [89.0, 90.0]
+    assert dev_y_range(one) == [89.0, 90.0]
     two = pd.DataFrame({"step": [0, 20], "spearman": [89.71, 90.13], "run": ["a", "a"]})
-    assert plots.dev_y_range(two) == [89.0, 91.0]
-    assert plots.dev_y_range(one.iloc[:0]) is None
+    assert dev_y_range(two) == [89.0, 91.0]
+    assert dev_y_range(one.iloc[:0]) is None
     for name, y in (("dev", "spearman"), ("loss", "loss"), ("buffer", "share")):
         config = gr.LinePlot(one.rename(columns={"spearman": y}), x="step", y=y, color="run",
-                             **plots.CURVE_AXES[name]).get_config()
+                             **CURVE_AXES[name]).get_config()
         assert config["x_axis_format"] == "d" and config["y_axis_format"]
-    assert f"{89.709692:{plots.CURVE_AXES['dev']['y_axis_format']}}" == "89.7"
+    assert f"{89.709692:{CURVE_AXES['dev']['y_axis_format']}}" == "89.7"
 
 
 def test_a_built_in_scheme_that_does_not_fit_the_model_says_why_and_which_model_fits():
@@ -140,7 +141,7 @@ def test_a_built_in_scheme_that_does_not_fit_the_model_says_why_and_which_model_
 
 
 def test_the_mcp_server_is_asked_for_by_flag_or_environment(monkeypatch):
-    from stsdemo.app.ui import launch_kwargs, mcp_wanted
+    from stsdemo.app.page import launch_kwargs, mcp_wanted
 
     monkeypatch.delenv("STSDEMO_MCP", raising=False)
     assert not mcp_wanted([]) and mcp_wanted(["--mcp"]) and "mcp_server" not in launch_kwargs()

@@ -181,7 +181,8 @@ def test_the_wording_says_what_it_means():
     """A mixed verdict says the comparisons disagree and how many hold; a prediction beyond the label line is drawn
     at its end and said."""
     from stsdemo import evidence_cells
-    from stsdemo.app import plots, score_view
+    from stsdemo.app import score_view
+    from stsdemo.app.score.figures import number_line
     from stsdemo.labels import get_scheme
 
     words = evidence_cells.verdict_words("mixed: 2 reversed, 1 no measurable difference")
@@ -190,7 +191,7 @@ def test_the_wording_says_what_it_means():
     assert evidence_cells.verdict_words("reversed") == "reversed"
 
     sts = get_scheme("sts")
-    figure = plots.number_line(sts, -1.49, 0.25, None, title="Prediction -1.490 → “0” (node 0)")
+    figure = number_line(sts, -1.49, 0.25, None, title="Prediction -1.490 → “0” (node 0)")
     mark = figure.data[-1]
     assert list(figure.layout.xaxis.range) == [-0.75, 5.75] and mark.x[0] == -0.75
     assert mark.marker.symbol == "triangle-left" and "-1.49, beyond the line" in mark.text[0]

@@ -365,7 +365,7 @@ def test_the_api_functions_read_their_arguments():
     :func:`rest.reads_arguments`), so REST v1, v2, gradio_client and MCP read them alike."""
     from app_fixtures import small_app_state
 
-    from stsdemo.app.ui import build_demo
+    from stsdemo.app.page import build_demo
 
     demo = build_demo(small_app_state())
     endpoints = demo.get_api_info()["named_endpoints"]

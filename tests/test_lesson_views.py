@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from stsdemo.app import evidence_view, lesson, links, plots, score_view
+from stsdemo.app import evidence_view, lesson, links, loss_view, score_view
+from stsdemo.app.loss_explorer.figures import loss_figure
 from stsdemo.labels import get_scheme
 from stsdemo.scoring import label_summary
 
@@ -102,16 +103,16 @@ def test_label_summary_counts_the_pairs_on_their_labels_node():
 
 
 def test_the_loss_charts_name_every_band_and_share_one_axis_title():
-    figure = plots.loss_figure(2.0, 0.25, 1.0)
+    figure = loss_figure(2.0, 0.25, 1.0)
     names = {trace.name for trace in figure.data}
     assert {"x < x0: buffer, no pull", "x0 ≤ x < d/2: pulled, right node"} <= names
     titles = [a.text for a in figure.layout.annotations if "prediction − label" in str(a.text)]
     assert titles == ["x = |prediction − label| (both charts)"]
     assert not figure.layout.xaxis.title.text and not figure.layout.xaxis2.title.text
-    invalid = {trace.name for trace in plots.loss_figure(2.0, 0.8, 1.0).data}
+    invalid = {trace.name for trace in loss_figure(2.0, 0.8, 1.0).data}
     assert "d/2 < x < x0: wrong node, no pull" in invalid
     # inline maths wraps on a phone; display maths ($$) would be clipped
-    assert "$$" not in plots.loss_formulas(2.0, 0.25, 1.0)
+    assert "$$" not in loss_view.formulas(2.0, 0.25, 1.0)
 
 
 def test_a_link_notice_writes_comparisons_in_words():

@@ -24,7 +24,7 @@ def mcp_app(tmp_path_factory):
     saved = os.environ.get("GRADIO_ANALYTICS_ENABLED")
     os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
     from stsdemo import environment
-    from stsdemo.app.ui import build_demo, launch_kwargs
+    from stsdemo.app.page import build_demo, launch_kwargs
 
     demo = build_demo(small_app_state())
     try:

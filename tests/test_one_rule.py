@@ -243,11 +243,11 @@ def test_every_declared_range_of_k_x0_and_d_lies_inside_the_losses_hard_bounds()
 def test_a_thinned_curve_keeps_the_evenly_spread_points_of_the_one_rule():
     import pandas as pd
 
-    from stsdemo.app import plots
+    from stsdemo.app.finetune.curves import MAX_POINTS, thin_curves
     from stsdemo.data.pairs import spaced_positions
 
     frame = pd.DataFrame({"run": ["a"] * 1000 + ["b"] * 5, "step": list(range(1000)) + list(range(5))})
-    thinned = plots.thin_curves(frame, "run")
+    thinned = thin_curves(frame, "run")
     kept = thinned[thinned["run"] == "a"]["step"].tolist()
-    assert kept == spaced_positions(1000, plots.MAX_POINTS).tolist()
+    assert kept == spaced_positions(1000, MAX_POINTS).tolist()
     assert thinned[thinned["run"] == "b"]["step"].tolist() == [0, 1, 2, 3, 4]

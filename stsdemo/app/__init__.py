@@ -19,11 +19,12 @@
   prepared data sets every visitor shares and each visitor's uploaded pairs; ``playground_api.py``: the
   ``playground`` API endpoint and MCP tool, which run the Python core.
 * ``lesson.py``: the start-here path at the top of the app and the README.
-* ``plots.py``: the tabs' figures and tables (the evidence's own are in ``evidence_view.py``); ``slots.py``: the
+* ``score/``, ``loss_explorer/``, ``finetune/``, ``benchmark/``: each tab's figures; ``figure_style.py``: the
+  palette and shapes they share; ``task_tables.py``: the 7-task score tables; ``slots.py``: the
   line long jobs wait in; ``reference.py``: published scores shown beside the benchmark; ``links.py``: links that
   reopen a tab's state (``?tab=loss&k=3&x0=0.1&d=1``), written and read back with every value checked.
-* ``ui/``: the Gradio layer: one builder per tab, :func:`~stsdemo.app.ui.build_demo` composing them, and
-  ``rest.py`` (a raw REST call may leave optional arguments out).
+* ``page.py``: :func:`~stsdemo.app.page.build_demo` composing the tabs; ``ui/``: the Gradio layer: one builder
+  per tab, and ``rest.py`` (a raw REST call may leave optional arguments out).
 
 The core (``stsdemo/*.py``) never imports from here, and neither imports ``bench``. Importing ``stsdemo.app``
 itself loads nothing.

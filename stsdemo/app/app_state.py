@@ -1,6 +1,6 @@
 """What the app keeps in memory, in one object: :class:`AppState`.
 
-``app.py`` makes one and hands it to :func:`stsdemo.app.ui.build_demo`; tests make their own, so each app
+``app.py`` makes one and hands it to :func:`stsdemo.app.page.build_demo`; tests make their own, so each app
 in a process has its own models, runs and line. Everything on disk (sessions, runs) is in
 :mod:`stsdemo.app.session_files`.
 """

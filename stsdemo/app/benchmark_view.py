@@ -24,8 +24,9 @@ from ..atomic import atomic_write
 from ..errors import InputError
 from ..final_eval import TestScores, scoring_steps
 from ..model import SiameseRegressor, default_device
-from . import evidence_view, model_cache, plots, session_files
-from .progress import SKIP, duration
+from . import evidence_view, model_cache, session_files, task_tables
+from .benchmark import figures
+from .progress import SKIP, duration, progress_html
 from .reference import PUBLISHED_SCORES
 
 
@@ -54,11 +55,11 @@ def evidence_views(rows: dict) -> tuple[pd.DataFrame, object, object, str]:
 
 
 def benchmark_table(rows: dict) -> pd.DataFrame:
-    return plots.results_frame({**rows, **PUBLISHED_SCORES})
+    return task_tables.results_frame({**rows, **PUBLISHED_SCORES})
 
 
 def benchmark_chart(rows: dict):
-    return plots.benchmark_figure(rows, PUBLISHED_SCORES)
+    return figures.benchmark_figure(rows, PUBLISHED_SCORES)
 
 
 def benchmark_stream(state, session: str, choice: str) -> Iterator[tuple[str, object, object]]:
@@ -71,7 +72,7 @@ def benchmark_stream(state, session: str, choice: str) -> Iterator[tuple[str, ob
     results = cache.get(source)
     if results is None:
         started = time.perf_counter()
-        yield (plots.progress_html(0.0, f"Loading {name} and the seven test sets…"), benchmark_table(rows),
+        yield (progress_html(0.0, f"Loading {name} and the seven test sets…"), benchmark_table(rows),
                benchmark_chart(rows))
         for fraction, found in _benchmark_gpu(source, state.test_sets()):
             if found is not None:
@@ -79,7 +80,7 @@ def benchmark_stream(state, session: str, choice: str) -> Iterator[tuple[str, ob
                 break
             elapsed = time.perf_counter() - started
             eta = elapsed / fraction * (1 - fraction) if fraction > 0 else 0
-            yield (plots.progress_html(fraction, f"Encoding the test sentences with {name}: {fraction:.0%} · "
+            yield (progress_html(fraction, f"Encoding the test sentences with {name}: {fraction:.0%} · "
                                                  f"about {duration(eta)} left"), SKIP, SKIP)
         if results is None:
             raise InputError("the evaluation ended without results")
@@ -88,7 +89,7 @@ def benchmark_stream(state, session: str, choice: str) -> Iterator[tuple[str, ob
     else:
         note = f"{name}: cached results (this encoder was evaluated before)."
     rows = state.add_bench_row(session, name, results)
-    yield plots.progress_html(1.0, note, "done"), benchmark_table(rows), benchmark_chart(rows)
+    yield progress_html(1.0, note, "done"), benchmark_table(rows), benchmark_chart(rows)
 
 
 def mteb_zip(state, session: str, choice: str) -> Path:

@@ -23,10 +23,11 @@ from ..errors import InputError
 from ..losses.spec import LOSSES, PAPER_X0
 from ..paired import paired, rule_text
 from ..selection import METRICS, dev_score, in_points, paired_metric
-from . import finetune_view, form, plots, benchmark_view, session_files
+from . import benchmark_view, finetune_view, form, session_files
+from .finetune import histograms
 from .evidence_view import buffer_line, buffer_spread
 from .finetune_view import Curves, TrainView
-from .progress import SKIP
+from .progress import SKIP, progress_html
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,8 @@ def pairs_curves(pairs: list[Pair], metric: str | None) -> Curves:
 def overlaid_histograms(pair: Pair, seeds: int) -> go.Figure:
     """The last dev error histogram of each run of ``pair`` as an outline on one axis, x0 and d/2 marked."""
     title = "Dev errors: with vs without the buffer" + (f" (seed {pair.seed})" if seeds > 1 else "")
-    return plots.overlaid_histograms([(chart_name(run), finetune_view.evaluations(run)) for run in pair.runs], title)
+    runs = [(chart_name(run), finetune_view.evaluations(run)) for run in pair.runs]
+    return histograms.overlaid_histograms(runs, title)
 
 
 def shown_values(pairs: list[Pair], select_by: str) -> dict[int, tuple[float, float]]:
@@ -244,7 +246,7 @@ def final_view(pairs: list[Pair], config: TrainConfig, ending: str) -> TrainView
     histogram = overlaid_histograms(shown, len(pairs)) if complete else SKIP
     text = (f"Compared {len(complete)} of {len(pairs)} seed{'' if len(pairs) == 1 else 's'}: "
             f"{sum(len(pair.runs) for pair in pairs)} runs." + (f" {ending}" if ending else ""))
-    progress = plots.progress_html(1.0, text, "stopped" if ending else "done")
+    progress = progress_html(1.0, text, "stopped" if ending else "done")
     run_id = shown.runs[-1].run_id if shown.runs else config.run_name
     return TrainView(progress, verdict_text(pairs, config, ending), pairs_curves(pairs, config.select_by), None,
                      True, run_id, histogram)

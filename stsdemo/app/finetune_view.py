@@ -34,8 +34,9 @@ from ..events import DoneEvent, EvalEvent, Event, FinalEvalEvent, StartEvent, St
 from ..losses.spec import LOSSES, PAPER_X0
 from ..selection import curve_of, metric_name, score_text, selection_text, stage_plan, where
 from ..workflow import train_and_evaluate
-from . import form, model_cache, plots, session_files
-from .progress import SKIP, Progress, duration
+from . import form, model_cache, session_files, task_tables
+from .finetune import curves, histograms
+from .progress import SKIP, Progress, duration, progress_html
 from .app_state import StopSignal
 
 CURVE_RUNS = 5                    # runs of a session drawn together on the charts
@@ -83,8 +84,8 @@ def session_curves(runs: list[session_files.RunInfo]) -> Curves:
 def named_curves(runs: list[tuple[str, list[Event]]], dev_metric: str | None = None) -> Curves:
     """The training charts of ``(name, events)`` runs, each series named after its run; ``dev_metric`` ('cosine'
     or 'head'): the dev chart draws that Spearman alone (fewer legend entries, so none is cut off)."""
-    dev, loss, buffer = plots.curve_frames([{"label": name, "events": events} for name, events in runs])
-    dev_palette, run_palette = plots.curve_colors([name for name, _ in runs])
+    dev, loss, buffer = curves.curve_frames([{"label": name, "events": events} for name, events in runs])
+    dev_palette, run_palette = curves.curve_colors([name for name, _ in runs])
     if dev_metric is not None:
         dev = dev[dev["run"].str.endswith(f" · {dev_metric}")].reset_index(drop=True)
 
@@ -106,13 +107,13 @@ def evaluations(info: session_files.RunInfo) -> list[EvalEvent]:
 
 
 def histogram_for(info: session_files.RunInfo):
-    return plots.error_histogram(evaluations(info), info.label)
+    return histograms.error_histogram(evaluations(info), info.label)
 
 
 def result_table(info: session_files.RunInfo) -> pd.DataFrame | None:
     if not info.results:
         return None
-    return plots.delta_frame(info.results, info.base_results, f"{info.label} (best checkpoint)",
+    return task_tables.delta_frame(info.results, info.base_results, f"{info.label} (best checkpoint)",
                              f"{info.base_name} (base)")
 
 
@@ -215,7 +216,7 @@ class LiveRun:
         count = len(evaluations(self.info))
         histogram = SKIP if count == self.drawn else histogram_for(self.info)
         self.drawn = count
-        return TrainView(plots.progress_html(fraction, self.text, bar_state), self.status,
+        return TrainView(progress_html(fraction, self.text, bar_state), self.status,
                          self.charts(self.info), result_table(self.info), finished,
                          self.info.run_id, histogram)
 
@@ -330,11 +331,11 @@ def _queued_job(state, session: str, config: TrainConfig, earlier: list[session_
         while not ticket.wait(1.0):
             if signal.is_set():
                 text = "Stopped while waiting in line; nothing was trained."
-                yield TrainView(plots.progress_html(0, text, "stopped"), text, curves, None, True, run_id)
+                yield TrainView(progress_html(0, text, "stopped"), text, curves, None, True, run_id)
                 return
             text = (f"Waiting for the trainer: position {ticket.position()} in line "
                     f"({state.line.ahead(ticket)}). It starts by itself; Stop leaves the line.")
-            yield TrainView(plots.progress_html(0, text, "idle"), f"**Queued** — {text}", curves, None, False, run_id)
+            yield TrainView(progress_html(0, text, "idle"), f"**Queued** — {text}", curves, None, False, run_id)
         signal.deadline = time.time() + caps.wall_clock_seconds()   # a wrong estimate cannot hold the trainer
         yield from body(signal)
     finally:

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..errors import InputError, check_range
-from ..losses.buffer import check_buffer
+from ..losses.buffer import buffer_problem, check_buffer
 from ..losses.explorer import MAX_POINT, SAMPLE, SLIDERS, START  # noqa: F401 (the tab, links and tools read them here)
 from ..losses.sample import sample_losses
 from ..losses.spec import paper_k_text
-from . import plots
+from .loss_explorer.figures import loss_figure
 
 SAMPLE_COLUMNS = {"x": "x = |pred − label|", "value": "f(x)", "gradient": "df/dprediction",
                   "in_buffer": "in buffer (no gradient)"}   # a sample row's fields as the table titles them
@@ -34,9 +34,28 @@ def loss_view(k: float, x0: float, d: float, references=(), prediction: float | 
     """The charts, formulas and sample table. ``strict``: x0 > d/2 raises InputError instead of being drawn
     as the invalid state (a red band where predictions round to a wrong node but get no gradient)."""
     sample = None if prediction is None or label is None else (prediction, label)
-    figure = plots.loss_figure(k, x0, d, references or [], sample, strict=strict)
+    figure = loss_figure(k, x0, d, references or [], sample, strict=strict)
     table = sample_table(prediction, label, k, x0) if sample else None
-    return LossView(figure, plots.loss_formulas(k, x0, d), table)
+    return LossView(figure, formulas(k, x0, d), table)
+
+
+def formulas(k: float, x0: float, d: float) -> str:
+    """The two losses with the current numbers filled in, as Markdown with ``$...$`` / ``$$...$$`` LaTeX."""
+    problem = buffer_problem(k, x0, d)
+    # inline maths, one short formula a line: display maths does not wrap, and a phone would clip it
+    text = (
+        "**Translated ReLU**: the same pull $k$ on every sample outside the buffer\n\n"
+        "$f(x) = \\max\\bigl(0,\\ k\\,(x - x_0)\\bigr)$  \n"
+        f"here $f(x) = \\max\\bigl(0,\\ {k:g}\\,(x - {x0:g})\\bigr)$\n\n"
+        "**Smooth K2**: the pull $2k(x - x_0)$ grows with the error; smooth at $x_0$\n\n"
+        "$f(x) = k\\,\\max(0,\\ x - x_0)^2$  \n"
+        f"here $f(x) = {k:g}\\,\\max(0,\\ x - {x0:g})^2$\n\n"
+        f"$x = |\\text{{prediction}} - \\text{{label}}|$, buffer $0 \\le x_0 \\le d/2$, here $d/2 = {d / 2:g}$."
+    )
+    if problem:
+        return text + f"\n\n✗ **Invalid setting** — {problem}."
+    return text + (f"\n\n✓ **Valid.** A prediction within ±{x0:g} of its label gets no gradient; every prediction "
+                   f"that rounds to a wrong node ($x > {d / 2:g}$) is still pulled back.")
 
 
 def sample_table(prediction: float, label: float, k: float, x0: float) -> pd.DataFrame:

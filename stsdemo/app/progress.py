@@ -1,6 +1,6 @@
 """What streamed views say of progress: the fraction done and the time left of a run (or of a file being
-scored: :func:`time_left`), durations in words, and :data:`SKIP` ("leave this output as it is", which the UI
-sends as ``gr.skip()``)."""
+scored: :func:`time_left`), durations in words, the bar they show it in (:func:`progress_html`), and :data:`SKIP`
+("leave this output as it is", which the UI sends as ``gr.skip()``)."""
 
 from __future__ import annotations
 
@@ -51,3 +51,16 @@ class Progress:
         if not left.endswith(" left"):
             return left
         return left + (" (then the 7-task evaluation)" if self.final_eval and not evaluating else "")
+
+
+def progress_html(fraction: float, text: str, state: str = "running") -> str:
+    """A small progress bar (state: running, done, stopped, failed, idle) with a line of text."""
+    fraction = min(max(float(fraction), 0.0), 1.0)
+    color = {"running": "#2563eb", "done": "#16a34a", "stopped": "#d97706", "failed": "#dc2626"}.get(state, "#9ca3af")
+    safe = (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+    return (
+        '<div class="sts-progress" data-state="' + state + '">'
+        '<div style="background:#e5e7eb;border-radius:6px;height:12px;overflow:hidden">'
+        f'<div style="width:{fraction * 100:.1f}%;background:{color};height:12px;transition:width .4s"></div></div>'
+        f'<div style="margin-top:6px;font-size:0.92em;color:#374151">{safe}</div></div>'
+    )

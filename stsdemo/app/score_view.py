@@ -14,8 +14,9 @@ from .. import caps
 from ..errors import InputError, check_range
 from ..labels import LabelScheme, get_scheme
 from ..scoring import CHUNK_TOKENS, PairScore, load_pairs_to_score, score_pair, scored_file_summary, scoring_steps
-from . import model_cache, plots, session_files
-from .progress import duration, time_left
+from . import model_cache, session_files
+from .score import figures
+from .progress import duration, progress_html, time_left
 
 MAX_SCORED_ROWS = int(caps.CAPS["score_file_rows"].default)   # rows a visitor may score in one file
 # The label schemes the tab offers: short key (links, API, MCP) -> the choice's text in the form.
@@ -134,7 +135,7 @@ def score_view(state, session: str, choice: str, sentence1: str, sentence2: str,
     gold = None if gold in (None, "") else check_range("gold label", gold)
     drawn, gold_note = gold_on_line(gold, gold_line, scheme)
     title = f"Prediction {result.prediction:.3f} → “{result.category}” (node {result.node:g})"
-    figure = plots.number_line(scheme, result.prediction, model_cache.training_x0(source), drawn, title=title)
+    figure = figures.number_line(scheme, result.prediction, model_cache.training_x0(source), drawn, title=title)
     notes += [f"⚠ **Shown on the model's own line.** {mismatch}"] if mismatch else []
     if source == "":
         notes.append("⚠ No trained scorer is shipped yet: this head is **untrained** (random), so its prediction "
@@ -154,7 +155,7 @@ def score_view(state, session: str, choice: str, sentence1: str, sentence2: str,
 def beyond_note(prediction: float, category: str, scheme: LabelScheme) -> str:
     """What a prediction beyond the drawn line's ends means ('' for one on it): it is drawn at the end, with its
     value, and still read as the nearest node (training clamps such a prediction to the outer node too)."""
-    low, high = plots.line_ends(scheme)
+    low, high = figures.line_ends(scheme)
     if low <= prediction <= high:
         return ""
     end = 0 if prediction < low else -1
@@ -267,12 +268,12 @@ def score_file_steps(state, session: str, choice: str, path: str | None, scheme_
                                 max_bytes=int(caps.value("score_file_bytes")),
                                 max_tokens=int(caps.value("score_file_tokens")))
     started, what = clock(), f"Scoring {len(pairs):,} pairs"
-    yield FileScoring(plots.progress_html(0, f"{what}: {time_left(0, 0)}"))
+    yield FileScoring(progress_html(0, f"{what}: {time_left(0, 0)}"))
     for fraction in scoring_steps(model, pairs, out, scheme or model.scheme, chunk_tokens):
-        yield FileScoring(plots.progress_html(fraction, f"{what}: {fraction:.0%} embedded, "
+        yield FileScoring(progress_html(fraction, f"{what}: {fraction:.0%} embedded, "
                                                         f"{time_left(clock() - started, fraction)}"))
     summary = scored_file_summary(out, scheme or model.scheme)
-    done = plots.progress_html(1, f"Scored {len(pairs):,} pairs in {duration(clock() - started)}.", "done")
+    done = progress_html(1, f"Scored {len(pairs):,} pairs in {duration(clock() - started)}.", "done")
     yield FileScoring(done, out, pd.read_csv(out, nrows=20), " ".join(n for n in (_plain(switched), summary) if n))
 
 

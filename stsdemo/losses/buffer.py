@@ -26,6 +26,16 @@ def check_buffer(k: float, x0: float, gap: float) -> None:
     check_x0(x0, gap)
 
 
+def buffer_problem(k: float, x0: float, gap: float) -> str:
+    """'' when the settings pass :func:`check_buffer`, else its message (the Loss explorer draws an invalid setting
+    and says why rather than refusing it)."""
+    try:
+        check_buffer(k, x0, gap)
+    except InputError as error:
+        return str(error)
+    return ""
+
+
 def check_x0(x0: float, gap: float) -> None:
     """The buffer's half of :func:`check_buffer`: ``0 <= x0 <= d/2`` for a gap ``d`` already checked (a link or
     a form whose k is not given yet reads this alone)."""

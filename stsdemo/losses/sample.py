@@ -1,6 +1,7 @@
-"""What one sample gets from each loss of the Loss explorer: its distance, the loss and the gradient on the
-prediction, by autograd on the losses' own functions. The ``loss_at`` API and MCP tool answer these rows, and the
-explorer's "One sample" table shows them under its column titles."""
+"""What the Loss explorer's losses give, by autograd on their own functions: over a range of distances (its
+curves, :func:`loss_curve`) and for one sample (its distance, the loss and the gradient on the prediction:
+:func:`sample_losses`). The ``loss_at`` API and MCP tool answer these rows, and the explorer's "One sample" table
+shows them under its column titles."""
 
 from __future__ import annotations
 
@@ -13,6 +14,14 @@ from .registry import LOSS_CLASSES
 # The losses that are a function of the distance x = |prediction - label| (name -> module class): the buffer-zone
 # losses and their twins without a buffer (L1, MSE).
 DISTANCE_LOSSES = {name: cls for name, cls in LOSS_CLASSES.items() if issubclass(cls, BufferZoneLoss)}
+
+
+def loss_curve(name: str, x: torch.Tensor, k: float, x0: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """The distance loss ``name`` at each distance ``x`` and its derivative df/dx there."""
+    x = x.detach().clone().requires_grad_(True)
+    y = DISTANCE_LOSSES[name].curve(x, k, x0)
+    (grad,) = torch.autograd.grad(y.sum(), x)
+    return y.detach(), grad
 
 
 def sample_losses(prediction: float, label: float, k: float, x0: float) -> list[dict]:

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from .. import evidence_view, model_cache, plots, benchmark_view, tuning_view
+from .. import benchmark_view, evidence_view, model_cache, tuning_view
+from ..progress import progress_html
 from ..reference import REFERENCE_NOTE
 from .common import session_of, skip, user_errors
 
@@ -71,7 +72,7 @@ def build() -> BenchmarkTab:
                                 allow_custom_value=True, scale=4, min_width=220,
                                 info="Default, one of your runs, or a hub id / local folder")
             button = gr.Button("Evaluate on 7 tasks", variant="primary", scale=1, min_width=160)
-        progress = gr.HTML(plots.progress_html(0, "Results are cached per encoder; a first evaluation takes a few "
+        progress = gr.HTML(progress_html(0, "Results are cached per encoder; a first evaluation takes a few "
                                                   "minutes on a CPU.", "idle"))
         table = gr.Dataframe(benchmark_view.benchmark_table({}), interactive=False, label="Results")
         chart = gr.Plot(benchmark_view.benchmark_chart({}), show_label=False)

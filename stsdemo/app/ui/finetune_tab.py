@@ -12,7 +12,9 @@ from dataclasses import dataclass
 import gradio as gr
 
 from ...config import preset_label
-from .. import compare_view, finetune_view, form, model_cache, plots, slots, session_files
+from .. import compare_view, finetune_view, form, model_cache, session_files, slots
+from ..finetune import curves, histograms
+from ..progress import progress_html
 from . import share
 from .common import session_of, skip, upload_note, user_errors
 from .gradio_seam import CurveSender
@@ -120,23 +122,23 @@ def build() -> FinetuneTab:
                                         elem_id="train-compare")
                     stop = gr.Button("Stop", variant="stop", scale=1, min_width=80)
                 compare_seeds = field(form.field_spec("seeds", compare_view.CompareSettings))
-                progress = gr.HTML(plots.progress_html(0, IDLE, "idle"), elem_id="train-progress")
+                progress = gr.HTML(progress_html(0, IDLE, "idle"), elem_id="train-progress")
                 status = gr.Markdown("", elem_id="train-status")
                 with gr.Row(elem_classes="sts-wrap"):
                     # no value until a run has points (Curves.drawn)
                     dev_plot = gr.LinePlot(None, x="step", y="spearman", color="run", height=300,
                                            title="STS-B dev Spearman ×100", x_title="step (0: the start)",
                                            y_title="Spearman", elem_id="dev-plot", min_width=280,
-                                           **plots.CURVE_AXES["dev"])
-                    histogram = gr.Plot(plots.error_histogram([]), show_label=False, elem_id="error-histogram",
+                                           **curves.CURVE_AXES["dev"])
+                    histogram = gr.Plot(histograms.error_histogram([]), show_label=False, elem_id="error-histogram",
                                         min_width=280)
                 with gr.Row(elem_classes="sts-wrap"):
                     loss_curve = gr.LinePlot(None, x="step", y="loss", color="run", height=230,
                                              title="Training loss", x_title="step", min_width=280, elem_id="loss-curve",
-                                             **plots.CURVE_AXES["loss"])
+                                             **curves.CURVE_AXES["loss"])
                     buffer_curve = gr.LinePlot(None, x="step", y="share", color="run", height=230,
                                                title="Share of pairs in the buffer zone", x_title="step",
-                                               min_width=280, elem_id="buffer-curve", **plots.CURVE_AXES["buffer"])
+                                               min_width=280, elem_id="buffer-curve", **curves.CURVE_AXES["buffer"])
                 results = gr.Dataframe(label="7 STS tasks: best checkpoint vs. base model (Spearman ×100)",
                                        visible=False, interactive=False)
         with gr.Accordion("Runs of this session", open=False):

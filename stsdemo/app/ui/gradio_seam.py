@@ -41,7 +41,8 @@ from starlette.responses import JSONResponse
 
 from ... import caps
 from ...errors import InputError
-from .. import fair_queue as fair, plots, slots
+from .. import fair_queue as fair, slots
+from ..finetune.curves import dev_y_range
 from . import rest
 
 WRITTEN_FOR = "6.31.0"     # the Gradio version every workaround below was written for and tested against
@@ -126,8 +127,8 @@ class CurveSender:
     update does not rebuild it; a changed ``color_map`` does, but the rebuild draws the data of the
     *previous* update. So new data goes out first, and the colour map naming its series one update
     later (:meth:`catch_up` sends the update still owed, after :data:`PAUSE_S` so the page has drawn the
-    data first). The dev chart's y range (:func:`plots.dev_y_range`, whole points around its data) rebuilds it
-    too, so it travels with the colour map.
+    data first). The dev chart's y range (:func:`~stsdemo.app.finetune.curves.dev_y_range`, whole points around
+    its data) rebuilds it too, so it travels with the colour map.
     """
 
     PAUSE_S = 0.3   # between the data and the colour map that rebuilds the chart: the page draws the data first
@@ -139,7 +140,7 @@ class CurveSender:
         self.pending = (None, None, None)   # (colour map, y range) of the data sent last
 
     def updates(self, curves) -> tuple:
-        maps = ((curves.dev_colors, plots.dev_y_range(curves.dev)), (curves.loss_colors, None),
+        maps = ((curves.dev_colors, dev_y_range(curves.dev)), (curves.loss_colors, None),
                 (curves.buffer_colors, None))
         out = []
         for frame, lagged, sent in zip((curves.dev, curves.loss, curves.buffer), self.pending, self.sent):

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from .. import loss_view, plots
+from .. import loss_view
+from ..loss_explorer.figures import REFERENCE_LOSSES
 from . import share
 from .common import LATEX, user_errors
 from .rest import reads_arguments
@@ -45,7 +46,7 @@ def build() -> LossTab:
     start = loss_view.START
     sliders = {name: dict(minimum=low, maximum=high, step=step, value=start[name])
                for name, (low, high, step) in loss_view.SLIDERS.items()}
-    first = loss_view.loss_view(**start, references=plots.REFERENCE_LOSSES, prediction=loss_view.SAMPLE[0],
+    first = loss_view.loss_view(**start, references=REFERENCE_LOSSES, prediction=loss_view.SAMPLE[0],
                            label=loss_view.SAMPLE[1])
     with gr.Tab("Loss explorer", id="loss") as tab:
         # On a phone the chart comes first and stays in view (sticky) while the sliders below it move.
@@ -57,7 +58,7 @@ def build() -> LossTab:
                                info="Half-width of the zero-gradient zone; must stay ≤ d/2")
                 d = gr.Slider(**sliders["d"], label="node gap d", elem_id="d-slider",
                               info="Distance between neighbouring labels")
-                references = gr.CheckboxGroup(list(plots.REFERENCE_LOSSES), value=list(plots.REFERENCE_LOSSES),
+                references = gr.CheckboxGroup(list(REFERENCE_LOSSES), value=list(REFERENCE_LOSSES),
                                               label="Reference losses")
             with gr.Column(scale=8, min_width=280, elem_id="loss-chart-column"):
                 chart = gr.Plot(first.figure, show_label=False, elem_id="loss-plot")
@@ -100,7 +101,7 @@ def wire(tab: LossTab) -> None:
         in (Markdown) and, for a prediction and label, the loss and pull that sample gets under each loss (a
         table)."""
         checked = [slider.preprocess(value) for slider, value in zip((tab.k, tab.x0, tab.d), (k, x0, d))]
-        view = loss_view.loss_view(*checked, plots.REFERENCE_LOSSES if references is None else references, prediction,
+        view = loss_view.loss_view(*checked, REFERENCE_LOSSES if references is None else references, prediction,
                               label, strict=True)
         table = None if view.table is None else tab.table.postprocess(view.table).model_dump()
         return tab.chart.postprocess(view.figure).model_dump(), view.formulas, table

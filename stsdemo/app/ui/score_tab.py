@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from .. import model_cache, plots, score_view
+from .. import model_cache, score_view
+from ..progress import progress_html
 from . import share
 from .common import LATEX, session_of, upload_note, user_errors
 
@@ -93,7 +94,7 @@ def build() -> ScoreTab:
                 pairs_file = gr.File(label="Pairs to score", file_types=[".csv", ".tsv", ".txt"], min_width=200)
                 scored = gr.File(label="Scored file", interactive=False, min_width=200)
             file_button = gr.Button("Score the file")
-            file_progress = gr.HTML(plots.progress_html(0, "No file scored yet.", "idle"), elem_id="score-file-progress")
+            file_progress = gr.HTML(progress_html(0, "No file scored yet.", "idle"), elem_id="score-file-progress")
             file_summary = gr.Markdown(elem_classes="sts-note", elem_id="score-file-summary")
             preview = gr.Dataframe(label="First rows", visible=False, interactive=False)
     return ScoreTab(tab=tab, s1=s1, s2=s2, model=model, scheme=scheme, gold=gold, custom=custom, gap=gap,

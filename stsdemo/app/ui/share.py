@@ -14,7 +14,8 @@ from typing import Mapping
 
 import gradio as gr
 
-from .. import links, loss_view, plots
+from .. import links, loss_view
+from ..loss_explorer.figures import REFERENCE_LOSSES
 
 # The query from the server -> the whole link, copied where the clipboard allows it; what the box then shows.
 COPY_JS = """
@@ -184,5 +185,5 @@ def wire_restore(demo: gr.Blocks, tabs: gr.Tabs, parts: dict[str, Mapping], boxe
 
 def _loss_redraw(state: links.Restored) -> list:
     v = state.values
-    view = loss_view.loss_view(v["k"], v["x0"], v["d"], plots.REFERENCE_LOSSES, v["prediction"], v["label"])
+    view = loss_view.loss_view(v["k"], v["x0"], v["d"], REFERENCE_LOSSES, v["prediction"], v["label"])
     return [view.figure, view.formulas, view.table]
