@@ -362,7 +362,7 @@ def bench_view(calls: int, warmup: int = 2) -> dict:
     from stsdemo.scoring import score_pair
 
     from stsdemo.app.app_state import AppState
-    from stsdemo.app.score_view import score_view
+    from stsdemo.app.score.view import score_view
 
     model = SiameseRegressor.load(None)
     args = (AppState(), "bench", "default", *PAIR, "STS 0–5", "", 1.0, None)

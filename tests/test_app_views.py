@@ -128,7 +128,7 @@ def test_training_curves_format_their_ticks_even_for_one_point():
 
 
 def test_a_built_in_scheme_that_does_not_fit_the_model_says_why_and_which_model_fits():
-    from stsdemo.app import score_view
+    from stsdemo.app.score import view as score_view
 
     sts, nli = get_scheme("sts"), get_scheme("nli")
     own, sts_choice, nli_choice, custom = score_view.SCHEME_CHOICES

@@ -181,7 +181,7 @@ def test_the_wording_says_what_it_means():
     """A mixed verdict says the comparisons disagree and how many hold; a prediction beyond the label line is drawn
     at its end and said."""
     from stsdemo import evidence_cells
-    from stsdemo.app import score_view
+    from stsdemo.app.score import view as score_view
     from stsdemo.app.score.figures import number_line
     from stsdemo.labels import get_scheme
 

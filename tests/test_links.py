@@ -5,7 +5,8 @@ import math
 
 import pytest
 
-from stsdemo.app import form, links, loss_view, score_view
+from stsdemo.app import form, links, loss_view
+from stsdemo.app.score import view as score_view
 
 
 def test_loss_link_round_trip_and_the_issue_example():

@@ -39,7 +39,8 @@ def test_the_nli_scorer_reproduces_its_recorded_snli_test_slice():
 def test_scoring_with_the_nli_scheme_picks_the_nli_scorer(tmp_path):
     import pandas as pd
 
-    from stsdemo.app import model_cache, score_view
+    from stsdemo.app import model_cache
+    from stsdemo.app.score import view as score_view
     from stsdemo.app.app_state import AppState
 
     state = AppState()

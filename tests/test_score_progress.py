@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from stsdemo.app import score_view
+from stsdemo.app.score import view as score_view
 from stsdemo.scoring import embedding_steps, score_pairs
 from stsdemo.data import load_csv
 

@@ -37,7 +37,8 @@ from ..errors import InputError, check_range
 from ..labels import get_scheme
 from ..losses.buffer import check_x0
 from ..losses.spec import LOSSES
-from . import form, loss_view, model_cache, score_view, value_text
+from . import form, loss_view, model_cache, value_text
+from .score import view as score_view
 
 MAX_QUERY = 8_000          # characters of a whole link's query; a longer link restores nothing
 MAX_TEXT = 1_000           # characters of one text field (a sentence, the custom categories)

@@ -17,7 +17,8 @@ from ..evaluate import TASKS
 from . import benchmark_view, evidence_view, lesson
 from .app_state import AppState
 from .playground_site import PlaygroundSite
-from .ui import benchmark_tab, finetune_tab, gradio_seam, loss_tab, playground_tab, score_tab, share, tools
+from .score import tab as score_tab
+from .ui import benchmark_tab, finetune_tab, gradio_seam, loss_tab, playground_tab, share, tools
 from .ui.common import LATEX, ChoiceLists, session_of
 
 PAPER = "https://arxiv.org/abs/2406.05326"
@@ -64,8 +65,8 @@ def mcp_wanted(argv=()) -> bool:
 def launch_kwargs(mcp: bool | None = None, demo: gr.Blocks | None = None, state=None) -> dict:
     """Theme, CSS and the MCP server (``mcp``; by default with ``STSDEMO_MCP=1``): launch() arguments in
     Gradio 6, shared by app.py and the tests. The MCP server needs ``pip install "gradio[mcp]"``; its tools
-    are the three of :mod:`.tools` (given the ``demo``, its server's tool table holds only them). Raw REST calls
-    are read strictly (:class:`.gradio_seam.StrictCalls`). Given the app's ``state``, the Playground's page is
+    are the three of :mod:`.ui.tools` (given the ``demo``, its server's tool table holds only them). Raw REST calls
+    are read strictly (:class:`.ui.gradio_seam.StrictCalls`). Given the app's ``state``, the Playground's page is
     served under ``/playground/`` (:class:`~stsdemo.app.playground_site.PlaygroundSite`)."""
     theme = gr.themes.Soft(primary_hue="blue", secondary_hue="orange", neutral_hue="slate",
                            font=["ui-sans-serif", "system-ui", "Segoe UI", "Roboto", "sans-serif"],

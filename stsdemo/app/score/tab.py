@@ -6,10 +6,11 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from .. import model_cache, score_view
+from .. import model_cache
 from ..progress import progress_html
-from . import share
-from .common import LATEX, session_of, upload_note, user_errors
+from ..ui import share
+from ..ui.common import LATEX, session_of, upload_note, user_errors
+from . import view as score_view
 
 EXAMPLES, START = score_view.EXAMPLES, score_view.START   # STS Benchmark test pairs with their gold score 0..5
 

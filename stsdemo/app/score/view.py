@@ -10,13 +10,13 @@ from typing import Callable, Iterator
 
 import pandas as pd
 
-from .. import caps
-from ..errors import InputError, check_range
-from ..labels import LabelScheme, get_scheme
-from ..scoring import CHUNK_TOKENS, PairScore, load_pairs_to_score, score_pair, scored_file_summary, scoring_steps
-from . import model_cache, session_files
-from .score import figures
-from .progress import duration, progress_html, time_left
+from ... import caps
+from ...errors import InputError, check_range
+from ...labels import LabelScheme, get_scheme
+from ...scoring import CHUNK_TOKENS, PairScore, load_pairs_to_score, score_pair, scored_file_summary, scoring_steps
+from .. import model_cache, session_files
+from ..progress import duration, progress_html, time_left
+from . import figures
 
 MAX_SCORED_ROWS = int(caps.CAPS["score_file_rows"].default)   # rows a visitor may score in one file
 # The label schemes the tab offers: short key (links, API, MCP) -> the choice's text in the form.
