@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from stsdemo.app import evidence_view, lesson, links, loss_view
+from stsdemo.app import evidence_view, lesson, links
+from stsdemo.app.loss_explorer import view as loss_view
 from stsdemo.app.score import view as score_view
 from stsdemo.app.loss_explorer.figures import loss_figure
 from stsdemo.labels import get_scheme

@@ -229,7 +229,7 @@ def test_the_links_read_x0_by_the_losses_rule():
 def test_every_declared_range_of_k_x0_and_d_lies_inside_the_losses_hard_bounds():
     """The training settings take the losses' hard bound on k; the Playground's and the Loss explorer's ranges are
     teaching ranges, each inside it (their declarations say why they are narrower)."""
-    from stsdemo.app.loss_view import SLIDERS
+    from stsdemo.app.loss_explorer.view import SLIDERS
     from stsdemo.config import describe
     from stsdemo.losses.spec import MAX_GAP, MAX_K
     from stsdemo.playground.config import declaration

@@ -29,7 +29,7 @@ import pytest
 import torch
 
 from stsdemo import environment
-from stsdemo.app import loss_view
+from stsdemo.app.loss_explorer import view as loss_view
 from stsdemo.cli import main
 from stsdemo.data import load_csv, load_training_data
 from stsdemo.errors import InputError

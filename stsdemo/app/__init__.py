@@ -6,7 +6,7 @@
   start-up recovery of runs a killed server left ``running``).
 * ``model_cache.py``: the model cache, the model dropdowns' choices, what a choice names, the app's 7-task
   result cache.
-* ``score/view.py``, ``loss_view.py``, ``finetune_view.py``, ``benchmark_view.py``: one view-model per tab, plain
+* ``score/view.py``, ``loss_explorer/view.py``, ``finetune_view.py``, ``benchmark_view.py``: one view-model per tab, plain
   Python (no gradio): what each tab computes and shows; ``form.py``: the Fine-tune form, drawn from the settings'
   declarations in :mod:`stsdemo.config`; ``progress.py``: progress, time left and durations in words.
 * ``compare_view.py``: *Compare with and without the buffer* (pairs of runs that differ only in ``x0``, at 1 to

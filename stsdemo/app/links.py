@@ -37,7 +37,8 @@ from ..errors import InputError, check_range
 from ..labels import get_scheme
 from ..losses.buffer import check_x0
 from ..losses.spec import LOSSES
-from . import form, loss_view, model_cache, value_text
+from . import form, model_cache, value_text
+from .loss_explorer import view as loss_view
 from .score import view as score_view
 
 MAX_QUERY = 8_000          # characters of a whole link's query; a longer link restores nothing

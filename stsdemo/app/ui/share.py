@@ -14,7 +14,8 @@ from typing import Mapping
 
 import gradio as gr
 
-from .. import links, loss_view
+from .. import links
+from ..loss_explorer import view as loss_view
 from ..loss_explorer.figures import REFERENCE_LOSSES
 
 # The query from the server -> the whole link, copied where the clipboard allows it; what the box then shows.

@@ -19,7 +19,8 @@ import gradio as gr
 from ...data import MAX_SENTENCE_CHARS
 from ...losses.spec import PAPER_X0, paper_k
 from ...playground.config import PlaygroundConfig, argument_line
-from .. import loss_view, model_cache, playground_api
+from .. import model_cache, playground_api
+from ..loss_explorer import view as loss_view
 from ..score import view as score_view
 from .common import session_of, user_errors
 from .rest import reads_arguments

@@ -6,12 +6,12 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..errors import InputError, check_range
-from ..losses.buffer import buffer_problem, check_buffer
-from ..losses.explorer import MAX_POINT, SAMPLE, SLIDERS, START  # noqa: F401 (the tab, links and tools read them here)
-from ..losses.sample import sample_losses
-from ..losses.spec import paper_k_text
-from .loss_explorer.figures import loss_figure
+from ...errors import InputError, check_range
+from ...losses.buffer import buffer_problem, check_buffer
+from ...losses.explorer import MAX_POINT, SAMPLE, SLIDERS, START  # noqa: F401 (the tab, links and tools read them here)
+from ...losses.sample import sample_losses
+from ...losses.spec import paper_k_text
+from .figures import loss_figure
 
 SAMPLE_COLUMNS = {"x": "x = |pred − label|", "value": "f(x)", "gradient": "df/dprediction",
                   "in_buffer": "in buffer (no gradient)"}   # a sample row's fields as the table titles them

@@ -6,11 +6,11 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from .. import loss_view
-from ..loss_explorer.figures import REFERENCE_LOSSES
-from . import share
-from .common import LATEX, user_errors
-from .rest import reads_arguments
+from ..ui import share
+from ..ui.common import LATEX, user_errors
+from ..ui.rest import reads_arguments
+from . import view as loss_view
+from .figures import REFERENCE_LOSSES
 
 
 def clamp_js() -> str:
