@@ -4,11 +4,11 @@
     python -m bench.app_default --compare  # "Compare with and without the buffer" at the form's defaults:
                                            # records speed/app_compare
 
-The form's defaults go through the app's own :func:`stsdemo.app.form.build_config` (so the start model, the
+The form's defaults go through the app's own :func:`stsdemo.app.finetune.form.build_config` (so the start model, the
 target, the step count and the dev slice are the ones a visitor gets), then the training loop runs them;
 reported: the dev metric that picks the checkpoint (read by :func:`stsdemo.selection.dev_score`) at step 0 (the
 start), at the last step and at the kept checkpoint, and the wall time.
-``--compare`` runs the pair through the app's own :func:`stsdemo.app.compare_view.stream_comparison` (one queued
+``--compare`` runs the pair through the app's own :func:`stsdemo.app.finetune.compare.stream_comparison` (one queued
 job: the form as set, then x0 = 0) and reports both runs' last dev and the wall time of the pair.
 """
 
@@ -24,7 +24,7 @@ from .common import Timer, device_name, setup_environment, update_results
 
 
 def default_run() -> dict:
-    from stsdemo.app import form
+    from stsdemo.app.finetune import form
     from stsdemo.selection import dev_score
     from stsdemo.train import DoneEvent, EvalEvent, train
 
@@ -42,7 +42,9 @@ def default_run() -> dict:
 
 
 def compare_run() -> dict:
-    from stsdemo.app import compare_view, form, session_files
+    from stsdemo.app import session_files
+    from stsdemo.app.finetune import compare as compare_view
+    from stsdemo.app.finetune import form
     from stsdemo.app.app_state import AppState
 
     values = form.form_defaults()

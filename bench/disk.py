@@ -84,7 +84,8 @@ def measure(places: dict[str, Path], runs: int, overrides: dict, settle: float |
     import app  # the app's own start-up: recovery, the demo with Gradio's cache schedule
 
     from stsdemo import environment
-    from stsdemo.app import form, session_files
+    from stsdemo.app import session_files
+    from stsdemo.app.finetune import form
 
     settle = session_files.SWEEP_EVERY_S + session_files.HANDED_OVER_S if settle is None else settle
 

@@ -24,14 +24,14 @@ TINY = dict(model="default", data="STS-B train", upload=None, scheme="sts", loss
 
 def train_order() -> tuple:
     """The /train endpoint's inputs in order (the form's: start model, data, then the settings)."""
-    from stsdemo.app import form
+    from stsdemo.app.finetune import form
 
     return ("model", "data", "upload", "scheme", *form.FORM_FIELDS, "final_eval")
 
 
 def train_args(**overrides) -> list:
     """Positional arguments of the /train endpoint."""
-    from stsdemo.app import form
+    from stsdemo.app.finetune import form
 
     values = {**form.form_defaults(), **TINY, **overrides}
     values["target"] = form.field_text("target", values["target"])

@@ -91,7 +91,8 @@ def app_run(output: str, at_swap: bool) -> None:
     """The ``app-run`` and ``app-swap`` scenarios (STSDEMO_OUTPUT_DIR is ``output``): every dev evaluation scores
     higher than the last, so each is saved; the second save hangs (:func:`hang_at_second_save`)."""
     import stsdemo.evaluate
-    from stsdemo.app import finetune_view, session_files
+    from stsdemo.app import session_files
+    from stsdemo.app.finetune import view as finetune_view
     from stsdemo.app.app_state import StopSignal
     from stsdemo.preflight import preflight
     from stsdemo.train import TrainConfig

@@ -169,7 +169,8 @@ def test_cancelled_run_ends_without_threads_and_keeps_a_loadable_checkpoint(clie
 def test_train_with_no_arguments_starts_the_default_run(client, app_state):
     """Every input of every endpoint that has a sensible default has one: a bare /train starts the app's default
     fine-tune (warm start from the shipped scorer when there is one, Smooth K2 on the cosine target)."""
-    from stsdemo.app import form, model_cache
+    from stsdemo.app import model_cache
+    from stsdemo.app.finetune import form
 
     endpoints = client.view_api(return_format="dict", print_info=False)["named_endpoints"]
     assert all(p["parameter_has_default"] for p in endpoints["/train"]["parameters"])
@@ -194,7 +195,8 @@ def test_compare_runs_the_pairs_with_and_without_the_buffer_as_one_job(client, a
     """Compare seeds 2: four runs (seeds 42 and 43, each with x0 = 0.25 and x0 = 0) in one job; the verdict's rows
     are the runs' last dev scores as shown, with their paired mean ± se; the charts and the histogram name both runs
     of the last pair by their x0."""
-    from stsdemo.app import compare_view, finetune_view
+    from stsdemo.app.finetune import compare as compare_view
+    from stsdemo.app.finetune import view as finetune_view
     from stsdemo.paired import paired
 
     before = len(_session_runs(client))

@@ -27,7 +27,7 @@ def test_the_core_never_imports_the_app():
 
 
 def test_every_form_field_comes_from_its_declaration_and_the_defaults_make_a_valid_config():
-    from stsdemo.app import form
+    from stsdemo.app.finetune import form
 
     values = {}
     for name in form.FORM_FIELDS:
@@ -49,7 +49,7 @@ def test_every_form_field_comes_from_its_declaration_and_the_defaults_make_a_val
 
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_a_preset_fills_the_form_with_its_recipe(preset):
-    from stsdemo.app import form
+    from stsdemo.app.finetune import form
 
     if TrainConfig.from_preset(preset).data not in form.TRAINING_DATA_CHOICES.values():
         assert preset not in form.form_presets()  # a command-line recipe (the NLI scorer's held-out split)
@@ -151,7 +151,7 @@ def test_the_mcp_server_is_asked_for_by_flag_or_environment(monkeypatch):
 
 
 def test_the_form_defaults_follow_the_machine_the_form_is_built_on(monkeypatch):
-    from stsdemo.app import form
+    from stsdemo.app.finetune import form
 
     monkeypatch.delenv("SPACES_ZERO_GPU", raising=False)
     monkeypatch.setattr(form.torch.cuda, "is_available", lambda: False)

@@ -8,7 +8,8 @@ from types import SimpleNamespace
 import pytest
 
 from stsdemo import budget, run_cost
-from stsdemo.app import form, links, model_cache
+from stsdemo.app import links, model_cache
+from stsdemo.app.finetune import form
 from stsdemo.app.slots import JobLine, client_address, visitor_of
 from stsdemo.config import TrainConfig, describe
 from stsdemo.errors import InputError
@@ -142,7 +143,8 @@ def test_every_budgeted_setting_can_be_named():
 def test_a_comparison_is_held_to_the_budget_as_one_job_before_anything_starts():
     """Compare runs 2 x seeds fine-tunes as one job: each run of 300 steps fits alone, the six together do not,
     and the refusal names the job's estimate, each run's, the cap and the steps that fit the whole job."""
-    from stsdemo.app import compare_view, session_files
+    from stsdemo.app import session_files
+    from stsdemo.app.finetune import compare as compare_view
     from stsdemo.app.app_state import AppState
 
     assert fits(max_steps=300)
@@ -294,7 +296,7 @@ def test_a_visitor_is_named_by_address_behind_the_space_proxy(monkeypatch):
 def test_one_visitor_holds_one_place_whatever_their_sessions(tmp_path):
     """Five sessions from one address: the first takes the only slot, the others are refused at once, so the
     waiting places stay free for other visitors; the place is free again when the run ends."""
-    from stsdemo.app import finetune_view
+    from stsdemo.app.finetune import view as finetune_view
     from stsdemo.app.app_state import AppState
 
     state = AppState(line=JobLine(slots=1, waiting=4))

@@ -26,7 +26,7 @@ def _run(label: str, x0: float, last: float, status: str = "finished", accuracy:
 
 
 def _pairs(*scores):
-    from stsdemo.app.compare_view import Pair
+    from stsdemo.app.finetune.compare import Pair
 
     return [Pair(42 + index, (None, None),
                  [_run(f"#{2 * index + 1} sk2", 0.25, a), _run(f"#{2 * index + 2} sk2", 0.0, b)])
@@ -34,7 +34,7 @@ def _pairs(*scores):
 
 
 def test_the_difference_is_taken_from_the_values_shown():
-    from stsdemo.app.compare_view import verdict_text
+    from stsdemo.app.finetune.compare import verdict_text
 
     # 90.1251 and 90.1449 show as 90.13 and 90.14: the difference shown is theirs (-0.01), not -0.0198's -0.02
     text = verdict_text(_pairs((90.1251, 90.1449)), TrainConfig(loss="sk2", k=2.0, x0=0.25))
@@ -43,7 +43,7 @@ def test_the_difference_is_taken_from_the_values_shown():
 
 
 def test_three_seeds_give_the_paired_mean_and_se_under_the_benchmark_rule():
-    from stsdemo.app.compare_view import verdict_text
+    from stsdemo.app.finetune.compare import verdict_text
     from stsdemo.paired import paired
 
     text = verdict_text(_pairs((90.20, 90.00), (90.27, 90.05), (90.28, 90.10)), TrainConfig(loss="sk2", x0=0.25))
@@ -57,7 +57,7 @@ def test_three_seeds_give_the_paired_mean_and_se_under_the_benchmark_rule():
 
 def test_two_seeds_with_equal_shown_differences_do_not_hold():
     """Rounded scores can give two equal differences: no spread, so no verdict of a difference (stsdemo.paired)."""
-    from stsdemo.app.compare_view import verdict_text
+    from stsdemo.app.finetune.compare import verdict_text
 
     text = verdict_text(_pairs((80.60, 80.30), (80.90, 80.60)), TrainConfig(loss="sk2", x0=0.25))
     assert "| +0.30 |" in text and "**no measurable difference**" in text and "**holds**" not in text
@@ -66,7 +66,7 @@ def test_two_seeds_with_equal_shown_differences_do_not_hold():
 def test_node_accuracy_is_compared_in_percentage_points_under_its_own_margin():
     """Node accuracy is recorded as a share (0..1): Compare reads it in points, so a difference of a few pairs
     in 100 is not read against a 0.1-point margin as if it were a thousandth."""
-    from stsdemo.app.compare_view import Pair, verdict_text
+    from stsdemo.app.finetune.compare import Pair, verdict_text
     from stsdemo.paired import MARGINS, paired
 
     shares = ((0.60, 0.55), (0.62, 0.55), (0.61, 0.57))
@@ -84,7 +84,7 @@ def test_node_accuracy_is_compared_in_percentage_points_under_its_own_margin():
 @pytest.mark.parametrize("loss, formula", [("sk2", "Smooth K2 becomes k·x², i.e. MSE scaled by k (k = 2)"),
                                            ("trelu", "Translated ReLU becomes k·|x|, i.e. L1 scaled by k (k = 2)")])
 def test_the_comparison_says_what_x0_0_makes_of_the_loss_and_why_the_loss_curves_differ_in_height(loss, formula):
-    from stsdemo.app.compare_view import verdict_text
+    from stsdemo.app.finetune.compare import verdict_text
 
     text = verdict_text(_pairs((90.0, 89.0)), TrainConfig(loss=loss, k=2.0, x0=0.25))
     assert formula in text
@@ -93,7 +93,8 @@ def test_the_comparison_says_what_x0_0_makes_of_the_loss_and_why_the_loss_curves
 
 @pytest.mark.parametrize("value", [0, 4, 2.5, "two"])
 def test_compare_seeds_are_bounded_by_their_one_declaration(value):
-    from stsdemo.app import compare_view, form
+    from stsdemo.app.finetune import compare as compare_view
+    from stsdemo.app.finetune import form
 
     with pytest.raises(InputError, match="compare seeds must be"):
         compare_view.compare_seeds(value)
@@ -105,7 +106,9 @@ def test_compare_seeds_are_bounded_by_their_one_declaration(value):
 def test_a_stopped_comparison_keeps_the_pairs_that_finished(tmp_path):
     """Two seeds as one job: after the first pair, the stop ends the third run; the comparison reads the finished
     pair, and the charts keep every run of every pair, each named by its seed and x0."""
-    from stsdemo.app import compare_view, form, session_files
+    from stsdemo.app import session_files
+    from stsdemo.app.finetune import compare as compare_view
+    from stsdemo.app.finetune import form
     from stsdemo.app.app_state import AppState
 
     state, session = AppState(), "compare-stop"
@@ -140,7 +143,9 @@ def test_a_preset_picks_its_checkpoint_by_what_it_trains():
 def test_the_paper_preset_keeps_its_trained_head_and_says_which_metric_picked_it():
     """A tiny real run of "Paper · BERT · Smooth K2 (NLI)" from the form: the head is picked by its dev Spearman,
     so the kept checkpoint is a trained step, not the untouched start."""
-    from stsdemo.app import finetune_view, form, session_files
+    from stsdemo.app import session_files
+    from stsdemo.app.finetune import view as finetune_view
+    from stsdemo.app.finetune import form
     from stsdemo.train import train
 
     values = {**form.form_defaults(), **form.preset_values("paper-bert-sk2"),
@@ -186,7 +191,8 @@ def test_a_kept_start_is_explained():
 
 
 def test_a_summary_prints_words_not_booleans():
-    from stsdemo.app import finetune_view, session_files
+    from stsdemo.app import session_files
+    from stsdemo.app.finetune import view as finetune_view
 
     for name, words in (("tune-sk2", "two stages (the head on nli with the encoder frozen, then everything)"),
                         ("calibrate", "one stage, encoder frozen"), ("paper-bert-sk2", "one stage")):
@@ -198,7 +204,8 @@ def test_a_summary_prints_words_not_booleans():
 def test_a_calibrated_two_stage_run_counts_three_stages_in_its_live_text_and_its_summary():
     """The stage plan is the one the training loop follows (head stage, main stage, calibration): the live
     progress and the summary count the same stages and name the same place."""
-    from stsdemo.app import finetune_view, session_files
+    from stsdemo.app import session_files
+    from stsdemo.app.finetune import view as finetune_view
     from stsdemo.selection import encoder_frozen, stage_plan
 
     config = TrainConfig(two_stage=True, calibrate_data="stsb", select_by="cosine")

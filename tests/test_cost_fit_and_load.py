@@ -32,7 +32,7 @@ def test_a_kind_of_visitor_is_summed_up_by_its_outcomes_and_its_answered_latenci
 
 
 def test_the_visitors_call_with_arguments_the_endpoints_declare():
-    from stsdemo.app import form
+    from stsdemo.app.finetune import form
     from stsdemo.app.ui.tools import PLAYGROUND_ARGUMENTS
 
     rng = random.Random(0)

@@ -178,7 +178,8 @@ def test_kill_between_the_two_renames_of_the_fallback_swap_gives_a_clear_error(t
 def test_kill_9_during_an_app_run_is_recovered_at_start_up(tmp_path, monkeypatch):
     """A server killed (SIGKILL) while it trains leaves the run ``running`` and a half-written checkpoint in its
     staging folder; the next start-up marks it ``interrupted``, lists its good checkpoint and clears the staging."""
-    from stsdemo.app import finetune_view, session_files
+    from stsdemo.app import session_files
+    from stsdemo.app.finetune import view as finetune_view
 
     monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path))
     _run_until("app-run", tmp_path, "HALF-WRITTEN", STSDEMO_OUTPUT_DIR=str(tmp_path))

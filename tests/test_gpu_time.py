@@ -34,7 +34,8 @@ def test_the_note_gives_the_share_of_a_visitors_day():
 
 
 def test_the_fine_tune_tab_says_it_before_the_gpu_is_asked_for(monkeypatch):
-    from stsdemo.app import finetune_view, session_files
+    from stsdemo.app import session_files
+    from stsdemo.app.finetune import view as finetune_view
 
     config = TrainConfig(run_name="r1", **DEFAULT_RUN)
     info = session_files.RunInfo("r1", "#1 sk2", config=config.to_dict(), final_eval=False)

@@ -151,7 +151,7 @@ def test_gradio_still_checks_each_input_with_its_class_preprocess():
 def test_the_curve_sender_sends_data_first_and_the_colour_map_one_update_later(monkeypatch):
     import pandas as pd
 
-    from stsdemo.app import finetune_view
+    from stsdemo.app.finetune import view as finetune_view
 
     curves = finetune_view.curves_for("")
     curves.dev = pd.DataFrame({"step": [0, 1], "spearman": [80.0, 81.0], "run": ["a", "a"]})

@@ -5,7 +5,8 @@ import math
 
 import pytest
 
-from stsdemo.app import form, links
+from stsdemo.app import links
+from stsdemo.app.finetune import form
 from stsdemo.app.loss_explorer import view as loss_view
 from stsdemo.app.score import view as score_view
 

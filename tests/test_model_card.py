@@ -48,7 +48,7 @@ def roberta_run(tmp_path_factory):
 
 
 def test_a_roberta_runs_label_help_and_training_take_the_same_paper_k(roberta_run):
-    from stsdemo.app.finetune_view import run_label
+    from stsdemo.app.finetune.view import run_label
 
     config, events, folder = roberta_run
     checked = preflight(config)

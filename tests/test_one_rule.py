@@ -121,7 +121,7 @@ def test_the_kept_checkpoint_is_the_best_of_the_metric_selection_reads(select_by
 def test_the_app_default_benchmark_reports_the_metric_that_kept_its_checkpoint(select_by, tmp_path, monkeypatch):
     from bench import app_default
     from stsdemo import train
-    from stsdemo.app import form
+    from stsdemo.app.finetune import form
     from stsdemo.events import DoneEvent
 
     events, checkpointer = checkpointed_run(select_by, tmp_path, monkeypatch)

@@ -228,7 +228,7 @@ def test_the_slow_tests_named_in_conftest_exist():
 
 
 def test_a_paper_value_changed_in_its_one_place_reaches_help_form_and_presets(monkeypatch):
-    from stsdemo.app import form
+    from stsdemo.app.finetune import form
     from stsdemo.app.loss_explorer import view as loss_view
     from stsdemo.cli import build_parser
     from stsdemo.config import TrainConfig, preset_label

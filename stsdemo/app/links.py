@@ -7,7 +7,7 @@ A link names its tab and that tab's state, e.g. ``?tab=loss&k=3&x0=0.1&d=1&predi
   ``categories`` and ``gap``) and ``gold``;
 * ``tab=train``: the Fine-tune form: ``model`` (``default`` or ``scorer``), ``data`` (a built-in set),
   every setting of the form under its own name (its values and checks come from the setting's one
-  declaration in :mod:`stsdemo.config`, through :mod:`stsdemo.app.form`) and ``final_eval``;
+  declaration in :mod:`stsdemo.config`, through :mod:`stsdemo.app.finetune.form`) and ``final_eval``;
 * ``tab=playground``: the Playground tab; its other parameters (``preset=``, ``hide=``, every setting) are the
   Playground page's own, read by the page itself (``stsdemo/playground/web/``), as the static site reads them;
 * ``tab=bench``: the Benchmark tab (no state).
@@ -37,7 +37,8 @@ from ..errors import InputError, check_range
 from ..labels import get_scheme
 from ..losses.buffer import check_x0
 from ..losses.spec import LOSSES
-from . import form, model_cache, value_text
+from . import model_cache, value_text
+from .finetune import form
 from .loss_explorer import view as loss_view
 from .score import view as score_view
 

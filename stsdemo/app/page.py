@@ -16,10 +16,11 @@ from .. import caps
 from ..evaluate import TASKS
 from . import benchmark_view, evidence_view, lesson
 from .app_state import AppState
+from .finetune import tab as finetune_tab
 from .loss_explorer import tab as loss_tab
 from .playground_site import PlaygroundSite
 from .score import tab as score_tab
-from .ui import benchmark_tab, finetune_tab, gradio_seam, playground_tab, share, tools
+from .ui import benchmark_tab, gradio_seam, playground_tab, share, tools
 from .ui.common import LATEX, ChoiceLists, session_of
 
 PAPER = "https://arxiv.org/abs/2406.05326"

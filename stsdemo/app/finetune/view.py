@@ -1,4 +1,4 @@
-"""The *Fine-tune* tab as plain Python: a run started from the form (:mod:`stsdemo.app.form`) and streamed
+"""The *Fine-tune* tab as plain Python: a run started from the form (:mod:`stsdemo.app.finetune.form`) and streamed
 as views, and what a session's runs look like.
 
 * :func:`stream_training` turns the core workflow (:func:`stsdemo.workflow.train_and_evaluate`) into a stream
@@ -16,8 +16,6 @@ as views, and what a session's runs look like.
 
 from __future__ import annotations
 
-import spaces  # noqa: I001  (before torch, so ZeroGPU can patch CUDA initialisation)
-
 import shutil
 import time
 from dataclasses import asdict, dataclass
@@ -25,19 +23,19 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 import pandas as pd
+import spaces  # noqa: I001  (before torch, so ZeroGPU can patch CUDA initialisation)
 
-from .. import caps
-from .. import gpu_time
-from ..config import TrainConfig
-from ..errors import InputError
-from ..events import DoneEvent, EvalEvent, Event, FinalEvalEvent, StartEvent, StepEvent
-from ..losses.spec import LOSSES, PAPER_X0
-from ..selection import curve_of, metric_name, score_text, selection_text, stage_plan, where
-from ..workflow import train_and_evaluate
-from . import form, model_cache, session_files, task_tables
-from .finetune import curves, histograms
-from .progress import SKIP, Progress, duration, progress_html
-from .app_state import StopSignal
+from ... import caps, gpu_time
+from ...config import TrainConfig
+from ...errors import InputError
+from ...events import DoneEvent, EvalEvent, Event, FinalEvalEvent, StartEvent, StepEvent
+from ...losses.spec import LOSSES, PAPER_X0
+from ...selection import curve_of, metric_name, score_text, selection_text, stage_plan, where
+from ...workflow import train_and_evaluate
+from .. import model_cache, session_files, task_tables
+from ..app_state import StopSignal
+from ..progress import SKIP, Progress, duration, progress_html
+from . import curves, form, histograms
 
 CURVE_RUNS = 5                    # runs of a session drawn together on the charts
 
@@ -289,7 +287,7 @@ class LiveRun:
 
 def stream_training(state, session: str, values: dict, visitor: str | None = None) -> Iterator[TrainView]:
     """Start a run from the form's ``values`` (keyed by field name, plus model, data, upload, scheme and
-    final_eval; see :func:`stsdemo.app.form.build_config`) and stream UI updates until it ends.
+    final_eval; see :func:`stsdemo.app.finetune.form.build_config`) and stream UI updates until it ends.
 
     Raises InputError (before anything starts, leaving no record) for bad settings, a run over the work budget,
     a session over its disk budget, a visitor who already has a place in the line (``visitor``:

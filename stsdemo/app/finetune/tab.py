@@ -12,12 +12,14 @@ from dataclasses import dataclass
 import gradio as gr
 
 from ...config import preset_label
-from .. import compare_view, finetune_view, form, model_cache, session_files, slots
-from ..finetune import curves, histograms
+from .. import model_cache, session_files, slots
 from ..progress import progress_html
-from . import share
-from .common import session_of, skip, upload_note, user_errors
-from .gradio_seam import CurveSender
+from ..ui import share
+from ..ui.common import session_of, skip, upload_note, user_errors
+from ..ui.gradio_seam import CurveSender
+from . import compare as compare_view
+from . import curves, form, histograms
+from . import view as finetune_view
 
 IDLE = ("Not started. The defaults continue the shipped scorer for about a minute on a CPU; one run trains at a "
         "time (others wait in the queue).")

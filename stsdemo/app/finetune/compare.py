@@ -18,16 +18,17 @@ from typing import Iterator
 
 import plotly.graph_objects as go
 
-from ..config import TrainConfig, check_setting, describe, setting
-from ..errors import InputError
-from ..losses.spec import LOSSES, PAPER_X0
-from ..paired import paired, rule_text
-from ..selection import METRICS, dev_score, in_points, paired_metric
-from . import benchmark_view, finetune_view, form, session_files
-from .finetune import histograms
-from .evidence_view import buffer_line, buffer_spread
-from .finetune_view import Curves, TrainView
-from .progress import SKIP, progress_html
+from ...config import TrainConfig, check_setting, describe, setting
+from ...errors import InputError
+from ...losses.spec import LOSSES, PAPER_X0
+from ...paired import paired, rule_text
+from ...selection import METRICS, dev_score, in_points, paired_metric
+from .. import benchmark_view, session_files
+from ..evidence_view import buffer_line, buffer_spread
+from ..progress import SKIP, progress_html
+from . import form, histograms
+from . import view as finetune_view
+from .view import Curves, TrainView
 
 
 @dataclass(frozen=True)

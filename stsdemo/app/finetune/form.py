@@ -16,15 +16,15 @@ from pathlib import Path
 
 import torch
 
-from .. import budget, gpu_time
-from ..config import PRESETS, TrainConfig, as_written, describe
-from ..data import PairSet, load_csv
-from ..errors import InputError
-from ..labels import get_scheme
-from ..losses.spec import LOSSES, paper_k
-from ..model_source import saved_config
-from ..preflight import preflight
-from . import model_cache, session_files
+from ... import budget, gpu_time
+from ...config import PRESETS, TrainConfig, as_written, describe
+from ...data import PairSet, load_csv
+from ...errors import InputError
+from ...labels import get_scheme
+from ...losses.spec import LOSSES, paper_k
+from ...model_source import saved_config
+from ...preflight import preflight
+from .. import model_cache, session_files
 
 DEFAULT_STEPS = 60                # the CPU default run: about a minute of training on 2 cores
 
