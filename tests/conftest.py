@@ -1,8 +1,9 @@
 """Shared fixtures, and which tests are slow. Runs and checkpoints go to a temporary folder, never into the
 repository.
 
-``python -m pytest -m "not slow" -q`` is the fast loop: the unit and view-model tests, in about a minute on two
-cores. ``python -m pytest -q`` (CI) runs everything. A test is slow, and marked so here at collection, when
+``python -m pytest -m "not slow" -q -n 2 --dist loadfile`` is the fast loop: the unit and view-model tests, in about a
+minute on two cores. ``python -m pytest -q -n 2 --dist loadfile`` (CI) runs everything, each test file on one of two
+workers. A test is slow, and marked so here at collection, when
 
 * it uses, directly or through other fixtures, a fixture of ``SLOW_FIXTURES``: one that launches the app's
   server (the API clients and the browser pages are built on it) or holds a real model's results;

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from stsdemo.app import evidence_view, lesson, links
+from stsdemo.app import lesson, links
+from stsdemo.app.benchmark import evidence_view
 from stsdemo.app.loss_explorer import view as loss_view
 from stsdemo.app.score import view as score_view
 from stsdemo.app.loss_explorer.figures import loss_figure
@@ -41,7 +42,10 @@ def test_the_readme_opens_with_the_same_start_here_path():
     headings = [line for line in readme.splitlines() if line.startswith("## ")]
     assert headings[:2] == ["## Start here", "## Where the data comes from"]
     opening = readme.split("## Start here", 1)[0]
-    assert "pip install -r requirements.txt -r requirements-test.txt && python -m pytest -q\n" in opening
+    ci_tests = (Path(__file__).resolve().parent.parent / ".ci" / "run").read_text().strip().splitlines()[-1]
+    assert ci_tests.startswith("python -m pytest")       # CI runs the README's test command
+    readme_tests = ci_tests.replace(" -p no:cacheprovider", "")
+    assert f"pip install -r requirements.txt -r requirements-test.txt && {readme_tests}\n" in opening
     assert "pip install -r requirements.txt && python app.py" in opening
     assert "BEGIN EVIDENCE" not in readme and "(docs/evidence.md)" in readme and "(docs/history.md)" in readme
     assert re.search(r"\d+ s\b|\bminutes?\b|pairs/s", readme) is None  # no timing the README cannot re-measure
