@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from stsdemo.app.evidence_view import claims_markdown, evidence_frame
+from stsdemo.app.benchmark.evidence_view import claims_markdown, evidence_frame
 from stsdemo.evidence import NLI, STS, Claim, ClaimLine, Evidence, EvidenceRow
 
 from .common import mean_sd

@@ -3,7 +3,7 @@ the paired comparisons behind their verdicts.
 
 ``bench`` computes them from the benchmark runs in ``docs/results.json`` (:mod:`bench.app_evidence`) and writes
 them as the app's ``evidence.json``; the app reads that file back and shows it
-(:mod:`stsdemo.app.evidence_view`). The types live in the core so that both read one definition of the file,
+(:mod:`stsdemo.app.benchmark.evidence_view`). The types live in the core so that both read one definition of the file,
 and neither imports the other for it.
 
 Layout of ``evidence.json`` (``EVIDENCE_VERSION``)::

@@ -1,5 +1,5 @@
 """How a recorded figure reads in a table cell and a verdict in words: one wording for the app's Benchmark tab
-(:mod:`stsdemo.app.evidence_view`) and the tables bench writes into docs/, so the two never disagree."""
+(:mod:`stsdemo.app.benchmark.evidence_view`) and the tables bench writes into docs/, so the two never disagree."""
 
 from __future__ import annotations
 

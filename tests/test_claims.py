@@ -1,4 +1,4 @@
-"""The verdict rule on paired seeds (bench.claims) and the evidence the app shows (stsdemo.app.evidence_view),
+"""The verdict rule on paired seeds (bench.claims) and the evidence the app shows (stsdemo.app.benchmark.evidence_view),
 rendered from a fixture results file."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import pytest
 
 from bench import claims, report, tuning_report
 from stsdemo import evidence_cells
-from stsdemo.app import evidence_view, benchmark_view
+from stsdemo.app.benchmark import evidence_view
+from stsdemo.app.benchmark import view as benchmark_view
 
 
 @pytest.mark.parametrize("a, b, verdict", [

@@ -8,7 +8,8 @@ import pytest
 
 from bench import evidence_prose, report
 from bench.common import load_results
-from stsdemo.app import evidence_view, tuning_view
+from stsdemo.app.benchmark import evidence_view
+from stsdemo.app.benchmark import tuning_view
 
 
 @pytest.fixture(scope="module")

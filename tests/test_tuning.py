@@ -211,7 +211,7 @@ def test_the_recorded_tuned_evidence_reads_the_chosen_point_on_one_machine():
 
 
 def test_the_benchmark_tab_shows_the_shipped_tuned_evidence_and_a_notice_without_it(tmp_path):
-    from stsdemo.app import tuning_view
+    from stsdemo.app.benchmark import tuning_view
 
     block = tuning_view.load_tuning()
     assert block is not None, "the shipped evidence.json has no tuning block: run python -m bench.report"

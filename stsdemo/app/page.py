@@ -14,13 +14,16 @@ from starlette.middleware import Middleware
 
 from .. import caps
 from ..evaluate import TASKS
-from . import benchmark_view, evidence_view, lesson
+from . import lesson
 from .app_state import AppState
+from .benchmark import evidence_view
+from .benchmark import tab as benchmark_tab
+from .benchmark import view as benchmark_view
 from .finetune import tab as finetune_tab
 from .loss_explorer import tab as loss_tab
 from .playground_site import PlaygroundSite
 from .score import tab as score_tab
-from .ui import benchmark_tab, gradio_seam, playground_tab, share, tools
+from .ui import gradio_seam, playground_tab, share, tools
 from .ui.common import LATEX, ChoiceLists, session_of
 
 PAPER = "https://arxiv.org/abs/2406.05326"

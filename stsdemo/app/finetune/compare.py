@@ -23,8 +23,9 @@ from ...errors import InputError
 from ...losses.spec import LOSSES, PAPER_X0
 from ...paired import paired, rule_text
 from ...selection import METRICS, dev_score, in_points, paired_metric
-from .. import benchmark_view, session_files
-from ..evidence_view import buffer_line, buffer_spread
+from .. import session_files
+from ..benchmark import view as benchmark_view
+from ..benchmark.evidence_view import buffer_line, buffer_spread
 from ..progress import SKIP, progress_html
 from . import form, histograms
 from . import view as finetune_view

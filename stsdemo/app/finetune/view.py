@@ -16,6 +16,8 @@ as views, and what a session's runs look like.
 
 from __future__ import annotations
 
+import spaces  # noqa: I001  (before torch, so ZeroGPU can patch CUDA initialisation)
+
 import shutil
 import time
 from dataclasses import asdict, dataclass
@@ -23,7 +25,6 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 import pandas as pd
-import spaces  # noqa: I001  (before torch, so ZeroGPU can patch CUDA initialisation)
 
 from ... import caps, gpu_time
 from ...config import TrainConfig

@@ -7,10 +7,12 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from .. import benchmark_view, evidence_view, model_cache, tuning_view
+from .. import model_cache
 from ..progress import progress_html
-from ..reference import REFERENCE_NOTE
-from .common import session_of, skip, user_errors
+from ..ui.common import session_of, skip, user_errors
+from . import evidence_view, tuning_view
+from . import view as benchmark_view
+from .reference import REFERENCE_NOTE
 
 
 @dataclass

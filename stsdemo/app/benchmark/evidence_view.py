@@ -18,12 +18,11 @@ from pathlib import Path
 import pandas as pd
 import plotly.graph_objects as go
 
-from ..evidence import EVIDENCE_FILE, NLI, STS, Claim, ClaimLine, Evidence, EvidenceRow
-from ..evidence_cells import node_cell, spread_cell, verdict_words
-from ..losses.spec import LOSSES
-from ..paired import RULE_IN_WORDS, WHERE_SEEDS, Verdict
+from ...evidence import EVIDENCE_FILE, NLI, STS, Claim, ClaimLine, Evidence, EvidenceRow
+from ...evidence_cells import node_cell, spread_cell, verdict_words
+from ...losses.spec import LOSSES
+from ...paired import RULE_IN_WORDS, WHERE_SEEDS, Verdict
 from .reference import PAPER_ARMS, PAPER_REPORTED
-
 
 
 class EvidenceUnavailable(Exception):

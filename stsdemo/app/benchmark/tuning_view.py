@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..evidence import EVIDENCE_FILE
+from ...evidence import EVIDENCE_FILE
 
 UNAVAILABLE = "No tuned evidence is recorded yet (`python -m bench.tuning`, then `python -m bench.report`)."
 TUNED_COLUMNS = ["encoder", "arm", "seeds", "tuned: 7-task mean ± sd", "fixed settings: 7-task mean (seeds)",

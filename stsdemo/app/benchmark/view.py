@@ -19,14 +19,14 @@ from typing import Iterator
 
 import pandas as pd
 
-from .. import mteb_format
-from ..atomic import atomic_write
-from ..errors import InputError
-from ..final_eval import TestScores, scoring_steps
-from ..model import SiameseRegressor, default_device
-from . import evidence_view, model_cache, session_files, task_tables
-from .benchmark import figures
-from .progress import SKIP, duration, progress_html
+from ... import mteb_format
+from ...atomic import atomic_write
+from ...errors import InputError
+from ...final_eval import TestScores, scoring_steps
+from ...model import SiameseRegressor, default_device
+from .. import model_cache, session_files, task_tables
+from ..progress import SKIP, duration, progress_html
+from . import evidence_view, figures
 from .reference import PUBLISHED_SCORES
 
 
