@@ -63,7 +63,7 @@ def small_app_state():
     """An app state whose Playground data sets are cut to PLAYGROUND_PAIRS evenly spread pairs a part, so embedding
     them takes seconds."""
     from stsdemo.app.model_cache import ModelCache
-    from stsdemo.app.playground_memory import PlaygroundMemory
+    from stsdemo.app.playground.memory import PlaygroundMemory
     from stsdemo.app.app_state import AppState
 
     models = ModelCache()

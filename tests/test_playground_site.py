@@ -1,4 +1,4 @@
-"""The app's side of the in-page Playground (stsdemo.app.playground_site) on small slices of STS-B and SNLI with a
+"""The app's side of the in-page Playground (stsdemo.app.playground.site) on small slices of STS-B and SNLI with a
 stand-in encoder: the page and its manifest, the data files the Python core reads back identically, a data set
 still being embedded answered with its progress, an upload embedded and served to the page, every refusal one line
 with no server path, an exported head measured again by the core, and the API's bounded run."""
@@ -17,9 +17,9 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from stsdemo.app import playground_api
-from stsdemo.app.playground_memory import PlaygroundMemory
-from stsdemo.app.playground_site import PlaygroundSite
+from stsdemo.app.playground import api as playground_api
+from stsdemo.app.playground.memory import PlaygroundMemory
+from stsdemo.app.playground.site import PlaygroundSite
 from stsdemo.errors import InputError
 from stsdemo.playground.compact import read_compact
 from stsdemo.playground.config import PlaygroundConfig

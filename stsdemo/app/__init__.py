@@ -1,31 +1,43 @@
-"""The Gradio app, in parts whose file names say what they hold.
+"""The Gradio app: a folder per tab, and the pieces several tabs share beside them.
 
-* ``app_state.py``: :class:`~stsdemo.app.app_state.AppState`, the one object holding what the app keeps in memory
-  (loaded models, runs in progress, the training line, benchmark rows) and the locks that guard it.
-* ``session_files.py``: sessions and their run folders on disk (``RunInfo``, ``history.json``, zips, pruning, the
-  start-up recovery of runs a killed server left ``running``).
-* ``model_cache.py``: the model cache, the model dropdowns' choices, what a choice names, the app's 7-task
-  result cache.
-* ``score/view.py``, ``loss_explorer/view.py``, ``finetune_view.py``, ``benchmark_view.py``: one view-model per tab, plain
-  Python (no gradio): what each tab computes and shows; ``form.py``: the Fine-tune form, drawn from the settings'
-  declarations in :mod:`stsdemo.config`; ``progress.py``: progress, time left and durations in words.
-* ``compare_view.py``: *Compare with and without the buffer* (pairs of runs that differ only in ``x0``, at 1 to
-  3 seeds, one job);
-  ``evidence_view.py``: the project's recorded evidence (``evidence.json``: arms, seeds, verdicts) as the
-  Benchmark tab and the header show it; ``tuning_view.py``: the tuned evidence (every arm at its own best
-  settings) as the Benchmark tab shows it.
-* ``playground_site.py``: the *Playground*'s page (``stsdemo/playground/web/``, which trains in the visitor's
-  browser) served under ``/playground/``, with its data files, uploads and export; ``playground_memory.py``: the
-  prepared data sets every visitor shares and each visitor's uploaded pairs; ``playground_api.py``: the
-  ``playground`` API endpoint and MCP tool, which run the Python core.
-* ``lesson.py``: the start-here path at the top of the app and the README.
-* ``score/``, ``loss_explorer/``, ``finetune/``, ``benchmark/``: each tab's figures; ``figure_style.py``: the
-  palette and shapes they share; ``task_tables.py``: the 7-task score tables; ``slots.py``: the
-  line long jobs wait in; ``reference.py``: published scores shown beside the benchmark; ``links.py``: links that
-  reopen a tab's state (``?tab=loss&k=3&x0=0.1&d=1``), written and read back with every value checked.
-* ``page.py``: :func:`~stsdemo.app.page.build_demo` composing the tabs; ``ui/``: the Gradio layer: one builder
-  per tab, and ``rest.py`` (a raw REST call may leave optional arguments out).
+To change a tab, open its folder; each holds the tab's layout and wiring (``tab.py``, the only part that
+imports gradio), its view-model in plain Python (``view.py``: what the tab computes and shows) and its figures:
 
-The core (``stsdemo/*.py``) never imports from here, and neither imports ``bench``. Importing ``stsdemo.app``
-itself loads nothing.
+* ``score/``: *Score a pair* (``figures.py``: the label line a prediction falls on).
+* ``playground/``: *Playground*, the Playground's page (``stsdemo/playground/web/``, which trains in the
+  visitor's browser) in a frame; ``site.py`` serves it under ``/playground/`` with its data files, uploads and
+  export, ``memory.py`` holds the prepared data sets every visitor shares and each visitor's uploads, ``api.py``
+  is the ``playground`` API endpoint and MCP tool (which run the Python core). It has no ``view.py``: the page
+  is its view.
+* ``loss_explorer/``: *Loss explorer* (``figures.py``: the losses and their pull; ``view.py`` also writes the
+  formulas).
+* ``finetune/``: *Fine-tune*: ``form.py`` (the form, drawn from the settings' declarations in
+  :mod:`stsdemo.config`), ``compare.py`` (*Compare with and without the buffer*: pairs of runs that differ only in
+  ``x0``, at 1 to 3 seeds, one job), ``curves.py`` and ``histograms.py`` (its figures).
+* ``benchmark/``: *Benchmark*: ``evidence_view.py`` (the recorded evidence, ``evidence.json``, as the tab and the
+  header show it), ``tuning_view.py`` (every arm at its own best settings), ``reference.py`` (published scores),
+  ``figures.py``.
+
+What several tabs (or the server) share stays at this level, so a file here is never one tab's:
+
+* ``page.py``: the page (header, start-here path, the five tabs) and how the server launches it.
+* ``app_state.py``: :class:`~stsdemo.app.app_state.AppState`, the one object holding what the app keeps in
+  memory (loaded models, runs in progress, the training line, benchmark rows) and the locks that guard it;
+  ``model_cache.py``: loaded models, the model dropdowns' choices, the 7-task result cache;
+  ``session_files.py``: sessions and their run folders on disk (``RunInfo``, ``history.json``, zips, pruning,
+  the start-up recovery of runs a killed server left ``running``); ``slots.py``: the line long jobs wait in;
+  ``fair_queue.py``: each visitor held to their share of Gradio's queue.
+* ``links.py``: links that reopen a tab's state (``?tab=loss&k=3&x0=0.1&d=1``), written and read back with
+  every value checked; ``value_text.py``: the one reader of number and true/false text (links and raw API
+  calls); ``lesson.py``: the start-here path.
+* ``progress.py``: progress, time left, durations in words and the bar they show in; ``figure_style.py``: the
+  palette and shapes every tab's figures use; ``task_tables.py``: the 7-task score tables (Fine-tune and
+  Benchmark).
+* ``ui/``: the Gradio pieces every ``tab.py`` uses: error toasts (``common.py``), the link controls
+  (``share.py``), the REST/MCP tools (``tools.py``), the raw REST reading rules (``rest.py``) and every
+  workaround for Gradio itself (``gradio_seam.py``).
+
+A tab folder's ``__init__.py`` imports nothing, so its parts import each other and the shared modules without a
+circle. The core (``stsdemo/*.py``) never imports from here, and neither imports ``bench``. Importing
+``stsdemo.app`` itself loads nothing.
 """

@@ -16,7 +16,7 @@ from typing import Callable
 from ..data import senteval_test_sets
 from ..errors import InputError
 from .model_cache import ModelCache
-from .playground_memory import PlaygroundMemory
+from .playground.memory import PlaygroundMemory
 from .slots import JobLine, Ticket
 
 MAX_BENCH_SESSIONS = 500          # sessions whose benchmark rows are remembered

@@ -21,9 +21,10 @@ from .benchmark import tab as benchmark_tab
 from .benchmark import view as benchmark_view
 from .finetune import tab as finetune_tab
 from .loss_explorer import tab as loss_tab
-from .playground_site import PlaygroundSite
+from .playground import tab as playground_tab
+from .playground.site import PlaygroundSite
 from .score import tab as score_tab
-from .ui import gradio_seam, playground_tab, share, tools
+from .ui import gradio_seam, share, tools
 from .ui.common import LATEX, ChoiceLists, session_of
 
 PAPER = "https://arxiv.org/abs/2406.05326"
@@ -72,7 +73,7 @@ def launch_kwargs(mcp: bool | None = None, demo: gr.Blocks | None = None, state=
     Gradio 6, shared by app.py and the tests. The MCP server needs ``pip install "gradio[mcp]"``; its tools
     are the three of :mod:`.ui.tools` (given the ``demo``, its server's tool table holds only them). Raw REST calls
     are read strictly (:class:`.ui.gradio_seam.StrictCalls`). Given the app's ``state``, the Playground's page is
-    served under ``/playground/`` (:class:`~stsdemo.app.playground_site.PlaygroundSite`)."""
+    served under ``/playground/`` (:class:`~stsdemo.app.playground.site.PlaygroundSite`)."""
     theme = gr.themes.Soft(primary_hue="blue", secondary_hue="orange", neutral_hue="slate",
                            font=["ui-sans-serif", "system-ui", "Segoe UI", "Roboto", "sans-serif"],
                            font_mono=["ui-monospace", "SFMono-Regular", "Menlo", "monospace"])

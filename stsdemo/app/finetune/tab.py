@@ -1,7 +1,7 @@
 """Tab 3, *Fine-tune*: the form (its settings drawn from their declarations), live curves and the dev error
 histogram of a run, and the session's runs.
 
-The curves are drawn once a run has points (:meth:`.finetune_view.Curves.drawn`). Each drawn chart still logs one
+The curves are drawn once a run has points (:meth:`.view.Curves.drawn`). Each drawn chart still logs one
 console warning that is Gradio's own: "The input spec uses Vega-Lite v5.17.0, but the current version of Vega-Lite
 is v6.4.2" (Gradio 6.31's LinePlot writes a v5 spec and bundles Vega-Lite 6; nothing on our side changes it)."""
 

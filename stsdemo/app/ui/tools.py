@@ -19,8 +19,9 @@ import gradio as gr
 from ...data import MAX_SENTENCE_CHARS
 from ...losses.spec import PAPER_X0, paper_k
 from ...playground.config import PlaygroundConfig, argument_line
-from .. import model_cache, playground_api
+from .. import model_cache
 from ..loss_explorer import view as loss_view
+from ..playground import api as playground_api
 from ..score import view as score_view
 from .common import session_of, user_errors
 from .rest import reads_arguments

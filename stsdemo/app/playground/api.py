@@ -1,14 +1,14 @@
 """The Playground for programs: the app's ``playground`` API endpoint and MCP tool run the Python core
 (:func:`stsdemo.playground.run.run_seeds`) on the data sets the app keeps prepared, bounded by the one-call
-budget and stopped at a wall-clock limit (``playground_seconds`` in :mod:`stsdemo.caps`) with its readings there. The tab's own runs train in the visitor's browser (:mod:`stsdemo.app.playground_site`)."""
+budget and stopped at a wall-clock limit (``playground_seconds`` in :mod:`stsdemo.caps`) with its readings there. The tab's own runs train in the visitor's browser (:mod:`stsdemo.app.playground.site`)."""
 
 from __future__ import annotations
 
-from .. import caps
-from ..errors import InputError
-from ..playground.config import BUILT_IN_DATA, UPLOADED, PlaygroundConfig
-from ..playground.run import TWIN_NAMES, run_seeds, twin_labels
-from .playground_memory import PlaygroundMemory
+from ... import caps
+from ...errors import InputError
+from ...playground.config import BUILT_IN_DATA, UPLOADED, PlaygroundConfig
+from ...playground.run import TWIN_NAMES, run_seeds, twin_labels
+from .memory import PlaygroundMemory
 
 API_MODELS = ("default", "scorer")      # encoders an API call may name (each embedded once, then cached)
 

@@ -1,5 +1,5 @@
 """Tab 2, *Playground*: watch the buffer act. The tab is the Playground's own page (``stsdemo/playground/web/``,
-served by the app under ``/playground/``: :mod:`stsdemo.app.playground_site`) in a frame. The page trains in the
+served by the app under ``/playground/``: :mod:`stsdemo.app.playground.site`) in a frame. The page trains in the
 visitor's browser, in Web Workers, with the engine that agrees with the Python core to 1e-6; the server sends it
 the embedded data sets once and does no Playground work while it plays. The same page is the free static site
 (``python -m stsdemo site DIR``).

@@ -17,14 +17,14 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..errors import InputError
-from ..model_source import resolve_model
-from ..playground.config import UPLOADED
-from ..playground.datasets import PlaygroundData, load_playground_data
-from ..playground.embeddings import Embeddings, Encoder, embed_sentences, encoder_from
-from ..playground.run import Features, prepare_features
-from ..playground.uploaded import UploadedData, load_uploaded_pairs
-from . import model_cache
+from ...errors import InputError
+from ...model_source import resolve_model
+from ...playground.config import UPLOADED
+from ...playground.datasets import PlaygroundData, load_playground_data
+from ...playground.embeddings import Embeddings, Encoder, embed_sentences, encoder_from
+from ...playground.run import Features, prepare_features
+from ...playground.uploaded import UploadedData, load_uploaded_pairs
+from .. import model_cache
 
 MAX_PREPARED = 3          # data sets x encoders kept in memory (each some 50 to 100 MB with its features)
 MAX_SESSIONS = 64         # visitors' uploads kept (each a few thousand pairs' sentences and labels)

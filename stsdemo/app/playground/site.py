@@ -3,10 +3,10 @@
 
 * ``site.json``: the site's manifest, with the app's routes in its ``app`` entry;
 * ``data/<sts|nli>.safetensors``: a built-in data set in the compact form, embedded once per server (in the
-  background at start-up, :meth:`~.playground_memory.PlaygroundMemory.prewarm`) and written once; while it is being
+  background at start-up, :meth:`~.memory.PlaygroundMemory.prewarm`) and written once; while it is being
   embedded the route answers 503 with the progress, which the page shows and retries;
 * ``api/upload`` (POST a CSV or TSV of labelled pairs, then GET ``?job=``): the server embeds the visitor's pairs
-  (:meth:`~.playground_memory.PlaygroundMemory.upload`, one upload a visitor at a time, one encoding at a time) and
+  (:meth:`~.memory.PlaygroundMemory.upload`, one upload a visitor at a time, one encoding at a time) and
   writes them as ``data/upload/<key>.safetensors``, which the page then trains on;
 * ``api/export`` (POST the page's settings and its trained head): the Python core measures that head again on the
   same sets and writes it as a scorer zip (:func:`~stsdemo.playground.export_run.page_head`), handed out by
@@ -29,15 +29,15 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route, Router
 
-from .. import caps, environment
-from ..errors import InputError
-from ..playground.compact import write_compact
-from ..playground.config import BUILT_IN_DATA, PlaygroundConfig
-from ..playground.export_run import export_playground, page_head
-from ..playground.run import Playground
-from ..static_site import manifest, page_files
-from . import model_cache, session_files
-from .playground_memory import PlaygroundMemory, Prepared
+from ... import caps, environment
+from ...errors import InputError
+from ...playground.compact import write_compact
+from ...playground.config import BUILT_IN_DATA, PlaygroundConfig
+from ...playground.export_run import export_playground, page_head
+from ...playground.run import Playground
+from ...static_site import manifest, page_files
+from .. import model_cache, session_files
+from .memory import PlaygroundMemory, Prepared
 
 PREFIX = "/playground"
 APP_ROUTES = {"upload": "api/upload", "export": "api/export"}
