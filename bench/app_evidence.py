@@ -71,7 +71,7 @@ def evidence(results: dict):
 
 def write_evidence(found, path: Path | None = None, tuning: dict | None = None) -> Path:
     """Write ``found`` (:func:`evidence`) as the app's ``evidence.json`` (default: the one that ships with it),
-    with ``tuning`` (:func:`bench.tuning_report.evidence_block`) as its ``tuning`` block."""
+    with ``tuning`` (:func:`bench.tuning_evidence.evidence_block`) as its ``tuning`` block."""
     from stsdemo.atomic import write_json_atomic
     from stsdemo.evidence import EVIDENCE_FILE
 

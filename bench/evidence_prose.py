@@ -3,7 +3,7 @@ records by the rule (:mod:`stsdemo.paired`), so the page's sentences cannot cont
 app's Benchmark tab: ``python -m bench.report`` writes it between the :data:`BEGIN` and :data:`END` markers.
 
 A sentence names a comparison by a field of :data:`PROSE` (a key of :data:`REFS`: a fixed-setting claim's line
-of :func:`bench.claims.claim_verdicts`, or a tuned one of :func:`bench.tuning_report.claims` on MiniLM) and it
+of :func:`bench.claims.claim_verdicts`, or a tuned one of :func:`bench.tuning_evidence.claims` on MiniLM) and it
 reads ``-0.07 ± 0.01 (se, n = 3, lower on every seed): *reversed*``; a claim by its name (``{C1}``) reads its
 combined verdict. The rest of each sentence states what the records show without a verdict of its own.
 """
@@ -93,7 +93,7 @@ FIGURE = re.compile(r"(?P<mean>[+-]\d+\.\d\d) ± (?P<se>\d+\.\d\d) \(se, n = (?P
 def lines_by_ref(results: dict) -> dict[str, dict]:
     """Every comparison :data:`REFS` names, as ``{mean, se, n, diffs, verdict}``, recomputed from ``results``."""
     from .claims import claim_verdicts
-    from .tuning_report import claims as tuned_claims
+    from .tuning_evidence import claims as tuned_claims
 
     found = {}
     for claim in claim_verdicts(results):

@@ -19,7 +19,8 @@ from pathlib import Path
 from stsdemo.evaluate import TASKS
 from stsdemo.paired import RULE_IN_WORDS
 
-from . import browser_playground, disk, evidence_prose, first_visit, payoff, presets, playground_speed, tuning_report
+from . import (browser_playground, disk, evidence_prose, first_visit, payoff, presets, playground_speed,
+               tuning_evidence, tuning_report)
 from .app_evidence import evidence, evidence_page_block, write_evidence
 from .common import REPO, load_results, log
 from .nli_tables import nli_table
@@ -107,7 +108,7 @@ def main(argv=None) -> None:
     results = load_results()
     render(results)
     found = evidence(results)  # one computation for the app's file and the evidence page: both carry one date
-    log(f"wrote {write_evidence(found, tuning=tuning_report.evidence_block(results))}")
+    log(f"wrote {write_evidence(found, tuning=tuning_evidence.evidence_block(results))}")
     if EVIDENCE_BEGIN in EVIDENCE_MD.read_text(encoding="utf-8"):
         _replace_between(EVIDENCE_MD, EVIDENCE_BEGIN, EVIDENCE_END, evidence_page_block(found), "")
         log(f"wrote the evidence block of {EVIDENCE_MD}")

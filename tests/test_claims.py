@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from bench import claims, report, tuning_report
+from bench import claims, report, tuning_evidence
 from stsdemo import evidence_cells
 from stsdemo.app.benchmark import evidence_view
 from stsdemo.app.benchmark import view as benchmark_view
@@ -237,7 +237,7 @@ def test_the_shipped_evidence_is_what_the_recorded_results_give():
     results = load_results()
     shipped = json.loads(evidence_view.EVIDENCE_FILE.read_text(encoding="utf-8"))
     found = report.evidence(results)
-    fresh = json.loads(json.dumps({**found.to_dict(), "tuning": tuning_report.evidence_block(results)}))
+    fresh = json.loads(json.dumps({**found.to_dict(), "tuning": tuning_evidence.evidence_block(results)}))
     shipped.pop("generated"), fresh.pop("generated")
     assert shipped == fresh, "stale stsdemo/app/evidence.json: run python -m bench.report"
     page = report.EVIDENCE_MD.read_text(encoding="utf-8")

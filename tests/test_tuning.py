@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from bench import quality, tuning, tuning_report
+from bench import quality, tuning, tuning_evidence, tuning_report
 from bench.common import load_results
 from stsdemo.losses.spec import PAPER_X0
 from stsdemo.paired import paired
@@ -103,11 +103,11 @@ def test_a_buffer_arm_is_chosen_at_the_papers_x0_and_k_even_where_the_sweep_scor
     for arm in set(tuning.ARMS) - set(BUFFER_ARMS):                    # the others on the same four rates
         assert tuning.chosen_point(arm, runs)[0] == {"lr": 5e-5}
     results = {"tuning": {"runs": runs}, "quality": {"runs": {}}}
-    rows = {(r["arm"], r["lr"]): r for r in tuning_report.ablation_rows(results)}
+    rows = {(r["arm"], r["lr"]): r for r in tuning_evidence.ablation_rows(results)}
     assert len(rows) == len(BUFFER_ARMS) * len(tuning.LRS)             # reported apart: it chose nothing
     assert rows[("sk2-cosine", 5e-5)]["paper"] == 88.2 and rows[("sk2-cosine", 5e-5)]["best_minus_paper"] == \
         pytest.approx(99.0 - 88.2)
-    assert tuning_report.former_choice(results, "sk2-cosine")["x0"] != PAPER_X0  # what the 16-point grid took
+    assert tuning_evidence.former_choice(results, "sk2-cosine")["x0"] != PAPER_X0  # what the 16-point grid took
 
 
 def _evidence_results() -> dict:
@@ -130,8 +130,8 @@ def _line(block: dict, a: str, b: str) -> dict:
 
 def test_a_seed_from_another_machine_and_precision_is_left_out_of_the_verdict():
     results = _evidence_results()
-    assert tuning_report.verdict_machine(results, "minilm") == GPU
-    block = tuning_report.evidence_block(results)
+    assert tuning_evidence.verdict_machine(results, "minilm") == GPU
+    block = tuning_evidence.evidence_block(results)
     line = _line(block, "st-cossim", "mse-cosine")
     expected = paired({42: 81.5, 43: 81.2}, {42: 81.2, 43: 81.0})     # seed 44's MSE ran on the CPU
     assert line["n"] == 2 and line["seeds"] == [42, 43] and line["diffs"] == pytest.approx(expected.diffs)
@@ -145,7 +145,7 @@ def test_a_seed_from_another_machine_and_precision_is_left_out_of_the_verdict():
 
 
 def test_seeds_at_an_earlier_choice_enter_no_verdict_and_the_chosen_point_reads_not_run():
-    block = tuning_report.evidence_block(_evidence_results())
+    block = tuning_evidence.evidence_block(_evidence_results())
     for a, b in (("sk2-cosine", "mse-cosine"), ("st-cossim", "sk2-cosine")):
         line = _line(block, a, b)
         assert (line["verdict"], line["n"], line["diffs"]) == ("not run", 0, [])
@@ -173,7 +173,7 @@ def test_the_report_rewrites_only_its_own_section_and_block(tmp_path):
     assert "\n".join(tuning_report.markdown(results)) in text
     written = json.loads(evidence.read_text())
     assert written["rows"] == ["kept"]
-    assert written["tuning"] == json.loads(json.dumps(tuning_report.evidence_block(results)))
+    assert written["tuning"] == json.loads(json.dumps(tuning_evidence.evidence_block(results)))
 
 
 def test_quick_mode_refuses_to_write_under_the_real_tags(monkeypatch):
@@ -191,7 +191,7 @@ def test_seeds_is_a_count_and_a_seed_value_is_refused():
 
 def test_the_recorded_tuned_evidence_reads_the_chosen_point_on_one_machine():
     results = load_results()
-    block = tuning_report.evidence_block(results)
+    block = tuning_evidence.evidence_block(results)
     if not block["grid"]:
         pytest.skip("no tuning runs recorded")
     chosen = {row["arm"]: row for row in block["grid"]}
@@ -200,8 +200,8 @@ def test_the_recorded_tuned_evidence_reads_the_chosen_point_on_one_machine():
             assert row["point"] == chosen[row["arm"]]["point"]  # every seed in a verdict ran at the chosen point
         if row["status"] == "in the verdicts" and row["tag"] == "tuned":
             encoder = next(m for m, name in quality.MODELS.items() if name == row["encoder"])
-            assert row["machine"] == tuning_report.machine_text(results, tuning_report.verdict_machine(results,
-                                                                                                       encoder))
+            machine = tuning_evidence.verdict_machine(results, encoder)
+            assert row["machine"] == tuning_evidence.machine_text(results, machine)
     for claim in block["claims"]:
         for line in claim["lines"]:
             if line["n"]:
