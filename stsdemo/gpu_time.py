@@ -25,6 +25,7 @@ from dataclasses import replace
 
 from .budget import Encoder, Machine, RunPlan
 from .config import TrainConfig
+from .stages import plan_stages
 
 MARGIN = 1.5
 START_SECONDS = 20.0
@@ -42,8 +43,6 @@ def requested_seconds(config: TrainConfig, final_eval: bool, base_cached: bool =
     """Whole seconds to ask ZeroGPU for ``config``'s run (with the 7-task evaluation when ``final_eval``; the base
     model's too unless ``base_cached``), at most :data:`MAX_SECONDS`. ``plan``: the run's plan where the caller has
     it (else it is read: the encoder's config and the data's lengths)."""
-    from .train import plan_stages
-
     plan = replace(plan or RunPlan.of(config), where=GPU)
     scale = max(1.0, plan.encoder.forward_flops(MEAN_TEST_TOKENS) / MINILM.forward_flops(MEAN_TEST_TOKENS))
     sentence_seconds = scale * EVAL7_SECONDS / EVAL7_SENTENCES

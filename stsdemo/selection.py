@@ -66,7 +66,7 @@ STAGE_SETTINGS = ("two_stage", "head_only", "calibrate_data")   # the settings t
 def planned_stages(config: dict) -> list[tuple[str, bool]]:
     """The stages of a run, in order, as ``(kind, encoder frozen)``: ``head`` (the two-stage recipe's head on NLI,
     encoder frozen), ``main`` (the run's own stage; frozen for a head-only run), ``calibration`` (the head refit
-    from the best checkpoint, encoder frozen). The one plan: the training loop (:func:`stsdemo.train.plan_stages`)
+    from the best checkpoint, encoder frozen). The one plan: the training loop (:func:`stsdemo.stages.plan_stages`)
     builds its stages from it and the run's summaries count them with it; ``config`` as ``run.json`` holds it."""
     two_stage, head_only, calibrate_data = (config.get(name) for name in STAGE_SETTINGS)
     return ([("head", True)] if two_stage else []) + [("main", bool(head_only))] \

@@ -28,7 +28,8 @@ from .final_eval import ResultCache, TestScores, reading_for, scoring_steps
 from .model import SiameseRegressor, default_device
 from .model_card import write_card
 from .save_format import TEST_RECORD, is_scorer
-from .train import load_dev, plan_stages, train
+from .stages import plan_stages
+from .train import load_dev, train
 
 
 def train_and_evaluate(config: TrainConfig, stop: threading.Event | None = None, *, evaluate: bool = False,

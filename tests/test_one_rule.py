@@ -58,9 +58,9 @@ def stage_cases() -> dict[str, TrainConfig]:
 
 
 def test_training_and_the_run_summaries_follow_one_stage_plan():
-    """The stages the training loop runs (:func:`stsdemo.train.plan_stages`) are those the summaries count and
+    """The stages the training loop runs (:func:`stsdemo.stages.plan_stages`) are those the summaries count and
     read (:func:`stsdemo.selection.stage_plan` on the config, as the app hands it or as run.json holds it)."""
-    from stsdemo.train import plan_stages
+    from stsdemo.stages import plan_stages
 
     for case, config in stage_cases().items():
         frozen = [stage.frozen for stage in plan_stages(config)]

@@ -1,6 +1,6 @@
 """The code's shape: no import circle in ``stsdemo/``, no import of ``bench`` from it, a core (``stsdemo/`` without
 ``stsdemo/app/``) that imports neither the app nor what only the app needs (gradio), nothing the Playground builds
-on importing the Playground, no function over 100 lines and no file over 650 in ``stsdemo/`` and ``bench/``,
+on importing the Playground, no function over 100 lines and no .py or .js file over 500 in ``stsdemo/`` and ``bench/``,
 slow-test names that still exist, and every paper value declared once."""
 
 from __future__ import annotations
@@ -174,12 +174,31 @@ def test_the_core_imports_neither_the_app_nor_gradio():
     assert not found, found
 
 
-def test_no_function_over_100_lines_and_no_file_over_650():
+MAX_FILE_LINES = 500
+# Files still over the limit, each with the work that splits it; the list only shrinks (an entry whose file is back
+# under the limit must leave it).
+LONG_FILES = {
+    "stsdemo/playground/web/engine.js": "the Playground engine's move into the page splits it",
+}
+
+
+def source_files() -> list[Path]:
+    """Every .py and .js file of ``stsdemo/`` and ``bench/`` (the Playground's page scripts count too)."""
+    return [path for root in SOURCES for pattern in ("*.py", "*.js") for path in sorted(root.rglob(pattern))]
+
+
+def test_no_file_over_500_lines():
+    counts = {path.relative_to(REPO).as_posix(): path.read_text(encoding="utf-8").count("\n")
+              for path in source_files()}
+    long = {name: lines for name, lines in counts.items() if lines > MAX_FILE_LINES}
+    assert set(long) == set(LONG_FILES), (f"over {MAX_FILE_LINES} lines: {long}; "
+                                          f"listed as still over: {sorted(LONG_FILES)}")
+
+
+def test_no_function_over_100_lines():
     long = []
-    for path in (path for root in SOURCES for path in sorted(root.rglob("*.py"))):
+    for path in (path for path in source_files() if path.suffix == ".py"):
         name, text = path.relative_to(REPO).as_posix(), path.read_text(encoding="utf-8")
-        if text.count("\n") > 650:
-            long.append(f"{name}: {text.count(chr(10))} lines")
         long += [f"{name}: {node.name}() has {node.end_lineno - node.lineno + 1} lines"
                  for node in ast.walk(ast.parse(text)) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
                  and node.end_lineno - node.lineno + 1 > 100]
