@@ -131,8 +131,8 @@
     const columns = width < 560 ? 1 : (spec.columns || 1);
     const rows = Math.ceil(spec.panels.length / columns), panelHeight = spec.panel_height || 260;
     const height = rows * panelHeight, ratio = root.devicePixelRatio || 1;
-    canvas.style.width = width + "px"; canvas.style.height = height + "px";
-    if (canvas.width !== Math.round(width * ratio) || canvas.height !== Math.round(height * ratio)) {
+    if (canvas.width !== Math.round(width * ratio) || canvas.height !== Math.round(height * ratio)) {   // a resize
+      canvas.style.width = width + "px"; canvas.style.height = height + "px";                           // lays out
       canvas.width = Math.round(width * ratio); canvas.height = Math.round(height * ratio);
     }
     const ctx = canvas.getContext("2d");

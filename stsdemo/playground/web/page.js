@@ -1,8 +1,8 @@
 // The Playground page: reads site.json, restores the state its link names, and wires the controls, the player
 // (player.js, training in Web Workers) and the views together. Rendering stays apart from the state: a setting goes
-// through setValue (checked, the x0 <= d/2 rule applied, the link rewritten, the run told), and each measured view
-// is drawn by show(). The map, the Loss explorer, the start-here steps and the app's upload and export are
-// sections.js's.
+// through setValue (checked, the x0 <= d/2 rule applied, the link rewritten, the run told), and each view is drawn
+// by draw(), at most once an animation frame. The map, the Loss explorer, the start-here steps and the app's upload
+// and export are sections.js's.
 (function () {
   "use strict";
   const { Settings } = PlaygroundState, { Controls } = PlaygroundControls, Panels = PlaygroundPanels;
@@ -104,43 +104,62 @@
       if (preset) box.replaceChildren(...Panels.presetBox(preset, settings.matchesPreset(state.values, state.preset)));
     }
 
-    // ---- a measured view, drawn ----
+    // ---- a view, drawn ----
+    // While playing, most views are glances: only the dots moved. The status, the curves and the panels change only
+    // with a new measurement (at most twice a second), a setting or the width, and are redrawn only then, their
+    // unchanged parts left in place. A view is drawn at the next animation frame, the latest one only: views the
+    // screen had no frame for are skipped, never queued, and the workers train the next round meanwhile.
+    let drawn = {}, asked = false;
     function show() {
-      if (!view.dots) return;
-      $("status").replaceChildren(...Panels.status(view, view.about.model || "all-MiniLM-L6-v2"));
-      Charts.draw($("dots"), Charts.dotsSpec(view), $("dots-wrap").clientWidth, selected);
-      Charts.draw($("curves"), Charts.curvesSpec(view, Panels.METRICS), $("dots-wrap").clientWidth);
-      $("dots-note").textContent = Panels.dotsNote(view);
-      $("moved").replaceChildren(...Panels.moved(view, (dot) => choose(dot)).flat());
-      describe();
+      if (asked) return;
+      asked = true;
+      requestAnimationFrame(() => { asked = false; draw(); });
+    }
+
+    function draw() {
+      if (!view || !view.dots) return;
+      const width = chartsWidth || $("dots-wrap").clientWidth;   // read before anything is written
+      const fresh = view.measurement !== drawn.measurement || view.config !== drawn.config || width !== drawn.width;
+      Charts.draw($("dots"), Charts.dotsSpec(view), width, selected);
       document.body.dataset.step = String(view.step);
       document.body.dataset.finished = String(view.finished);
-      $("dots").dataset.best = view.bestSteps.join(",");
+      if (fresh) {
+        Panels.sync($("status"), Panels.status(view, view.about.model || "all-MiniLM-L6-v2"));
+        Charts.draw($("curves"), Charts.curvesSpec(view, Panels.METRICS), width);
+        Panels.sync($("dots-note"), [Panels.dotsNote(view)]);
+        Panels.sync($("moved"), Panels.moved(view));
+        $("dots").dataset.best = view.bestSteps.join(",");
+      }
+      if (fresh || selected !== drawn.selected) describe();
+      drawn = { measurement: view.measurement, config: view.config, width, selected };
     }
 
     // ---- inspecting a pair: a click or tap on a dot, the arrow keys on the chart, or a listed pair ----
     function choose(dot) {
       selected = dot;
-      show();
+      draw();
       const place = dot === null ? null : Charts.dotPlace($("dots"), dot);
       const panel = $("pair");
       if (place) {   // next to the dot: just below it, within the chart's width
         panel.style.top = `${Math.round(place.y + 14)}px`;
-        panel.style.left = `${Math.round(Math.max(0, Math.min(place.x - 40, $("dots-wrap").clientWidth - panel.offsetWidth)))}px`;
+        panel.style.left = `${Math.round(Math.max(0, Math.min(place.x - 40, drawn.width - panel.offsetWidth)))}px`;
         panel.scrollIntoView({ block: "nearest" });
       }
     }
 
+    const close = Panels.el("button", { type: "button", className: "close", title: "close (Esc)" }, "×");
+    close.setAttribute("aria-label", "close the pair");
+    close.addEventListener("click", () => { choose(null); $("dots").focus(); });
     function describe() {
       const panel = $("pair");
       panel.hidden = selected === null;
-      if (selected === null) return;
-      const close = Panels.el("button", { type: "button", className: "close", title: "close (Esc)" }, "×");
-      close.setAttribute("aria-label", "close the pair");
-      close.addEventListener("click", () => { choose(null); $("dots").focus(); });
-      panel.replaceChildren(close, ...Panels.pair(view, selected).flat());
+      if (selected !== null) Panels.sync(panel, [close, Panels.pair(view, selected)]);
     }
 
+    $("moved").addEventListener("click", (event) => {
+      const button = event.target.closest("button[data-dot]");
+      if (button) choose(Number(button.dataset.dot));
+    });
     $("dots").addEventListener("click", (event) => {
       const box = $("dots").getBoundingClientRect();
       const found = Charts.dotAt($("dots"), event.clientX - box.left, event.clientY - box.top);
@@ -168,10 +187,11 @@
       (navigator.clipboard ? navigator.clipboard.writeText(location.href) : Promise.reject(new Error("no clipboard")))
         .then(() => said("Copied."), () => said("Select the link above and copy it."));
     });
-    let drawnWidth = 0;
+    // The charts' width, kept as the observer sees it: drawing never asks for a layout.
+    let chartsWidth = 0;
     new ResizeObserver(() => {
-      const width = $("dots-wrap").clientWidth;
-      if (view && width !== drawnWidth) { drawnWidth = width; show(); }
+      chartsWidth = $("dots-wrap").clientWidth;
+      if (view && chartsWidth !== drawn.width) draw();
     }).observe($("dots-wrap"));
     if (window.parent !== window) {   // framed by the app's tab: it sizes the frame to the page
       new ResizeObserver(() => window.parent.postMessage({ playgroundHeight: document.documentElement.scrollHeight },

@@ -17,6 +17,19 @@
     return node;
   }
 
+  // Puts `nodes` (as el takes them) in `parent`, replacing only the children that differ: an unchanged paragraph or
+  // table is neither laid out nor painted again.
+  function sync(parent, nodes) {
+    const wanted = nodes.flat(Infinity).filter((node) => node !== null && node !== undefined && node !== false)
+      .map((node) => (typeof node === "string" ? document.createTextNode(node) : node));
+    wanted.forEach((node, i) => {
+      const old = parent.childNodes[i];
+      if (!old) parent.append(node);
+      else if (!old.isEqualNode(node)) old.replaceWith(node);
+    });
+    while (parent.childNodes.length > wanted.length) parent.lastChild.remove();
+  }
+
   // The light Markdown of the presets and lesson texts: **bold**, *emphasis* and [text](?in-page link), as nodes.
   function rich(text) {
     const nodes = [], pattern = /\*\*(.+?)\*\*|\*(.+?)\*|\[([^\]]+)\]\((\?[^)\s]*)\)/g;
@@ -35,10 +48,11 @@
   const label = (value) => String(+value.toFixed(3));       // a label as people write it: 3, 3.4, 2.75
 
   // ---- the status: where the run is, both twins' numbers, both readings with verdicts, the rule ----
+  // Its step is the one its numbers were measured at: while playing, the dots (a glance) run ahead of it.
   function status(view, encoder) {
-    const { config, about, readBy, now, atBest } = view, name = METRICS[readBy];
+    const { config, about, readBy, now, atBest } = view, name = METRICS[readBy], step = view.measurement.step;
     const head = config.head + " head" + (config.head === "mlp" ? ` (${config.width} hidden units)` : "");
-    const where = el("p", {}, el("b", {}, `Step ${grouped(view.step)} of ${grouped(config.steps)}`),
+    const where = el("p", {}, el("b", {}, `Step ${grouped(step)} of ${grouped(config.steps)}`),
       ` · ${view.seeds} seed${view.seeds > 1 ? "s" : ""} · ${head} on frozen ${encoder} embeddings · ` +
       `${grouped(about.training)} training pairs per seed (σ ${config.noise}${config.round_labels ? ", rounded to nodes" : ""}), ` +
       `a selection set of ${grouped(about.selection)} more with the same noise · reported on ${grouped(about.report)} ` +
@@ -113,16 +127,15 @@
     return `${fixed(Math.abs(pulled), 2)} ${pulled > 0 ? "down" : "up"} toward ${label(gold)}`;
   }
 
-  function moved(view, choose) {
+  // Each button names its pair in data-dot (the page listens on the list, so a redrawn button needs no listener).
+  function moved(view) {
     if (!view.dots || !view.dots.moved.length) return [];
     const short = (text) => (text.length <= 70 ? text : text.slice(0, 69) + "…");
     return [el("p", { className: "moved-title" }, "Most moved by the buffer (seed 0, now): the report pairs whose twins disagree most"),
       view.dots.moved.map((dot) => {
         const gap = Math.abs(view.dots.now[0][dot] - view.dots.now[1][dot]);
-        const button = el("button", { type: "button", className: "moved-pair" },
+        return el("button", { type: "button", className: "moved-pair", dataset: { dot: String(dot) } },
           `Δ ${fixed(gap, 2)} · ${view.about.sentences[dot].map(short).join(" | ")}`);
-        button.addEventListener("click", () => choose(dot, button));
-        return button;
       })];
   }
 
@@ -160,5 +173,5 @@
       el("br"), el("em", {}, "Notice: "), rich(step.notice)));
   }
 
-  root.PlaygroundPanels = { el, rich, status, pair, moved, dotsNote, presetList, presetBox, lesson, METRICS, DIGITS };
+  root.PlaygroundPanels = { el, sync, rich, status, pair, moved, dotsNote, presetList, presetBox, lesson, METRICS, DIGITS };
 })(typeof globalThis !== "undefined" ? globalThis : this);

@@ -182,8 +182,9 @@
       return promise.catch((error) => { this.halt(); this.options.onError(error); });
     }
 
-    // Each animation frame, the next `speed` steps (never past the run's last), one round at a time; a finished run
-    // starts again.
+    // The next `speed` steps (never past the run's last), one round at a time and at most one an animation frame;
+    // a finished run starts again. The next round is asked for as soon as the last is answered (once a frame has
+    // passed), before the page draws its view, so the workers train while the page draws.
     play() {
       if (this.playing) return;
       if (this.view && this.view.finished) this.start(this.run.config);
@@ -191,9 +192,9 @@
       this.status();
       const loop = () => {
         this.round = this.guard(this.round.then(() => (this.playing ? this.forward(this.run.config.speed) : null)));
-        this.round.then(() => {
+        Promise.all([this.round, new Promise((resolve) => requestAnimationFrame(resolve))]).then(() => {
           if (this.view && this.view.finished) this.pause();
-          if (this.playing) requestAnimationFrame(loop);
+          if (this.playing) loop();
         });
       };
       requestAnimationFrame(loop);
