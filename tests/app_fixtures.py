@@ -136,9 +136,15 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
         "--disable-backgrounding-occluded-windows"]
 
 
+# What an `expect` waits before it fails: Playwright's 5 s default is short for a page whose answer comes from a
+# server sharing two cores with the other xdist worker's tests
+EXPECT_TIMEOUT_MS = 20_000
+
+
 def open_page(app_url, **context):
     """The app open in headless Debian Chromium, driven by Playwright (``context``: browser context options)."""
     sync_api = pytest.importorskip("playwright.sync_api")
+    sync_api.expect.set_options(timeout=EXPECT_TIMEOUT_MS)
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:

@@ -90,7 +90,7 @@ def test_each_start_here_link_brings_its_tab_into_view(window, tmp_path):
         window.locator("#start-here").get_by_role("link", name=name, exact=True).click()
         expect(window.get_by_role("tab", name=tab)).to_have_attribute("aria-selected", "true")
         top = _content_top(window)
-        for _ in range(30):                   # the second scroll follows the server's answer
+        for _ in range(150):                  # the second scroll follows the server's answer
             if 0 <= top < height * 0.5:
                 break
             window.wait_for_timeout(100)

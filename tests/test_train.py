@@ -9,14 +9,15 @@ from stsdemo.errors import InputError
 from stsdemo.model import SiameseRegressor
 from stsdemo.train import DoneEvent, EvalEvent, StartEvent, StepEvent, TrainConfig, parameter_groups, train
 
-QUICK = dict(data="stsb", max_length=48, batch_size=16, log_every=5)
+# 120 evenly spread STS-B dev pairs: a run's step-0 evaluation on all 1,500 took most of a short test's time
+QUICK = dict(data="stsb", max_length=48, batch_size=16, log_every=5, max_dev_pairs=120)
 
 
 def test_short_fine_tune_raises_dev_spearman_of_the_head(tmp_path):
     # 300 evenly spread STS-B dev pairs score the head well enough and take a fifth of the time of all 1,500; 20
     # steps lift the fresh head from about -1 to about 23
-    config = TrainConfig(loss="sk2", max_steps=20, eval_every=20, max_dev_pairs=300, output_dir=str(tmp_path / "run"),
-                         **QUICK)
+    config = TrainConfig(loss="sk2", max_steps=20, eval_every=20, output_dir=str(tmp_path / "run"),
+                         **dict(QUICK, max_dev_pairs=300))
     events = list(train(config))
     evals = [e for e in events if isinstance(e, EvalEvent)]
     steps = [e for e in events if isinstance(e, StepEvent)]
@@ -92,7 +93,7 @@ def test_warm_start_begins_at_its_starting_point_and_never_ends_below_it(tmp_pat
     from stsdemo.evaluate import dev_metrics
     from stsdemo.train import load_dev
 
-    quick = dict(QUICK, max_dev_pairs=120, target="cosine", head_lr=0.05)
+    quick = dict(QUICK, target="cosine", head_lr=0.05)
     first = list(train(TrainConfig(head_only=True, max_steps=6, eval_every=6, output_dir=str(tmp_path / "a"),
                                    **quick)))
     start = SiameseRegressor.load(first[-1].checkpoint)
@@ -114,7 +115,7 @@ def test_the_calibration_stage_starts_from_the_best_checkpoint_and_moves_only_a_
     from stsdemo.evaluate import dev_metrics
     from stsdemo.train import load_dev
 
-    quick = dict(QUICK, max_dev_pairs=120, target="cosine", lora_rank=4, lr=5e-4, max_steps=4, eval_every=2,
+    quick = dict(QUICK, target="cosine", lora_rank=4, lr=5e-4, max_steps=4, eval_every=2,
                  calibrate_data="sick", calibrate_loss="translated-relu", stage1_lr=0.05, stage1_max_steps=4,
                  max_pairs=64)
     config = TrainConfig(output_dir=str(tmp_path / "run"), **quick)
