@@ -11,7 +11,7 @@
 //   {type: "bestHead", id, twin} -> {type: "bestHead", id, head}: the first seed's head of `twin` at its best step.
 // Any failure answers {type: "error", id, message}. Messages are handled one after another, in order.
 "use strict";
-importScripts("draws.js", "engine.js");
+importScripts("draws.js", "heads.js", "engine.js");
 const Engine = self.PlaygroundEngine;
 const parsed = new Map();   // URL or key -> the parsed data (a Promise while it loads)
 let run = null, runId = null;
