@@ -142,7 +142,7 @@ def classroom(pages: int, seconds: float = 30.0) -> dict:
 
     import app as served
 
-    _, url, _ = served.launch("127.0.0.1", 0, prevent_thread_lock=True, quiet=True)
+    _, url, _ = served.launch("127.0.0.1", None, prevent_thread_lock=True, quiet=True)
     process = psutil.Process()
     try:
         with sync_playwright() as playwright:
@@ -180,6 +180,7 @@ def python_seconds(repeats: int = 3) -> float:
 def first_visit_seconds(after: float = 75.0) -> dict:
     """A fresh app (its own empty cache), asked for the STS-B data file ``after`` seconds after it starts."""
     import os
+    import urllib.error
     import urllib.request
 
     with tempfile.TemporaryDirectory() as cache:
@@ -187,14 +188,17 @@ def first_visit_seconds(after: float = 75.0) -> dict:
         import app as served
 
         started = time.monotonic()
-        _, url, _ = served.launch("127.0.0.1", 0, prevent_thread_lock=True, quiet=True)
+        _, url, _ = served.launch("127.0.0.1", None, prevent_thread_lock=True, quiet=True)
         time.sleep(max(0.0, after - (time.monotonic() - started)))
         asked = time.monotonic()
         while True:
-            with urllib.request.urlopen(url + "playground/data/sts.safetensors", timeout=600) as answer:
-                if answer.status == 200:
+            try:
+                with urllib.request.urlopen(url + "playground/data/sts.safetensors", timeout=600) as answer:
                     answer.read()
                     break
+            except urllib.error.HTTPError as busy:      # 503 with its progress: still being embedded
+                if busy.code != 503:
+                    raise
             time.sleep(0.5)
         waited = time.monotonic() - asked
         served.demo.close()

@@ -169,8 +169,8 @@ class PlaygroundMemory:
             preparation.done.set()
 
     def prepared(self, session: str, choice: str, dataset: str) -> Prepared:
-        """The prepared data set, waiting for its preparation when needed (the tab shows that wait's progress
-        first, through :func:`~.playground_view.waiting`)."""
+        """The prepared data set, waiting for its preparation when needed (the page is told of that wait's
+        progress first: the site answers 503 with it, :mod:`.site`)."""
         preparation = self.prepare(session, choice, dataset)
         preparation.done.wait()
         if preparation.error is not None:
@@ -181,9 +181,13 @@ class PlaygroundMemory:
 
     def prewarm(self, datasets: tuple[str, ...], choice: str = model_cache.DEFAULT_CHOICE) -> None:
         """Prepare ``datasets`` for the default encoder in the background, one after the other, so that the first
-        visitors find them ready (the server calls this once it serves)."""
-        for dataset in datasets:
-            self.prepare("", choice, dataset)
+        visitors find them ready (the server calls this once it serves). Each waits for the one before: started
+        together, the first (the default data set) could wait behind the others for the encoder."""
+        def one_after_another() -> None:
+            for dataset in datasets:
+                self.prepare("", choice, dataset).done.wait()
+
+        threading.Thread(target=one_after_another, daemon=True, name="stsdemo-playground-prewarm").start()
 
     # ---- visitors' uploads ---------------------------------------------------------------------------------
 
