@@ -123,9 +123,9 @@ def correction_text(cells: int) -> str:
     return (f"Each cell is a paired t-test over its seeds, corrected for the {cells} cells of this reading by "
             f"Benjamini-Hochberg at {LEVEL:.0%}: if the buffer made no difference anywhere, the whole grid would show "
             f"any mark at all in at most 1 run in {round(1 / LEVEL)}, and of the marks it shows at most {LEVEL:.0%} "
-            "are expected to be false. Differences under 0.1 points are negligible and never marked. Neighbouring "
-            "cells share seeds, starts, noise draws and (along a row) training subsets, so a run of marks down a "
-            "column is not independent evidence.")
+            "are expected to be false. A difference whose 95 % interval lies inside ± 0.1 points is negligible and never "
+            "marked. Neighbouring cells share seeds, starts, noise draws and (along a row) training subsets, so a run "
+            "of marks down a column is not independent evidence.")
 
 
 def load_map(path: Path = MAP_FILE) -> dict:

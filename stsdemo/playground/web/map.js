@@ -102,7 +102,8 @@
         `in ${found.length - holds.length - costs.length - negligible}. Each cell is a paired t-test over its seeds, ` +
         `corrected for the ${total} cells of this reading by Benjamini-Hochberg at 5 %: if the buffer made no difference ` +
         "anywhere, the whole grid would show any mark at all in at most 1 run in 20, and of the marks it shows at most " +
-        "5 % are expected to be false. Differences under 0.1 points are negligible and never marked.";
+        "5 % are expected to be false. A difference whose 95 % interval lies inside ± 0.1 points is negligible and " +
+        "never marked.";
     }
   }
 
