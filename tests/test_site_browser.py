@@ -1,9 +1,9 @@
 """The static site (``python -m stsdemo site DIR``: the page, STS-B and SNLI embedded, site.json) served by a plain
-file server and opened in Chromium: it plays the memorisation preset's classroom link to its end in the
-browser, sending no request while it plays, and shows the readings the Python core computes for the same settings
-on the same data file, to every digit shown; ``hide=`` hides exactly the controls it names and the copied link keeps
-it; a dot opens its pair next to it; the page fits a 1,280 px desktop and a 390 px phone; a browser without Web
-Workers is told so.
+file server and opened in Chromium: it plays the memorisation preset's classroom link to its end in the browser,
+sending no request while it plays, and shows the readings the Python core computes for the same settings on the same
+data file, to every digit shown, as does every other preset (2 seeds x 60 steps); ``hide=`` hides exactly the
+controls it names and the copied link keeps it; a dot opens its pair next to it; the page fits a 1,280 px desktop
+and a 390 px phone; a browser without Web Workers is told so.
 
 The preset's own run (20 seeds x 3,000 steps) takes minutes in the Python core on two busy cores, so the link plays it
 with fewer seeds and steps (its other settings are the preset's; a link's values win over its preset's). With
@@ -79,16 +79,37 @@ def opened(browser, url: str, width: int):
     return page, errors
 
 
-@pytest.fixture(scope="module")
-def reference(site) -> dict:
-    """The Python core's run of the link's settings on the site's own data file."""
+def core_run(site: Path, preset: str, seeds: int, steps: int) -> dict:
+    """The Python core's run of ``preset`` at ``seeds`` and ``steps`` on the site's own data file."""
     from stsdemo.playground.compact import read_compact
     from stsdemo.playground.presets import BY_NAME
     from stsdemo.playground.run import prepare_features, run_seeds
 
-    data, vectors = read_compact(site / "data" / "sts.safetensors")
-    config = replace(BY_NAME["memorisation"].config(), seeds=SEEDS, steps=STEPS)
+    config = replace(BY_NAME[preset].config(), seeds=seeds, steps=steps)
+    data, vectors = read_compact(site / "data" / f"{config.data}.safetensors")
     return run_seeds(config, data, prepare_features(data, vectors, config.head))
+
+
+@pytest.fixture(scope="module")
+def reference(site) -> dict:
+    """The Python core's run of the link's settings."""
+    return core_run(site, "memorisation", SEEDS, STEPS)
+
+
+def shown_readings(page) -> dict:
+    """The page's two readings, each ``{"numbers": [...], "verdicts": [...]}`` of spearman and accuracy."""
+    lines = page.locator("#status .readings li").all()
+    return {reading: {"numbers": line.locator(".reading").all_inner_texts(),
+                      "verdicts": line.locator(".verdict").all_inner_texts()}
+            for line, reading in zip(lines, ("best", "step"), strict=True)}
+
+
+def core_readings(run: dict) -> dict:
+    """The same two readings as the Python core gives them."""
+    found = {"best": run["stopped_at_best"]["paired"], "step": run["paired"]}
+    return {reading: {"numbers": [paired[metric]["text"] for metric in ("spearman", "accuracy")],
+                      "verdicts": [paired[metric]["verdict"] for metric in ("spearman", "accuracy")]}
+            for reading, paired in found.items()}
 
 
 def click_a_dot(page) -> list[float]:
@@ -108,18 +129,31 @@ def test_the_preset_link_plays_to_its_end_without_a_request_and_reads_as_the_pyt
     assert asked == [], "the page asked the server for something while it played"
     assert page.get_attribute("body", "data-step") == str(STEPS)
 
-    shown = page.locator("#status .readings li")
-    readings = {"best": reference["stopped_at_best"]["paired"], "step": reference["paired"]}
-    for line, reading in zip(shown.all(), ("best", "step"), strict=True):
-        numbers = line.locator(".reading").all_inner_texts()
-        verdicts = line.locator(".verdict").all_inner_texts()
-        assert numbers == [readings[reading][metric]["text"] for metric in ("spearman", "accuracy")], reading
-        assert verdicts == [readings[reading][metric]["verdict"] for metric in ("spearman", "accuracy")], reading
+    assert shown_readings(page) == core_readings(reference)
     medians = [np.median(reference["stopped_at_best"]["steps"][twin]) for twin in ("buffer", "none")]
     assert [float(step) for step in page.get_attribute("#dots", "data-best").split(",")] == medians
     assert "The memorisation brake" in page.inner_text("#preset-box")
     assert page.locator("#preset-box").is_visible()
     assert errors == []
+
+
+OTHER_PRESETS = ("big-clean", "widest-buffer", "nli-nodes")      # memorisation: the link above
+
+
+@pytest.mark.parametrize("preset", OTHER_PRESETS)
+def test_every_other_preset_plays_to_its_end_and_reads_as_the_python_core(browser, base_url, site, preset):
+    page, errors = opened(browser, base_url + f"index.html?preset={preset}&seeds=2&steps=60&speed=30", 1280)
+    page.click("#play")
+    page.wait_for_function("document.body.dataset.finished === 'true'", timeout=120_000)
+    assert page.get_attribute("body", "data-step") == "60"
+    assert shown_readings(page) == core_readings(core_run(site, preset, 2, 60))
+    assert errors == []
+
+
+def test_the_presets_are_the_tested_ones():
+    from stsdemo.playground.presets import PRESETS
+
+    assert {preset.name for preset in PRESETS} == {"memorisation", *OTHER_PRESETS}
 
 
 def test_hide_hides_exactly_its_controls_and_the_copied_link_keeps_it(browser, base_url):

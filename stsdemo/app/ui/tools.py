@@ -29,7 +29,7 @@ from .rest import reads_arguments
 MCP_TOOLS = ("score_pair", "loss_at", "playground")   # api names (and the tools' names: the functions' names)
 PLAYGROUND = PlaygroundConfig()
 PLAYGROUND_ARGUMENTS = tuple(name for name in PLAYGROUND.to_dict() if name != "speed")   # speed: only the tab's
-PLAYGROUND_DOC = """Train the paper's regression head on frozen sentence embeddings twice in lockstep, with the buffer-zone loss (Smooth K2 or Translated ReLU, buffer x0) and with its no-buffer twin (the same loss at x0 = 0), over several seeds at once; each twin of each seed is also stopped at its own best step, chosen on a selection set of noisy pairs held back from the training pool (20 % of the training pairs, 50 to 500); both are read on clean held-out pairs of STS-B dev or SNLI that select nothing (data "upload", a visitor's own pairs, is the Playground tab's alone). Bounded: seeds x steps x batch size (x width for the mlp head) has a budget (about 10 s on 2 CPU cores).
+PLAYGROUND_DOC = """Train the paper's regression head on frozen sentence embeddings twice in lockstep, with the buffer-zone loss (Smooth K2 or Translated ReLU, buffer x0) and with its no-buffer twin (the same loss at x0 = 0), over several seeds at once; each twin of each seed is also stopped at its own best step, chosen on a selection set of noisy pairs held back from the training pool (20 % of the training pairs, 50 to 500); both are read on clean held-out pairs of STS-B dev or SNLI that select nothing (data "upload", a visitor's own pairs, is the Playground tab's alone). Bounded: seeds x steps x batch size (x width for the mlp head) has a budget, and a call stops at its wall clock with its readings at that step.
 
 Args:
 {arguments}

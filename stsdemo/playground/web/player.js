@@ -5,8 +5,9 @@
 // hands it `onView`. A changed setting other than steps and speed starts the run again (run.py's run_identity).
 // While playing, most updates are glances: the steps, then only the dots (the first seed's predictions of the drawn
 // pairs). Measuring every head predicts the whole report set for each and costs several times a frame's training, so
-// it is done at most every MEASURE_EVERY_MS, and always at the run's end, at a pause and at a single step: the
-// readings and curves a paused or finished run shows are always those of its step.
+// it is done at most every MEASURE_EVERY_MS, yet at least CURVE_POINTS times a run (so a short or fast run's curves
+// still have their shape), and always at the run's end, at a pause and at a single step: the readings and curves a
+// paused or finished run shows are always those of its step.
 // A plain script: globalThis.PlaygroundPlayer; needs draws.js, engine.js and paired.js.
 (function (root) {
   "use strict";
@@ -14,7 +15,8 @@
   const CONTINUES = ["steps", "speed"];          // changing these continues a run; any other starts it again
   const PAIRED = ["spearman", "accuracy"];       // the metrics whose difference buffer - none is read
   const MOST_WORKERS = 4, SHOWN = 600, MOVED = 5;
-  const MEASURE_EVERY_MS = 500;                  // while playing, every head measured at most this often
+  const MEASURE_EVERY_MS = 500;                  // while playing, every head measured at most this often ...
+  const CURVE_POINTS = 40;                       // ... unless a run's curves would get fewer points than this
   const LOSSES = {   // stsdemo.losses.spec: each buffer loss's name, its x0 = 0 twin's and the paper's k (BERT)
     sk2: { short: "Smooth K2", twin: "MSE", paperK: 2 },
     trelu: { short: "Translated ReLU", twin: "L1", paperK: 2.5 },
@@ -143,7 +145,7 @@
       const generation = ++this.generation, slices = seedSlices(config.seeds, this.crew.workers.length);
       const { source, key } = this.options.source(config);
       const run = { config, slices, generation, rule: this.options.rule, history: new Engine.History(), about: null,
-                    stepsDone: 0, measuredAt: 0 };
+                    stepsDone: 0, measuredAt: 0, measuredStep: 0 };
       this.run = run; this.view = null;
       const ready = slices.map((seeds, i) => this.crew.ask(i, {
         type: "init", id: generation, source, key, config, seeds, describe: i === 0 }));
@@ -168,7 +170,7 @@
         }
         const measurement = Engine.mergeMeasurements(answers.map((answer) => answer.measurement));
         run.history.add(measurement);
-        run.measuredAt = performance.now();
+        run.measuredAt = performance.now(); run.measuredStep = measurement.step;
         this.publish(measurement, answers[0].best, null);
       });
     }
@@ -201,12 +203,13 @@
     }
 
     // Up to `most` steps, none past the run's last (read when the round before has ended); while playing, a glance
-    // unless the last measurement is MEASURE_EVERY_MS old or these steps end the run.
+    // unless the last measurement is MEASURE_EVERY_MS old, a curve point is due or these steps end the run.
     forward(most) {
       const run = this.run, left = run.config.steps - (this.view ? run.stepsDone : run.config.steps);
       if (left <= 0) return null;
       const steps = Math.min(most, left);
-      const glance = this.playing && steps < left && performance.now() - run.measuredAt < MEASURE_EVERY_MS;
+      const pointDue = run.stepsDone + steps - run.measuredStep >= run.config.steps / CURVE_POINTS;
+      const glance = this.playing && steps < left && !pointDue && performance.now() - run.measuredAt < MEASURE_EVERY_MS;
       return this.advance(steps, this.generation, glance);
     }
 
