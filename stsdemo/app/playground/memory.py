@@ -31,7 +31,6 @@ MAX_SESSIONS = 64         # visitors' uploads kept (each a few thousand pairs' s
 BAR_CELLS = 20            # characters of the text progress bar a waiting visitor reads
 
 
-
 @dataclass
 class Prepared:
     """A data set embedded by one encoder, and the heads' features of its pairs (made on first use)."""
