@@ -11,15 +11,18 @@ from ..ui.common import LATEX, user_errors
 from ..ui.rest import reads_arguments
 from . import view as loss_view
 from .figures import REFERENCE_LOSSES
+from .redraws import NewestRedraw
 
 
 def clamp_js() -> str:
     """The browser step before each redraw: a number typed into a slider's box beyond its range is drawn at the
     range's nearest end (k = 7 -> 5, k = -1 -> 0.1), where the box itself puts it once left, and one that is not
     a number yet (a box emptied to type anew) is drawn at the starting value; Gradio's own range check, which would
-    refuse it with a traceback in the server log, never sees it. The ranges are :data:`loss_view.SLIDERS`."""
+    refuse it with a traceback in the server log, never sees it. The ranges are :data:`loss_view.SLIDERS`. The last
+    input is set to the page's redraw number (:mod:`.redraws`)."""
     limits = ", ".join(f"[{low}, {high}, {loss_view.START[name]}]" for name, (low, high, _) in loss_view.SLIDERS.items())
-    return ("(...values) => { const limits = [" + limits + "]; return values.map((value, i) => { if (i >= limits.length) "
+    return ("(...values) => { const limits = [" + limits + "]; window.stsLossRedraws = (window.stsLossRedraws || 0) + 1; "
+            "values[values.length - 1] = window.stsLossRedraws; return values.map((value, i) => { if (i >= limits.length) "
             "return value; const [low, high, start] = limits[i]; const number = Number(value); return (value === null || "
             "value === '' || !Number.isFinite(number)) ? start : Math.min(Math.max(number, low), high); }); }")
 
@@ -40,6 +43,7 @@ class LossTab:
     formulas: gr.Markdown
     table: gr.Dataframe
     link: share.LinkBox
+    redraw_number: gr.Number   # hidden: set by the page on each redraw (clamp_js)
 
 
 def build() -> LossTab:
@@ -74,17 +78,24 @@ def build() -> LossTab:
                     label = gr.Number(label="Label", value=loss_view.SAMPLE[1], step=0.5, min_width=120)
                 table = gr.Dataframe(first.table, interactive=False, label="One sample", elem_id="loss-sample",
                                      wrap=True, column_widths=["120px", "110px", "80px", "150px", "120px"])
+        redraw_number = gr.Number(0, visible="hidden")
     return LossTab(tab=tab, k=k, x0=x0, d=d, references=references, prediction=prediction, label=label, chart=chart,
-                   formulas=formulas, table=table, link=link)
+                   formulas=formulas, table=table, link=link, redraw_number=redraw_number)
 
 
 def wire(tab: LossTab) -> None:
     inputs = [tab.k, tab.x0, tab.d, tab.references, tab.prediction, tab.label]
     outputs = [tab.chart, tab.formulas, tab.table]
 
-    def live(k, x0, d, references, prediction, label):
-        """On any change of a setting: an invalid one (x0 > d/2) is drawn as an error state, not raised."""
-        view = loss_view.live_view(k, x0, d, references, prediction, label)
+    newest = NewestRedraw()
+
+    def live(k, x0, d, references, prediction, label, number, request: gr.Request):
+        """On any change of a setting: an invalid one (x0 > d/2) is drawn as an error state, not raised. Only the
+        page's newest redraw answers (a link's first change may carry the x0 from before the link)."""
+        settings = (k, x0, d, references, prediction, label)
+        view = newest.draw(request.session_hash or "", number, lambda: loss_view.live_view(*settings))
+        if view is None:
+            return gr.skip(), gr.skip(), gr.skip()
         if isinstance(view, str):
             return gr.skip(), view, gr.skip()
         return view.figure, view.formulas, view.table
@@ -109,9 +120,9 @@ def wire(tab: LossTab) -> None:
     # The API endpoint checks its numbers with the sliders' own checks (so a caller gets the same messages).
     gr.api(loss_chart, api_name="loss_chart", concurrency_limit=None)
     # One event for every setting, on ``change`` only: it fires for a drag, a typed or pasted number, the box's own
-    # clamp on leaving it (k = 7 -> 5) and a restored link, and "always_last" draws the final value last. Nothing is
-    # written back to a slider: an answer that came back while the visitor typed would overwrite the box (a typed
-    # 0.4 became 0.254, a typed k = 3 went back to 2).
-    gr.on([component.change for component in inputs], live, inputs, outputs, js=clamp_js(), trigger_mode="always_last",
-          concurrency_limit=None, show_progress="hidden", api_visibility="private")
+    # clamp on leaving it (k = 7 -> 5) and a restored link; "always_last" and the page's redraw numbers draw the final
+    # values last. Nothing is written back to a slider: an answer that came back while the visitor typed would
+    # overwrite the box (a typed 0.4 became 0.254, a typed k = 3 went back to 2).
+    gr.on([component.change for component in inputs], live, [*inputs, tab.redraw_number], outputs, js=clamp_js(),
+          trigger_mode="always_last", concurrency_limit=None, show_progress="hidden", api_visibility="private")
     share.wire_copy(tab.link, "loss", vars(tab))
