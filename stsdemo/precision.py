@@ -111,21 +111,25 @@ def matmul_precision(precision: str):
 
 
 def training_step_timer(model, loss_fn, batches: list[tuple[dict, dict, torch.Tensor]]) -> StepSeconds:
-    """A :data:`StepSeconds` for a GPU: a copy of ``model`` (so the run starts from the weights it was given) trains
-    on ``batches`` (tokenized pairs and their targets, on the GPU) with a fused AdamW, as the loop does; the median
-    of :data:`PROBE_TIMED_STEPS` steps after :data:`PROBE_WARMUP_STEPS`, each between two CUDA synchronisations."""
+    """A :data:`StepSeconds` on the device of ``batches`` (tokenized pairs and their targets): a copy of ``model`` (so
+    the run starts from the weights it was given) trains on them with a fused AdamW, as the loop does; the median of
+    :data:`PROBE_TIMED_STEPS` steps after :data:`PROBE_WARMUP_STEPS`, each between two CUDA synchronisations on a
+    GPU. The loop times only a GPU's candidates; ``bench.precision`` times the CPU's too, to check the CPU rule."""
+    device = batches[0][2].device
+    synchronize = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+
     def step_seconds(precision: str) -> float:
         probe, loss = copy.deepcopy(model).train(), copy.deepcopy(loss_fn)
         optimizer = torch.optim.AdamW([p for p in probe.parameters() if p.requires_grad], lr=1e-9, fused=True)
         half = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision)
-        scaler = torch.amp.GradScaler("cuda", enabled=precision == "fp16")
-        autocast = torch.autocast("cuda", dtype=half) if half else nullcontext()
+        scaler = torch.amp.GradScaler(device.type, enabled=precision == "fp16")
+        autocast = torch.autocast(device.type, dtype=half) if half else nullcontext()
         seconds = []
         try:
             with matmul_precision(precision):
                 for step in range(PROBE_WARMUP_STEPS + PROBE_TIMED_STEPS):
                     first, second, target = batches[step % len(batches)]
-                    torch.cuda.synchronize()
+                    synchronize()
                     tick = time.perf_counter()
                     with autocast:
                         value = loss(probe(first, second), target)
@@ -135,11 +139,12 @@ def training_step_timer(model, loss_fn, batches: list[tuple[dict, dict, torch.Te
                     scaler.step(optimizer)
                     scaler.update()
                     optimizer.zero_grad(set_to_none=True)
-                    torch.cuda.synchronize()
+                    synchronize()
                     seconds.append(time.perf_counter() - tick)
         finally:
             del probe, optimizer
-            torch.cuda.empty_cache()
+            if device.type == "cuda":
+                torch.cuda.empty_cache()
         return statistics.median(seconds[PROBE_WARMUP_STEPS:])
 
     return step_seconds

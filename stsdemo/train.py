@@ -191,14 +191,7 @@ def run_precision(config: TrainConfig, model: SiameseRegressor, pairs: PairSet, 
         return choose(config.precision, state.device, step_seconds, cuda_bf16(), _where(config, state))
     chosen = [None]
     if state.is_main_process:
-        rng = np.random.default_rng(config.seed)
-        size = min(config.batch_size, len(pairs))
-        batches = []
-        for _ in range(PROBE_BATCHES):
-            shard = rng.choice(len(pairs), size, replace=False)
-            target = torch.as_tensor(pairs.labels[shard], dtype=torch.float32, device=state.device)
-            batches.append((model.tokenize([pairs.sentences1[i] for i in shard]),
-                            model.tokenize([pairs.sentences2[i] for i in shard]), target))
+        batches = probe_batches(config, model, pairs, state.device)
         saved = torch.get_rng_state(), torch.cuda.get_rng_state_all()
         chosen[0] = choose("auto", state.device, training_step_timer(model, loss_fn, batches), cuda_bf16(),
                            _where(config, state))
@@ -207,6 +200,20 @@ def run_precision(config: TrainConfig, model: SiameseRegressor, pairs: PairSet, 
     if state.num_processes > 1:
         broadcast_object_list(chosen)
     return chosen[0]
+
+
+def probe_batches(config: TrainConfig, model: SiameseRegressor, pairs: PairSet, device: torch.device) -> list:
+    """:data:`PROBE_BATCHES` batches of ``pairs`` at the run's batch size (drawn from its seed), tokenized as the
+    run tokenizes them, their targets on ``device``: what the precision probe trains on."""
+    rng = np.random.default_rng(config.seed)
+    size = min(config.batch_size, len(pairs))
+    batches = []
+    for _ in range(PROBE_BATCHES):
+        shard = rng.choice(len(pairs), size, replace=False)
+        target = torch.as_tensor(pairs.labels[shard], dtype=torch.float32, device=device)
+        batches.append((model.tokenize([pairs.sentences1[i] for i in shard]),
+                        model.tokenize([pairs.sentences2[i] for i in shard]), target))
+    return batches
 
 
 def _where(config: TrainConfig, state: PartialState) -> str:
