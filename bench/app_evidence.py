@@ -1,13 +1,15 @@
 """The evidence the app ships (``stsdemo/app/evidence.json``) and its block in docs/evidence.md, computed from
 docs/results.json: every arm at the paper's budget with its seeds, and the claims' verdicts with the numbers
-behind them. The page's block is drawn by the app's own functions, so the page and the Benchmark tab agree."""
+behind them. The page's block is drawn by the core functions the Benchmark tab draws its own with
+(:mod:`stsdemo.evidence_cells`, :mod:`stsdemo.claims_text`), so the page and the tab agree."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from stsdemo.app.benchmark.evidence_view import claims_markdown, evidence_frame
+from stsdemo.claims_text import claims_markdown
 from stsdemo.evidence import NLI, STS, Claim, ClaimLine, Evidence, EvidenceRow
+from stsdemo.evidence_cells import COLUMNS, evidence_rows
 
 from .common import mean_sd
 from .nli_tables import epochs_text, nli_groups
@@ -63,7 +65,7 @@ def evidence(results: dict):
         lines = [ClaimLine(line.comparison.test, line.comparison.a, line.comparison.b, line.result.diffs,
                            line.result.mean if line.result.n else None, line.result.se if line.result.n > 1 else None,
                            line.result.n, line.verdict, SOURCES[line.comparison.source][2]) for line in found.lines]
-        claims.append(Claim(found.claim, found.text, found.verdict, found.n, lines))
+        claims.append(Claim(found.claim, found.text, str(found.verdict), found.n, lines))
     memory, verdict = memory_verdict(section(results, "memory"))
     claims.append(Claim("C6", f"memory about half of contrastive training ({memory})", verdict, "1"))
     return Evidence(rows, claims, time.strftime("%Y-%m-%d"))
@@ -83,8 +85,7 @@ def write_evidence(found, path: Path | None = None, tuning: dict | None = None) 
 def evidence_page_block(found) -> str:
     """The evidence block of docs/evidence.md: the table and the verdict lines the app's Benchmark tab shows, drawn by the
     same functions from the same :func:`evidence` (``found``)."""
-    frame = evidence_frame(found)
-    rows = [frame.columns.tolist(), ["---"] * len(frame.columns),
-            *[[str(cell).replace("|", "\\|") for cell in record] for record in frame.itertuples(index=False)]]
+    rows = [COLUMNS, ["---"] * len(COLUMNS),
+            *[[cell.replace("|", "\\|") for cell in record] for record in evidence_rows(found)]]
     table = "\n".join("| " + " | ".join(row) + " |" for row in rows)
     return f"{table}\n\n{claims_markdown(found)}\n"

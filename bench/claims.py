@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from stsdemo.paired import ACCURACY, SPEARMAN, Paired, Verdict, combine, paired
+from stsdemo.paired import ACCURACY, SPEARMAN, Paired, paired
+from stsdemo.verdict import Combined, Verdict, combine
 
 from .schema import nli_runs, quality_runs, record_model
 
@@ -121,8 +122,8 @@ class ClaimVerdict:
     lines: list[Line] = field(default_factory=list)
 
     @property
-    def verdict(self) -> str:
-        return combine([line.verdict for line in self.lines])
+    def verdict(self) -> Combined:
+        return combine(line.verdict for line in self.lines)
 
     @property
     def n(self) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from stsdemo.paired import Verdict
+from stsdemo.verdict import Verdict
 
 BEGIN, END = "<!-- BEGIN PROSE (python -m bench.report) -->", "<!-- END PROSE -->"
 TUNED = "tuned"     # REFS' claim prefix for a line of the tuned claims (all-MiniLM-L6-v2)
@@ -111,8 +111,6 @@ def lines_by_ref(results: dict) -> dict[str, dict]:
 
 def prose(results: dict) -> str:
     """The page's prose with its verdicts and paired figures filled in from ``results``."""
-    from stsdemo.evidence_cells import verdict_words
-
     from .claims import claim_verdicts
 
     lines = lines_by_ref(results)
@@ -120,7 +118,7 @@ def prose(results: dict) -> str:
     if missing:
         raise KeyError(f"the records hold no comparison for {', '.join(missing)}")
     texts = {ref: comparison_text(**line) if line["n"] else f"*{line['verdict']}*" for ref, line in lines.items()}
-    verdicts = {claim.claim: verdict_words(claim.verdict) for claim in claim_verdicts(results)}
+    verdicts = {claim.claim: claim.verdict.words for claim in claim_verdicts(results)}
     c2 = [line for claim in claim_verdicts(results) if claim.claim == "C2" for line in claim.lines]
     tuned = [line for ref, line in lines.items() if REFS[ref][0] == f"{TUNED} C2"]
     return PROSE.format(**texts, **verdicts, c2_held=sum(line.verdict == Verdict.HOLDS for line in c2),

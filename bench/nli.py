@@ -96,6 +96,7 @@ def run_one(arm: str, seed: int, budget: NliBudget, train_pairs, held_out, test)
     stsdemo.workflow: its evaluation is the 7 STS tasks, and an NLI arm is read by SNLI test accuracy instead."""
     from stsdemo.config import TrainConfig
     from stsdemo.model import SiameseRegressor
+    from stsdemo.events import Outcome
     from stsdemo.train import DoneEvent, EvalEvent, train
 
     workdir = out_dir() / "checkpoints" / "nli" / budget.tag() / f"{arm}-s{seed}"
@@ -114,7 +115,7 @@ def run_one(arm: str, seed: int, budget: NliBudget, train_pairs, held_out, test)
                 curve.append(dict(step=event.step, accuracy=round(event.dev_accuracy * 100, 2)))
             elif isinstance(event, DoneEvent):
                 done = event
-    if done is None or done.outcome != "finished":
+    if done is None or done.outcome is not Outcome.FINISHED:
         raise RuntimeError(f"training did not finish: {done and (done.message or done.outcome)}")
     with Timer() as evaluation:
         metrics = snli_metrics(SiameseRegressor.load(done.checkpoint), test)

@@ -119,7 +119,7 @@ def to_confirm(results: dict) -> list[str]:
     found = map_from_results(results)
     recorded = schema.section(results, SECTION)
     marked = {key for label in payoff.READINGS for key, verdict in payoff.verdicts(found, label).items()
-              if verdict in payoff.VERDICT_MARKS}
+              if verdict.marked}
     return sorted(key for key in marked if (recorded.get(confirm_key(key)) or {}).get("engine") != ENGINE)
 
 

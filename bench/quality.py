@@ -94,7 +94,7 @@ def run_ours(spec: dict, seed: int, budget: QualityBudget, sets, workdir: Path, 
              point: dict | None = None) -> dict:
     """Train one of our arms through the core workflow (:func:`stsdemo.workflow.train_and_evaluate`), which then
     scores its best checkpoint; ``sets=None`` stops after training (dev only: a tuning grid run)."""
-    from stsdemo.events import DoneEvent, EvalEvent, FinalEvalEvent, StartEvent
+    from stsdemo.events import DoneEvent, EvalEvent, FinalEvalEvent, Outcome, StartEvent
     from stsdemo.losses.spec import LOSSES
     from stsdemo.model import SiameseRegressor
     from stsdemo.workflow import train_and_evaluate
@@ -113,7 +113,7 @@ def run_ours(spec: dict, seed: int, budget: QualityBudget, sets, workdir: Path, 
             elif isinstance(event, DoneEvent):
                 done = event
                 break   # the evaluation, if any, comes next from the same generator
-    if done is None or done.outcome != "finished":
+    if done is None or done.outcome is not Outcome.FINISHED:
         events.close()
         raise RuntimeError(f"training did not finish: {done and (done.message or done.outcome)}")
     final = starts[-1]

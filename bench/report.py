@@ -46,7 +46,7 @@ def verdict_table(results: dict) -> list[str]:
              "7-task Avg. of all-MiniLM-L6-v2 at the paper's budget; NLI: SNLI test accuracy (%).\n",
              "| Claim | comparison (a vs b) | per-seed a - b | mean ± se, n | verdict |", "|---|---|---|---|---|"]
     for claim in claim_verdicts(results):
-        lines.append(f"| **{claim.claim}** {cell(claim.text)} | | | n = {claim.n} | **{cell(claim.verdict)}** |")
+        lines.append(f"| **{claim.claim}** {cell(claim.text)} | | | n = {claim.n} | **{cell(str(claim.verdict))}** |")
         for line in claim.lines:
             diffs = ", ".join(f"{d:+.2f}" for d in line.result.diffs) or "-"
             lines.append(f"| {claim.claim} | {cell(line.comparison.test)} (`{line.comparison.a}` vs "

@@ -22,7 +22,8 @@ from __future__ import annotations
 import statistics
 from collections import Counter, defaultdict
 
-from stsdemo.paired import combine, paired, rule_text
+from stsdemo.paired import paired, rule_text
+from stsdemo.verdict import combine
 
 from . import tuning
 from .claims import SOURCES, TUNED_CLAIMS, arm_values
@@ -262,7 +263,7 @@ def claims(results: dict) -> list[dict]:
             if not lines:
                 continue
             measured = [line for line in lines if line["n"]]
-            verdict = combine([line["verdict"] for line in measured]) if measured else NOT_RUN
+            verdict = str(combine(line["verdict"] for line in measured)) if measured else NOT_RUN
             if measured and len(measured) < len(lines):
                 verdict += f"; {len(lines) - len(measured)} of {len(lines)} comparisons not run"
             out.append(dict(claim=claim, text=text, encoder=MODELS.get(model, model), verdict=verdict,

@@ -87,7 +87,7 @@ def _graceful_stop(stop: threading.Event):
 
 def cmd_train(args) -> int:
     from .evaluate import format_table
-    from .events import DoneEvent, FinalEvalEvent
+    from .events import DoneEvent, FinalEvalEvent, Outcome
     from .final_eval import TestScores
     from .preflight import preflight
     from .save_format import is_scorer
@@ -104,7 +104,7 @@ def cmd_train(args) -> int:
             elif isinstance(event, FinalEvalEvent) and event.results is not None:
                 scores = TestScores(event.results, event.prediction, event.node_accuracy, event.node_from)
                 rows = scores.rows(Path(done.checkpoint).name)
-    if done is not None and done.outcome == "failed":
+    if done is not None and done.outcome is Outcome.FAILED:
         kept = is_scorer(done.checkpoint)
         where = f"best checkpoint kept at {done.checkpoint}" if kept else "no checkpoint was written"
         print(f"stsdemo: error: the run ended early: {done.message} ({where})", file=sys.stderr)

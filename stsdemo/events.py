@@ -8,6 +8,7 @@ so a renamed field fails where the event is built, not where a front end reads a
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
+from enum import StrEnum
 from typing import ClassVar, NamedTuple
 
 
@@ -95,16 +96,22 @@ class EvalEvent(Event):
     gap: float = 1.0             # the gap d between nodes
 
 
-OUTCOMES = ("finished", "stopped", "failed")
+class Outcome(StrEnum):
+    """How a run ended; a ``str``, so it prints and is recorded (``run.json``, ``history.json``) as its word, and a
+    recorded word is read back as the Outcome (:class:`DoneEvent`). Readers ask ``outcome is Outcome.FINISHED``,
+    never the word (tests/test_typed_values.py checks it)."""
+
+    FINISHED = "finished"    # every step ran
+    STOPPED = "stopped"      # asked to stop
+    FAILED = "failed"        # it ended on its own (out of memory, ...)
 
 
 @dataclass
 class DoneEvent(Event):
-    """How a run ended: ``outcome`` is ``finished`` (every step ran), ``stopped`` (asked to stop) or ``failed``
-    (it ended on its own, out of memory); ``message`` says why in words ("" when it finished)."""
+    """How a run ended: its :class:`Outcome`; ``message`` says why in words ("" when it finished)."""
 
     kind = "done"
-    outcome: str
+    outcome: Outcome
     message: str
     best: float
     best_step: StageStep
@@ -113,13 +120,17 @@ class DoneEvent(Event):
     pairs_per_s: float
     elapsed: float
 
+    def __post_init__(self):
+        self.outcome = Outcome(self.outcome)
+
     @staticmethod
     def outcome_of(stopped, reason: str) -> dict:
         """``outcome`` and ``message`` of a ``history.json`` written before outcomes (``stopped``, ``reason``)."""
         if not stopped:
-            return {"outcome": "finished", "message": ""}
-        return {"outcome": "stopped", "message": ""} if reason == "stopped" else {"outcome": "failed",
-                                                                                  "message": reason}
+            return {"outcome": Outcome.FINISHED, "message": ""}
+        if reason == Outcome.STOPPED:
+            return {"outcome": Outcome.STOPPED, "message": ""}
+        return {"outcome": Outcome.FAILED, "message": reason}
 
 
 @dataclass

@@ -19,9 +19,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
+from .verdict import Combined, Verdict, combine
+
 # bench writes it and the app ships and reads it: package data of stsdemo.app, named here so neither imports the other
 EVIDENCE_FILE = Path(__file__).parent / "app" / "evidence.json"
-EVIDENCE_VERSION = 2    # 2: every verdict is a stsdemo.paired.Verdict value, read under the equivalence rule
+EVIDENCE_VERSION = 2    # 2: every verdict is a stsdemo.verdict.Verdict value, read under the equivalence rule
 STS, NLI = "STS", "NLI"
 
 
@@ -66,19 +68,34 @@ class ClaimLine:
     mean: float | None
     se: float | None
     n: int
-    verdict: str                   # a stsdemo.paired.Verdict value
+    verdict: Verdict               # recorded as its words, read back as the Verdict
     metric: str
+
+    def __post_init__(self):
+        self.verdict = Verdict(self.verdict)
 
 
 @dataclass
 class Claim:
-    """One claim of the paper, its verdict over its comparisons (``lines``) and their numbers of paired seeds."""
+    """One claim of the paper, its verdict over its comparisons (``lines``) and their numbers of paired seeds.
+    ``verdict`` is the recorded text: ``str(``:attr:`combined```)`` for a claim read from paired comparisons, the
+    measurement in words for one measured otherwise (C6, the memory ratio, has no lines)."""
 
     claim: str
     text: str
     verdict: str
     n: str
     lines: list[ClaimLine] = field(default_factory=list)
+
+    @property
+    def combined(self) -> Combined:
+        """The verdicts of the claim's comparisons read as one (the type its recorded ``verdict`` was written from)."""
+        return combine(line.verdict for line in self.lines)
+
+    @property
+    def words(self) -> str:
+        """The claim's verdict as shown: its comparisons' combined verdict in words, else the recorded text."""
+        return self.combined.words if self.lines else self.verdict
 
     @classmethod
     def from_dict(cls, values: dict) -> "Claim":

@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from enum import StrEnum
+
+from .verdict import Verdict
 
 LEVEL = 0.05         # the two-sided test's level; also the false discovery rate of benjamini_hochberg
 SPEARMAN, ACCURACY = "spearman", "accuracy"
@@ -53,27 +54,6 @@ MARGINS = {
     ACCURACY: Margin(0.1, "accuracy points (% of pairs on their gold node)",
                      "one pair in 1,000: on the Playground's 1,000 SNLI report pairs, 0.1 points is one pair"),
 }
-
-
-class Verdict(StrEnum):
-    """What the rule reads of one comparison; a ``str``, so a verdict prints and compares as its words."""
-
-    HOLDS = "holds"
-    REVERSED = "reversed"
-    NEGLIGIBLE = "negligible"
-    NO_DIFFERENCE = "no measurable difference"
-    ONE_SEED = "one seed"
-    NOT_MEASURED = "not measured"
-
-    @property
-    def marked(self) -> bool:
-        """Whether the verdict says one arm is better (holds or reversed)."""
-        return self in (Verdict.HOLDS, Verdict.REVERSED)
-
-    @property
-    def decided(self) -> bool:
-        """Whether the rule read the comparison (two seeds or more)."""
-        return self not in (Verdict.ONE_SEED, Verdict.NOT_MEASURED)
 
 
 def t_quantile(n: int) -> float:
@@ -229,31 +209,3 @@ def benjamini_hochberg(p_values: list[float], rate: float = LEVEL) -> list[bool]
     for _, index in order[:cut]:
         found[index] = True
     return found
-
-
-ONE_SEED_ONLY = "one seed only"
-WHERE_SEEDS = " (comparisons with 2+ seeds)"
-MIXED = "mixed: "
-
-
-def combine(verdicts: list[Verdict | str]) -> str:
-    """One verdict for a claim from the verdicts of its comparisons: the one verdict its read comparisons share
-    (naming it when some were not read), ``mixed: 1 reversed, 2 negligible`` when they differ, :data:`ONE_SEED_ONLY`
-    or ``not measured`` when none was read."""
-    found = [Verdict(v) for v in verdicts]
-    decided = [v for v in found if v.decided]
-    if not decided:
-        return ONE_SEED_ONLY if Verdict.ONE_SEED in found else Verdict.NOT_MEASURED.value
-    where = "" if len(decided) == len(found) else WHERE_SEEDS
-    if len(set(decided)) == 1:
-        return decided[0].value + where
-    counts = {kind: decided.count(kind) for kind in Verdict if kind.decided}
-    return MIXED + ", ".join(f"{count} {kind.value}" for kind, count in counts.items() if count)
-
-
-def mixed_counts(claim_verdict: str) -> dict[Verdict, int] | None:
-    """The counts of a ``mixed: ...`` claim verdict (:func:`combine`) by verdict; None for any other."""
-    if not claim_verdict.startswith(MIXED):
-        return None
-    parts = (part.split(" ", 1) for part in claim_verdict.removeprefix(MIXED).split(", "))
-    return {Verdict(kind): int(count) for count, kind in parts}

@@ -42,7 +42,7 @@ from .config import PRESETS, TrainConfig, encoder_family
 from .data import PairSet, builtin_scheme, load_dev_data, load_training_data
 from .errors import InputError
 from .evaluate import DevEvaluator
-from .events import DoneEvent, EvalEvent, Event, StageStep, StartEvent, StepEvent
+from .events import DoneEvent, EvalEvent, Event, Outcome, StageStep, StartEvent, StepEvent
 from .labels import LabelScheme, get_scheme
 from .losses.registry import build_loss
 from .losses.spec import run_k
@@ -438,7 +438,7 @@ def train(config: TrainConfig, stop: threading.Event | None = None, *, train_set
     accelerator = make_accelerator(precision)
     out_dir = output_folder(config)
     run = Run(config, accelerator, stop, Checkpointer(evaluator, out_dir, config, time.perf_counter(), precision))
-    outcome, message = "finished", ""
+    outcome, message = Outcome.FINISHED, ""
     tf32_before = allow_tf32(precision.chosen == "tf32")   # process-wide: put back when the run ends
     try:
         for index, (stage, pairs) in enumerate(zip(stages, train_sets), start=1):
@@ -447,12 +447,12 @@ def train(config: TrainConfig, stop: threading.Event | None = None, *, train_set
             loss_fn = stage_loss(config, stage, index, pairs.scheme, family, loss)
             model = yield from run_stage(index, stage, pairs, model, loss_fn, run)
             if stop.is_set():
-                outcome = "stopped"
+                outcome = Outcome.STOPPED
                 break
     except (RuntimeError, MemoryError) as error:  # torch.OutOfMemoryError is a RuntimeError
         if not out_of_memory(error):
             raise
-        outcome = "failed"
+        outcome = Outcome.FAILED
         message = (f"out of memory ({type(error).__name__}) after {_steps(run.steps)}: try a smaller batch size "
                    "or max length; the best checkpoint so far is kept")
     finally:

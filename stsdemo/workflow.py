@@ -23,7 +23,7 @@ from .atomic import write_json_atomic
 from .budget import check_run
 from .config import TrainConfig
 from .data import PairSet, senteval_test_sets
-from .events import DoneEvent, Event, FinalEvalEvent
+from .events import DoneEvent, Event, FinalEvalEvent, Outcome
 from .final_eval import ResultCache, TestScores, reading_for, scoring_steps
 from .model import SiameseRegressor, default_device
 from .model_card import write_card
@@ -54,7 +54,7 @@ def train_and_evaluate(config: TrainConfig, stop: threading.Event | None = None,
                 done = event
     finally:
         events.close()
-    if not evaluate or done is None or done.outcome != "finished" or not is_scorer(done.checkpoint):
+    if not evaluate or done is None or done.outcome is not Outcome.FINISHED or not is_scorer(done.checkpoint):
         return
     yield from evaluate_run(config, done.checkpoint, stop, test_sets or senteval_test_sets(), base_cache)
 

@@ -180,15 +180,16 @@ def test_the_fine_tune_tab_logs_no_warning_of_ours(window, tmp_path):
 def test_the_wording_says_what_it_means():
     """A mixed verdict says the comparisons disagree and how many hold; a prediction beyond the label line is drawn
     at its end and said."""
-    from stsdemo import evidence_cells
     from stsdemo.app.score import view as score_view
     from stsdemo.app.score.figures import number_line
     from stsdemo.labels import get_scheme
 
-    words = evidence_cells.verdict_words("mixed: 2 reversed, 1 no measurable difference")
+    from stsdemo.verdict import combine
+
+    words = combine(["reversed", "no measurable difference", "reversed"]).words
     assert words == "mixed (the comparisons disagree): holds in none of 3; 2 reversed, 1 no measurable difference"
-    assert "holds in 1 of 2; 1 reversed" in evidence_cells.verdict_words("mixed: 1 holds, 1 reversed")
-    assert evidence_cells.verdict_words("reversed") == "reversed"
+    assert "holds in 1 of 2; 1 reversed" in combine(["holds", "reversed"]).words
+    assert combine(["reversed", "one seed"]).words == "reversed (comparisons with 2+ seeds)"
 
     sts = get_scheme("sts")
     figure = number_line(sts, -1.49, 0.25, None, title="Prediction -1.490 → “0” (node 0)")

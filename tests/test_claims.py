@@ -10,7 +10,7 @@ import re
 import pytest
 
 from bench import claims, report, tuning_evidence
-from stsdemo import evidence_cells
+from stsdemo import claims_text, evidence_cells
 from stsdemo.app.benchmark import evidence_view
 from stsdemo.app.benchmark import view as benchmark_view
 
@@ -120,7 +120,8 @@ def test_two_equal_differences_have_no_spread_so_no_verdict():
 
 
 def test_one_seed_and_no_seed_give_no_verdict_and_no_interval():
-    from stsdemo.paired import Verdict, paired
+    from stsdemo.paired import paired
+    from stsdemo.verdict import Verdict
 
     one, none = paired({42: 80.6}, {42: 80.5}), paired({42: 80.6}, {43: 80.5})
     assert one.verdict is Verdict.ONE_SEED and none.verdict is Verdict.NOT_MEASURED
@@ -138,7 +139,8 @@ def test_the_mean_and_spread_do_not_depend_on_the_order_of_the_seeds():
 
 
 def test_the_rule_as_data_is_json_and_matches_the_rule():
-    from stsdemo.paired import LEVEL, MARGINS, RULE_IN_WORDS, Verdict, rule_as_data, t_quantile
+    from stsdemo.paired import LEVEL, MARGINS, RULE_IN_WORDS, rule_as_data, t_quantile
+    from stsdemo.verdict import Verdict
 
     data = json.loads(json.dumps(rule_as_data(max_n=30)))
     assert data["level"] == LEVEL and data["in_words"] == RULE_IN_WORDS
@@ -171,15 +173,20 @@ def test_an_untrained_base_pairs_with_every_seed():
 
 
 def test_a_claim_combines_its_comparisons():
-    from stsdemo.paired import Verdict, mixed_counts
+    from stsdemo.verdict import Verdict
 
-    assert claims.combine([Verdict.HOLDS, Verdict.HOLDS]) == "holds"
-    assert claims.combine(["holds", "not measured"]) == "holds (comparisons with 2+ seeds)"
-    assert claims.combine([Verdict.NO_DIFFERENCE, Verdict.REVERSED]).startswith("mixed: 1 reversed")
-    assert claims.combine([Verdict.ONE_SEED, Verdict.NOT_MEASURED]) == "one seed only"
+    both = claims.combine([Verdict.HOLDS, Verdict.HOLDS])
+    assert str(both) == "holds" and both.shared is Verdict.HOLDS and not both.partial
+    partial = claims.combine(["holds", "not measured"])           # a recorded word is read as its Verdict
+    assert str(partial) == "holds (comparisons with 2+ seeds)" and partial.shared is Verdict.HOLDS and partial.partial
+    assert str(claims.combine([Verdict.NO_DIFFERENCE, Verdict.REVERSED])).startswith("mixed: 1 reversed")
+    none_read = claims.combine([Verdict.ONE_SEED, Verdict.NOT_MEASURED])
+    assert str(none_read) == "one seed only" and none_read.shared is None and not none_read.partial
     mixed = claims.combine([Verdict.NEGLIGIBLE, Verdict.NO_DIFFERENCE])
-    assert mixed == "mixed: 1 negligible, 1 no measurable difference"
-    assert mixed_counts(mixed) == {Verdict.NEGLIGIBLE: 1, Verdict.NO_DIFFERENCE: 1} and mixed_counts("holds") is None
+    assert str(mixed) == "mixed: 1 negligible, 1 no measurable difference" and mixed.shared is None
+    assert mixed.counts == {Verdict.NEGLIGIBLE: 1, Verdict.NO_DIFFERENCE: 1}
+    with pytest.raises(ValueError):
+        claims.combine(["helps"])                                   # no such verdict
 
 
 def _sts_run(arm, seed, avg, node=45.0, dev=88.0):
@@ -228,6 +235,16 @@ def test_a_node_cell_names_its_count_only_when_some_seeds_lack_it(node, node_n, 
     assert evidence_cells.node_cell(node, 0.40, node_n, seeds) == shown
 
 
+def test_a_recorded_claim_verdict_is_its_comparisons_read_as_one():
+    """The app reads a claim's verdict from its comparisons' verdicts (``Claim.combined``), the words recorded beside
+    them are what those give."""
+    from stsdemo.verdict import Verdict
+
+    found = evidence_view.load_evidence()
+    assert all(isinstance(line.verdict, Verdict) for claim in found.claims for line in claim.lines)
+    assert all(claim.verdict == str(claim.combined) for claim in found.claims if claim.lines)
+
+
 def test_the_shipped_evidence_is_what_the_recorded_results_give():
     """stsdemo/app/evidence.json and the evidence block of docs/evidence.md (moved there from the README, issue 27)
     are written by ``python -m bench.report`` from docs/results.json: rerun it whenever a run is recorded, so
@@ -259,7 +276,7 @@ def test_the_evidence_table_and_verdicts_render_from_a_results_file(results, tmp
     nli = next(row for name, row in rows.items() if name.endswith("(nli-ce)"))
     assert nli["SNLI test accuracy (%)"] == "76.30 ± 0.10" and nli["7-task mean ± sd"] == "–"
     assert rows["my model (evaluated here)"]["7-task mean ± sd"] == "79.50"
-    text = evidence_view.claims_markdown(found)
+    text = claims_text.claims_markdown(found)
     # SK2 - MSE on the cosine target: -0.15, -0.25, -0.15 -> reversed (t = -5.5 with 2 df, the interval reaches
     # past -0.1); NLI SK2 - CE: -2.1, -1.8, -2.2 -> C1 reversed
     assert "**C2** the buffer zone helps: **reversed (comparisons with 2+ seeds)**" in text

@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from stsdemo import claims_text
 from stsdemo.app import lesson, links
 from stsdemo.app.benchmark import evidence_view
 from stsdemo.app.loss_explorer import view as loss_view
 from stsdemo.app.score import view as score_view
 from stsdemo.app.loss_explorer.figures import loss_figure
+from stsdemo.evidence import Claim, ClaimLine
 from stsdemo.labels import get_scheme
 from stsdemo.scoring import label_summary
 
@@ -131,10 +133,10 @@ def test_a_link_notice_writes_comparisons_in_words():
 
 def test_each_claim_has_a_plain_reading_and_c6_says_what_it_measured():
     found = evidence_view.load_evidence()
-    text = evidence_view.claims_markdown(found)
+    text = claims_text.claims_markdown(found)
     assert "mean ± se (standard error)" in text and text.count("*In plain words:*") == len(found.claims)
     c6 = next(claim for claim in found.claims if claim.claim == "C6")
-    what, figure, reading = evidence_view.memory_reading(c6)
+    what, figure, reading = claims_text.memory_reading(c6)
     assert "batch 16" in what and "batch 512" in what and "less memory" in figure
     assert "far below half" not in text and "holds in direction" not in text
     assert "each run at its usual batch size (16 and 512)" in reading and "about half" in reading
@@ -143,20 +145,20 @@ def test_each_claim_has_a_plain_reading_and_c6_says_what_it_measured():
 
 def test_plain_reading_counts_each_verdict_and_highlights_the_largest_marked_difference():
     line = dict(a="a", b="b", diffs=[1, 1, 1], se=0.1, n=3, metric="7-task Avg.")
-    claim = evidence_view.Claim("C2", "the buffer zone helps", "mixed", "3", [
-        evidence_view.ClaimLine(test="one", mean=1.0, verdict="holds", **line),
-        evidence_view.ClaimLine(test="two", mean=-2.5, verdict="reversed", **line),
-        evidence_view.ClaimLine(test="three", mean=0.02, verdict="negligible", **line),
-        evidence_view.ClaimLine(test="four", mean=-3.0, verdict="no measurable difference", **line)])
-    reading = evidence_view.plain_reading(claim)
-    assert reading.startswith(evidence_view.QUESTIONS["C2"])
+    claim = Claim("C2", "the buffer zone helps", "mixed", "3", [
+        ClaimLine(test="one", mean=1.0, verdict="holds", **line),
+        ClaimLine(test="two", mean=-2.5, verdict="reversed", **line),
+        ClaimLine(test="three", mean=0.02, verdict="negligible", **line),
+        ClaimLine(test="four", mean=-3.0, verdict="no measurable difference", **line)])
+    reading = claims_text.plain_reading(claim)
+    assert reading.startswith(claims_text.QUESTIONS["C2"])
     assert "Of 4 comparisons: yes in 1, the opposite in 1, a difference too small to matter in 1" in reading
     assert "no measurable difference in 1" in reading and "beyond the seed-to-seed noise" not in reading
     # -3.0 is larger but marked nothing: the highlight is the largest difference the rule marked
     assert "Largest marked difference: two, -2.50 points (7-task Avg.; reversed)" in reading
-    unmarked = evidence_view.Claim("C5", "head", "no measurable difference", "3", claim.lines[2:])
+    unmarked = Claim("C5", "head", "no measurable difference", "3", claim.lines[2:])
     assert "Largest difference: four, -3.00 points (7-task Avg.; no measurable difference)" in \
-        evidence_view.plain_reading(unmarked)
+        claims_text.plain_reading(unmarked)
 
 
 def test_the_papers_reported_rows_are_labelled_as_the_papers():

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from ..losses.spec import paper_k
 from ..paired import LEVEL, Paired, benjamini_hochberg
+from ..verdict import Verdict
 from .config import BUFFER_LOSSES, BUILT_IN_DATA, PlaygroundConfig
 from .metrics import READ_BY
 
@@ -36,7 +37,7 @@ HEADS = ("paper", "mlp")                     # the paper's head, and one with mo
 TUNED_LRS = (0.001, 0.003, 0.01, 0.03)       # the learning rates each twin chooses from in the tuned reading
 READINGS = {"best": "each twin stopped at its best step", "step": "both twins at step 1,000",
             "tuned": "each twin's lr and step chosen on the selection set, read on fresh seeds"}
-VERDICT_MARKS = {"holds": "▲", "reversed": "▼"}     # any other verdict is unmarked
+VERDICT_MARKS = {Verdict.HOLDS: "▲", Verdict.REVERSED: "▼"}     # the marked verdicts; any other is unmarked
 # A marked cell is run again on these fresh seeds, disjoint from the discovery seeds (0-19; the tuned reading's
 # 20-39): its mark is shown only when that confirmation, tested alone, gives the same verdict.
 CONFIRM_SEEDS = tuple(range(1000, 1100))
@@ -77,7 +78,7 @@ def cell_paired(entry: dict, metric: str, reading: str = "best") -> Paired | Non
     return Paired(list(found["diffs"]), list(found["seeds"]))
 
 
-def verdicts(payoff: dict, reading: str = "best") -> dict[str, str]:
+def verdicts(payoff: dict, reading: str = "best") -> dict[str, Verdict]:
     """Every recorded cell's verdict under ``reading``, by cell key: each cell read by its data set's metric, its
     t-test corrected over all the recorded cells of that reading by Benjamini-Hochberg at 5 %
     (:func:`stsdemo.paired.benjamini_hochberg`)."""
@@ -95,14 +96,14 @@ def confirmation(entry: dict, metric: str, reading: str) -> Paired | None:
                                              list(found["paired"][metric]["seeds"]), metric)
 
 
-def marks(payoff: dict, reading: str = "best") -> dict[str, tuple[str, str | None]]:
+def marks(payoff: dict, reading: str = "best") -> dict[str, tuple[Verdict, str | None]]:
     """Every recorded cell's verdict under ``reading`` (:func:`verdicts`) and, for a marked one (holds or reversed),
     whether its confirmation agrees: :data:`CONFIRMED` when the confirmation alone gives the same verdict,
     :data:`NOT_CONFIRMED` when it does not, :data:`NOT_RUN` before it is run; None for an unmarked cell."""
     found = verdicts(payoff, reading)
     out = {}
     for key, verdict in found.items():
-        if verdict not in VERDICT_MARKS:
+        if not verdict.marked:
             out[key] = (verdict, None)
             continue
         entry = payoff["cells"][key]
@@ -111,10 +112,10 @@ def marks(payoff: dict, reading: str = "best") -> dict[str, tuple[str, str | Non
     return out
 
 
-def shown_marks(payoff: dict, reading: str = "best") -> dict[str, str]:
+def shown_marks(payoff: dict, reading: str = "best") -> dict[str, Verdict]:
     """The verdict each cell shows under ``reading``: a mark only when confirmed, else "no measurable difference"
     for a mark that is not (its own figures and its confirmation's are said beside it)."""
-    return {key: verdict if status in (None, CONFIRMED) else "no measurable difference"
+    return {key: verdict if status in (None, CONFIRMED) else Verdict.NO_DIFFERENCE
             for key, (verdict, status) in marks(payoff, reading).items()}
 
 
@@ -157,7 +158,8 @@ def nearest_cell(noise: float, size: int, pool: int) -> tuple[float, int]:
     return chosen_noise, chosen_size
 
 
-def reading(cells: dict[tuple[float, int], dict], marks: dict[str, str], total: int, label: str = "best") -> str:
+def reading(cells: dict[tuple[float, int], dict], marks: dict[str, Verdict], total: int,
+            label: str = "best") -> str:
     """What a map shows, plainly: in how many of its cells the buffer pays off (holds), costs (reversed), makes a
     negligible or no measurable difference (``marks``: :func:`verdicts` over all ``total`` cells of the reading),
     and where it pays off ("nowhere" when it does not)."""
@@ -167,9 +169,9 @@ def reading(cells: dict[tuple[float, int], dict], marks: dict[str, str], total: 
     found = {place: verdict for place, verdict in found.items() if verdict is not None}
     if not found:
         return f"This map has no {READINGS[label]} reading (the paper's head has one; `python -m bench.payoff`)."
-    holds = sorted(place for place, verdict in found.items() if verdict == "holds")
-    costs = sorted(place for place, verdict in found.items() if verdict == "reversed")
-    negligible = sum(verdict == "negligible" for verdict in found.values())
+    holds = sorted(place for place, verdict in found.items() if verdict == Verdict.HOLDS)
+    costs = sorted(place for place, verdict in found.items() if verdict == Verdict.REVERSED)
+    negligible = sum(verdict == Verdict.NEGLIGIBLE for verdict in found.values())
 
     def places(chosen):
         return ", ".join(f"σ {noise:g} × {'all' if size == 0 else size} pairs" for noise, size in chosen)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from ..verdict import Verdict
 from .config import PlaygroundConfig
 
 
@@ -21,7 +22,7 @@ class Preset:
     settings: dict
     do: str
     notice: str
-    expects: dict = field(default_factory=dict)     # reading -> verdict at the last step (checked by a test)
+    expects: dict[str, Verdict] = field(default_factory=dict)   # reading -> verdict at the last step (tested)
     hide: tuple[str, ...] = ("lr", "batch_size", "head", "width", "d", "speed", "model")   # a classroom's link
 
     def config(self) -> PlaygroundConfig:
@@ -42,7 +43,7 @@ PRESETS = (
            "stopped at its best reads −0.34 ± 0.20 (95 % interval −0.74 to +0.05): still no measurable "
            "difference, if anything against the buffer. The buffer slows the memorisation of a small training set; "
            "it does not make the head stopped at its best any better. Click a dot to read its pair.",
-           expects={"best": "no measurable difference", "step": "holds"}),
+           expects={"best": Verdict.NO_DIFFERENCE, "step": Verdict.HOLDS}),
     Preset("big-clean", "Big clean data",
            dict(noise=0.0, train_pairs=0, seeds=20, steps=1000),
            "Press **▶ Play**: every training pair the selection set leaves (5,238), with clean labels.",
@@ -50,7 +51,7 @@ PRESETS = (
            "difference either way (nor a shown equivalence: each 95 % interval reaches past ±0.1). With this much "
            "data both are still improving near the end (median best steps 845 and 865), so there is little to "
            "memorise and nothing for the buffer to slow.",
-           expects={"best": "no measurable difference", "step": "no measurable difference"}),
+           expects={"best": Verdict.NO_DIFFERENCE, "step": Verdict.NO_DIFFERENCE}),
     Preset("widest-buffer", "The widest buffer: x0 = d/2",
            dict(x0=0.5, noise=0.0, train_pairs=800, seeds=20, steps=1000),
            "Press **▶ Play**: the buffer reaches halfway to the next node, the most the rule x0 ≤ d/2 allows.",
@@ -59,7 +60,7 @@ PRESETS = (
            "inside x0 = d/2 sits at the rounding edge, so some round to the neighbouring node, the Loss explorer's "
            "lesson in training. At step 1,000 the buffer is ahead (+3.84 ± 0.28) only because it memorises more "
            "slowly.",
-           expects={"best": "no measurable difference", "step": "holds"}),
+           expects={"best": Verdict.NO_DIFFERENCE, "step": Verdict.HOLDS}),
     Preset("nli-nodes", "NLI's three nodes",
            dict(data="nli", noise=0.0, train_pairs=0, seeds=20, steps=1000),
            "Press **▶ Play**: contradiction 0, neutral 1, entailment 2; the prediction's category is the nearest "
@@ -67,6 +68,6 @@ PRESETS = (
            "At step 1,000 the buffer costs accuracy (−0.78 ± 0.20 points: reversed), as the recorded encoder "
            "fine-tunes on SNLI found; stopped at its best the difference is −0.66 ± 0.49, no measurable difference "
            "at n = 20.",
-           expects={"best": "no measurable difference", "step": "reversed"}),
+           expects={"best": Verdict.NO_DIFFERENCE, "step": Verdict.REVERSED}),
 )
 BY_NAME = {preset.name: preset for preset in PRESETS}

@@ -11,17 +11,17 @@ from __future__ import annotations
 import html
 import json
 import math
-import re
 import textwrap
 from pathlib import Path
 
 import pandas as pd
 import plotly.graph_objects as go
 
-from ...evidence import EVIDENCE_FILE, NLI, STS, Claim, ClaimLine, Evidence, EvidenceRow
-from ...evidence_cells import node_cell, spread_cell, verdict_words
+from ...claims_text import claims_markdown
+from ...evidence import EVIDENCE_FILE, NLI, STS, ClaimLine, Evidence, EvidenceRow
+from ...evidence_cells import COLUMNS, arm_cell, evidence_rows, spread_cell
 from ...losses.spec import LOSSES
-from ...paired import RULE_IN_WORDS, WHERE_SEEDS, Verdict
+from ...verdict import Combined, Verdict
 from .reference import PAPER_ARMS, PAPER_REPORTED
 
 
@@ -40,28 +40,24 @@ def load_evidence(path: Path | None = None) -> Evidence:
         raise EvidenceUnavailable(f"the evidence file {path.name} could not be read ({error})") from None
 
 
-COLUMNS = ["arm", "encoder", "seeds", "7-task mean ± sd", "STS-B test on node (%)", "SNLI test accuracy (%)",
-           "machine"]
 # pixels, not shares: on a phone the table scrolls sideways instead of squeezing each cell to a letter a line
 COLUMN_WIDTHS = ["400px", "170px", "110px", "130px", "130px", "130px", "140px"]
 
 
 def evidence_frame(evidence: Evidence | None, own: dict[str, dict] | None = None,
                    markup: bool = False) -> pd.DataFrame:
-    """The table of the Benchmark tab: every recorded arm, then the visitor's own evaluations
-    (``{name: 7-task results}``) as rows of one run each. Each arm reads "full name (code)"; with ``markup``
-    (the app's table, whose arm column is HTML) the full name, then its code in small type below it."""
-    records = []
-    for row in (evidence.rows if evidence else []):
-        n = len(row.seeds)
-        node_n = n if row.node_n is None else row.node_n
-        records.append([arm_cell(row.label, row.arm, markup), row.encoder, ", ".join(map(str, row.seeds)) or "–",
-                        spread_cell(row.avg, row.avg_sd, n), node_cell(row.node, row.node_sd, node_n, n),
-                        spread_cell(row.nli, row.nli_sd, n), row.machine])
-    for name, results in (own or {}).items():
-        records.append([arm_cell(name, "evaluated here", markup), name, "–", spread_cell(results.get("Avg."), None, 1),
-                        "–", "–", "this app"])
-    return pd.DataFrame(records, columns=COLUMNS)
+    """The table of the Benchmark tab: every recorded arm (:func:`stsdemo.evidence_cells.evidence_rows`), then
+    the visitor's own evaluations (``{name: 7-task results}``) as rows of one run each."""
+    own_rows = [[arm_cell(name, "evaluated here", markup), name, "–", spread_cell(results.get("Avg."), None, 1), "–",
+                 "–", "this app"] for name, results in (own or {}).items()]
+    return pd.DataFrame(evidence_rows(evidence, markup) + own_rows, columns=COLUMNS)
+
+
+def claims_view(evidence: Evidence | None, reason: str = "") -> str:
+    """The verdicts on the paper's claims (:func:`stsdemo.claims_text.claims_markdown`), or why they are missing."""
+    if evidence is None:
+        return f"**The project's recorded evidence is unavailable** ({reason}). Your own evaluations still work."
+    return claims_markdown(evidence)
 
 
 PAPER_COLUMNS = ["encoder (paper)", "trained on", *PAPER_ARMS, "source"]
@@ -88,94 +84,8 @@ def paper_reading() -> str:
             + "; ".join(pairs) + ". Set them beside this project's C2 above (all-MiniLM-L6-v2, paired seeds).")
 
 
-def arm_cell(label: str, code: str, markup: bool = False) -> str:
-    """An arm's name in the table: "label (code)", or as escaped HTML with the code in small type."""
-    if not markup:
-        return f"{label} ({code})"
-    return f"{html.escape(label)}<br><small><code>{html.escape(code)}</code></small>"
-
-
-# Each claim of the paper as the question a reader asks; the verdicts answer it (``plain_reading``).
-QUESTIONS = {
-    "C1": "Does regression on the label line beat a classifier?",
-    "C2": "Does the buffer zone beat the same loss without it?",
-    "C3": "Does Smooth K2 beat Translated ReLU?",
-    "C4": "Does the recipe improve a contrastive encoder, beyond the untrained one and beyond +Contrast?",
-    "C5": "Does the head on [u, v, |u-v|] beat [u, v] and [|u-v|]?",
-    "C6": "Does the fine-tune need about half the memory of contrastive training?",
-}
 SPREADS = ("± in the table: **sd**, the standard deviation of an arm's figure over its seeds. ± in the verdicts: "
            "**se**, the standard error of the mean of the per-seed differences (what the rule reads).")
-
-
-def claims_markdown(evidence: Evidence | None, reason: str = "") -> str:
-    """One line per claim: its verdict and the numbers behind it (mean difference ± se), then a plain reading."""
-    if evidence is None:
-        return f"**The project's recorded evidence is unavailable** ({reason}). Your own evaluations still work."
-    lines = [f"Verdicts from paired seeds (recorded {evidence.generated}): {RULE_IN_WORDS}. Each difference reads "
-             "mean ± se (standard error), n = paired seeds.", ""]
-    for claim in evidence.claims:
-        memory = memory_reading(claim) if not claim.lines else None
-        head = f"{memory[0]}: **{memory[1]}**" if memory else f"{claim.text}: **{verdict_words(claim.verdict)}**"
-        reading = plain_reading(claim)
-        lines.append(f"- **{claim.claim}** {head}" + (f". *In plain words:* {reading}" if reading else ""))
-        numbers = "; ".join(_line_text(line) for line in claim.lines if line.n)
-        lines += [f"  - mean ± se: {numbers}"] if numbers else []
-    return "\n".join(lines)
-
-
-# how a plain reading counts the comparisons of each verdict
-COUNTED = {Verdict.HOLDS: "yes in {}", Verdict.REVERSED: "the opposite in {}",
-           Verdict.NEGLIGIBLE: "a difference too small to matter in {} (its 95 % interval lies inside the smallest "
-                               "effect of interest)",
-           Verdict.NO_DIFFERENCE: "no measurable difference in {} (the seed-to-seed noise could hide one)"}
-
-
-def plain_reading(claim: Claim) -> str:
-    """One sentence a student can read: the claim's question and how many comparisons answered yes, the
-    opposite, too small to matter, or nothing measurable, with the largest of the differences the rule marked
-    (holds or reversed; of all read ones when none is marked), named with its verdict ("" when none was read)."""
-    if not claim.lines:
-        memory = memory_reading(claim)
-        return memory[2] if memory else ""
-    measured = [line for line in claim.lines if Verdict(line.verdict).decided and line.mean is not None]
-    if not measured:
-        return ""
-    counts = [(text, sum(Verdict(line.verdict) == kind for line in measured)) for kind, text in COUNTED.items()]
-    marked = [line for line in measured if Verdict(line.verdict).marked]
-    largest = max(marked or measured, key=lambda line: abs(line.mean))
-    count = f"{len(measured)} comparison{'' if len(measured) == 1 else 's'}"
-    return (f"{QUESTIONS.get(claim.claim, claim.text)} Of {count}: "
-            f"{', '.join(text.format(found) for text, found in counts if found)}. "
-            f"Largest {'marked ' if marked else ''}difference: {largest.test}, {largest.mean:+.2f} points "
-            f"({largest.metric}; {largest.verdict}).")
-
-
-MEMORY = re.compile(r"\((?P<kind>[^:]+): ours \(batch (?P<ours>\d+)\) / InfoNCE \(batch (?P<theirs>\d+)\) = "
-                    r"(?P<ratio>[\d.]+)x at max length (?P<length>\d+), (?P<device>.+)\)$")
-
-
-def memory_reading(claim: Claim) -> tuple[str, str, str] | None:
-    """C6 worded as what it measured: ``(what was measured, the figure, a plain reading)``, read from the claim's
-    text as ``bench.claims.memory_verdict`` writes it; None when the text has another form (it is then shown
-    as written)."""
-    found = MEMORY.search(claim.text)
-    if claim.claim != "C6" or not found:
-        return None
-    ours, theirs, ratio = int(found["ours"]), int(found["theirs"]), float(found["ratio"])
-    what = (f"memory: {found['kind']} of our fine-tune at batch {ours} over InfoNCE contrastive training at batch "
-            f"{theirs} (max length {found['length']}, {found['device']})")
-    figure = f"{ratio:.2f}×, {'less' if ratio < 1 else 'more'} memory than contrastive training"
-    reading = (f"{QUESTIONS['C6']} Ours used {ratio:.2f}× the memory of InfoNCE, each run at its usual batch size "
-               f"({ours} and {theirs}); the paper reports about half. So {'less' if ratio < 1 else 'more'}"
-               f"{', as claimed' if ratio < 1 else ''}: the ratio compares the two recipes as run, not the memory "
-               "one pair needs.")
-    return what, figure, reading
-
-
-def _line_text(line: ClaimLine) -> str:
-    spread = f" ± {line.se:.2f}" if line.n > 1 and line.se is not None else ""
-    return f"{line.test} {line.mean:+.2f}{spread} (n = {line.n})"
 
 
 def buffer_line(evidence: Evidence | None, loss: str, target: str) -> tuple[ClaimLine, EvidenceRow] | None:
@@ -280,12 +190,14 @@ def headline(evidence: Evidence | None) -> str:
         claim = verdicts.get(key)
         if claim is not None:
             seeds = max((line.n for line in claim.lines), default=0)
-            parts.append(f"{question} *{_answer(claim.verdict)}* (up to {seeds} paired seed{'' if seeds == 1 else 's'}).")
+            parts.append(f"{question} *{_answer(claim.combined)}* (up to {seeds} paired seed{'' if seeds == 1 else 's'}).")
     return "**Measured here** (all-MiniLM-L6-v2): " + " ".join(parts)
 
 
-def _answer(verdict: str) -> str:
+def _answer(combined: Combined) -> str:
     """A claim's verdict as the answer to its question."""
-    where = " in the comparisons run with 2+ seeds" if verdict.endswith(WHERE_SEEDS) else ""
-    verdict = verdict.removesuffix(WHERE_SEEDS)
-    return {Verdict.HOLDS: "yes", Verdict.REVERSED: "no: reversed"}.get(verdict, verdict_words(verdict)) + where
+    if combined.shared is None:
+        return combined.words
+    where = " in the comparisons run with 2+ seeds" if combined.partial else ""
+    answers = {Verdict.HOLDS: "yes", Verdict.REVERSED: "no: reversed"}
+    return answers.get(combined.shared, combined.shared.value) + where

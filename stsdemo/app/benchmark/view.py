@@ -51,7 +51,7 @@ def evidence_views(rows: dict) -> tuple[pd.DataFrame, object, object, str]:
     found, reason = recorded_evidence()
     return (evidence_view.evidence_frame(found, rows, markup=True),
             evidence_view.evidence_figure(found, evidence_view.STS),
-            evidence_view.evidence_figure(found, evidence_view.NLI), evidence_view.claims_markdown(found, reason))
+            evidence_view.evidence_figure(found, evidence_view.NLI), evidence_view.claims_view(found, reason))
 
 
 def benchmark_table(rows: dict) -> pd.DataFrame:

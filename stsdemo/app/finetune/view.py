@@ -29,7 +29,7 @@ import pandas as pd
 from ... import caps, gpu_time
 from ...config import TrainConfig
 from ...errors import InputError
-from ...events import DoneEvent, EvalEvent, Event, FinalEvalEvent, StartEvent, StepEvent
+from ...events import DoneEvent, EvalEvent, Event, FinalEvalEvent, Outcome, StartEvent, StepEvent
 from ...losses.spec import LOSSES, PAPER_X0
 from ...selection import curve_of, metric_name, score_text, selection_text, stage_plan, where
 from ...workflow import train_and_evaluate
@@ -39,6 +39,8 @@ from ..progress import SKIP, Progress, duration, progress_html
 from . import curves, form, histograms
 
 CURVE_RUNS = 5                    # runs of a session drawn together on the charts
+# how the status line of an ended run starts
+ENDINGS = {Outcome.FINISHED: "Finished", Outcome.STOPPED: "Stopped", Outcome.FAILED: "Ended early"}
 
 
 # ---- what a run looks like ---------------------------------------------------------------------------------
@@ -252,11 +254,11 @@ class LiveRun:
         self.info.best, self.info.best_step = event.best, event.best_step
         self.info.status, self.info.message = event.outcome, event.message
         self.progress.train_fraction = 1.0
-        how = {"finished": "Finished", "stopped": "Stopped", "failed": "Ended early"}[event.outcome]
+        how = ENDINGS[event.outcome]
         self.text = (f"{how} after {event.steps} steps in {duration(event.elapsed)}; best "
                      f"{metric_name(self.info.config)} {score_text(event.best, self.config.select_by)} at "
                      f"{where(event.best_step, self.progress.stages)}.")
-        if self.info.final_eval and event.outcome == "finished":
+        if self.info.final_eval and event.outcome is Outcome.FINISHED:
             self.text += " Now the 7-task evaluation…"
 
     def _final_eval(self, event: FinalEvalEvent) -> None:
@@ -274,7 +276,7 @@ class LiveRun:
         """The status and progress texts of the run once it has ended."""
         info = self.info
         kept = "its best checkpoint is kept" if info.has_checkpoint() else "no checkpoint was written"
-        why = f" ({info.message})" if info.message and info.message not in (info.status, "finished") else ""
+        why = f" ({info.message})" if info.message and info.message not in (info.status, Outcome.FINISHED) else ""
         self.status = (f"**{info.label}** {info.status}{why}; {kept}. {selection_of(info)}"
                        + (" It is now in the model lists of *Score a pair* and *Benchmark* and can start another "
                           "run (warm start), or be downloaded below." if info.has_checkpoint() else ""))
@@ -372,20 +374,20 @@ def run_admitted(state, live: LiveRun, signal: StopSignal) -> Iterator[TrainView
                 last_saved = now
             yield live.view()
         if info.status == "running":
-            info.status, info.message = "failed", "the run ended without a final event"
-        if info.status == "stopped" and signal.past_deadline():
+            info.status, info.message = Outcome.FAILED, "the run ended without a final event"
+        if info.status == Outcome.STOPPED and signal.past_deadline():
             info.message = (f"stopped at the wall-clock limit ({caps.wall_clock_seconds() / 60:.0f} min, "
                             "STSDEMO_WALL_CLOCK_FACTOR times the budget's minutes): its best checkpoint so far is kept")
             live.text += f" {info.message[0].upper()}{info.message[1:]}."
     except InputError as error:
-        info.status, info.message = "failed", str(error)
+        info.status, info.message = Outcome.FAILED, str(error)
         raise
     except GeneratorExit:
         if info.status == "running":
             info.status, info.message = "cancelled", "the page was closed or the request cancelled"
         raise
     except Exception as error:  # noqa: BLE001 - recorded here, shown by the UI as an error
-        info.status, info.message = "failed", f"{type(error).__name__}: {error}"
+        info.status, info.message = Outcome.FAILED, f"{type(error).__name__}: {error}"
         raise
     finally:
         if events is not None:
@@ -393,4 +395,4 @@ def run_admitted(state, live: LiveRun, signal: StopSignal) -> Iterator[TrainView
         signal.flag.unlink(missing_ok=True)
         session_files.save_run(session, info)
     live.end()
-    yield live.view("done" if info.status == "finished" else "stopped", finished=True)
+    yield live.view("done" if info.status == Outcome.FINISHED else "stopped", finished=True)
