@@ -1,6 +1,8 @@
 """Launch the stsdemo Gradio app: ``python app.py`` (locally, on a Hugging Face Space, or behind $PORT);
 ``python app.py --mcp`` also serves it as an MCP server (tools: ``score_pair``, ``loss_at``, ``playground``) at
-http://127.0.0.1:7860/gradio_api/mcp/ (streamable HTTP; SSE at /gradio_api/mcp/sse).
+http://127.0.0.1:7860/gradio_api/mcp/ (streamable HTTP; SSE at /gradio_api/mcp/sse). ``python app.py --no-prewarm``
+leaves the Playground's data sets to be embedded when a visitor first asks (the benchmarks that serve the app,
+``bench.served_app``, so that the embedding does not load the cores they measure).
 
 Environment: GRADIO_SERVER_NAME (default 127.0.0.1 locally, 0.0.0.0 on a Space), PORT or GRADIO_SERVER_PORT
 (default 7860), STSDEMO_OUTPUT_DIR (runs, default ./runs), STSDEMO_MAX_UPLOAD (default 20mb),
@@ -69,7 +71,7 @@ def main() -> None:
     on_space = bool(os.environ.get("SPACE_ID"))
     host = os.environ.get("GRADIO_SERVER_NAME") or ("0.0.0.0" if on_space else "127.0.0.1")
     port = int(os.environ.get("PORT") or os.environ.get("GRADIO_SERVER_PORT") or 7860)
-    launch(host, port, mcp)
+    launch(host, port, mcp, prewarm="--no-prewarm" not in sys.argv[1:])
 
 
 if __name__ == "__main__":

@@ -4,12 +4,13 @@
     python -m bench.app_default --compare  # "Compare with and without the buffer" at the form's defaults:
                                            # records speed/app_compare
 
-The form's defaults go through the app's own :func:`stsdemo.app.finetune.form.build_config` (so the start model, the
-target, the step count and the dev slice are the ones a visitor gets), then the training loop runs them;
-reported: the dev metric that picks the checkpoint (read by :func:`stsdemo.selection.dev_score`) at step 0 (the
-start), at the last step and at the kept checkpoint, and the wall time.
-``--compare`` runs the pair through the app's own :func:`stsdemo.app.finetune.compare.stream_comparison` (one queued
-job: the form as set, then x0 = 0) and reports both runs' last dev and the wall time of the pair.
+The form's defaults are the core's default fine-tune (:func:`stsdemo.default_finetune.default_config`, which the
+form draws its fields from; so the start model, the target, the step count and the dev slice are the ones a
+visitor gets), then the training loop runs them; reported: the dev metric that picks the checkpoint (read by
+:func:`stsdemo.selection.dev_score`) at step 0 (the start), at the last step and at the kept checkpoint, and the
+wall time. ``--compare`` runs the pair through the core's comparison that the app's Compare streams
+(:func:`stsdemo.buffer_comparison.compare`: the form as set, then x0 = 0) and reports both runs' last dev, the
+paired verdict and the wall time of the pair. No app is served: bench reads the core, not the app.
 """
 
 from __future__ import annotations
@@ -23,12 +24,13 @@ import tempfile
 from .common import Timer, device_name, setup_environment, update_results
 
 
-def default_run() -> dict:
-    from stsdemo.app.finetune import form
+def default_run(folder: str) -> dict:
+    """The default fine-tune, its checkpoint in ``folder``."""
+    from stsdemo.default_finetune import default_config
     from stsdemo.selection import dev_score
     from stsdemo.train import DoneEvent, EvalEvent, train
 
-    config = form.build_config("bench", "default-run", form.form_defaults())
+    config = default_config("default-run", os.path.join(folder, "default-run"))
     with Timer() as timer:
         events = list(train(config))
     evals = [e for e in events if isinstance(e, EvalEvent)]
@@ -41,22 +43,21 @@ def default_run() -> dict:
                 seconds=timer.seconds, device=device_name())
 
 
-def compare_run() -> dict:
-    from stsdemo.app import session_files
-    from stsdemo.app.finetune import compare as compare_view
-    from stsdemo.app.finetune import form
-    from stsdemo.app.app_state import AppState
+def compare_run(folder: str) -> dict:
+    """The default fine-tune with and without the buffer (one seed), its checkpoints beside each other in
+    ``folder``."""
+    from stsdemo.buffer_comparison import compare, final_dev
+    from stsdemo.default_finetune import default_config
 
-    values = form.form_defaults()
+    config = default_config("compare", os.path.join(folder, "compare"))
     with Timer() as timer:
-        views = list(compare_view.stream_comparison(AppState(), "bench", values))
-    first, second = session_files.list_runs("bench")[-2:]
-    config = form.build_config("bench", "unused", values)
+        comparison = compare(config)
+    first, second = comparison.pairs[0].configs
+    runs = comparison.pairs[0].runs
     return dict(steps=config.max_steps, dev_pairs=config.max_dev_pairs, loss=config.loss, target=config.target,
-                x0=[first.config["x0"], second.config["x0"]], status=[first.status, second.status],
-                last_dev=[compare_view.final_dev(first, config.select_by),
-                          compare_view.final_dev(second, config.select_by)],
-                verdict=views[-1].status, seconds=timer.seconds, device=device_name())
+                x0=[first.x0, second.x0], status=[run.status for run in runs],
+                last_dev=[final_dev(run, config.select_by) for run in runs],
+                verdict=str(comparison.result().verdict), seconds=timer.seconds, device=device_name())
 
 
 def main(argv=None) -> dict:
@@ -66,8 +67,7 @@ def main(argv=None) -> dict:
     args = parser.parse_args(argv)
     setup_environment()
     with tempfile.TemporaryDirectory() as folder:
-        os.environ["STSDEMO_OUTPUT_DIR"] = folder
-        row = compare_run() if args.compare else default_run()
+        row = compare_run(folder) if args.compare else default_run(folder)
     update_results("speed", {"app_compare" if args.compare else "app_default": row})
     print(json.dumps(row))
     return row

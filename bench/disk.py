@@ -1,5 +1,6 @@
 """Disk the app takes per run, as visitors use it: each run a new visitor who fine-tunes at the form's defaults
-and downloads the zip, through the app itself (``app.py``'s start-up and launch, its REST API).
+and downloads the zip, through the app itself (``python app.py`` served in its own process by
+:mod:`bench.served_app`, its REST API; the form's defaults are the /train endpoint's own).
 
     python -m bench.disk                   # 20 default runs; records memory/disk in docs/results.json
     python -m bench.disk --quick           # a smoke check: 2 runs of 2 steps on 16 dev pairs (memory/disk_quick)
@@ -9,15 +10,14 @@ output folder: each run's checkpoint and history), ``staged`` (the system temp f
 until handed over) and ``gradio_cache`` (Gradio's copies of what it handed out, deleted on the app's schedule).
 Reported: each run's sizes, the growth per run, and the disk after the last run once the app's sweeper has had
 ``--settle`` seconds to remove the handed-over zip (the steady state after the runs). The app's own schedule
-runs unchanged (stsdemo.app.session_files: sweep every minute, a staged file removed a minute after hand-over, Gradio's
-copies deleted after ``GRADIO_CACHE_SCHEDULE``; sessions kept 24 h).
+runs unchanged (its schedule is declared in :mod:`stsdemo.caps`: sweep every minute, a staged file removed a minute
+after hand-over, Gradio's copies deleted after 10 minutes; sessions kept 24 h).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 import tempfile
@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 from .common import Timer, device_name, log, median, out_dir, setup_environment, update_results
+from .served_app import Served, serve_app, session_runs
 
 MB = 10**6                 # decimal megabytes, as issue 32 measured the disk
 RUNS = 20
@@ -37,15 +38,18 @@ def folder_mb(folder: Path) -> float:
 
 
 def isolate(root: Path) -> dict[str, Path]:
-    """Point the app's output folder, Gradio's cache and the system temp folder (where downloads are staged) into
-    ``root``, before the app is imported, so every byte it writes is counted and nothing else is."""
+    """The app's output folder, Gradio's cache and the system temp folder (where downloads are staged), all in
+    ``root``, so every byte the served app writes is counted and nothing else is (:func:`app_environment`)."""
     places = {"runs": root / "runs", "staged": root / "tmp", "gradio_cache": root / "gradio", "client": root / "client"}
     for folder in places.values():
         folder.mkdir(parents=True)
-    os.environ.update(STSDEMO_OUTPUT_DIR=str(places["runs"]), GRADIO_TEMP_DIR=str(places["gradio_cache"]),
-                      TMPDIR=str(places["staged"]), GRADIO_ANALYTICS_ENABLED="False")
-    tempfile.tempdir = str(places["staged"])
     return places
+
+
+def app_environment(places: dict[str, Path]) -> dict[str, str]:
+    """Where the served app writes besides its output folder (:func:`bench.served_app.serve_app`'s ``output``):
+    Gradio's cache and the temp folder of :func:`isolate`."""
+    return {"GRADIO_TEMP_DIR": str(places["gradio_cache"]), "TMPDIR": str(places["staged"])}
 
 
 def sizes(places: dict[str, Path]) -> dict[str, float]:
@@ -54,61 +58,67 @@ def sizes(places: dict[str, Path]) -> dict[str, float]:
     return {**measured, "total": round(sum(measured.values()), 1)}
 
 
-def one_visit(url: str, values: dict, downloads: Path) -> dict:
-    """A new visitor fine-tunes with ``values`` (the form's inputs) and downloads the run's zip; the run's
+RUN_PICK = 9                 # /train's outputs: progress, status, 3 curves, table, the 4 lists of runs (the Run list
+                             # last), histogram
+
+
+def run_choice(outputs: list) -> str:
+    """The run a visitor just trained, as the Run list names it once the run ends (``run:<id>``): the visitor's
+    one run."""
+    lists = [output[RUN_PICK] for output in outputs if isinstance(output[RUN_PICK], dict)]
+    (_, run), = next(found["choices"] for found in reversed(lists) if "choices" in found)
+    return run
+
+
+def one_visit(app: Served, output: Path, overrides: dict, downloads: Path) -> dict:
+    """A new visitor fine-tunes at the form's defaults with ``overrides`` and downloads the run's zip; the run's
     seconds, checkpoint and zip sizes."""
-    from gradio_client import Client
+    from stsdemo.events import Outcome
 
-    from stsdemo.app import session_files
-
-    client = Client(url, verbose=False, download_files=str(downloads), httpx_kwargs={"timeout": 600})
+    client = app.client(download_files=str(downloads), httpx_kwargs={"timeout": 600})
     endpoint = client.view_api(return_format="dict", print_info=False)["named_endpoints"]["/train"]
     named = {p["parameter_name"] for p in endpoint["parameters"]}
     if not {"max_steps", "max_dev_pairs"} <= named:
         raise RuntimeError(f"/train takes no max_steps or max_dev_pairs: {sorted(named)}")
     with Timer() as timer:
-        list(client.submit(api_name="/train", **{name: value for name, value in values.items() if name in named}))
-    info = session_files.list_runs(client.session_hash)[-1]
-    if info.status != "finished":
-        raise RuntimeError(f"run {info.run_id} ended {info.status}: {info.message}")
-    archive = Path(client.predict(session_files.RUN_PREFIX + info.run_id, api_name="/zip_run"))
+        outputs = list(client.submit(api_name="/train", **overrides))
+    info = session_runs(output, client.session_hash)[-1]
+    if info["status"] != Outcome.FINISHED:
+        raise RuntimeError(f"run {info['run_id']} ended {info['status']}: {info['message']}")
+    archive = Path(client.predict(run_choice(outputs), api_name="/zip_run"))
     zip_mb = archive.stat().st_size / MB
     archive.unlink()  # the visitor's own copy, on their machine: not the server's disk
-    return dict(seconds=round(timer.seconds, 1), checkpoint_mb=round(folder_mb(info.checkpoint), 1),
+    return dict(seconds=round(timer.seconds, 1), checkpoint_mb=round(folder_mb(Path(info["config"]["output_dir"])), 1),
                 zip_mb=round(zip_mb, 1))
 
 
 def measure(places: dict[str, Path], runs: int, overrides: dict, settle: float | None) -> dict:
-    """Start the app as app.py does, run ``runs`` visits, and measure the disk after each and after ``settle``
+    """Serve the app as app.py does, run ``runs`` visits, and measure the disk after each and after ``settle``
     seconds more (default: a sweep period and the hand-over time, so the last zip's staged copy is gone)."""
-    import app  # the app's own start-up: recovery, the demo with Gradio's cache schedule
+    from stsdemo import caps, environment
 
-    from stsdemo import environment
-    from stsdemo.app import session_files
-    from stsdemo.app.finetune import form
-
-    settle = session_files.SWEEP_EVERY_S + session_files.HANDED_OVER_S if settle is None else settle
-
-    _, url, _ = app.launch("127.0.0.1", None, prewarm=False, prevent_thread_lock=True, quiet=True)
-    try:
+    schedule = {name: int(caps.value(name)) for name in ("sweep_every_seconds", "handed_over_seconds",
+                                                        "gradio_sweep_seconds", "gradio_keep_seconds",
+                                                        "session_keep_seconds")}
+    settle = schedule["sweep_every_seconds"] + schedule["handed_over_seconds"] if settle is None else settle
+    with serve_app(places["runs"], **app_environment(places)) as app:
         before = sizes(places)
-        values = {**form.form_defaults(), **overrides}
         visits = []
         for index in range(runs):
-            visit = one_visit(url, values, places["client"])
+            visit = one_visit(app, places["runs"], overrides, places["client"])
             visits.append({**visit, "after": sizes(places)})
             log(f"run {index + 1}/{runs}: {json.dumps(visits[-1])}")
         last = visits[-1]["after"]
         time.sleep(settle)
         settled = sizes(places)
-    finally:
-        app.demo.close()
     totals = [before["total"]] + [visit["after"]["total"] for visit in visits]
     return dict(runs=runs, settings=overrides, before_mb=before, visits=visits,
                 mb_per_run=round(median([b - a for a, b in zip(totals, totals[1:])]), 1),
                 after_runs_mb=last, settled_mb=settled, settle_s=settle,
-                schedule=dict(sweep_every_s=session_files.SWEEP_EVERY_S, handed_over_s=session_files.HANDED_OVER_S,
-                              gradio_cache=list(session_files.GRADIO_CACHE_SCHEDULE), session_max_age_s=session_files.SESSION_MAX_AGE_S,
+                schedule=dict(sweep_every_s=schedule["sweep_every_seconds"],
+                              handed_over_s=schedule["handed_over_seconds"],
+                              gradio_cache=[schedule["gradio_sweep_seconds"], schedule["gradio_keep_seconds"]],
+                              session_max_age_s=schedule["session_keep_seconds"],
                               session_budget_mb=round(environment.session_disk_bytes() / MB)))
 
 

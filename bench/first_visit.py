@@ -13,21 +13,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 
 from .common import REPO, device_name, log, update_results
+from .served_app import free_port
 
 SECTION = "playground"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def markdown(results: dict) -> list[str]:

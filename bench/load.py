@@ -20,7 +20,6 @@ import json
 import os
 import random
 import re
-import socket
 import subprocess
 import sys
 import threading
@@ -28,6 +27,7 @@ import time
 from dataclasses import dataclass, field
 
 from .common import REPO, log, machine, machine_load, out_dir, percentile, update_results
+from .served_app import free_port
 
 PAIRS = [("A man is playing a guitar.", "A man plays the guitar."), ("A dog runs in the park.", "Stocks fell."),
          ("A woman is slicing an onion.", "Someone is cutting an onion."), ("Kids play soccer.", "A cat sleeps.")]
@@ -109,12 +109,6 @@ def visitor(kind: str, number: int, url: str, until: float, tallies: dict) -> No
         while time.time() < until:
             tallies[kind].add(*call(client, url, name, arguments(kind, rng), address))
             time.sleep(THINK_SECONDS[kind] * rng.uniform(0.5, 1.5))
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def start_app() -> tuple[subprocess.Popen, str]:

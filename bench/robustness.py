@@ -6,13 +6,16 @@
     python -m bench.robustness --part app-cycles       # 10 start/stop cycles through the app's API
     python -m bench.robustness --quick                 # small sizes: a smoke run
 
-* ``concurrency``: the app runs in this process (as on a Space); one client starts a fine-tune, then
-  ``--clients`` clients (each its own session) send ``--requests`` /score calls each, all at once. Reported:
-  latency p50/p95/max of every call, idle (no training) and during training, and how many were answered.
+* ``concurrency``: the app serves from a process of its own (``python app.py``, as on a Space:
+  :mod:`bench.served_app`); one client starts a fine-tune, then ``--clients`` clients (each its own session) send
+  ``--requests`` /score calls each, all at once. Reported: latency p50/p95/max of every call, idle (no training)
+  and during training, how many were answered, and whether the fine-tune was still streaming throughout.
 * ``cycles``: ``train()`` in a thread, stopped at its first step - odd cycles with the stop event, even ones
   by closing the generator (what a closed browser tab does). Reported: RSS at the start, after a warm-up
   cycle and after all cycles; Python threads; whether the best checkpoint still loads.
-* ``app-cycles``: the same through the app (/train, then /stop or a cancelled job).
+* ``app-cycles``: the same through the served app (/train, then /stop or a cancelled job), each cycle's run read
+  from the records the app wrote (its status, whether its checkpoint loads as a scorer); RSS and threads are the
+  server process's (threads as the operating system counts them: Python's and its libraries').
 
 Figures are printed and written to ``bench/out/robustness.json`` (not to docs/results.json).
 """
@@ -52,44 +55,22 @@ def rss_mib() -> float:
     return psutil.Process().memory_info().rss / 2**20
 
 
-# ---- the app, in this process ----------------------------------------------------------------------------
+# ---- the app, served -------------------------------------------------------------------------------------
 
 
 class App:
-    """The Gradio app launched in this process on a free port, with its runs in a temporary folder."""
+    """The app served from a process of its own (:func:`bench.served_app.serve_app`), its runs in a temporary
+    folder; ``threads``: torch's CPU threads there (default: torch's choice)."""
 
-    def __init__(self, dev_pairs: int):
-        self.folder = tempfile.mkdtemp(prefix="stsdemo-robustness-")
-        os.environ["STSDEMO_OUTPUT_DIR"] = self.folder
-        os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
+    def __init__(self, dev_pairs: int, threads: int | None = None):
+        from bench.served_app import serve_app
+
+        self.folder = Path(tempfile.mkdtemp(prefix="stsdemo-robustness-"))
         self.dev_pairs = dev_pairs
-        from stsdemo import environment
-        from stsdemo.app.app_state import AppState
-        from stsdemo.app.page import build_demo, launch_kwargs
-
-        self.state = AppState()
-        self.demo = build_demo(self.state)  # launched as app.py launches it: upload cap, output folder never served
-        _, self.url, _ = self.demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True,
-                                          max_file_size=environment.max_upload(), blocked_paths=[self.folder],
-                                          **launch_kwargs())
-        self._wait()
-
-    def _wait(self, timeout: float = 120) -> None:
-        import urllib.request
-
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(self.url.rstrip("/") + "/gradio_api/info", timeout=5):
-                    return
-            except OSError:
-                time.sleep(0.3)
-        raise TimeoutError("the app did not answer")
+        self.served = serve_app(self.folder, **({"OMP_NUM_THREADS": str(threads)} if threads else {}))
 
     def client(self):
-        from gradio_client import Client
-
-        return Client(self.url, verbose=False, httpx_kwargs={"timeout": 300})
+        return self.served.client(httpx_kwargs={"timeout": 300})
 
     def train_kwargs(self, client, **overrides) -> dict:
         """Named arguments for /train: a long run on STS-B train, small enough to start quickly."""
@@ -102,8 +83,14 @@ class App:
         values.update(overrides)
         return {name: value for name, value in values.items() if name in params}
 
+    def runs(self, session: str) -> list[dict]:
+        """The run records of ``session`` the app wrote, oldest first."""
+        from bench.served_app import session_runs
+
+        return session_runs(self.folder, session)
+
     def close(self) -> None:
-        self.demo.close()
+        self.served.close()
 
 
 def wait_for_step(job, timeout: float = 600) -> None:
@@ -150,8 +137,8 @@ def score_burst(clients: list, requests: int) -> dict:
                 mean_s=round(statistics.fmean(latencies), 3) if latencies else None, wall_s=round(wall, 1))
 
 
-def concurrency(clients: int, requests: int, dev_pairs: int) -> dict:
-    app = App(dev_pairs)
+def concurrency(clients: int, requests: int, dev_pairs: int, threads: int | None = None) -> dict:
+    app = App(dev_pairs, threads)
     try:
         pool = [app.client() for _ in range(clients)]
         pool[0].predict("default", *PAIRS[0], "STS 0–5", "", 1.0, None, api_name="/score")  # load the model once
@@ -161,7 +148,7 @@ def concurrency(clients: int, requests: int, dev_pairs: int) -> dict:
         job = trainer.submit(**app.train_kwargs(trainer), api_name="/train")
         wait_for_step(job)
         during = score_burst(pool, requests)
-        still_training = app.state.training_count() > 0 and not job.done()
+        still_training = not job.done()   # the fine-tune streams until its run ends
         print(f"during: {during} (training still running: {still_training})", flush=True)
         trainer.predict(api_name="/stop")
         list(job)
@@ -225,15 +212,16 @@ def cycles(count: int, dev_pairs: int) -> dict:
                 best_checkpoint_loads=loads)
 
 
-def app_cycles(count: int, dev_pairs: int) -> dict:
-    from stsdemo.app import session_files
+def app_cycles(count: int, dev_pairs: int, threads: int | None = None) -> dict:
+    from stsdemo.save_format import is_scorer
 
-    app = App(dev_pairs)
+    app = App(dev_pairs, threads)
+    server = app.served
     try:
         client = app.client()
         kwargs = app.train_kwargs(client, max_length=32, max_pairs=64, batch_size=8)
         client.predict("default", *PAIRS[0], "STS 0–5", "", 1.0, None, api_name="/score")
-        rss_start, threads_start = rss_mib(), threading.active_count()
+        rss_start, threads_start = server.rss_mib(), server.threads()
         rss_warm = threads_warm = None
         outcomes = []
         for index in range(count + 1):
@@ -245,21 +233,22 @@ def app_cycles(count: int, dev_pairs: int) -> dict:
                 client.predict(api_name="/stop")
                 list(job)
             deadline = time.monotonic() + 300
-            while (app.state.active_runs() or app.state.training_count()) and time.monotonic() < deadline:
+            while app.runs(client.session_hash)[-1]["status"] == "running" and time.monotonic() < deadline:
                 time.sleep(0.2)
-            info = session_files.list_runs(client.session_hash)[-1]
-            outcomes.append(dict(status=info.status, checkpoint=info.has_checkpoint()))
+            info = app.runs(client.session_hash)[-1]
+            outcomes.append(dict(status=info["status"], checkpoint=is_scorer(info["config"]["output_dir"])))
             if index == 0:
-                rss_warm, threads_warm = rss_mib(), threading.active_count()
+                rss_warm, threads_warm = server.rss_mib(), server.threads()
             else:
-                print(f"app cycle {index}: {outcomes[-1]} rss {rss_mib():.0f} MiB threads "
-                      f"{threading.active_count()}", flush=True)
-        rss_end, threads_end = rss_mib(), threading.active_count()
+                print(f"app cycle {index}: {outcomes[-1]} rss {server.rss_mib():.0f} MiB threads "
+                      f"{server.threads()}", flush=True)
+        rss_end, threads_end = server.rss_mib(), server.threads()
+        running = [info["run_id"] for info in app.runs(client.session_hash) if info["status"] == "running"]
         return dict(cycles=count, outcomes=outcomes[1:], rss_start_mib=round(rss_start),
                     rss_after_warmup_mib=round(rss_warm), rss_end_mib=round(rss_end),
                     rss_growth_vs_warmup=round(rss_end / rss_warm - 1, 3), threads_start=threads_start,
                     threads_after_warmup=threads_warm, threads_end=threads_end,
-                    training_threads_left=app.state.training_count() > 0, active_runs_left=app.state.active_runs())
+                    training_threads_left=bool(running), active_runs_left=running)
     finally:
         app.close()
 
@@ -273,7 +262,8 @@ def main(argv=None) -> dict:
     parser.add_argument("--cycles", type=int, default=10)
     parser.add_argument("--dev-pairs", type=int, default=100, help="STS-B dev pairs each evaluation scores")
     parser.add_argument("--quick", action="store_true", help="4 clients x 2 calls, 2 cycles")
-    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="torch CPU threads, here and in the served app (default: torch's choice)")
     args = parser.parse_args(argv)
     if args.quick:
         args.clients, args.requests, args.cycles, args.dev_pairs = 4, 2, 2, 16
@@ -284,11 +274,11 @@ def main(argv=None) -> dict:
     report = dict(machine=dict(cpus=os.cpu_count(), torch_threads=torch.get_num_threads(),
                                cuda=torch.cuda.is_available(), load_average=os.getloadavg()))
     if args.part in ("all", "concurrency"):
-        report["concurrency"] = concurrency(args.clients, args.requests, args.dev_pairs)
+        report["concurrency"] = concurrency(args.clients, args.requests, args.dev_pairs, args.threads)
     if args.part in ("all", "cycles"):
         report["cycles"] = cycles(args.cycles, args.dev_pairs)
     if args.part in ("all", "app-cycles"):
-        report["app_cycles"] = app_cycles(args.cycles, args.dev_pairs)
+        report["app_cycles"] = app_cycles(args.cycles, args.dev_pairs, args.threads)
     text = json.dumps(report, indent=2)
     print(text)
     out = REPO / "bench" / "out"

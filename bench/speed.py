@@ -14,9 +14,12 @@ Parts (``--parts``, default all):
 * ``stsb``: ``python -m stsdemo eval --tasks STSBenchmark`` wall time (a subprocess, median of ``--cli-repeats``)
   and the same evaluation in-process;
 * ``latency``: single-pair scoring, p50/p95: ``score_pair`` in-process, the app's ``/score`` endpoint through
-  gradio_client, and a bare Gradio echo app (two text boxes in, one out) launched in the same process,
-  calls alternating;
-* ``view``: ``score_view`` in-process (scoring plus the number-line figure), p50;
+  gradio_client (``python app.py`` served in its own process: :mod:`bench.served_app`; the endpoint runs the
+  Score tab's whole view, its number-line figure included), and a bare Gradio echo app (two text boxes in, one
+  out) served the same way, calls alternating;
+* ``view``: the core's scoring as the Score tab's view calls it, in-process, p50: ``score_pair`` on the view's
+  line (the scheme its "STS 0–5" choice names, :func:`stsdemo.labels.get_scheme`), beside ``score_pair`` alone
+  on the model's own line; the view's figure is the app's, timed with it through ``/score`` in ``latency``;
 * ``cli``: ``python -m stsdemo --help`` and a cold ``python -m stsdemo score A B``, each a fresh subprocess,
   median of ``--cli-repeats``.
 
@@ -37,9 +40,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -47,10 +53,12 @@ from stsdemo.atomic import write_json_atomic
 
 from .common import (REPO, Timer, cuda_available, device_name, load_results, log, machine, machine_load, median,
                      out_dir, percentile, portable, results_lock, results_path, setup_environment, st_module)
+from .served_app import serve_app, serve_echo
 
 PARTS = ("train", "eval", "eval7", "stsb", "latency", "view", "cli")
 PAIR = ("A man is playing a guitar.", "Someone is playing music.")
 WARMUP_REPEATS = 1                # leading repeats of an alternating comparison left out of its medians
+VIEW_TIMED = "`score_pair` as the Score view calls it, in-process"   # what the view part times (its table row)
 
 
 def steady(values: list) -> list:
@@ -267,43 +275,6 @@ def bench_stsb(repeats: int) -> dict:
 # ---- the app: latency and the score view ------------------------------------------------------------
 
 
-def _serve(demo, **kwargs) -> str:
-    """Launch ``demo`` in this process on a free local port and wait until it answers; returns its URL."""
-    import urllib.request
-
-    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, show_error=True, **kwargs)
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(url.rstrip("/") + "/gradio_api/info", timeout=5):
-                return url
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.3)
-
-
-def launch_app():
-    """The Gradio app (``build_demo()``) in this process on a free port; returns (demo, url)."""
-    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-    from stsdemo.app.page import build_demo, launch_kwargs
-
-    demo = build_demo()
-    return demo, _serve(demo, **launch_kwargs())
-
-
-def launch_echo():
-    """A bare Gradio app: two text boxes in, the first echoed out, on the same queue settings as a click
-    event of the app; the floor any Gradio endpoint pays (HTTP, queue, SSE)."""
-    import gradio as gr
-
-    with gr.Blocks() as demo:
-        first, second, out = gr.Textbox(), gr.Textbox(), gr.Textbox()
-        button = gr.Button()
-        button.click(lambda a, b: a, [first, second], out, api_name="echo")
-    return demo, _serve(demo)
-
-
 def bench_latency(calls: int, warmup: int = 3) -> dict:
     """p50/p95 of single-pair scoring: in-process, the app's /score, and a bare echo app, alternating."""
     from stsdemo.data import load_stsb
@@ -315,23 +286,19 @@ def bench_latency(calls: int, warmup: int = 3) -> dict:
     model = SiameseRegressor.load(None)
     result = dict(calls=len(pairs), device=device_name())
     paths = {"in_process": lambda a, b: score_pair(model, a, b)}
-    demos = []
+    servers, folder = [], Path(tempfile.mkdtemp(prefix="speed-app-", dir=out_dir()))
     try:
-        from gradio_client import Client
-
-        demo, url = launch_app()
-        demos.append(demo)
-        app = Client(url, verbose=False)
-        paths["api"] = lambda a, b: app.predict("default", a, b, "STS 0–5", "", 1.0, None, api_name="/score")
+        app = serve_app(folder)
+        servers.append(app)
+        api = app.client()
+        paths["api"] = lambda a, b: api.predict("default", a, b, "STS 0–5", "", 1.0, None, api_name="/score")
     except Exception as error:  # the app is another engineer's part; report, don't crash
         result["api_error"] = f"{type(error).__name__}: {error}"
         log(f"app API not measured: {result['api_error']}")
     try:
-        from gradio_client import Client
-
-        echo_demo, echo_url = launch_echo()
-        demos.append(echo_demo)
-        echo = Client(echo_url, verbose=False)
+        echo_server = serve_echo()
+        servers.append(echo_server)
+        echo = echo_server.client()
         paths["echo"] = lambda a, b: echo.predict(a, b, api_name="/echo")
     except Exception as error:
         result["echo_error"] = f"{type(error).__name__}: {error}"
@@ -347,8 +314,9 @@ def bench_latency(calls: int, warmup: int = 3) -> dict:
                     fn(a, b)
                 times[name].append(timer.seconds * 1000)
     finally:
-        for demo in demos:
-            demo.close()
+        for server in servers:
+            server.close()
+        shutil.rmtree(folder, ignore_errors=True)
     for name, values in times.items():
         result[f"{name}_p50_ms"], result[f"{name}_p95_ms"] = percentile(values, 50), percentile(values, 95)
     if "api" in times and "echo" in times:
@@ -357,18 +325,17 @@ def bench_latency(calls: int, warmup: int = 3) -> dict:
 
 
 def bench_view(calls: int, warmup: int = 2) -> dict:
-    """``score_view`` in-process (scoring plus the number-line figure) beside ``score_pair`` alone."""
+    """The core's scoring as the Score tab's view calls it (``score_pair`` on the line its "STS 0–5" choice
+    names) beside ``score_pair`` alone; the view's figure is the app's and is timed through ``/score``
+    (:func:`bench_latency`)."""
+    from stsdemo.labels import get_scheme
     from stsdemo.model import SiameseRegressor
     from stsdemo.scoring import score_pair
 
-    from stsdemo.app.app_state import AppState
-    from stsdemo.app.score.view import score_view
-
     model = SiameseRegressor.load(None)
-    args = (AppState(), "bench", "default", *PAIR, "STS 0–5", "", 1.0, None)
 
     def view():
-        return score_view(*args)
+        return score_pair(model, *PAIR, get_scheme("sts"))
 
     times, plain = [], []
     for _ in range(warmup):
@@ -381,7 +348,7 @@ def bench_view(calls: int, warmup: int = 2) -> dict:
             score_pair(model, *PAIR)
         plain.append(timer.seconds * 1000)
     return dict(calls=calls, view_p50_ms=percentile(times, 50), view_p95_ms=percentile(times, 95),
-                score_pair_p50_ms=percentile(plain, 50), device=device_name())
+                score_pair_p50_ms=percentile(plain, 50), timed=VIEW_TIMED, device=device_name())
 
 
 # ---- the command line -------------------------------------------------------------------------------

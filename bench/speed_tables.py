@@ -108,7 +108,8 @@ def edge_table(speed: dict) -> list[str]:
                      f"{lat['echo_p50_ms']:.0f} (bare Gradio echo app)", "within 40 ms of the echo app",
                      _met(lat["api_p50_ms"] - lat["echo_p50_ms"] <= 40)))
     if view:
-        rows.append((f"`score_view` in-process, p50 of {view['calls']} (ms)", f"{view['view_p50_ms']:.0f}",
+        timed = view.get("timed", "`score_view` in-process")   # records before the view's figure moved to latency
+        rows.append((f"{timed}, p50 of {view['calls']} (ms)", f"{view['view_p50_ms']:.0f}",
                      f"{view['score_pair_p50_ms']:.0f} (`score_pair`)", "<= 30 ms", _met(view["view_p50_ms"] <= 30)))
     if cli:
         rows.append((f"`python -m stsdemo --help`, median of {cli['repeats']} (s)", f"{cli['help_seconds']:.2f}", "",

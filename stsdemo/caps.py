@@ -4,7 +4,7 @@ every visitor), its unit and, where the operator may change it, its environment 
 cap reads it here (:func:`value`): the queue (:mod:`stsdemo.app.fair_queue`), the request gate
 (:class:`stsdemo.app.ui.gradio_seam.StrictCalls`), the upload cap (Gradio's ``max_file_size``), each kind of
 file, the fine-tune and Compare estimates (:mod:`stsdemo.budget`, whose :class:`~stsdemo.config.WorkBudget`
-takes its defaults from here), the run's wall clock, the disk totals (:mod:`stsdemo.app.session_files`) and the
+takes its defaults from here), the run's wall clock, the disk totals and how long files stay (:mod:`stsdemo.app.session_files`) and the
 Playground API's work (``playground_work``; its cost model is the Playground's own).
 
 Pure declarations: nothing heavy imported, nothing read but the environment. ``python -m stsdemo.caps`` prints
@@ -76,6 +76,16 @@ CAPS = {
                             "STSDEMO_TOTAL_DISK"),
     "hub_cache_bytes": Cap(5 * 1024 ** 3, "bytes", "hub models downloaded for visitors, beside the runs' total "
                                                    "(over it, the least recently used go first)", "STSDEMO_HUB_CACHE"),
+    # ---- how long files stay (the sweep: stsdemo.app.session_files) ----------------------------------------------
+    "session_keep_seconds": Cap(24 * 3600, "seconds", "a session untouched for longer is removed, its runs too"),
+    "idle_eviction_seconds": Cap(3600, "seconds", "while every session's runs take more than total_disk_bytes, "
+                                                  "sessions untouched for longer go, idle longest first"),
+    "sweep_every_seconds": Cap(60, "seconds", "how often the sweep removes what is past its time"),
+    "handed_over_seconds": Cap(60, "seconds", "a download staged this long ago has been copied into Gradio's "
+                                              "cache, and is removed"),
+    "gradio_sweep_seconds": Cap(60, "seconds", "how often Gradio deletes its old copies of handed-out files"),
+    "gradio_keep_seconds": Cap(600, "seconds", "Gradio's copies of handed-out files older than this are deleted "
+                                               "(a handed-over zip stays downloadable a while)"),
 }
 
 

@@ -46,6 +46,7 @@ SLOW_TESTS = {  # module: its slow tests, by function name (every parameter set)
         "test_the_calibration_stage_starts_from_the_best_checkpoint_and_moves_only_a_and_b"},
     "test_compare_and_selection": {  # trains the compared runs
         "test_a_stopped_comparison_keeps_the_pairs_that_finished",
+        "test_the_core_compares_a_pair_it_trains_itself",
         "test_the_paper_preset_keeps_its_trained_head_and_says_which_metric_picked_it"},
     "test_default_scorer": {"test_the_shipped_scorer_reproduces_its_recorded_sts_b_test_metrics"},
     "test_nli_scorer": {  # load and evaluate the shipped NLI scorer

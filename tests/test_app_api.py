@@ -197,6 +197,7 @@ def test_compare_runs_the_pairs_with_and_without_the_buffer_as_one_job(client, a
     of the last pair by their x0."""
     from stsdemo.app.finetune import compare as compare_view
     from stsdemo.app.finetune import view as finetune_view
+    from stsdemo.buffer_comparison import final_dev
     from stsdemo.paired import paired
 
     before = len(_session_runs(client))
@@ -211,7 +212,7 @@ def test_compare_runs_the_pairs_with_and_without_the_buffer_as_one_job(client, a
     final = outputs[-1][1]
     shown = {}
     for seed, first, second in ((42, *runs[:2]), (43, *runs[2:])):
-        a, b = (round(compare_view.final_dev(run, "head"), 2) for run in (first, second))
+        a, b = (round(final_dev(run, "head"), 2) for run in (first, second))
         assert f"| {seed} | {a:.2f} | {b:.2f} | {a - b:+.2f} |" in final
         shown[seed] = (a, b)
     rule = paired({seed: a for seed, (a, _) in shown.items()}, {seed: b for seed, (_, b) in shown.items()})

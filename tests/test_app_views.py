@@ -151,13 +151,15 @@ def test_the_mcp_server_is_asked_for_by_flag_or_environment(monkeypatch):
 
 
 def test_the_form_defaults_follow_the_machine_the_form_is_built_on(monkeypatch):
+    from stsdemo import default_finetune
     from stsdemo.app.finetune import form
 
     monkeypatch.delenv("SPACES_ZERO_GPU", raising=False)
-    monkeypatch.setattr(form.torch.cuda, "is_available", lambda: False)
-    assert form.form_defaults()["final_eval"] is False and form.field_spec("max_steps").value == form.DEFAULT_STEPS
+    monkeypatch.setattr(default_finetune.torch.cuda, "is_available", lambda: False)
+    assert form.form_defaults()["final_eval"] is False
+    assert form.field_spec("max_steps").value == default_finetune.DEFAULT_STEPS
     monkeypatch.setenv("SPACES_ZERO_GPU", "true")        # a ZeroGPU Space lends the GPU to each run
     assert form.form_defaults()["final_eval"] is True
     monkeypatch.delenv("SPACES_ZERO_GPU")
-    monkeypatch.setattr(form.torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(default_finetune.torch.cuda, "is_available", lambda: True)
     assert form.form_defaults()["final_eval"] is True and form.field_spec("max_steps").value == 0

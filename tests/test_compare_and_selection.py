@@ -26,7 +26,7 @@ def _run(label: str, x0: float, last: float, status: str = "finished", accuracy:
 
 
 def _pairs(*scores):
-    from stsdemo.app.finetune.compare import Pair
+    from stsdemo.buffer_comparison import Pair
 
     return [Pair(42 + index, (None, None),
                  [_run(f"#{2 * index + 1} sk2", 0.25, a), _run(f"#{2 * index + 2} sk2", 0.0, b)])
@@ -66,7 +66,8 @@ def test_two_seeds_with_equal_shown_differences_do_not_hold():
 def test_node_accuracy_is_compared_in_percentage_points_under_its_own_margin():
     """Node accuracy is recorded as a share (0..1): Compare reads it in points, so a difference of a few pairs
     in 100 is not read against a 0.1-point margin as if it were a thousandth."""
-    from stsdemo.app.finetune.compare import Pair, verdict_text
+    from stsdemo.app.finetune.compare import verdict_text
+    from stsdemo.buffer_comparison import Pair
     from stsdemo.paired import MARGINS, paired
 
     shares = ((0.60, 0.55), (0.62, 0.55), (0.61, 0.57))
@@ -93,13 +94,13 @@ def test_the_comparison_says_what_x0_0_makes_of_the_loss_and_why_the_loss_curves
 
 @pytest.mark.parametrize("value", [0, 4, 2.5, "two"])
 def test_compare_seeds_are_bounded_by_their_one_declaration(value):
-    from stsdemo.app.finetune import compare as compare_view
     from stsdemo.app.finetune import form
+    from stsdemo.buffer_comparison import CompareSettings, compare_seeds
 
     with pytest.raises(InputError, match="compare seeds must be"):
-        compare_view.compare_seeds(value)
-    assert compare_view.compare_seeds(None) == 1 and compare_view.compare_seeds(3.0) == 3
-    spec = form.field_spec("seeds", compare_view.CompareSettings)
+        compare_seeds(value)
+    assert compare_seeds(None) == 1 and compare_seeds(3.0) == 3
+    spec = form.field_spec("seeds", CompareSettings)
     assert (spec.minimum, spec.maximum, spec.integer, spec.label) == (1, 3, True, "Compare seeds")
 
 
@@ -127,6 +128,49 @@ def test_a_stopped_comparison_keeps_the_pairs_that_finished(tmp_path):
     assert {"#1 x0=0.25", "#2 x0=0"} <= set(final.curves.loss_colors) <= {"#1 x0=0.25", "#2 x0=0", "#3 x0=0.25"}
     assert [trace.name.split(" · ")[0] for trace in final.histogram.data] == ["#1 x0=0.25", "#2 x0=0"]
     assert state.active_run(session) is None
+
+
+def _settings(config: TrainConfig) -> dict:
+    """A run's settings, without its name and folder."""
+    return {name: value for name, value in asdict(config).items() if name not in ("run_name", "output_dir")}
+
+
+def test_the_benchmark_compares_the_runs_a_visitor_compares(tmp_path, monkeypatch):
+    """bench.app_default runs the core's default fine-tune and comparison: a visitor's form at its defaults and
+    their Compare plan the same runs (only names and folders differ), and the core's runs each get a folder."""
+    from stsdemo.app.finetune import form
+    from stsdemo.buffer_comparison import alongside, plan_pairs
+    from stsdemo.default_finetune import default_config
+
+    monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path))
+    values = form.form_defaults()
+    visitor = form.build_config("visitor", "run-1", values, runs=4)
+    core = default_config("compare", str(tmp_path / "compare"))
+    assert _settings(core) == _settings(visitor)
+    app_plan = plan_pairs(visitor, 2, lambda changes: form.build_config("visitor", "run-2", {**values, **changes}))
+    core_plan = plan_pairs(core, 2, alongside(core))
+    assert [[_settings(c) for c in pair.configs] for pair in core_plan] == \
+        [[_settings(c) for c in pair.configs] for pair in app_plan]
+    assert [(pair.seed, [c.x0 for c in pair.configs]) for pair in core_plan] == [(42, [0.25, 0]), (43, [0.25, 0])]
+    assert len({c.output_dir for pair in core_plan for c in pair.configs}) == 4
+
+
+def test_the_core_compares_a_pair_it_trains_itself(tmp_path):
+    """``bench.app_default --compare``: the core trains the run and its x0 = 0 twin, each in its own folder, and
+    reads each at its last evaluation; one seed gives no verdict."""
+    from stsdemo.buffer_comparison import compare, final_dev
+    from stsdemo.preflight import preflight
+
+    config = preflight(TrainConfig(loss="sk2", target="head", k=2.0, x0=0.25, batch_size=16, max_steps=2,
+                                   eval_every=2, log_every=1, max_length=32, max_pairs=32, max_dev_pairs=120,
+                                   select_by="head", run_name="pair", output_dir=str(tmp_path / "pair")))
+    comparison = compare(config)
+    (pair,) = comparison.pairs
+    assert [run.status for run in pair.runs] == ["finished", "finished"] and comparison.ending == ""
+    assert [c.x0 for c in pair.configs] == [0.25, 0] and pair.configs[1].output_dir == str(tmp_path / "pair-seed42-x00")
+    a, b = (round(final_dev(run, "head"), 2) for run in pair.runs)
+    assert comparison.values() == {42: (a, b)}
+    assert comparison.result().n == 1 and not comparison.result().verdict.decided
 
 
 def test_a_preset_picks_its_checkpoint_by_what_it_trains():

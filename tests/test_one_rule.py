@@ -120,15 +120,14 @@ def test_the_kept_checkpoint_is_the_best_of_the_metric_selection_reads(select_by
 @pytest.mark.parametrize("select_by", list(selection.METRICS))
 def test_the_app_default_benchmark_reports_the_metric_that_kept_its_checkpoint(select_by, tmp_path, monkeypatch):
     from bench import app_default
-    from stsdemo import train
-    from stsdemo.app.finetune import form
+    from stsdemo import default_finetune, train
     from stsdemo.events import DoneEvent
 
     events, checkpointer = checkpointed_run(select_by, tmp_path, monkeypatch)
     done = DoneEvent("finished", "", checkpointer.best, checkpointer.best_step, str(tmp_path), 10, 1.0, 1.0)
-    monkeypatch.setattr(form, "build_config", lambda *args: TrainConfig(select_by=select_by))
+    monkeypatch.setattr(default_finetune, "default_config", lambda *args: TrainConfig(select_by=select_by))
     monkeypatch.setattr(train, "train", lambda config: iter([*events, done]))
-    row = app_default.default_run()
+    row = app_default.default_run(str(tmp_path))
     assert (row["start_dev"], row["last_dev"]) == tuple(selection.dev_score(event, select_by) for event in events)
     assert row["kept_dev"] == max(row["start_dev"], row["last_dev"])
 

@@ -12,8 +12,8 @@ imports gradio), its view-model in plain Python (``view.py``: what the tab compu
 * ``loss_explorer/``: *Loss explorer* (``figures.py``: the losses and their pull; ``view.py`` also writes the
   formulas).
 * ``finetune/``: *Fine-tune*: ``form.py`` (the form, drawn from the settings' declarations in
-  :mod:`stsdemo.config`), ``compare.py`` (*Compare with and without the buffer*: pairs of runs that differ only in
-  ``x0``, at 1 to 3 seeds, one job), ``curves.py`` and ``histograms.py`` (its figures).
+  :mod:`stsdemo.config`), ``compare.py`` (*Compare with and without the buffer*: the core's comparison,
+  :mod:`stsdemo.buffer_comparison`, streamed as one job), ``curves.py`` and ``histograms.py`` (its figures).
 * ``benchmark/``: *Benchmark*: ``evidence_view.py`` (the recorded evidence, ``evidence.json``, as the tab and the
   header show it), ``tuning_view.py`` (every arm at its own best settings), ``reference.py`` (published scores),
   ``figures.py``.

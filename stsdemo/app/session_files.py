@@ -50,12 +50,12 @@ from ..export import export_scorer
 
 RUN_PREFIX = "run:"
 HISTORY_NAME = "history.json"
-SESSION_MAX_AGE_S = 24 * 3600     # session folders untouched for longer are removed by the sweep
-IDLE_EVICTION_S = 3600            # ... and those untouched for longer than this, idle longest first, while the
-                                  # sessions' runs together take more than the total disk budget
-SWEEP_EVERY_S = 60                # how often the sweep runs (start_sweeper)
-HANDED_OVER_S = 60                # a staged download this old has been copied into Gradio's cache: removed
-GRADIO_CACHE_SCHEDULE = (60, 600)  # Gradio's delete_cache: each minute, its copies older than 10 min go
+# How long files stay, declared with the other caps (stsdemo.caps): the sweep's schedule and Gradio's delete_cache
+SESSION_MAX_AGE_S = int(caps.value("session_keep_seconds"))
+IDLE_EVICTION_S = int(caps.value("idle_eviction_seconds"))
+SWEEP_EVERY_S = int(caps.value("sweep_every_seconds"))
+HANDED_OVER_S = int(caps.value("handed_over_seconds"))
+GRADIO_CACHE_SCHEDULE = (int(caps.value("gradio_sweep_seconds")), int(caps.value("gradio_keep_seconds")))
 SESSION_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 RUN_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,80}$")
 PROCESS = uuid.uuid4().hex        # this server process, as the owner of the runs it trains

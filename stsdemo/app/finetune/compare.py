@@ -1,28 +1,29 @@
-"""*Compare with and without the buffer*: one click, pairs of runs that differ only in ``x0``.
+"""*Compare with and without the buffer*: one click, pairs of runs that differ only in ``x0``, as one job.
 
-The first run of a pair takes the form as it is; the second is the same run with ``x0 = 0`` (the same loss without
-its zero-gradient zone: Smooth K2 becomes k·x², Translated ReLU k·|x|): same start, seed and data order (the seed
-fixes both the head's initialisation and the order of the batches), same steps. With ``seeds`` (1 to 3,
-:class:`CompareSettings`) the pair runs at the form's seed and the next ones, 2 × seeds runs one after the other,
-all as **one** job of the session; Stop ends it and the comparison reads the pairs that finished. The charts show
-every pair's runs, each named by its seed and x0; at the end the last pair's dev error histograms are overlaid and
-the dev difference of every pair is stated, computed from the values shown, with their paired mean ± se under the
-Benchmark tab's rule (:mod:`stsdemo.paired`) beside what the project's recorded seeds say of that difference.
+What a comparison is (the twin configs, the schedule of the pairs, each run read at its last dev evaluation, the
+paired verdict) is the core's :mod:`stsdemo.buffer_comparison`; this module runs it as **one** queued job of a
+visitor's session, from the Fine-tune form's values (``seeds``: 1 to 3 pairs, at the form's seed and the next
+ones), streams each run with the pairs' charts, and states the outcome. Stop ends the job and the comparison reads
+the pairs that finished. The charts show every pair's runs, each named by its seed and x0; at the end the last
+pair's dev error histograms are overlaid and the dev difference of every pair is stated, computed from the values
+shown, with their paired mean ± se under the Benchmark tab's rule (:mod:`stsdemo.paired`) beside what the
+project's recorded seeds say of that difference.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Iterator
 
 import plotly.graph_objects as go
 
-from ...config import TrainConfig, check_setting, describe, setting
+from ...buffer_comparison import (Pair, check_comparable, compare_seeds, paired_result, plan_pairs, run_pairs,
+                                  shown_values)
+from ...config import TrainConfig
 from ...errors import InputError
-from ...losses.spec import LOSSES, PAPER_X0
-from ...paired import paired, rule_text
-from ...selection import METRICS, dev_score, in_points, paired_metric
+from ...losses.spec import LOSSES
+from ...paired import rule_text
+from ...selection import METRICS, paired_metric
 from .. import session_files
 from ..benchmark import view as benchmark_view
 from ..benchmark.evidence_view import buffer_line, buffer_spread
@@ -30,49 +31,6 @@ from ..progress import SKIP, progress_html
 from . import form, histograms
 from . import view as finetune_view
 from .view import Curves, TrainView
-
-
-@dataclass(frozen=True)
-class CompareSettings:
-    """The comparison's own setting, declared once (the rest are the form's)."""
-
-    seeds: int = setting(1, "pairs to run, at the form's seed and the next ones (seed, seed + 1, ...); with 2 or 3 "
-                            "the difference is a paired mean ± se", low=1, high=3, integer=True,
-                         label="compare seeds")
-
-
-def compare_seeds(value) -> int:
-    """How many pairs a comparison runs: ``value`` checked against :class:`CompareSettings` (empty: its default)."""
-    if value is None or value == "":
-        return describe("seeds", CompareSettings)["default"]
-    return check_setting("seeds", value, CompareSettings)
-
-
-@dataclass
-class Pair:
-    """One seed of a comparison: the run with the buffer and its twin with x0 = 0 (their records once started)."""
-
-    seed: int
-    configs: tuple[TrainConfig, TrainConfig]
-    runs: list[session_files.RunInfo]
-
-    def finished(self) -> bool:
-        return len(self.runs) == 2 and all(run.status == "finished" for run in self.runs)
-
-
-def check_comparable(config) -> None:
-    """A comparison needs a buffer to switch off: a buffer-zone loss with ``x0 > 0``."""
-    if not LOSSES[config.loss].buffer:
-        raise InputError(f"loss {config.loss!r} has no buffer zone to compare; pick Smooth K2 or Translated ReLU")
-    if config.x0 == 0:
-        raise InputError(f"x0 is already 0, so there is no buffer to compare with; set x0 above 0 (the paper: "
-                         f"{PAPER_X0:g})")
-
-
-def final_dev(info: session_files.RunInfo, select_by: str) -> float | None:
-    """The dev score that selects checkpoints (:func:`stsdemo.selection.dev_score`) at a run's last evaluation."""
-    evals = finetune_view.evaluations(info)
-    return float(dev_score(evals[-1], select_by)) if evals else None
 
 
 def chart_name(info: session_files.RunInfo) -> str:
@@ -95,17 +53,6 @@ def overlaid_histograms(pair: Pair, seeds: int) -> go.Figure:
     return histograms.overlaid_histograms(runs, title)
 
 
-def shown_values(pairs: list[Pair], select_by: str) -> dict[int, tuple[float, float]]:
-    """Seed -> (with the buffer, x0 = 0): each finished pair's last dev score in points (node accuracy in %, so
-    the rule's margin reads the same unit), rounded as the verdict shows it."""
-    values = {}
-    for pair in pairs:
-        scores = [final_dev(run, select_by) for run in pair.runs] if pair.finished() else []
-        if len(scores) == 2 and all(score is not None and math.isfinite(score) for score in scores):
-            values[pair.seed] = tuple(round(in_points(score, select_by), 2) for score in scores)
-    return values
-
-
 def verdict_text(pairs: list[Pair], config: TrainConfig, ending: str = "") -> str:
     """Each finished pair's dev scores and their difference (from the values shown), their paired mean ± se and
     verdict (:mod:`stsdemo.paired`) beside the recorded seed-to-seed evidence, and what x0 = 0 does to the loss.
@@ -115,8 +62,7 @@ def verdict_text(pairs: list[Pair], config: TrainConfig, ending: str = "") -> st
         return (ending + " " if ending else "") + "No pair finished with a dev evaluation on both sides; no comparison."
     rows = [f"| {seed} | {a:.2f} | {b:.2f} | {a - b:+.2f} |" for seed, (a, b) in values.items()]
     metric = paired_metric(config.select_by)
-    result = paired({seed: a for seed, (a, _) in values.items()}, {seed: b for seed, (_, b) in values.items()},
-                    metric)
+    result = paired_result(values, config.select_by)
     if result.n == 1:
         reading = ("One pair of runs is one seed: it has no spread, so no verdict (Compare seeds 2 or 3 give a "
                    "paired mean ± se).")
@@ -166,23 +112,6 @@ def recorded_spread(found, config) -> str:
     return " ".join(parts) or "no recorded seeds of this setting to compare with (see the Benchmark tab)."
 
 
-def plan_pairs(session: str, values: dict, first: TrainConfig, seeds: int) -> list[Pair]:
-    """The checked configs of every run of a comparison, before anything starts: per seed (``first``'s and the
-    next ones) the form as set, then with ``x0 = 0``."""
-    pairs = []
-    for index in range(seeds):
-        seed = first.seed + index
-        try:
-            with_buffer = first if index == 0 else form.build_config(session, session_files.new_run_id(),
-                                                                     {**values, "seed": seed})
-            without = form.build_config(session, session_files.new_run_id(), {**values, "seed": seed, "x0": 0})
-        except InputError as error:
-            raise InputError(f"compare seeds {seeds} runs seeds {first.seed} to {first.seed + seeds - 1}: "
-                             f"{error}") from None
-        pairs.append(Pair(seed, (with_buffer, without), []))
-    return pairs
-
-
 def stream_comparison(state, session: str, values: dict, visitor: str | None = None) -> Iterator[TrainView]:
     """Queue the pairs as one job and stream their runs; the last view overlays the last finished pair and
     states the comparison. InputError before anything starts for a loss without a buffer, x0 already 0, seeds
@@ -199,41 +128,36 @@ def stream_comparison(state, session: str, values: dict, visitor: str | None = N
         raise InputError(f"Compare trains {2 * seeds} runs as one job (compare seeds {seeds}, each with and "
                          f"without the buffer): {error}") from None
     check_comparable(first)
-    pairs = plan_pairs(session, values, first, seeds)
+    pairs = plan_pairs(first, seeds, lambda changes: form.build_config(session, session_files.new_run_id(),
+                                                                     {**values, **changes}))
     earlier = session_files.list_runs(session)
 
     def body(signal) -> Iterator[TrainView]:
-        yield from run_pairs(state, session, values, pairs, earlier, signal)
+        yield from stream_pairs(state, session, values, pairs, earlier, signal)
 
     yield from finetune_view.stream_job(state, session, first, earlier, body, visitor)
 
 
-def run_pairs(state, session: str, values: dict, pairs: list[Pair], earlier: list[session_files.RunInfo],
-              signal) -> Iterator[TrainView]:
-    """Each pair's two runs in turn, streamed with the pair's charts; then the comparison of the pairs that
-    finished. A stop, or a run that does not finish, ends the job there."""
-    config, shown, ending = pairs[0].configs[0], list(earlier), ""
-    for index, pair in enumerate(pairs):
-        for run_config in pair.configs:
-            if signal.is_set():
-                ending = f"Stopped before seed {pair.seed}, x0 = {run_config.x0:g} started."
-                break
-            if len(shown) > len(earlier):  # the job goes on with its next run (the first is the job's own)
-                state.switch_run(session, run_config.run_name)
-            label = finetune_view.run_label(len(shown) + 1, run_config, show_x0=True)
-            live = finetune_view.start_run(session, run_config, False, values, shown, label=label,
-                                           charts=lambda _: pairs_curves(pairs, config.select_by))
-            pair.runs.append(live.info)
-            shown.append(live.info)
-            where = f"Pair {index + 1} of {len(pairs)} (seed {pair.seed}), x0 = {run_config.x0:g}:"
-            for view in finetune_view.run_admitted(state, live, signal):
-                if not view.finished:
-                    yield replace(view, status=f"{where} {view.status}")
-            if live.info.status != "finished":
-                ending = f"{live.info.label} {live.info.status} during seed {pair.seed}."
-                break
-        if ending:
-            break
+def stream_pairs(state, session: str, values: dict, pairs: list[Pair], earlier: list[session_files.RunInfo],
+                 signal) -> Iterator[TrainView]:
+    """The pairs' runs in the core's order (:func:`stsdemo.buffer_comparison.run_pairs`), each streamed with the
+    pairs' charts; then the comparison of the pairs that finished."""
+    config, shown = pairs[0].configs[0], list(earlier)
+
+    def run_one(index: int, pair: Pair, run_config: TrainConfig) -> Iterator[TrainView]:
+        if len(shown) > len(earlier):  # the job goes on with its next run (the first is the job's own)
+            state.switch_run(session, run_config.run_name)
+        label = finetune_view.run_label(len(shown) + 1, run_config, show_x0=True)
+        live = finetune_view.start_run(session, run_config, False, values, shown, label=label,
+                                       charts=lambda _: pairs_curves(pairs, config.select_by))
+        pair.runs.append(live.info)
+        shown.append(live.info)
+        where = f"Pair {index + 1} of {len(pairs)} (seed {pair.seed}), x0 = {run_config.x0:g}:"
+        for view in finetune_view.run_admitted(state, live, signal):
+            if not view.finished:
+                yield replace(view, status=f"{where} {view.status}")
+
+    ending = yield from run_pairs(pairs, run_one, signal.is_set)
     yield final_view(pairs, config, ending)
 
 

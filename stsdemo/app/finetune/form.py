@@ -14,19 +14,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import torch
-
-from ... import budget, gpu_time
+from ... import budget, default_finetune
 from ...config import PRESETS, TrainConfig, as_written, describe
 from ...data import PairSet, load_csv
 from ...errors import InputError
 from ...labels import get_scheme
-from ...losses.spec import LOSSES, paper_k
+from ...losses.spec import LOSSES
 from ...model_source import saved_config
 from ...preflight import preflight
 from .. import model_cache, session_files
-
-DEFAULT_STEPS = 60                # the CPU default run: about a minute of training on 2 cores
 
 # Where each TrainConfig setting sits in the form: rows of the main block, then rows under "More settings".
 MAIN_ROWS = (("loss", "target"), ("k", "x0", "lr"), ("batch_size", "max_steps", "epochs"),
@@ -34,14 +30,6 @@ MAIN_ROWS = (("loss", "target"), ("k", "x0", "lr"), ("batch_size", "max_steps", 
 MORE_ROWS = (("log_every", "max_pairs", "seed"), ("max_dev_pairs", "head_lr"), ("select_by", "head_only"))
 FORM_FIELDS = tuple(name for rows in (MAIN_ROWS, MORE_ROWS) for row in rows for name in row)
 BUDGET = ("max_steps", "eval_every", "log_every", "max_pairs", "max_dev_pairs", "seed")  # presets keep these
-
-# The app's default fine-tune: warm start from the shipped scorer (the embedded encoder when none is shipped),
-# Smooth K2 on a·cos + b (the paper's k for BERT); short on a CPU, the paper's one epoch and max length (the
-# declared defaults) with the 7-task evaluation on a GPU (see default_form). The paper's recipe is one preset away.
-DEFAULT_START = dict(model=model_cache.SCORER_CHOICE, target="cosine", loss="sk2", k=paper_k("sk2", "bert"))
-GPU_RUN = dict(max_steps=0, eval_every=250, log_every=10, max_pairs=0, max_dev_pairs=0, final_eval=True)
-CPU_RUN = dict(max_steps=DEFAULT_STEPS, eval_every=20, log_every=5, max_length=128, max_pairs=0, max_dev_pairs=500,
-               final_eval=False)
 
 TRAINING_DATA_CHOICES = {
     "STS-B train": "stsb",
@@ -83,14 +71,11 @@ class FieldSpec:
     maximum: float | None = None  # drawn for the settings of another declaration than TrainConfig's
 
 
-def on_gpu() -> bool:
-    """Whether runs here train on a GPU (a ZeroGPU Space lends one to each run)."""
-    return torch.cuda.is_available() or gpu_time.on_zero_gpu()
-
-
 def default_form() -> dict:
-    """The form's defaults on this machine, read when the form is built (not when this module is imported)."""
-    return {**DEFAULT_START, **(GPU_RUN if on_gpu() else CPU_RUN)}
+    """The form's defaults on this machine, read when the form is built (not when this module is imported): the
+    core's default fine-tune (:mod:`stsdemo.default_finetune`), its start as the form's choice of the shipped
+    scorer (the embedded encoder where none is shipped: :func:`form_defaults`)."""
+    return {"model": model_cache.SCORER_CHOICE, **default_finetune.default_settings()}
 
 
 def empty_as_zero(meta: dict) -> bool:
@@ -204,9 +189,10 @@ def _training_data(session: str, run_id: str, data: str, upload: str | None,
 
 def settings_config(values: dict, **run) -> TrainConfig:
     """A TrainConfig (not checked) of the form's settings in ``values`` (keyed by field name; a missing one takes
-    its form default) and the run's own fields ``run`` (model, data, ...); stage 1's step cap is the run's."""
-    settings = {name: from_form(name, values.get(name, field_spec(name).value)) for name in FORM_FIELDS}
-    return TrainConfig(**settings, stage1_max_steps=settings["max_steps"], **run)
+    its form default) and the run's own fields ``run`` (model, data, ...), as
+    :func:`stsdemo.default_finetune.run_config` joins them."""
+    return default_finetune.run_config(
+        {name: from_form(name, values.get(name, field_spec(name).value)) for name in FORM_FIELDS}, **run)
 
 
 def build_config(session: str, run_id: str, values: dict, runs: int = 1) -> TrainConfig:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import gradio as gr
 
+from ...buffer_comparison import CompareSettings
 from ...config import preset_label
 from .. import model_cache, session_files, slots
 from ..progress import progress_html
@@ -123,7 +124,7 @@ def build() -> FinetuneTab:
                     compare = gr.Button("Compare with and without the buffer", scale=3, min_width=120,
                                         elem_id="train-compare")
                     stop = gr.Button("Stop", variant="stop", scale=1, min_width=80)
-                compare_seeds = field(form.field_spec("seeds", compare_view.CompareSettings))
+                compare_seeds = field(form.field_spec("seeds", CompareSettings))
                 progress = gr.HTML(progress_html(0, IDLE, "idle"), elem_id="train-progress")
                 status = gr.Markdown("", elem_id="train-status")
                 with gr.Row(elem_classes="sts-wrap"):
