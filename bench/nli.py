@@ -112,7 +112,7 @@ def run_one(arm: str, seed: int, budget: NliBudget, train_pairs, held_out, test)
     with Timer() as timer:
         for event in train(config, train_sets=[train_pairs], dev=held_out):
             if isinstance(event, EvalEvent):
-                curve.append(dict(step=event.step, accuracy=round(event.dev_accuracy * 100, 2)))
+                curve.append(dict(step=event.step, accuracy=round(event.dev_accuracy, 2)))
             elif isinstance(event, DoneEvent):
                 done = event
     if done is None or done.outcome is not Outcome.FINISHED:
@@ -121,7 +121,7 @@ def run_one(arm: str, seed: int, budget: NliBudget, train_pairs, held_out, test)
         metrics = snli_metrics(SiameseRegressor.load(done.checkpoint), test)
     return dict(arm=arm, seed=seed, label=ARMS[arm]["label"], loss=config.loss, k=config.k, x0=config.x0,
                 budget=asdict(budget), budget_tag=budget.tag(), train_pairs=len(train_pairs),
-                held_out_pairs=len(held_out), test_pairs=len(test), held_out_best=done.best * 100,
+                held_out_pairs=len(held_out), test_pairs=len(test), held_out_best=done.best,
                 best_step=str(done.best_step), held_out_curve=curve, test_accuracy=metrics["accuracy"],
                 test_macro_f1=metrics["macro_f1"], confusion=metrics["confusion"],
                 categories=list(test.scheme.categories), steps=done.steps, train_seconds=timer.seconds,
@@ -143,7 +143,7 @@ def snli_metrics(model, test) -> dict:
     predicted = model.classify_embeddings(cache(test.sentences1), cache(test.sentences2))
     confusion = confusion_matrix(test.scheme.nearest_index(test.labels), predicted,
                                  labels=list(range(len(test.scheme.categories))))
-    return dict(accuracy=metrics["accuracy"] * 100, macro_f1=metrics["macro_f1"] * 100, pairs=len(test),
+    return dict(accuracy=metrics["accuracy"], macro_f1=metrics["macro_f1"], pairs=len(test),
                 confusion=confusion.tolist())
 
 

@@ -27,7 +27,7 @@ from .events import DoneEvent, EvalEvent, Event, Outcome
 from .losses.spec import LOSSES, PAPER_X0
 from .paired import Paired, paired
 from .preflight import preflight
-from .selection import dev_score, in_points, paired_metric
+from .selection import dev_score, paired_metric
 from .workflow import train_and_evaluate
 
 View = TypeVar("View")
@@ -128,13 +128,13 @@ def final_dev(run: RunRecord, select_by: str) -> float | None:
 
 
 def shown_values(pairs: list[Pair], select_by: str) -> dict[int, tuple[float, float]]:
-    """Seed -> (with the buffer, x0 = 0): each finished pair's last dev score in points (node accuracy in %, so
-    the rule's margin reads the same unit), rounded as the comparison shows it."""
+    """Seed -> (with the buffer, x0 = 0): each finished pair's last dev score in points (Spearman x100, node
+    accuracy in %: the unit the rule's margin reads), rounded as the comparison shows it."""
     values = {}
     for pair in pairs:
         scores = [final_dev(run, select_by) for run in pair.runs] if pair.finished() else []
         if len(scores) == 2 and all(score is not None and math.isfinite(score) for score in scores):
-            values[pair.seed] = tuple(round(in_points(score, select_by), 2) for score in scores)
+            values[pair.seed] = tuple(round(score, 2) for score in scores)
     return values
 
 

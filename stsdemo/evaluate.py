@@ -98,13 +98,15 @@ def evaluate_senteval(encode: Encode, tasks=TASKS, test_sets=None, source="auto"
 
 
 def classification_metrics(predicted, gold, categories: int) -> dict:
-    """``accuracy`` (0..1) and ``macro_f1`` (0..1, the unweighted mean of the per-category F1) of predicted
-    category indices against gold ones; a category neither predicted nor present scores F1 0."""
+    """``accuracy`` (%) and ``macro_f1`` (%, the unweighted mean of the per-category F1) of predicted category
+    indices against gold ones; a category neither predicted nor present scores F1 0. In percent here, where they
+    are computed, so no reader rescales them (a regression's accuracy is its node accuracy, as
+    :meth:`stsdemo.labels.LabelScheme.node_accuracy` gives it)."""
     from sklearn.metrics import accuracy_score, f1_score  # here: only classification metrics need it
 
-    return {"accuracy": float(accuracy_score(gold, predicted)),
-            "macro_f1": float(f1_score(gold, predicted, labels=list(range(categories)), average="macro",
-                                       zero_division=0))}
+    return {"accuracy": 100.0 * float(accuracy_score(gold, predicted)),
+            "macro_f1": 100.0 * float(f1_score(gold, predicted, labels=list(range(categories)), average="macro",
+                                               zero_division=0))}
 
 
 def classified(model, scheme):
@@ -121,8 +123,8 @@ def dev_metrics(model, dev: PairSet) -> dict:
     ``dev.scheme``'s line and, optionally, ``model.classify_embeddings(u, v) -> (n,)`` category indices
     (without it, the node nearest each prediction). Returns
     ``cosine_spearman`` (x100, embeddings alone), ``head_spearman`` (x100, the model's predictions),
-    ``accuracy``: the share (0..1) of pairs put in the gold label's category (the node nearest a regression's
-    prediction, a classifier's arg-max), ``macro_f1`` (0..1) of those categories, and ``errors``:
+    ``accuracy``: the share (%) of pairs put in the gold label's category (the node nearest a regression's
+    prediction, a classifier's arg-max), ``macro_f1`` (%) of those categories, and ``errors``:
     ``|prediction - label|`` per pair.
     """
     lookup = encode_unique(model.encode, dev.sentences1 + dev.sentences2)

@@ -86,7 +86,7 @@ class EvalEvent(Event):
     total_steps: int
     dev_cosine: float
     dev_head: float
-    dev_accuracy: float
+    dev_accuracy: float          # % of dev pairs in their gold category (the node nearest the prediction)
     best: float
     best_step: StageStep         # of the best checkpoint so far
     is_best: bool

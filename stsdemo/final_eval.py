@@ -69,11 +69,6 @@ def _with_average(row: dict[str, float]) -> dict[str, float]:
     return {**row, "Avg.": float(np.mean(list(row.values())))}
 
 
-def node_hits(scheme, predictions: np.ndarray, labels: np.ndarray) -> float:
-    """The share (%) of predictions whose nearest node is the label's."""
-    return float(np.mean(scheme.nearest_index(predictions) == scheme.nearest_index(labels))) * 100
-
-
 def fitted_line(cache: EncodeCache, dev: PairSet) -> tuple[float, float]:
     """``(a, b)`` of ``a*cos + b`` fitted by least squares to ``dev``'s labels."""
     scale, bias = np.polyfit(cosine_rows(cache(dev.sentences1), cache(dev.sentences2)), dev.labels, 1)
@@ -88,11 +83,12 @@ def _scores(model, sets: dict[str, PairSet], cache: EncodeCache, reading: str, d
     if reading == "prediction":
         metrics = {task: dev_metrics(cache.scorer(model), pairs) for task, pairs in sets.items()}
         return TestScores(cosine, _with_average({t: m["head_spearman"] for t, m in metrics.items()}),
-                          _with_average({t: 100 * m["accuracy"] for t, m in metrics.items()}),
+                          _with_average({t: m["accuracy"] for t, m in metrics.items()}),
                           "the model's own prediction")
     scale, bias = fitted_line(cache, dev)
-    nodes = {task: node_hits(pairs.scheme, scale * cosine_rows(cache(pairs.sentences1), cache(pairs.sentences2))
-                             + bias, pairs.labels) for task, pairs in sets.items()}
+    fitted = {task: scale * cosine_rows(cache(pairs.sentences1), cache(pairs.sentences2)) + bias
+              for task, pairs in sets.items()}
+    nodes = {task: float(pairs.scheme.node_accuracy(fitted[task], pairs.labels)) for task, pairs in sets.items()}
     return TestScores(cosine, None, _with_average(nodes),
                       f"a*cos + b fitted on STS-B dev (a={scale:.3f}, b={bias:.3f})")
 

@@ -71,6 +71,12 @@ class LabelScheme:
         index = np.floor(np.asarray(values, dtype=np.float64) / self.gap + 0.5)
         return np.clip(index, 0, len(self.categories) - 1).astype(np.int64)
 
+    def node_accuracy(self, predictions, gold):
+        """Node accuracy, in percent: the share of pairs whose prediction rounds to the gold label's node, along the
+        last axis (a float for one row, an array for rows of ``(..., pairs)``; ``gold`` broadcastable to them).
+        Every reader (the final evaluation, scoring, the Playground) takes it from here, already in percent."""
+        return 100.0 * (self.nearest_index(predictions) == self.nearest_index(gold)).mean(-1)
+
     def snap(self, values) -> np.ndarray:
         """Move each value to its nearest node (the paper's rounded tune labels)."""
         return self.nearest_index(values) * self.gap

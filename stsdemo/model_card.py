@@ -25,6 +25,7 @@ from .evaluate import TABLE_NAMES, TASKS
 from .events import StageStep
 from .losses.spec import LOSSES, run_k
 from .model_source import DEFAULT_MODEL_NAMES, start_encoder_config
+from .selection import score_text
 
 EMBEDDED_HUB_ID = DEFAULT_MODEL_NAMES[-1]          # what the embedded all-MiniLM-L6-v2 is a copy of
 HIDDEN = ("output_dir", "run_name")                # where the run was written: never in a card
@@ -235,13 +236,13 @@ def training_log(run: dict) -> list[str]:
                   "|--:|--:|--:|--:|--:|"]
         for point in curve:
             cells = [str(point["stage"]), str(point["step"]), f"{point['dev_cosine']:.2f}",
-                     f"{point['dev_head']:.2f}", f"{100 * point['dev_accuracy']:.1f}"]
+                     f"{point['dev_head']:.2f}", f"{point['dev_accuracy']:.1f}"]
             bold = best == (point["stage"], point["step"])
             lines.append("| " + " | ".join(f"**{c}**" if bold else c for c in cells) + " |")
         lines.append("* The bold row denotes the saved checkpoint.")
     elif best is not None:
-        lines += ["", f"Kept: step {best}, dev {run.get('best_dev', float('nan')):.2f} (this run's "
-                      "record holds no curve)."]
+        dev_score = score_text(run.get("best_dev"), config.get("select_by", "cosine"))
+        lines += ["", f"Kept: step {best}, dev {dev_score} (this run's record holds no curve)."]
     if run.get("outcome"):
         ending = f"{run['outcome']} after {run.get('steps', 0):,} steps" + (f": {run['message']}" if run.get(
             "message") else "")

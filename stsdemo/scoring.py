@@ -173,11 +173,11 @@ def label_summary(labels, predictions, scheme: LabelScheme) -> str:
     n = int(known.sum())
     if n == 0:
         return ""
-    on_node = float(np.mean(scheme.nearest_index(predictions[known]) == scheme.nearest_index(labels[known])))
+    on_node = float(scheme.node_accuracy(predictions[known], labels[known]))
     spearman = (f"Spearman {spearman100(predictions[known], labels[known]):.2f}"
                 if n > 1 and np.ptp(labels[known]) > 0 and np.ptp(predictions[known]) > 0
                 else "Spearman not defined (fewer than two distinct labels or predictions)")
-    return f"{n:,} labelled pairs: {spearman} (x100, prediction vs label); {on_node:.1%} on the label's node."
+    return f"{n:,} labelled pairs: {spearman} (x100, prediction vs label); {on_node:.1f}% on the label's node."
 
 
 def scored_file_summary(path: str | os.PathLike, scheme: LabelScheme) -> str:

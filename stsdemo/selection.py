@@ -36,21 +36,17 @@ def dev_score(evaluation, select_by: str) -> float:
     return evaluation[key] if isinstance(evaluation, dict) else getattr(evaluation, key)
 
 
-def in_points(value: float, select_by: str) -> float:
-    """A dev score in points: Spearman is recorded x100 already, node accuracy as a share (0..1), so x100."""
-    return 100 * float(value) if select_by == "accuracy" else float(value)
-
-
 def paired_metric(select_by: str) -> str:
     """The metric whose margin :mod:`stsdemo.paired` applies to a dev score's points."""
     return ACCURACY if select_by == "accuracy" else SPEARMAN
 
 
 def score_text(value, select_by: str) -> str:
-    """A dev score as the run's summaries print it: Spearman x100 to 2 decimals, accuracy in percent."""
+    """A dev score as the run's summaries print it: Spearman x100 to 2 decimals, node accuracy (recorded in
+    percent) to 1."""
     if value is None or not math.isfinite(float(value)):
         return "–"
-    return f"{in_points(value, select_by):.1f} %" if select_by == "accuracy" else f"{float(value):.2f}"
+    return f"{float(value):.1f} %" if select_by == "accuracy" else f"{float(value):.2f}"
 
 
 def where(step: StageStep, stages: int) -> str:

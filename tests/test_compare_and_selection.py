@@ -17,7 +17,7 @@ TINY = dict(model="default", data="STS-B train", loss="Smooth K2 (ours) [sk2]", 
             seed=42, select_by="head Spearman (what Score a pair uses)", final_eval=False)
 
 
-def _run(label: str, x0: float, last: float, status: str = "finished", accuracy: float = 0.3):
+def _run(label: str, x0: float, last: float, status: str = "finished", accuracy: float = 30.0):
     from stsdemo.app import session_files
 
     evals = [EvalEvent(1, step, 4, cosine, cosine, accuracy, cosine, StageStep(1, step), True, 1.0, {}, x0, 1.0)
@@ -64,18 +64,18 @@ def test_two_seeds_with_equal_shown_differences_do_not_hold():
 
 
 def test_node_accuracy_is_compared_in_percentage_points_under_its_own_margin():
-    """Node accuracy is recorded as a share (0..1): Compare reads it in points, so a difference of a few pairs
-    in 100 is not read against a 0.1-point margin as if it were a thousandth."""
+    """Node accuracy is recorded in percent where it is computed: Compare reads it as it is, so a difference of a
+    few pairs in 100 is read in points against the 0.1-point margin, not as a thousandth."""
     from stsdemo.app.finetune.compare import verdict_text
     from stsdemo.buffer_comparison import Pair
     from stsdemo.paired import MARGINS, paired
 
-    shares = ((0.60, 0.55), (0.62, 0.55), (0.61, 0.57))
+    accuracies = ((60.0, 55.0), (62.0, 55.0), (61.0, 57.0))
     pairs = [Pair(42 + i, (None, None), [_run(f"#{2 * i + 1} sk2", 0.25, 90.0, accuracy=a),
                                          _run(f"#{2 * i + 2} sk2", 0.0, 90.0, accuracy=b)])
-             for i, (a, b) in enumerate(shares)]
+             for i, (a, b) in enumerate(accuracies)]
     text = verdict_text(pairs, TrainConfig(loss="sk2", x0=0.25, select_by="accuracy"))
-    rule = paired({i: 100 * a for i, (a, _) in enumerate(shares)}, {i: 100 * b for i, (_, b) in enumerate(shares)},
+    rule = paired({i: a for i, (a, _) in enumerate(accuracies)}, {i: b for i, (_, b) in enumerate(accuracies)},
                   "accuracy")
     assert "| 42 | 60.00 | 55.00 | +5.00 |" in text and "node accuracy (%)" in text
     assert rule.verdict == "holds" and f"{rule.numbers()}, {rule.interval_text()}: **holds**" in text
@@ -213,8 +213,8 @@ def test_the_paper_preset_keeps_its_trained_head_and_says_which_metric_picked_it
 def test_a_kept_start_is_explained():
     from stsdemo.selection import selection_text
 
-    start = {"stage": 1, "step": 0, "dev_cosine": 88.40, "dev_head": 10.56, "dev_accuracy": 0.15}
-    later = {"stage": 1, "step": 60, "dev_cosine": 88.36, "dev_head": 57.80, "dev_accuracy": 0.17}
+    start = {"stage": 1, "step": 0, "dev_cosine": 88.40, "dev_head": 10.56, "dev_accuracy": 15.0}
+    later = {"stage": 1, "step": 60, "dev_cosine": 88.36, "dev_head": 57.80, "dev_accuracy": 17.0}
     cosine = dict(select_by="cosine", target="head", dev_data="stsb")
     text = selection_text(cosine, 88.40, [1, 0], [start, later])
     assert text.startswith("Checkpoint picked by the STS-B dev cosine Spearman: 88.40 at step 0 (the start).")
@@ -226,8 +226,8 @@ def test_a_kept_start_is_explained():
     head = selection_text({**cosine, "select_by": "head", "two_stage": True}, 57.80, [2, 60], [start, later], 2)
     assert head == "Checkpoint picked by the STS-B dev head Spearman: 57.80 at stage 2, step 60."
     # the two-stage recipe by the cosine: a checkpoint of its first stage holds the start's encoder, and says so
-    head_fitted = {"stage": 1, "step": 20, "dev_cosine": 88.40, "dev_head": 68.51, "dev_accuracy": 0.21}
-    stage2 = {"stage": 2, "step": 20, "dev_cosine": 88.37, "dev_head": 60.01, "dev_accuracy": 0.22}
+    head_fitted = {"stage": 1, "step": 20, "dev_cosine": 88.40, "dev_head": 68.51, "dev_accuracy": 21.0}
+    stage2 = {"stage": 2, "step": 20, "dev_cosine": 88.37, "dev_head": 60.01, "dev_accuracy": 22.0}
     text = selection_text({**cosine, "two_stage": True}, 88.40, [1, 20], [start, head_fitted, stage2], 2)
     assert text.endswith("at stage 1, step 20. The encoder kept is the start's: stage 1 trains the head alone, so "
                          "the cosine there is the start's (node accuracy broke the tie with the start), and no "

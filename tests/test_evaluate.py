@@ -116,8 +116,8 @@ def test_dev_metrics():
     dev = PairSet("dev", ["ref", "ref", "s1", "ref"], ["s1", "s2", "s4", "s4"], [0.0, 1.4, 2.6, 5.0], STS)
     model = FakeRegressor(_angle_vectors(["s1", "s2", "s3", "s4"]), [0.4, 1.6, 2.4, 4.6])
     metrics = dev_metrics(model, dev)
-    # nearest nodes: gold 0, 1, 3, 5 vs predicted 0, 2, 2, 5 -> two of four right
-    assert metrics["accuracy"] == 0.5
+    # nearest nodes: gold 0, 1, 3, 5 vs predicted 0, 2, 2, 5 -> two of four right, in percent where computed
+    assert metrics["accuracy"] == 50.0
     assert metrics["head_spearman"] == pytest.approx(100.0)
     assert metrics["cosine_spearman"] == pytest.approx(-100.0)
     assert len(model.encode.calls) == 1 and sorted(model.encode.calls[0]) == ["ref", "s1", "s2", "s4"]
@@ -168,9 +168,9 @@ def test_classification_metrics_on_a_small_nli_fixture():
     # gold: 2 contradiction, 2 neutral, 2 entailment; the model never says neutral
     gold, predicted = [0, 0, 1, 1, 2, 2], [0, 0, 0, 2, 2, 2]
     metrics = classification_metrics(predicted, gold, 3)
-    assert metrics["accuracy"] == pytest.approx(4 / 6)
-    # F1 per class: contradiction 2*(2/3*1)/(2/3+1) = 0.8, neutral 0, entailment 0.8 -> macro 1.6 / 3
-    assert metrics["macro_f1"] == pytest.approx(1.6 / 3)
+    assert metrics["accuracy"] == pytest.approx(100 * 4 / 6)
+    # F1 per class: contradiction 2*(2/3*1)/(2/3+1) = 0.8, neutral 0, entailment 0.8 -> macro 1.6 / 3 (in %)
+    assert metrics["macro_f1"] == pytest.approx(100 * 1.6 / 3)
 
 
 class FakeClassifier(FakeRegressor):
@@ -190,6 +190,6 @@ def test_dev_metrics_take_a_classifiers_arg_max_and_a_regressions_nearest_node()
     dev = PairSet("nli", ["ref", "ref", "s1"], ["s1", "s2", "s4"], [0.0, 1.0, 2.0], NLI)
     vectors = _angle_vectors(["s1", "s2", "s3", "s4"])
     regression = dev_metrics(FakeRegressor(vectors, [0.2, 1.6, 1.9]), dev)       # nodes 0, 2, 2
-    assert regression["accuracy"] == pytest.approx(2 / 3)
+    assert regression["accuracy"] == pytest.approx(100 * 2 / 3)
     classifier = dev_metrics(FakeClassifier(vectors, [0.2, 1.6, 1.9], [0, 1, 2]), dev)
-    assert classifier["accuracy"] == 1.0 and classifier["macro_f1"] == 1.0
+    assert classifier["accuracy"] == 100.0 and classifier["macro_f1"] == 100.0

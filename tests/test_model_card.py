@@ -98,7 +98,7 @@ def test_the_model_card_reads_true_against_the_runs_record(roberta_run):
     for row, point in zip(rows, run["dev_curve"]):
         cells = [cell.strip("* ") for cell in row.strip("|").split("|")]
         assert cells == [str(point["stage"]), str(point["step"]), f"{point['dev_cosine']:.2f}",
-                         f"{point['dev_head']:.2f}", f"{100 * point['dev_accuracy']:.1f}"]
+                         f"{point['dev_head']:.2f}", f"{point['dev_accuracy']:.1f}"]
         assert row.startswith("| **") == ([point["stage"], point["step"]] == run["best_step"])
     assert f"The run finished after {run['steps']:,} steps." in card
     assert "### Framework Versions" in card and f"- torch: {run['versions']['torch']}" in card

@@ -3,7 +3,7 @@
 * ``spearman``: Spearman's rank correlation x100 of the prediction with the gold label (ties share their mean
   rank, as :func:`stsdemo.evaluate.spearman100`); NaN for a head that predicts one value for every pair.
 * ``accuracy``: the share (%) of pairs whose prediction rounds to the gold label's node (the paper's rule,
-  :meth:`stsdemo.labels.LabelScheme.nearest_index`).
+  :meth:`stsdemo.labels.LabelScheme.node_accuracy`).
 * ``error``: the mean of ``|clamp(prediction) - label|``, the prediction clamped to the outermost nodes.
 * ``inside``: the share (%) of training pairs within x0 of their label, ``|clamp(prediction) - training label| <
   x0``: inside the buffer, where the buffered loss gives no gradient
@@ -42,17 +42,13 @@ def spearman_rows(predictions: np.ndarray, gold: np.ndarray) -> np.ndarray:
                                                        * np.linalg.norm(gold_ranks, axis=-1))
 
 
-def node_accuracy(predictions: np.ndarray, gold: np.ndarray, scheme: LabelScheme) -> np.ndarray:
-    """The share (%) of each row's pairs rounded to the gold label's node."""
-    return 100.0 * (scheme.nearest_index(predictions) == scheme.nearest_index(gold)).mean(-1)
-
-
 def mean_error(predictions: np.ndarray, gold: np.ndarray, scheme: LabelScheme) -> np.ndarray:
     """The mean ``|clamp(prediction) - label|`` of each row."""
     return np.abs(np.clip(predictions, scheme.low, scheme.high) - gold).mean(-1)
 
 
-METRIC_FUNCTIONS = {"spearman": lambda p, g, scheme: spearman_rows(p, g), "accuracy": node_accuracy,
+METRIC_FUNCTIONS = {"spearman": lambda p, g, scheme: spearman_rows(p, g), "accuracy": lambda p, g, scheme:
+                    scheme.node_accuracy(p, g),
                     "error": mean_error}
 
 
