@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, fields, replace
+from typing import Callable
 
 from . import environment
 from .config import TrainConfig, WorkBudget, as_written, check_setting, describe
@@ -47,6 +48,21 @@ ENVIRONMENT = {"memory_share": "STSDEMO_TRAIN_MEMORY_SHARE", "minutes": "STSDEMO
 DEFAULT_HUB_MODELS = ("sentence-transformers/all-mpnet-base-v2", "google-bert/bert-base-uncased",
                       "bert-base-uncased", "FacebookAI/roberta-base", "roberta-base",
                       *environment.DEFAULT_TRUSTED_REMOTE_CODE)
+
+
+@dataclass(frozen=True)
+class Host:
+    """What a run is held to besides its settings and the operator's variables: the machine it would train on
+    (``machine``, read when a plan is made) and the hub's count of a named model's parameters
+    (``parameter_count``; None: the hub not reached). The process's (:data:`HOST`) reads this machine and asks the
+    hub; a caller that knows better (a test of a free Space's budget on whatever machine runs it, a tool with no
+    network) hands its own to the functions that hold a run to the budget, as a trainer is handed its model."""
+
+    machine: Callable[[], Machine] = machine
+    parameter_count: Callable[[str], int | None] = hub_parameter_count
+
+
+HOST = Host()
 
 # ---- the operator's settings ------------------------------------------------------------------------------------
 
@@ -84,16 +100,16 @@ def proxy_hops() -> int:
     return int(text)
 
 
-def check_hub_model(hub_id: str) -> None:
+def check_hub_model(hub_id: str, host: Host = HOST) -> None:
     """A hub model a visitor names must be on the allow list (:func:`hub_models`) or at most the budget's size,
-    counted from the hub's metadata without downloading weights; without the hub, only the allow list's are
-    taken. InputError says which models are."""
+    counted from the hub's metadata without downloading weights (``host.parameter_count``); without the hub, only
+    the allow list's are taken. InputError says which models are."""
     allowed = hub_models()
     if "*" in allowed or hub_id.lower() in {name.lower() for name in allowed}:
         return
     limit = work_budget().model_millions
     listed = ", ".join(allowed) or "none"
-    count = hub_parameter_count(hub_id)
+    count = host.parameter_count(hub_id)
     if count is None:
         raise InputError(f"could not load model {hub_id!r}: it is not on this server's list of hub models ({listed}) "
                          f"and its size could not be read from the hub. Allowed: {ALLOWED_MODELS}")
@@ -127,17 +143,17 @@ class RunPlan:
 
     @classmethod
     def of(cls, config: TrainConfig, given: dict[str, PairSet] | None = None, hf_config: dict | None = None,
-           final_eval: bool = False, runs: int = 1) -> "RunPlan":
-        """The plan of a job of ``runs`` runs of ``config`` (with the final evaluation: ``final_eval``);
-        ``given``: data sets by the name the config gives them (an upload not copied yet, a caller's own sets);
-        ``hf_config``: the encoder's config where the caller has it loaded."""
+           final_eval: bool = False, runs: int = 1, host: Host = HOST) -> "RunPlan":
+        """The plan of a job of ``runs`` runs of ``config`` (with the final evaluation: ``final_eval``) on
+        ``host``'s machine; ``given``: data sets by the name the config gives them (an upload not copied yet, a
+        caller's own sets); ``hf_config``: the encoder's config where the caller has it loaded."""
         from .train import plan_stages
 
         given = given or {}
         data = {stage.data: profile_of(stage.data, config, given) for stage in plan_stages(config)}
         encoder = Encoder.from_config(hf_config) if hf_config else encoder_of(config.model)
-        return cls(encoder, data, profile_of(config.dev_data, config, {}, dev=True), machine(), work_budget(),
-                   final_eval, runs)
+        return cls(encoder, data, profile_of(config.dev_data, config, {}, dev=True), host.machine(),
+                   work_budget(), final_eval, runs)
 
     def estimate(self, config: TrainConfig) -> Estimate:
         """Peak memory (the largest stage's) and time (all stages', and the final evaluation's when on) of one
@@ -360,21 +376,22 @@ def _time_text(plan: RunPlan, estimate: Estimate) -> str:
 
 
 def check_run(config: TrainConfig, given: dict[str, PairSet] | None = None, hf_config: dict | None = None,
-              final_eval: bool = False, runs: int = 1) -> None:
+              final_eval: bool = False, runs: int = 1, host: Host = HOST) -> None:
     """InputError, before a job is queued or started, when its estimate is over the budget: the setting named
     with its bound (:func:`overrun`); the arguments as :meth:`RunPlan.of` takes them (``runs``: a job of that
     many runs of ``config``, a Compare's pairs)."""
-    found = overrun(RunPlan.of(config, given, hf_config, final_eval, runs), config)
+    found = overrun(RunPlan.of(config, given, hf_config, final_eval, runs, host), config)
     if found is not None:
         raise InputError(found.refusal())
 
 
-def clamp(config: TrainConfig, final_eval: bool = False) -> tuple[TrainConfig, list[tuple[str, str]]]:
+def clamp(config: TrainConfig, final_eval: bool = False,
+          host: Host = HOST) -> tuple[TrainConfig, list[tuple[str, str]]]:
     """``config`` with each setting that takes it over the budget set to its bound, and ``(setting, notice)`` for
     each (a link's values: clamped, not refused); ``final_eval``: the run ends with the 7-task evaluation. A run
     that no single setting brings within the budget is left as it is, with a notice (setting ""): the form
     refuses it when it starts."""
-    plan, notices = RunPlan.of(config, final_eval=final_eval), []
+    plan, notices = RunPlan.of(config, final_eval=final_eval, host=host), []
     for _ in NAMING_ORDER:
         found = overrun(plan, config)
         if found is None:

@@ -20,6 +20,9 @@ from pathlib import Path
 
 from .errors import InputError
 
+if typing.TYPE_CHECKING:
+    from .budget import Host
+
 EXIT_BAD_INPUT = 2
 EXIT_FAILED = 1
 
@@ -91,13 +94,15 @@ def cmd_train(args) -> int:
     from .final_eval import TestScores
     from .preflight import preflight
     from .save_format import is_scorer
+    from .budget import HOST
     from .workflow import train_and_evaluate
 
     config = preflight(_config_from_args(args))
     done, rows = None, None
     stop = threading.Event()
     with _graceful_stop(stop):
-        for event in train_and_evaluate(config, stop, evaluate=not args.no_final_eval):
+        for event in train_and_evaluate(config, stop, evaluate=not args.no_final_eval,
+                                        host=args.host or HOST):
             print(json.dumps(event.to_dict()), flush=True)
             if isinstance(event, DoneEvent):
                 done = event
@@ -272,8 +277,11 @@ def _one_line(error: Exception) -> str:
     return " ".join(str(error).split()) or type(error).__name__
 
 
-def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
+def main(argv=None, host: Host | None = None) -> int:
+    """Run the command ``argv`` names; its exit status. ``host``: the machine and hub a training run is held to
+    (:class:`stsdemo.budget.Host`; None: this machine's and the hub's, imported only by the commands that
+    train), carried in the parsed arguments."""
+    args = build_parser().parse_args(argv, argparse.Namespace(host=host))
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()  # loading and saving would draw bars between the JSON lines and errors

@@ -15,6 +15,7 @@ import re
 import socket
 import time
 from pathlib import Path
+from typing import Callable
 from urllib.parse import urlparse
 
 from . import environment, save_format
@@ -130,55 +131,74 @@ def hub_reachable() -> bool:
     return reachable
 
 
-# Hub answers per model id, for the process (a model's size and config do not change under a visitor's feet).
-_HUB_ANSWERS: dict[tuple[str, str], object] = {}
 HUB_ANSWERS_KEPT = 256
 
 
-def _remembered(kind: str, hub_id: str, ask):
-    """``ask()``'s answer for a hub id, asked once per process while the hub answers (a None, the hub not
-    reached, is asked again next time)."""
-    key = (kind, hub_id)
-    if key not in _HUB_ANSWERS:
-        answer = ask()
-        if answer is None:
-            return None
-        if len(_HUB_ANSWERS) >= HUB_ANSWERS_KEPT:
-            _HUB_ANSWERS.pop(next(iter(_HUB_ANSWERS)))
-        _HUB_ANSWERS[key] = answer
-    return _HUB_ANSWERS[key]
+class HubAnswers:
+    """What the hub says about a model id, each answer asked once (a model's size and config do not change under a
+    visitor's feet; a None, the hub not reached, is asked again next time), the last :data:`HUB_ANSWERS_KEPT` kept.
+
+    ``api``: the hub client whose ``model_info`` answers (default: a ``huggingface_hub.HfApi`` made when first
+    asked); ``reachable``: whether the hub can be reached now (default :func:`hub_reachable`). The process asks
+    through one of these (:data:`HUB`); a caller that must not reach the network (a test, an offline tool) hands
+    its own to :func:`hub_parameter_count`, with its own memory of answers."""
+
+    def __init__(self, api=None, reachable: Callable[[], bool] = hub_reachable, kept: int = HUB_ANSWERS_KEPT):
+        self._api, self.reachable, self.kept = api, reachable, kept
+        self._answers: dict[tuple[str, str], object] = {}
+
+    def api(self):
+        if self._api is None:
+            from huggingface_hub import HfApi
+
+            self._api = HfApi()
+        return self._api
+
+    def remembered(self, kind: str, hub_id: str, ask):
+        """``ask()``'s answer for a hub id, asked once while the hub answers."""
+        key = (kind, hub_id)
+        if key not in self._answers:
+            answer = ask()
+            if answer is None:
+                return None
+            if len(self._answers) >= self.kept:
+                self._answers.pop(next(iter(self._answers)))
+            self._answers[key] = answer
+        return self._answers[key]
 
 
-def hub_config(hub_id: str) -> dict | None:
+HUB = HubAnswers()      # the process's: one memory of answers for every caller
+
+
+def hub_config(hub_id: str, hub: HubAnswers = HUB) -> dict | None:
     """A hub model's ``config.json`` (a few KB; the weights are not fetched), from the local cache or the hub;
     None when neither has it."""
     from huggingface_hub import hf_hub_download
 
     def ask():
         try:
-            path = hf_hub_download(hub_id, "config.json", local_files_only=not hub_reachable(),
+            path = hf_hub_download(hub_id, "config.json", local_files_only=not hub.reachable(),
                                    etag_timeout=HUB_CHECK_TIMEOUT_S)
             loaded = json.loads(Path(path).read_text(encoding="utf-8"))
         except Exception:  # noqa: BLE001 - no network, no such file, a broken file: unknown, said by the caller
             return None
         return loaded if isinstance(loaded, dict) else None
 
-    return _remembered("config", hub_id, ask)
+    return hub.remembered("config", hub_id, ask)
 
 
-def hub_parameter_count(hub_id: str) -> int | None:
+def hub_parameter_count(hub_id: str, hub: HubAnswers = HUB) -> int | None:
     """A hub model's parameters, from the hub's metadata without downloading weights: the count of its
     safetensors headers (``model_info``'s ``safetensors.total``, which the hub reads from them as
     ``huggingface_hub.get_safetensors_metadata`` does, in one request for a sharded model too), else its PyTorch
     weight files' bytes / 2 (read as 16-bit numbers, so a larger model is never counted smaller). None when the
-    hub cannot be reached; InputError when it has no such model."""
-    from huggingface_hub import HfApi
+    hub cannot be reached; InputError when it has no such model. ``hub``: whom to ask (:class:`HubAnswers`)."""
     from huggingface_hub.errors import GatedRepoError, RepositoryNotFoundError
 
     def ask():
-        if not hub_reachable():
+        if not hub.reachable():
             return None
-        api = HfApi()
+        api = hub.api()
         try:
             info = api.model_info(hub_id, expand=["safetensors"], timeout=HUB_CHECK_TIMEOUT_S)
             if info.safetensors is not None and info.safetensors.total:
@@ -191,7 +211,7 @@ def hub_parameter_count(hub_id: str) -> int | None:
         weights = sum(item.size or 0 for item in files if item.rfilename.endswith((".bin", ".pt", ".pth", ".ckpt")))
         return weights // 2 if weights else None
 
-    return _remembered("parameters", hub_id, ask)
+    return hub.remembered("parameters", hub_id, ask)
 
 
 def check_encoder_folder(folder: Path) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Iterator
 
 from .atomic import write_json_atomic
-from .budget import check_run
+from .budget import HOST, Host, check_run
 from .config import TrainConfig
 from .data import PairSet, senteval_test_sets
 from .events import DoneEvent, Event, FinalEvalEvent, Outcome
@@ -34,17 +34,19 @@ from .train import load_dev, train
 
 def train_and_evaluate(config: TrainConfig, stop: threading.Event | None = None, *, evaluate: bool = False,
                        test_sets: dict[str, PairSet] | None = None, base_cache: ResultCache | None = None,
-                       **given) -> Iterator[Event]:
+                       host: Host = HOST, **given) -> Iterator[Event]:
     """``train(config, stop, **given)``'s events; then, with ``evaluate`` and a finished run, the evaluation's.
 
     ``test_sets``: the 7 test sets (default: :func:`stsdemo.data.senteval_test_sets`, loaded once needed).
     ``base_cache``: also score the base model (``config.model``) unless the cache has it, and keep it there.
-    InputError, before the first step, for a run over the work budget (estimated on the given sets and model).
+    InputError, before the first step, for a run over the work budget (estimated on the given sets and model, on
+    ``host``'s machine).
     """
     stop = stop if stop is not None else threading.Event()
     sets = dict(zip((stage.data for stage in plan_stages(config)), given.get("train_sets") or []))
     model = given.get("model")
-    check_run(config, sets, model.encoder.config.to_dict() if model is not None else None, final_eval=evaluate)
+    check_run(config, sets, model.encoder.config.to_dict() if model is not None else None, final_eval=evaluate,
+              host=host)
     events = train(config, stop, **given)
     done = None
     try:

@@ -1,6 +1,8 @@
 """The server's work caps (issue 32): each cap refusing with the setting named and its bound (batch, length, steps,
 epochs, data size, evaluation, hub model size, one place per visitor), a link clamped with a notice, and the
-environment variables that open them. No timing is measured: the estimates are arithmetic on a declared machine."""
+environment variables that open them. No timing is measured: the estimates are arithmetic on a declared machine,
+handed to the code under test as a :class:`stsdemo.budget.Host` (and the hub's answers as a
+:class:`stsdemo.model_source.HubAnswers`), never patched into it."""
 
 from dataclasses import replace
 from types import SimpleNamespace
@@ -17,16 +19,18 @@ from stsdemo.errors import InputError
 GB = 1024 ** 3
 FREE_SPACE = run_cost.Machine(16 * GB, 2, False)          # a free Hugging Face Space: 2 CPU cores, 16 GB
 PRIVATE_GPU = run_cost.Machine(80 * GB, 1, True)
+FREE_HOST = budget.Host(machine=lambda: FREE_SPACE)
+PRIVATE_HOST = budget.Host(machine=lambda: PRIVATE_GPU)
 BUDGET_VARIABLES = ("STSDEMO_TRAIN_MEMORY_SHARE", "STSDEMO_TRAIN_MINUTES", "STSDEMO_MODEL_MILLIONS",
                     "STSDEMO_HUB_MODELS", "STSDEMO_PROXY_HOPS", "STSDEMO_MAX_TRAINING", "SPACE_ID")
 
 
 @pytest.fixture(autouse=True)
-def free_space(monkeypatch):
-    """Every test here runs on a free Space's budget, whatever machine runs the tests."""
+def operator_defaults(monkeypatch):
+    """Every test here starts from the budget's defaults, whatever the environment running the tests sets; each
+    hands the code a free Space (:data:`FREE_HOST`) unless it says otherwise."""
     for name in BUDGET_VARIABLES:
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(budget, "machine", lambda: FREE_SPACE)
 
 
 def form_values(**settings) -> dict:
@@ -34,15 +38,15 @@ def form_values(**settings) -> dict:
     return {**form.form_defaults(), "model": model_cache.DEFAULT_CHOICE, **settings}
 
 
-def refusal_of(**settings) -> str:
+def refusal_of(host: budget.Host = FREE_HOST, **settings) -> str:
     with pytest.raises(InputError) as refused:
-        form.build_config("caps", "run-caps", form_values(**settings))
+        form.build_config("caps", "run-caps", form_values(**settings), host=host)
     return str(refused.value)
 
 
-def fits(**settings) -> bool:
+def fits(host: budget.Host = FREE_HOST, **settings) -> bool:
     try:
-        form.build_config("caps", "run-caps", form_values(**settings))
+        form.build_config("caps", "run-caps", form_values(**settings), host=host)
     except InputError:
         return False
     return True
@@ -96,9 +100,9 @@ def test_the_memory_estimate_follows_the_encoder_config():
     """Peak memory from the config's hidden size, layers and heads: a BERT-base start costs more than MiniLM at
     the same batch, and a frozen encoder keeps no activations."""
     config = TrainConfig(max_steps=60, max_length=128, data="stsb")
-    mini = budget.RunPlan.of(config).estimate(config)
-    base = budget.RunPlan.of(config, hf_config=run_cost.FALLBACK_ENCODER).estimate(config)
-    frozen = budget.RunPlan.of(config).estimate(replace(config, head_only=True))
+    mini = budget.RunPlan.of(config, host=FREE_HOST).estimate(config)
+    base = budget.RunPlan.of(config, hf_config=run_cost.FALLBACK_ENCODER, host=FREE_HOST).estimate(config)
+    frozen = budget.RunPlan.of(config, host=FREE_HOST).estimate(replace(config, head_only=True))
     assert base.memory > 3 * mini.memory and base.train_seconds > 3 * mini.train_seconds
     assert frozen.memory < mini.memory / 3
     # MiniLM's parameters from its config, against the loaded model's 22.7 M
@@ -108,7 +112,7 @@ def test_the_memory_estimate_follows_the_encoder_config():
 def test_the_command_line_refuses_in_one_line_with_exit_status_2(capsys):
     from stsdemo.cli import main
 
-    assert main(["train", "--batch-size", "4096", "--max-steps", "5", "--data", "stsb"]) == 2
+    assert main(["train", "--batch-size", "4096", "--max-steps", "5", "--data", "stsb"], host=FREE_HOST) == 2
     error = capsys.readouterr().err.strip()
     assert error.startswith("stsdemo: error: batch size 4,096 is over the server's budget") and "\n" not in error
 
@@ -117,9 +121,9 @@ def test_the_environment_opens_the_budget(monkeypatch):
     assert not fits(max_steps=36_000, epochs=100) and not fits(batch_size=1024)
     monkeypatch.setenv("STSDEMO_TRAIN_MINUTES", "600")
     assert fits(max_steps=36_000, epochs=100)
-    monkeypatch.setattr(budget, "machine", lambda: PRIVATE_GPU)
+    assert not fits(PRIVATE_HOST, batch_size=512)
     monkeypatch.setenv("STSDEMO_TRAIN_MEMORY_SHARE", "0.9")
-    assert fits(batch_size=512)
+    assert fits(PRIVATE_HOST, batch_size=512) and not fits(batch_size=512)
     monkeypatch.setenv("STSDEMO_TRAIN_MINUTES", "-1")
     with pytest.raises(ValueError, match="STSDEMO_TRAIN_MINUTES"):
         budget.work_budget()
@@ -149,13 +153,17 @@ def test_a_comparison_is_held_to_the_budget_as_one_job_before_anything_starts():
 
     assert fits(max_steps=300)
     with pytest.raises(InputError) as refused:
-        next(compare_view.stream_comparison(AppState(), "caps-compare", form_values(max_steps=300, seeds=3)))
+        next(compare_view.stream_comparison(AppState(), "caps-compare", form_values(max_steps=300, seeds=3),
+                                            host=FREE_HOST))
     message = str(refused.value)
     assert message.startswith("Compare trains 6 runs as one job (compare seeds 3") and "\n" not in message
     assert "max steps 300 is over the server's budget: its 6 runs would train for about " in message
     assert "together (about " in message and "one job may take 15 min here" in message
     bound = int(message.split("largest allowed max steps is ")[1].split(" ")[0].replace(",", ""))
-    build = form.build_config
+
+    def build(*arguments, **keywords):
+        return form.build_config(*arguments, **keywords, host=FREE_HOST)
+
     assert build("caps", "run-caps", form_values(max_steps=bound), runs=6)
     with pytest.raises(InputError):
         build("caps", "run-caps", form_values(max_steps=bound + 1), runs=6)
@@ -166,9 +174,9 @@ def test_a_comparison_is_held_to_the_budget_as_one_job_before_anything_starts():
 def test_the_final_evaluation_is_estimated_with_the_run_and_named_when_it_does_not_fit(monkeypatch):
     """The 7-task evaluation encodes 26,289 sentences with the trained model and its base: on a free Space's
     2 cores about 3 min for MiniLM; a budget it does not fit refuses the run saying so."""
-    config = form.build_config("caps", "run-caps", form_values())
-    with_final = budget.RunPlan.of(config, final_eval=True).estimate(config)
-    without = budget.RunPlan.of(config).estimate(config)
+    config = form.build_config("caps", "run-caps", form_values(), host=FREE_HOST)
+    with_final = budget.RunPlan.of(config, final_eval=True, host=FREE_HOST).estimate(config)
+    without = budget.RunPlan.of(config, host=FREE_HOST).estimate(config)
     assert without.final_seconds == 0 and with_final.seconds == pytest.approx(without.seconds + with_final.final_seconds)
     tokens = 2 * run_cost.FINAL_EVAL_SENTENCES * run_cost.FINAL_EVAL_TOKENS
     assert with_final.final_seconds == pytest.approx(tokens * run_cost.MINILM.forward_flops(14.3)
@@ -183,7 +191,7 @@ def test_the_final_evaluation_is_estimated_with_the_run_and_named_when_it_does_n
 
 
 def test_the_issue_link_is_clamped_with_a_notice_and_then_fits():
-    restored = links.parse("?tab=train&max_steps=10000000&batch_size=4096&lr=1")
+    restored = links.parse("?tab=train&max_steps=10000000&batch_size=4096&lr=1", host=FREE_HOST)
     assert restored.tab == "train"
     notices = [n for n in restored.notices if "budget" in n]
     assert len(notices) == 1 and notices[0].startswith("batch size 4,096 is over the server's budget")
@@ -194,11 +202,11 @@ def test_the_issue_link_is_clamped_with_a_notice_and_then_fits():
 
 
 def test_a_link_within_the_budget_keeps_its_values_and_the_environment_opens_it(monkeypatch):
-    assert links.parse("?tab=train&batch_size=32&max_steps=100").notices == []
-    monkeypatch.setattr(budget, "machine", lambda: PRIVATE_GPU)
+    assert links.parse("?tab=train&batch_size=32&max_steps=100", host=FREE_HOST).notices == []
     monkeypatch.setenv("STSDEMO_TRAIN_MEMORY_SHARE", "0.9")
     monkeypatch.setenv("STSDEMO_TRAIN_MINUTES", "600")
-    restored = links.parse("?tab=train&batch_size=512&max_steps=3000")
+    assert links.parse("?tab=train&batch_size=512&max_steps=3000", host=FREE_HOST).notices != []
+    restored = links.parse("?tab=train&batch_size=512&max_steps=3000", host=PRIVATE_HOST)
     assert restored.notices == [] and restored.values["batch_size"] == 512
 
 
@@ -206,68 +214,67 @@ def test_a_link_within_the_budget_keeps_its_values_and_the_environment_opens_it(
 
 
 @pytest.fixture
-def hub_sizes(monkeypatch):
-    """Hub ids with their parameter counts, as the hub's metadata would give them (None: the hub not reached)."""
+def hub_sizes() -> budget.Host:
+    """A free Space whose hub gives these ids' parameter counts, as its metadata would (None: the hub not
+    reached); an id not here is never asked about (KeyError)."""
     sizes = {"someone/large-encoder": 335_000_000, "someone/small-encoder": 33_000_000, "someone/unknown": None}
-    monkeypatch.setattr(budget, "hub_parameter_count", sizes.__getitem__)
-    return sizes
+    return budget.Host(machine=lambda: FREE_SPACE, parameter_count=sizes.__getitem__)
 
 
 def test_a_hub_model_over_the_size_or_unknown_and_unlisted_is_refused(hub_sizes):
     with pytest.raises(InputError, match=r"335M parameters; this server takes hub models of up to 150M"):
-        model_cache.resolve_choice("caps", "someone/large-encoder")
+        model_cache.resolve_choice("caps", "someone/large-encoder", host=hub_sizes)
     with pytest.raises(InputError, match="could not load model 'someone/unknown': it is not on this server's list"):
-        model_cache.resolve_choice("caps", "someone/unknown")
-    assert model_cache.resolve_choice("caps", "someone/small-encoder") == "someone/small-encoder"
+        model_cache.resolve_choice("caps", "someone/unknown", host=hub_sizes)
+    assert model_cache.resolve_choice("caps", "someone/small-encoder", host=hub_sizes) == "someone/small-encoder"
     listed = "sentence-transformers/all-mpnet-base-v2"                     # on the allow list: no count asked
-    assert model_cache.resolve_choice("caps", listed) == listed
-    with pytest.raises(InputError, match="335M parameters"):             # the form's Start-from goes this way
-        form.build_config("caps", "run-caps", form_values(model="someone/large-encoder"))
+    assert model_cache.resolve_choice("caps", listed, host=hub_sizes) == listed
+    assert "335M parameters" in refusal_of(hub_sizes, model="someone/large-encoder")   # the form's Start-from
 
 
 def test_the_environment_opens_the_hub(hub_sizes, monkeypatch):
     monkeypatch.setenv("STSDEMO_MODEL_MILLIONS", "400")
-    assert model_cache.resolve_choice("caps", "someone/large-encoder") == "someone/large-encoder"
+    assert model_cache.resolve_choice("caps", "someone/large-encoder", host=hub_sizes) == "someone/large-encoder"
     monkeypatch.setenv("STSDEMO_HUB_MODELS", "someone/unknown")
-    assert model_cache.resolve_choice("caps", "someone/unknown") == "someone/unknown"
+    assert model_cache.resolve_choice("caps", "someone/unknown", host=hub_sizes) == "someone/unknown"
     monkeypatch.setenv("STSDEMO_MODEL_MILLIONS", "10")
     monkeypatch.setenv("STSDEMO_HUB_MODELS", "*")
-    assert model_cache.resolve_choice("caps", "someone/large-encoder") == "someone/large-encoder"
+    assert model_cache.resolve_choice("caps", "someone/large-encoder", host=hub_sizes) == "someone/large-encoder"
 
 
 def test_local_folders_in_the_model_roots_are_not_hub_ids(tmp_path, hub_sizes):
     folder = tmp_path / "someone" / "large-encoder"
     folder.mkdir(parents=True)
-    assert model_cache.resolve_choice("caps", str(folder)) == str(folder)
+    assert model_cache.resolve_choice("caps", str(folder), host=hub_sizes) == str(folder)
 
 
-def test_the_parameter_count_is_read_from_the_hub_metadata(monkeypatch):
+def test_the_parameter_count_is_read_from_the_hub_metadata():
     """Counted without weights: the safetensors total where the hub has one, else the PyTorch weights' bytes
-    read as 16-bit numbers; each answer asked once."""
-    from huggingface_hub import HfApi
+    read as 16-bit numbers; each answer asked once, and kept when the hub is out of reach later."""
+    from stsdemo.model_source import HubAnswers, hub_parameter_count
 
-    from stsdemo import model_source
+    asked, online = [], [True]
 
-    asked = []
+    class Hub:
+        """The hub's client as far as counting goes: ``model_info`` with the metadata each model has there."""
 
-    def model_info(self, repo_id, expand=None, files_metadata=False, timeout=None):
-        asked.append((repo_id, bool(files_metadata)))
-        if repo_id == "org/safetensors-model":
-            return SimpleNamespace(safetensors=SimpleNamespace(total=109_482_240))
-        if expand:
-            return SimpleNamespace(safetensors=None)
-        return SimpleNamespace(siblings=[SimpleNamespace(rfilename="pytorch_model.bin", size=440_000_000),
-                                         SimpleNamespace(rfilename="tf_model.h5", size=540_000_000)])
+        def model_info(self, repo_id, expand=None, files_metadata=False, timeout=None):
+            asked.append((repo_id, bool(files_metadata)))
+            if repo_id == "org/safetensors-model":
+                return SimpleNamespace(safetensors=SimpleNamespace(total=109_482_240))
+            if expand:
+                return SimpleNamespace(safetensors=None)
+            return SimpleNamespace(siblings=[SimpleNamespace(rfilename="pytorch_model.bin", size=440_000_000),
+                                             SimpleNamespace(rfilename="tf_model.h5", size=540_000_000)])
 
-    monkeypatch.setattr(HfApi, "model_info", model_info)
-    monkeypatch.setattr(model_source, "hub_reachable", lambda: True)
-    monkeypatch.setattr(model_source, "_HUB_ANSWERS", {})
-    assert model_source.hub_parameter_count("org/safetensors-model") == 109_482_240
-    assert model_source.hub_parameter_count("org/bin-model") == 220_000_000
-    assert model_source.hub_parameter_count("org/bin-model") == 220_000_000
+    hub = HubAnswers(Hub(), reachable=lambda: online[0])
+    assert hub_parameter_count("org/safetensors-model", hub) == 109_482_240
+    assert hub_parameter_count("org/bin-model", hub) == 220_000_000
+    assert hub_parameter_count("org/bin-model", hub) == 220_000_000
     assert asked.count(("org/bin-model", True)) == 1
-    monkeypatch.setattr(model_source, "hub_reachable", lambda: False)
-    assert model_source.hub_parameter_count("org/other") is None
+    online[0] = False
+    assert hub_parameter_count("org/other", hub) is None and hub_parameter_count("org/bin-model", hub) == 220_000_000
+    assert ("org/other", False) not in asked
 
 
 # ---- one place per visitor -------------------------------------------------------------------------------------

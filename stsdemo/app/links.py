@@ -286,7 +286,7 @@ def _train_fields() -> tuple[Field, ...]:
     )
 
 
-def _check_train(values: dict, notices: list[str]) -> None:
+def _check_train(values: dict, notices: list[str], host: budget.Host) -> None:
     """The buffer of a buffer-zone loss on the built-in data's gap (1), by the losses' own rule
     (:func:`stsdemo.losses.buffer.check_x0`): 0 <= x0 <= 1/2."""
     loss_name = form.from_form("loss", values["loss"])
@@ -297,16 +297,17 @@ def _check_train(values: dict, notices: list[str]) -> None:
             default = form.field_spec("x0").value
             notices.append(f"{error} (the built-in data's gap): using the default {_number_text(default)}")
             values["x0"] = default
-    _clamp_to_budget(values, notices)
+    _clamp_to_budget(values, notices, host)
 
 
-def _clamp_to_budget(values: dict, notices: list[str]) -> None:
+def _clamp_to_budget(values: dict, notices: list[str], host: budget.Host) -> None:
     """Each setting that takes the link's run over the server's work budget set to its bound, with a notice
-    (:func:`stsdemo.budget.clamp`): a link never starts a run, but its form would be refused as it stands."""
+    (:func:`stsdemo.budget.clamp` on ``host``): a link never starts a run, but its form would be refused as it
+    stands."""
     model = "" if values["model"] == model_cache.DEFAULT_CHOICE else model_cache.scorer_source()
     try:
         config = form.settings_config(values, model=model, data=form.TRAINING_DATA_CHOICES[values["data"]])
-        clamped, changes = budget.clamp(config, final_eval=bool(values.get("final_eval")))
+        clamped, changes = budget.clamp(config, final_eval=bool(values.get("final_eval")), host=host)
     except Exception:  # noqa: BLE001 - no estimate (data or model unreadable here): the form checks at the start
         return
     for name, notice in changes:
@@ -318,14 +319,14 @@ def _clamp_to_budget(values: dict, notices: list[str]) -> None:
 @dataclass(frozen=True)
 class TabLink:
     fields: Callable[[], tuple[Field, ...]]
-    check: Callable[[dict, list], None] | None = None
+    check: Callable[[dict, list, budget.Host], None] | None = None   # (values, notices, host): mends values
     names: dict | None = None          # link key -> field name where they differ
     defaults: Callable[[set, dict], dict] | None = None   # (keys the link gave, values read) -> changed defaults
     unused: Callable[[Mapping], set] | None = None        # values -> link keys that say nothing there
 
 
 TAB_LINKS = {
-    "loss": TabLink(lambda: LOSS_FIELDS, _check_loss),
+    "loss": TabLink(lambda: LOSS_FIELDS, lambda values, notices, host: _check_loss(values, notices)),
     "score": TabLink(lambda: SCORE_FIELDS, None, SCORE_NAMES, _score_defaults,
                      lambda values: set() if values.get("scheme") == score_view.SCHEMES["custom"]
                      else {"categories", "gap"}),
@@ -363,17 +364,18 @@ def _tab_word(text: str) -> str:
     return text if re.fullmatch(r"[A-Za-z0-9_-]{1,20}", text) else "(not shown)"
 
 
-def parse(query) -> Restored:
+def parse(query, host: budget.Host = budget.HOST) -> Restored:
     """What a link restores. Never raises: a bad value takes its default with a notice, an unknown key is
-    ignored, a link without ``tab`` restores nothing (an ordinary visit, e.g. ``?__theme=dark``)."""
+    ignored, a link without ``tab`` restores nothing (an ordinary visit, e.g. ``?__theme=dark``). A Fine-tune
+    link's settings are clamped to the work budget on ``host`` (:class:`stsdemo.budget.Host`)."""
     try:
-        return _parse(query)
+        return _parse(query, host)
     except Exception as error:  # noqa: BLE001 - a link must never break the page
         return Restored("score", defaults("score"), [_clean(f"This link could not be read ({type(error).__name__}); "
                                                              "opened with the defaults.")])
 
 
-def _parse(query) -> Restored:
+def _parse(query, host: budget.Host) -> Restored:
     params, length = _params(query)
     if "tab" not in params:
         return Restored()
@@ -405,7 +407,7 @@ def _parse(query) -> Restored:
     if link.defaults:
         values.update(link.defaults(given, values))
     if link.check:
-        link.check(values, notices)
+        link.check(values, notices, host)
     return Restored(tab, values, [_clean(n) for n in notices])
 
 

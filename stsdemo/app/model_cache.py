@@ -79,7 +79,8 @@ def base_model_choices(session: str) -> list[tuple[str, str]]:
             *session_files.run_choices(session)]
 
 
-def resolve_choice(session: str, choice: str | None, encoder_default: bool = False) -> str:
+def resolve_choice(session: str, choice: str | None, encoder_default: bool = False,
+                   host: budget.Host = budget.HOST) -> str:
     """A dropdown value -> a name ``SiameseRegressor.load`` understands.
 
     ``default`` is the shipped scorer, or with ``encoder_default`` (training, the benchmark) the embedded
@@ -87,7 +88,7 @@ def resolve_choice(session: str, choice: str | None, encoder_default: bool = Fal
     scorer; ``run:<id>`` a run of *this* session; anything else a hub id or a local path, checked by the
     core's :func:`~stsdemo.model_source.resolve_model` against :func:`allowed_roots` and refused when it points into
     another session's folder. A hub id must be on the server's allow list or within its size
-    (:func:`stsdemo.budget.check_hub_model`): every tab's model choice comes through here.
+    (:func:`stsdemo.budget.check_hub_model`, asking ``host``): every tab's model choice comes through here.
     """
     text = str(choice or "").strip()
     if text in ("", DEFAULT_CHOICE):
@@ -113,7 +114,7 @@ def resolve_choice(session: str, choice: str | None, encoder_default: bool = Fal
             raise InputError(f"model folder {text!r} does not exist")
     resolve_model(text, allowed_roots())
     if is_hub_id(text):
-        budget.check_hub_model(text)
+        budget.check_hub_model(text, host)
     return text
 
 

@@ -17,6 +17,7 @@ from typing import Iterator
 
 import plotly.graph_objects as go
 
+from ... import budget
 from ...buffer_comparison import (Pair, check_comparable, compare_seeds, paired_result, plan_pairs, run_pairs,
                                   shown_values)
 from ...config import TrainConfig
@@ -112,24 +113,26 @@ def recorded_spread(found, config) -> str:
     return " ".join(parts) or "no recorded seeds of this setting to compare with (see the Benchmark tab)."
 
 
-def stream_comparison(state, session: str, values: dict, visitor: str | None = None) -> Iterator[TrainView]:
+def stream_comparison(state, session: str, values: dict, visitor: str | None = None,
+                      host: budget.Host = budget.HOST) -> Iterator[TrainView]:
     """Queue the pairs as one job and stream their runs; the last view overlays the last finished pair and
     states the comparison. InputError before anything starts for a loss without a buffer, x0 already 0, seeds
     out of range, a session over its disk budget, or a job of this visitor (``visitor``:
-    :func:`stsdemo.app.slots.visitor_of`, else the session) or session already going."""
+    :func:`stsdemo.app.slots.visitor_of`, else the session) or session already going; ``host``: the machine and
+    hub the job is held to (:class:`stsdemo.budget.Host`)."""
     busy = set(state.active_runs())
     session_files.prune_sessions(busy)
     session_files.check_disk_budget(session, busy)
     seeds = compare_seeds(values.get("seeds"))
     values = {**values, "final_eval": False}  # the pairs stay a few minutes on a CPU
     try:   # the whole job against the budget: its 2 x seeds runs together
-        first = form.build_config(session, session_files.new_run_id(), values, runs=2 * seeds)
+        first = form.build_config(session, session_files.new_run_id(), values, runs=2 * seeds, host=host)
     except InputError as error:
         raise InputError(f"Compare trains {2 * seeds} runs as one job (compare seeds {seeds}, each with and "
                          f"without the buffer): {error}") from None
     check_comparable(first)
-    pairs = plan_pairs(first, seeds, lambda changes: form.build_config(session, session_files.new_run_id(),
-                                                                     {**values, **changes}))
+    pairs = plan_pairs(first, seeds, lambda changes: form.build_config(
+        session, session_files.new_run_id(), {**values, **changes}, host=host))
     earlier = session_files.list_runs(session)
 
     def body(signal) -> Iterator[TrainView]:

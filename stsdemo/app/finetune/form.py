@@ -195,18 +195,19 @@ def settings_config(values: dict, **run) -> TrainConfig:
         {name: from_form(name, values.get(name, field_spec(name).value)) for name in FORM_FIELDS}, **run)
 
 
-def build_config(session: str, run_id: str, values: dict, runs: int = 1) -> TrainConfig:
+def build_config(session: str, run_id: str, values: dict, runs: int = 1,
+                 host: budget.Host = budget.HOST) -> TrainConfig:
     """A checked TrainConfig from the form's ``values`` (keyed by field name; a missing one takes its form
     default), before the run is queued: its settings (:func:`stsdemo.preflight.preflight`), then its estimate
     (with the final 7-task evaluation where ``values`` turn it on) against the server's work budget
     (:func:`stsdemo.budget.check_run`; ``runs``: the job trains that many runs of these settings, a Compare's
-    pairs); the best checkpoint goes to the run's folder."""
+    pairs; ``host``: the machine and hub it is held to); the best checkpoint goes to the run's folder."""
     scheme = str(values.get("scheme") or "sts").strip() or "sts"
     data, uploaded = _training_data(session, run_id, values.get("data") or "stsb", values.get("upload"), scheme)
-    model = model_cache.resolve_choice(session, values.get("model"), encoder_default=True)
+    model = model_cache.resolve_choice(session, values.get("model"), encoder_default=True, host=host)
     config = preflight(settings_config(
         values, model=model, data=data, scheme="sts" if data in TRAINING_DATA_CHOICES.values() else scheme,
         run_name=run_id, output_dir=str(session_files.session_run_folder(session, run_id) / "checkpoint")))
     budget.check_run(config, {data: uploaded} if uploaded is not None else None,
-                     final_eval=bool(values.get("final_eval")), runs=runs)
+                     final_eval=bool(values.get("final_eval")), runs=runs, host=host)
     return config
