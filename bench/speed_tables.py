@@ -20,6 +20,7 @@ def speed_tables(results: dict) -> list[str]:
                      f"{train['max_length']}, {train['device']}{load_text(train)} |")
     else:
         lines.append("| training throughput | not run | | | `python -m bench.speed --parts train` |")
+    lines.append(cpu_precision_row(speed.get("precision")))
     ev = speed.get("eval")
     if ev:
         lines.append(f"| evaluation time (s, median of {ev['repeats']}) | {ev['ours_seconds']:.1f} | "
@@ -73,6 +74,19 @@ def speed_tables(results: dict) -> list[str]:
     else:
         lines.append("Cost growth: not run (`python -m bench.scaling`).\n")
     return lines
+
+
+def cpu_precision_row(record: dict | None) -> str:
+    """The CPU's precision rule checked (bench.precision on a CPU): seconds per training step in fp32 (what the
+    rule trains in, untimed) against bf16 autocast, the loop's own probe alternating the two."""
+    if not record:
+        return "| training step, fp32 vs bf16 autocast | not run | | | `python -m bench.precision` on a CPU |"
+    seconds = record["step_seconds"]
+    verdict = "the rule's fp32 is the faster" if record["rule_is_faster"] else f"**{record['faster']} is faster**"
+    return (f"| training step on a CPU, fp32 (the rule, untimed) vs bf16 autocast (s, median of {record['repeats']} "
+            f"alternating probes) | {seconds['fp32']:.2f} | {seconds['bf16']:.2f} (bf16 autocast) | "
+            f"**{record['bf16_over_fp32']:.1f}x slower in bf16**: {verdict} | batch {record['batch_size']}, max length "
+            f"{record['max_length']}, {record['device']}{load_text(record)} |")
 
 
 def repeats_text(record: dict) -> str:
