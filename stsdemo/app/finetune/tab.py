@@ -154,7 +154,7 @@ def build() -> FinetuneTab:
                 zip_button = gr.Button("Prepare zip", scale=1, min_width=120)
                 delete_button = gr.Button("Delete run", variant="stop", scale=1, min_width=120)
             run_info = gr.Markdown()
-            run_zip = gr.File(label="Download (zip of the best checkpoint)", interactive=False)
+            run_zip = gr.File(label="Download (zip of the best checkpoint)", interactive=False, elem_id="run-zip")
     return FinetuneTab(tab=tab, preset=preset, base_model=base_model, data=data, upload=upload, scheme=scheme,
                        settings=settings, final_eval=final_eval, link=link, start=start, compare=compare, stop=stop,
                        compare_seeds=compare_seeds, progress=progress, status=status, dev_plot=dev_plot,
@@ -181,7 +181,7 @@ def wire(tab: FinetuneTab, state, lists) -> None:
             elif number == 0:  # the first update hides an earlier run's table
                 update[tab.results] = gr.update(visible=False)
             if view.finished:
-                update.update(zip(lists.components, lists.updates(session)))
+                update.update(zip(lists.components, lists.updates(session, ended=view.run_id)))
             yield update
         if view is not None and view.curves.drawn():
             yield from (dict(zip(curves, owed)) for owed in sender.catch_up(view.curves))

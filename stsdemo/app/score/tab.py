@@ -38,6 +38,7 @@ class ScoreTab:
     number_line: gr.Plot
     line: gr.State          # the line the shown result is read on (a gold label typed now belongs to it)
     dropped: gr.State       # the last scoring did not draw the gold label: it was given on another line
+    used: gr.State          # the model the shown result was scored with: the Model box follows it
     examples: gr.Examples
     pairs_file: gr.File
     scored: gr.File
@@ -83,6 +84,7 @@ def build() -> ScoreTab:
                 gr.Markdown(score_view.NUMBERS_NOTE, elem_classes="sts-note", latex_delimiters=LATEX)
         line = gr.State(None)
         dropped = gr.State(False)
+        used = gr.State(None)
         examples = gr.Examples(EXAMPLES, inputs=[s1, s2, gold], label="STS Benchmark test pairs (gold score 0–5)",
                                example_labels=[f"{g:g} · {a}  /  {b}" for a, b, g in EXAMPLES])
         with gr.Accordion("Batch mode: score a CSV / TSV file", open=False):
@@ -100,7 +102,7 @@ def build() -> ScoreTab:
             preview = gr.Dataframe(label="First rows", visible=False, interactive=False)
     return ScoreTab(tab=tab, s1=s1, s2=s2, model=model, scheme=scheme, gold=gold, custom=custom, gap=gap,
                     button=button, link=link, prediction=prediction, category=category, node=node, cosine=cosine,
-                    notice=notice, number_line=number_line, line=line, dropped=dropped, examples=examples,
+                    notice=notice, number_line=number_line, line=line, dropped=dropped, used=used, examples=examples,
                     pairs_file=pairs_file, scored=scored, file_button=file_button, file_summary=file_summary,
                     file_progress=file_progress, preview=preview)
 
@@ -132,7 +134,7 @@ def wire(tab: ScoreTab, state, demo: gr.Blocks, restored=()) -> None:
                                      gap, gold, gold_line)
         s = view.score  # which model scored and why (a switch, a scheme that does not fit) is in the notice
         return (round(s.prediction, 4), s.category, s.node, round(s.cosine, 4), view.figure, view.notice, view.line,
-                view.gold_dropped)
+                view.gold_dropped, view.model_choice)
 
     @user_errors
     def score_file(model, path, scheme_choice, custom, gap, request: gr.Request):
@@ -153,12 +155,15 @@ def wire(tab: ScoreTab, state, demo: gr.Blocks, restored=()) -> None:
     # to remember; the other triggers pass the line the gold label was given on
     public = [tab.model, tab.s1, tab.s2, tab.scheme, tab.custom, tab.gap, tab.gold]
     inputs = [*public, tab.line]
-    outputs = [tab.prediction, tab.category, tab.node, tab.cosine, tab.number_line, tab.notice, tab.line, tab.dropped]
+    outputs = [tab.prediction, tab.category, tab.node, tab.cosine, tab.number_line, tab.notice, tab.line, tab.dropped,
+               tab.used]
 
     def scored(event) -> None:
-        """A gold label that the scoring did not draw (given on another line) is cleared from its box."""
+        """A gold label that the scoring did not draw (given on another line) is cleared from its box; the Model
+        box shows the model that scored, the one the scheme switched to included, as the notice names it."""
         event.success(lambda dropped: None if dropped else gr.skip(), tab.dropped, tab.gold,
                       api_visibility="private", queue=False)
+        event.success(lambda used: used or gr.skip(), tab.used, tab.model, api_visibility="private", queue=False)
 
     scoring = dict(concurrency_id="score", concurrency_limit=4)
     scored(tab.button.click(score_and_draw, public, outputs, api_name="score", **scoring))

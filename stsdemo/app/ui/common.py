@@ -72,11 +72,16 @@ class ChoiceLists:
         self.components = [score_model, base_model, bench_model, run_pick]
 
     @staticmethod
-    def updates(session: str) -> tuple:
+    def updates(session: str, ended: str | None = None) -> tuple:
+        """The four lists of ``session``'s runs; ``ended``: the id of a run that just ended, picked in the run
+        picker when it has a checkpoint, since its status says it "can be downloaded below" (an empty picker
+        would refuse Prepare zip)."""
+        runs = session_files.run_choices(session, finished_only=False)
+        picked = session_files.RUN_PREFIX + ended if ended else None
         return (gr.update(choices=model_cache.model_choices(session)),
                 gr.update(choices=model_cache.base_model_choices(session)),
                 gr.update(choices=model_cache.bench_choices(session)),
-                gr.update(choices=session_files.run_choices(session, finished_only=False)))
+                gr.update(choices=runs, **({"value": picked} if picked in dict(runs).values() else {})))
 
     def refresh_on_select(self, *tabs) -> None:
         def refresh(request: gr.Request):

@@ -144,7 +144,9 @@ class CurveSender:
                 (curves.buffer_colors, None))
         out = []
         for frame, lagged, sent in zip((curves.dev, curves.loss, curves.buffer), self.pending, self.sent):
-            if lagged is not None and lagged != sent:
+            if frame.empty:    # Vega warns "Infinite extent" for each field of an empty table: no chart yet
+                out.append(None)
+            elif lagged is not None and lagged != sent:
                 colors, y_range = lagged
                 out.append(gr.update(value=frame.copy(), color_map=colors, colors_in_legend=list(colors)[-self.LEGEND:],
                                      **({"y_lim": y_range} if y_range is not None else {})))
