@@ -4,6 +4,7 @@ Imported by test_app_api.py and test_browser.py (tests/conftest.py belongs to th
 score only the first DEV_PAIRS STS-B dev pairs at each evaluation, so they stay short on a CPU.
 """
 
+import atexit
 import os
 import shutil
 import time
@@ -11,7 +12,7 @@ import urllib.request
 
 import pytest
 
-DEV_PAIRS = 150
+DEV_PAIRS = 60      # each dev score encodes 2 x DEV_PAIRS sentences: most of a tiny run's time
 PLAYGROUND_PAIRS = 240   # per part (training, held out) of a Playground data set
 
 # A tiny fine-tune: 64 pairs, batch 16, 4 steps, dev score every 2 steps, no 7-task evaluation; the paper's head
@@ -141,19 +142,44 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
 EXPECT_TIMEOUT_MS = 20_000
 
 
+_CHROMIUM_OF_THIS_PROCESS = {}   # "playwright", "browser": started by the first page, shared by every later one
+
+
+def shared_chromium():
+    """This test process's headless Chromium, launched once: starting Playwright's driver and a browser costs about
+    2 CPU seconds and 5 s of wall time, so each page gets a fresh context of one browser instead (a context has its
+    own cookies and storage, as a new browser would). Relaunched if it went away; stopped when the process exits."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    started = _CHROMIUM_OF_THIS_PROCESS
+    if "browser" not in started or not started["browser"].is_connected():
+        if "playwright" not in started:
+            started["playwright"] = sync_api.sync_playwright().start()
+            atexit.register(_stop_chromium)
+        started["browser"] = started["playwright"].chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    return started["browser"]
+
+
+def _stop_chromium() -> None:
+    try:
+        _CHROMIUM_OF_THIS_PROCESS["browser"].close()
+        _CHROMIUM_OF_THIS_PROCESS.pop("playwright").stop()
+    except Exception:   # the driver may already be gone at exit; the browser goes with it
+        pass
+
+
 def open_page(app_url, **context):
-    """The app open in headless Debian Chromium, driven by Playwright (``context``: browser context options)."""
+    """The app open in headless Debian Chromium, driven by Playwright (``context``: browser context options), in a
+    context of its own that is closed afterwards."""
     sync_api = pytest.importorskip("playwright.sync_api")
     sync_api.expect.set_options(timeout=EXPECT_TIMEOUT_MS)
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            page = browser.new_context(device_scale_factor=1, **context).new_page()
-            page.set_default_timeout(60_000)
-            page.goto(app_url)
-            yield page
-        finally:
-            browser.close()
+    window = shared_chromium().new_context(device_scale_factor=1, **context)
+    try:
+        page = window.new_page()
+        page.set_default_timeout(60_000)
+        page.goto(app_url)
+        yield page
+    finally:
+        window.close()
 
 
 @pytest.fixture

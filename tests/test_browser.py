@@ -86,7 +86,7 @@ def _walk_through(page, tmp_path):
     page.get_by_text("More settings").click()
     page.get_by_label("Max pairs", exact=True).fill("400")
     page.get_by_label("Log every", exact=True).fill("2")
-    page.get_by_label("Dev pairs", exact=True).fill("150")
+    page.get_by_label("Dev pairs", exact=True).fill("60")
     page.get_by_role("button", name="Start training").click()
     expect(page.locator("#train-progress")).to_contain_text("STS-B dev Spearman", timeout=120_000)
     expect(page.locator("#dev-plot")).to_contain_text("#1 sk2", timeout=30_000)  # the legend of a drawn curve
