@@ -6,13 +6,14 @@ this machine, against a static site written by ``python -m stsdemo site``:
   float32 run took 1.74 s);
 * ``fps``: the page playing at its defaults: screen updates per second in a 1280 px window, and in a 390 px window
   with Chromium's CPU throttled 4x (a stand-in for a mid-range phone) (targets 30 and 15);
-* ``classroom``: ``--pages`` pages playing the start-here preset at once against one app (the app launched in this
-  process): the app process's CPU seconds while they play, and each page's updates per second;
+* ``classroom``: ``--pages`` pages playing the start-here preset at once against one app (``python app.py`` in a
+  process of its own, :mod:`bench.served_app`, on this machine's embedding cache): the app process's CPU seconds
+  while they play, and each page's updates per second;
 * ``size``: the site's files, raw and gzip-compressed (target 15 MB);
 * ``python``: the Python core's default run in float64, ``run_seeds`` whole, median of 3 (target 2 s; the API and
   MCP run it);
-* ``first_visit``: a fresh app, asked for the STS-B data file 75 s after it starts (the data sets are embedded at
-  start-up, in the background, before anyone asks).
+* ``first_visit``: a fresh app (its own process and an empty cache), asked for the STS-B data file 75 s after it
+  starts (the data sets are embedded at start-up, in the background, before anyone asks).
 
     python -m bench.browser_playground --no-record          # print only
     python -m bench.browser_playground --parts engine,size  # record these (section playground, key browser)
@@ -31,7 +32,10 @@ import threading
 import time
 from pathlib import Path
 
+from stsdemo.environment import cache_dir
+
 from .common import device_name, log, machine_load, setup_environment, update_results
+from .served_app import serve_app
 
 SECTION = "playground"
 CHROMIUM = "/usr/bin/chromium"
@@ -137,27 +141,20 @@ def updates_per_second(url: str, seconds: float = 10.0) -> dict:
 def classroom(pages: int, seconds: float = 30.0) -> dict:
     """``pages`` pages playing the start-here preset at once against one app launched here: the app process's CPU
     seconds while they play (after each has its data) and each page's screen updates per second."""
-    import psutil
     from playwright.sync_api import sync_playwright
 
-    import app as served
-
-    _, url, _ = served.launch("127.0.0.1", None, prevent_thread_lock=True, quiet=True)
-    process = psutil.Process()
-    try:
+    with tempfile.TemporaryDirectory() as output, serve_app(Path(output), prewarm=True,
+                                                            STSDEMO_CACHE_DIR=str(cache_dir())) as served:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             windows = [browser.new_context(viewport={"width": 1280, "height": 900}).new_page() for _ in range(pages)]
             for window in windows:
-                start_playing(window, url + "playground/index.html?preset=memorisation")
-            cpu = process.cpu_times()
+                start_playing(window, served.url + "playground/index.html?preset=memorisation")
+            cpu = served.cpu_seconds()
             time.sleep(seconds)
-            used = process.cpu_times()
+            app_cpu = served.cpu_seconds() - cpu
             rates = [window.evaluate("window.UPDATES") / seconds for window in windows]
             browser.close()
-    finally:
-        served.demo.close()
-    app_cpu = (used.user - cpu.user) + (used.system - cpu.system)
     log(f"classroom: {pages} pages for {seconds:.0f} s: the app used {app_cpu:.2f} CPU s; updates a second per page: "
         f"median {statistics.median(rates):.1f}, lowest {min(rates):.1f}")
     return {"pages": pages, "seconds": seconds, "app_cpu_s": round(app_cpu, 2),
@@ -179,29 +176,24 @@ def python_seconds(repeats: int = 3) -> float:
 
 def first_visit_seconds(after: float = 75.0) -> dict:
     """A fresh app (its own empty cache), asked for the STS-B data file ``after`` seconds after it starts."""
-    import os
     import urllib.error
     import urllib.request
 
-    with tempfile.TemporaryDirectory() as cache:
-        os.environ["STSDEMO_CACHE_DIR"] = cache
-        import app as served
-
+    with tempfile.TemporaryDirectory() as output:
         started = time.monotonic()
-        _, url, _ = served.launch("127.0.0.1", None, prevent_thread_lock=True, quiet=True)
-        time.sleep(max(0.0, after - (time.monotonic() - started)))
-        asked = time.monotonic()
-        while True:
-            try:
-                with urllib.request.urlopen(url + "playground/data/sts.safetensors", timeout=600) as answer:
-                    answer.read()
-                    break
-            except urllib.error.HTTPError as busy:      # 503 with its progress: still being embedded
-                if busy.code != 503:
-                    raise
-            time.sleep(0.5)
-        waited = time.monotonic() - asked
-        served.demo.close()
+        with serve_app(Path(output), prewarm=True, STSDEMO_CACHE_DIR=str(Path(output) / "cache")) as served:
+            time.sleep(max(0.0, after - (time.monotonic() - started)))
+            asked = time.monotonic()
+            while True:
+                try:
+                    with urllib.request.urlopen(served.url + "playground/data/sts.safetensors", timeout=600) as answer:
+                        answer.read()
+                        break
+                except urllib.error.HTTPError as busy:      # 503 with its progress: still being embedded
+                    if busy.code != 503:
+                        raise
+                time.sleep(0.5)
+            waited = time.monotonic() - asked
     log(f"first visit: asked {after:.0f} s after launch, the data file came in {waited:.2f} s")
     return {"asked_after_s": after, "answer_s": round(waited, 2)}
 

@@ -84,6 +84,13 @@ class Served:
 
         return psutil.Process(self.process.pid).memory_info().rss / 2**20
 
+    def cpu_seconds(self) -> float:
+        """The CPU time (user and system) the server process has used so far."""
+        import psutil
+
+        used = psutil.Process(self.process.pid).cpu_times()
+        return used.user + used.system
+
     def threads(self) -> int:
         """The server process's threads, as the operating system counts them (Python's and its libraries')."""
         import psutil

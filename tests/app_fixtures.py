@@ -4,7 +4,6 @@ Imported by test_app_api.py and test_browser.py (tests/conftest.py belongs to th
 score only the first DEV_PAIRS STS-B dev pairs at each evaluation, so they stay short on a CPU.
 """
 
-import atexit
 import os
 import shutil
 import time
@@ -142,29 +141,31 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
 EXPECT_TIMEOUT_MS = 20_000
 
 
-_CHROMIUM_OF_THIS_PROCESS = {}   # "playwright", "browser": started by the first page, shared by every later one
+_CHROMIUM_OF_THIS_MODULE = {}   # "playwright", "browser": started by a module's first page, shared by its others
 
 
 def shared_chromium():
-    """This test process's headless Chromium, launched once: starting Playwright's driver and a browser costs about
-    2 CPU seconds and 5 s of wall time, so each page gets a fresh context of one browser instead (a context has its
-    own cookies and storage, as a new browser would). Relaunched if it went away; stopped when the process exits."""
+    """The headless Chromium of the module running, launched once: starting Playwright's driver and a browser costs
+    about 2 CPU seconds and 5 s of wall time, so each page gets a fresh context of one browser instead (a context has
+    its own cookies and storage, as a new browser would). Relaunched if it went away; tests/conftest.py stops it when
+    the module ends (:func:`stop_chromium`)."""
     sync_api = pytest.importorskip("playwright.sync_api")
-    started = _CHROMIUM_OF_THIS_PROCESS
+    started = _CHROMIUM_OF_THIS_MODULE
     if "browser" not in started or not started["browser"].is_connected():
         if "playwright" not in started:
             started["playwright"] = sync_api.sync_playwright().start()
-            atexit.register(_stop_chromium)
         started["browser"] = started["playwright"].chromium.launch(executable_path=CHROMIUM, args=ARGS)
     return started["browser"]
 
 
-def _stop_chromium() -> None:
-    try:
-        _CHROMIUM_OF_THIS_PROCESS["browser"].close()
-        _CHROMIUM_OF_THIS_PROCESS.pop("playwright").stop()
-    except Exception:   # the driver may already be gone at exit; the browser goes with it
-        pass
+def stop_chromium() -> None:
+    """Close the shared Chromium and stop Playwright: its sync API keeps an asyncio loop running in this thread
+    while started, and a later module's ``asyncio.run`` (the MCP tests) would refuse to run beside it."""
+    started = _CHROMIUM_OF_THIS_MODULE
+    if "browser" in started:
+        started.pop("browser").close()
+    if "playwright" in started:
+        started.pop("playwright").stop()
 
 
 def open_page(app_url, **context):

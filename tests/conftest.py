@@ -15,6 +15,7 @@ A module's owner may mark a test with ``@pytest.mark.slow`` instead; both read t
 """
 
 import os
+import sys
 
 import pytest
 import torch
@@ -80,6 +81,18 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if is_slow(item):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """The browser tests' Chromium (tests/app_fixtures.py) is shared by a module's pages and stopped when the module
+    ends."""
+    try:
+        return (yield)
+    finally:
+        fixtures = sys.modules.get("app_fixtures")
+        if fixtures is not None and (nextitem is None or nextitem.module is not item.module):
+            fixtures.stop_chromium()
 
 
 def pytest_configure(config):

@@ -130,20 +130,13 @@ def test_what_the_playground_builds_on_imports_nothing_of_the_playground():
     assert not found, found
 
 
-# The bench modules that still import the app, each for a reason the core cannot yet answer (issue 41 moves
-# them); the list only shrinks: a bench module that formats, compares or computes reads the core, and one that
-# measures the app serves it in a process of its own and talks to it over HTTP (bench/served_app.py).
-BENCH_READS_THE_APP = {
-}
-
-
 def test_bench_reads_the_core_not_the_app():
-    """bench imports nothing from ``stsdemo.app`` (lazily or not) except the modules listed, which have not moved
-    yet; one that stops needing the app leaves the list."""
-    found = {path.stem for path in sorted((REPO / "bench").glob("*.py"))
-             if any(within(name, APP) for name in absolute_imports(path))}
-    assert found == set(BENCH_READS_THE_APP), (f"bench modules importing stsdemo.app: {sorted(found)}; "
-                                                f"listed: {sorted(BENCH_READS_THE_APP)}")
+    """bench imports nothing from ``stsdemo.app``, nor ``app.py`` (which builds it), lazily or not: a bench module
+    that formats, compares or computes reads the core, and one that measures the app serves it in a process of its
+    own and talks to it over HTTP (bench/served_app.py)."""
+    found = {f"{path.stem}: {name}" for path in sorted((REPO / "bench").glob("*.py"))
+             for name in absolute_imports(path) if within(name, APP) or name == "app"}
+    assert not found, sorted(found)
 
 
 def app_only_packages() -> set[str]:
