@@ -257,8 +257,7 @@ def wire(tab: FinetuneTab, state, lists) -> None:
     tab.base_model.input(follow_start, tab.base_model, tab.settings["target"], api_visibility="private")
     tab.data.change(data_visibility, tab.data, [tab.upload, tab.scheme], api_visibility="private", queue=False)
     share.wire_copy(tab.link, "train", form_fields)
-    # A visitor's pick shows that run; the pick a finished run makes of itself does not (on "input", not "change"):
-    # its views are already drawn, and after a Compare they are the pair's overlay, which a redraw would replace.
+    # On "input": a run's own pick when it ends must not redraw over its views (after a Compare, the pair's overlay)
     tab.run_pick.input(show_run, tab.run_pick, [tab.run_info, tab.results, tab.histogram], api_visibility="private")
     tab.zip_button.click(zip_run, tab.run_pick, tab.run_zip, api_name="zip_run", concurrency_id="zip",
                          concurrency_limit=2)
