@@ -169,17 +169,18 @@ def export(path=payoff.MAP_FILE) -> dict:
 
 def markdown(found: dict) -> list[str]:
     """Each recorded map under each reading as a Markdown table of paired differences (buffer − none, mean ± se;
-    ▲ holds, ▼ reversed after the correction) under its title, then its reading: what ``report`` prints and
-    docs/results.md holds."""
+    ▲ holds, ▼ reversed after the correction) under its title, then its reading, and how the reading's marks stand
+    after their confirmations: what ``report`` prints and docs/results.md holds. A mark is shown as the app shows it
+    (:func:`stsdemo.playground.payoff.shown_marks`): only once confirmed on fresh seeds."""
     parts = []
     for label in payoff.READINGS:
-        marks = payoff.verdicts(found, label)
-        for dataset in BUILT_IN_DATA:
-            for loss in BUFFER_LOSSES:
-                for head in payoff.HEADS:
-                    cells = payoff.cells_of(found, dataset, loss, head)
-                    if cells and any(payoff.cell_reading(entry, label) for entry in cells.values()):
-                        parts.append(map_table(cells, marks, len(marks), label, (dataset, loss, head)))
+        marks = payoff.shown_marks(found, label)
+        tables = [map_table(cells, marks, len(marks), label, (dataset, loss, head))
+                  for dataset in BUILT_IN_DATA for loss in BUFFER_LOSSES for head in payoff.HEADS
+                  if (cells := payoff.cells_of(found, dataset, loss, head))
+                  and any(payoff.cell_reading(entry, label) for entry in cells.values())]
+        if tables:
+            parts += [*tables, payoff.confirmation_text(found, label) + "\n"]
     return parts
 
 
