@@ -39,6 +39,7 @@ figures never replace the CPU's.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -50,8 +51,9 @@ from pathlib import Path
 import numpy as np
 
 from stsdemo.atomic import write_json_atomic
+from stsdemo.save_format import RUN_RECORD
 
-from .common import (REPO, Timer, cuda_available, device_name, load_results, log, machine, machine_load, median,
+from .common import (REPO, Timer, device_name, load_results, log, machine, machine_load, median,
                      out_dir, percentile, portable, results_lock, results_path, setup_environment, st_module)
 from .served_app import serve_app, serve_echo
 
@@ -105,20 +107,23 @@ def ours_throughput(steps: int, batch_size: int, max_length: int, pairs, seed: i
                 ends.append((event.step, time.perf_counter(), event.pairs_per_s))
     if len(ends) < 2:
         return dict(pairs_per_s=ends[0][2] if ends else float("nan"), steps=steps, wall_seconds=wall.seconds)
+    precision = json.loads((Path(config.output_dir) / RUN_RECORD).read_text())["precision"]["chosen"]
     (first, start, _), (last, end, _) = ends[0], ends[-1]
-    return dict(pairs_per_s=batch_size * (last - first) / (end - start), steps=steps, wall_seconds=wall.seconds)
+    return dict(pairs_per_s=batch_size * (last - first) / (end - start), steps=steps, wall_seconds=wall.seconds,
+                precision=precision)
 
 
-def st_throughput(steps: int, batch_size: int, max_length: int, pairs, seed: int = 42) -> dict:
-    """SentenceTransformerTrainer (CoSENTLoss) on the same pairs: pairs/s between the end of step 1 and
-    the end of step N (each step: fetching and collating the batch, forward, backward, clip, step)."""
+def st_throughput(steps: int, batch_size: int, max_length: int, pairs, precision: str, seed: int = 42) -> dict:
+    """SentenceTransformerTrainer (CoSENTLoss) on the same pairs in ``precision`` (the one ours trained in): pairs/s
+    between the end of step 1 and the end of step N (each step: fetching and collating the batch, forward, backward,
+    clip, step)."""
     from transformers import TrainerCallback
 
     from .quality import QualityBudget, st_trainer
 
     budget = QualityBudget(max_steps=steps, batch_size=batch_size, max_length=max_length, eval_every=10**6)
     trainer, *_ = st_trainer("CoSENTLoss", seed, budget, out_dir() / "runs" / "speed-st", train_pairs=pairs,
-                             evaluate=False)
+                             evaluate=False, precision=precision)
     ends = []
 
     class Clock(TrainerCallback):
@@ -129,7 +134,7 @@ def st_throughput(steps: int, batch_size: int, max_length: int, pairs, seed: int
     with Timer() as wall:
         trainer.train()
     return dict(pairs_per_s=batch_size * (len(ends) - 1) / (ends[-1] - ends[0]) if len(ends) > 1 else float("nan"),
-                steps=len(ends), wall_seconds=wall.seconds)
+                steps=len(ends), wall_seconds=wall.seconds, precision=precision)
 
 
 def bench_train(steps: int, batch_size: int, max_length: int, repeats: int) -> dict:
@@ -137,17 +142,20 @@ def bench_train(steps: int, batch_size: int, max_length: int, repeats: int) -> d
 
     pairs = load_training_data("stsb+sick")
     pairs = pairs.select(np.random.default_rng(0).permutation(len(pairs))[: steps * batch_size])
-    ours, theirs = [], []
+    ours, theirs, precisions = [], [], []
     for repeat in range(repeats):  # alternate, so load from other processes hits both alike
-        for name, fn, sink in (("ours", ours_throughput, ours), ("st", st_throughput, theirs)):
-            result = fn(steps, batch_size, max_length, pairs)
+        mine = ours_throughput(steps, batch_size, max_length, pairs)
+        st = st_throughput(steps, batch_size, max_length, pairs, mine["precision"])  # the same arithmetic
+        for name, result, sink in (("ours", mine, ours), ("st", st, theirs)):
             sink.append(result["pairs_per_s"])
-            log(f"train throughput repeat {repeat + 1}: {name} {result['pairs_per_s']:.1f} pairs/s")
+            log(f"train throughput repeat {repeat + 1}: {name} {result['pairs_per_s']:.1f} pairs/s "
+                f"({result['precision']})")
+        precisions.append(mine["precision"])
     ours_median, st_median = median(steady(ours)), median(steady(theirs))
     return dict(ours_pairs_per_s=ours_median, st_pairs_per_s=st_median, ratio=ours_median / st_median,
                 ours_all=ours, st_all=theirs, steps=steps, batch_size=batch_size, max_length=max_length,
                 repeats=repeats, warmup_repeats=len(ours) - len(steady(ours)), st_loss="CoSENTLoss",
-                ours_loss="sk2 (one stage)", device=device_name())
+                ours_loss="sk2 (one stage)", precision_all=precisions, device=device_name())
 
 
 # ---- evaluation time --------------------------------------------------------------------------------
@@ -162,7 +170,7 @@ def naive_evaluate(model, sets: dict, batch_size: int = 64, pad_to: int = 256) -
 
     def encode(sentences):
         out = []
-        with torch.inference_mode(), model.autocast():
+        with torch.inference_mode():
             for start in range(0, len(sentences), batch_size):
                 batch = model.tokenizer(sentences[start:start + batch_size], padding="max_length", truncation=True,
                                         max_length=pad_to, return_tensors="pt")
@@ -222,12 +230,20 @@ def compare_evaluators(ours, reference, sets: dict, repeats: int, name: str) -> 
                 device=device_name())
 
 
+def on_device(model):
+    """``model`` on this machine's device, where the CLI's ``eval`` and the app put it (left on the CPU, a GPU
+    machine's evaluation ran on its CPU cores)."""
+    from stsdemo.model import default_device
+
+    return model.to(default_device())
+
+
 def bench_eval(tasks: list[str], repeats: int, test_pairs: int | None = None) -> dict:
     """``evaluate_senteval`` vs the naive evaluator (pad to 256, every pair)."""
     from stsdemo.evaluate import evaluate_senteval
     from stsdemo.model import SiameseRegressor
 
-    model = SiameseRegressor.from_encoder(None, max_length=256)
+    model = on_device(SiameseRegressor.from_encoder(None, max_length=256))
     sets = _eval_sets(tasks, test_pairs)
     result = compare_evaluators(lambda s: evaluate_senteval(model.encode, tasks=tuple(s), test_sets=s),
                                 lambda s: naive_evaluate(model, s), sets, repeats, "naive")
@@ -245,8 +261,8 @@ def bench_eval7(tasks: list[str], repeats: int, test_pairs: int | None = None) -
 
     from sentence_transformers import SentenceTransformer
 
-    model = SiameseRegressor.from_encoder(None, max_length=256)
-    st_model = SentenceTransformer(str(environment.default_model_path()), device="cuda" if cuda_available() else "cpu")
+    model = on_device(SiameseRegressor.from_encoder(None, max_length=256))
+    st_model = SentenceTransformer(str(environment.default_model_path()), device=model.device.type)
     st_model.max_seq_length = 256
     sets = _eval_sets(tasks, test_pairs)
     result = compare_evaluators(lambda s: evaluate_senteval(model.encode, tasks=tuple(s), test_sets=s),
@@ -262,7 +278,7 @@ def bench_stsb(repeats: int) -> dict:
 
     cli = [subprocess_seconds([sys.executable, "-m", "stsdemo", "eval", "--tasks", "STSBenchmark"])
            for _ in range(repeats)]
-    model = SiameseRegressor.from_encoder(None, max_length=256)
+    model = on_device(SiameseRegressor.from_encoder(None, max_length=256))
     inproc = []
     for _ in range(repeats):
         with Timer() as timer:
@@ -283,7 +299,7 @@ def bench_latency(calls: int, warmup: int = 3) -> dict:
 
     dev = load_stsb("dev")
     pairs = [(dev.sentences1[i], dev.sentences2[i]) for i in range(0, len(dev), max(1, len(dev) // calls))][:calls]
-    model = SiameseRegressor.load(None)
+    model = on_device(SiameseRegressor.load(None))
     result = dict(calls=len(pairs), device=device_name())
     paths = {"in_process": lambda a, b: score_pair(model, a, b)}
     servers, folder = [], Path(tempfile.mkdtemp(prefix="speed-app-", dir=out_dir()))
@@ -332,7 +348,7 @@ def bench_view(calls: int, warmup: int = 2) -> dict:
     from stsdemo.model import SiameseRegressor
     from stsdemo.scoring import score_pair
 
-    model = SiameseRegressor.load(None)
+    model = on_device(SiameseRegressor.load(None))
 
     def view():
         return score_pair(model, *PAIR, get_scheme("sts"))

@@ -42,13 +42,15 @@ def st_training_parts(data: str) -> dict:
 
 
 def st_trainer(loss_name: str, seed: int, budget: QualityBudget, workdir, dev=None, train_pairs=None, evaluate=True,
-               model_path: str | None = None, settings: str = "matched", point: dict | None = None):
+               model_path: str | None = None, settings: str = "matched", point: dict | None = None,
+               precision: str | None = None):
     """sentence-transformers' own trainer on our training pairs (labels scaled to 0..1), ready to ``.train()``.
 
     ``settings="matched"``: the same model, pairs, batch size, max length, steps, warm-up share, weight decay
     and (encoder) lr as our loop. ``"doc"``: the library's documented STS recipe (``ST_SETTINGS``), capped by
     ``budget.max_steps`` when that is set. ``point`` overrides ``lr``, the loss's ``scale`` and the training
-    ``data`` (a key of ``ST_DATA``). Dev: ``EmbeddingSimilarityEvaluator`` on STS-B dev.
+    ``data`` (a key of ``ST_DATA``). Dev: ``EmbeddingSimilarityEvaluator`` on STS-B dev. ``precision`` (fp32,
+    tf32, bf16 or fp16): by default bf16 on a GPU, as the quality runs trained, else fp32.
     """
     from datasets import Dataset
     from sentence_transformers import (SentenceTransformer, SentenceTransformerTrainer,
@@ -57,6 +59,7 @@ def st_trainer(loss_name: str, seed: int, budget: QualityBudget, workdir, dev=No
     from stsdemo import environment as stsdemo_environment
 
     point = point or {}
+    precision = precision or ("bf16" if cuda_available() else "fp32")  # the quality runs' bf16 on a GPU
     recipe = {**ST_SETTINGS[settings], **{k: v for k, v in point.items() if k == "lr"}}
     batch_size = recipe["batch_size"] or budget.batch_size
     epochs = recipe["epochs"] or budget.epochs
@@ -83,7 +86,8 @@ def st_trainer(loss_name: str, seed: int, budget: QualityBudget, workdir, dev=No
         learning_rate=recipe["lr"], warmup_steps=int(recipe["warmup"] * total), weight_decay=recipe["weight_decay"],
         lr_scheduler_type="linear", max_grad_norm=1.0, seed=seed, data_seed=seed,
         eval_strategy="steps" if evaluator else "no", eval_steps=budget.eval_every_for(batch_size),
-        save_strategy="no", logging_steps=50, report_to=[], disable_tqdm=True, bf16=cuda_available(),
+        save_strategy="no", logging_steps=50, report_to=[], disable_tqdm=True, bf16=precision == "bf16",
+        fp16=precision == "fp16", tf32=True if precision == "tf32" else None,
         # pinned memory only helps a GPU; on a CPU torch warns it is unused
         dataloader_num_workers=0, dataloader_pin_memory=cuda_available())
     loss = getattr(st_module("losses"), loss_name)(model, **{k: v for k, v in point.items() if k == "scale"})
