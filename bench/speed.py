@@ -119,20 +119,23 @@ def st_throughput(steps: int, batch_size: int, max_length: int, pairs, precision
     clip, step)."""
     from transformers import TrainerCallback
 
+    from stsdemo.precision import matmul_precision
+
     from .quality import QualityBudget, st_trainer
 
-    budget = QualityBudget(max_steps=steps, batch_size=batch_size, max_length=max_length, eval_every=10**6)
-    trainer, *_ = st_trainer("CoSENTLoss", seed, budget, out_dir() / "runs" / "speed-st", train_pairs=pairs,
-                             evaluate=False, precision=precision)
     ends = []
 
     class Clock(TrainerCallback):
         def on_step_end(self, args, state, control, **kwargs):
             ends.append(time.perf_counter())
 
-    trainer.add_callback(Clock())
-    with Timer() as wall:
-        trainer.train()
+    budget = QualityBudget(max_steps=steps, batch_size=batch_size, max_length=max_length, eval_every=10**6)
+    with matmul_precision(precision):  # TrainingArguments(tf32=True) sets TF32 process-wide: put back after
+        trainer, *_ = st_trainer("CoSENTLoss", seed, budget, out_dir() / "runs" / "speed-st", train_pairs=pairs,
+                                 evaluate=False, precision=precision)
+        trainer.add_callback(Clock())
+        with Timer() as wall:
+            trainer.train()
     return dict(pairs_per_s=batch_size * (len(ends) - 1) / (ends[-1] - ends[0]) if len(ends) > 1 else float("nan"),
                 steps=len(ends), wall_seconds=wall.seconds, precision=precision)
 
