@@ -11,11 +11,13 @@ The request: ``MARGIN x (start-up + training + dev evaluations + the 7-task eval
   the training speeds of an H100 shared by 6-10 jobs; on one H100 to itself all-MiniLM-L6-v2 trained at 508.6 and
   516.0 pairs/s in fp32 at batch 16, length 256 (``../shared/gpu-runs/h100-2026-11-27``): 31.5 ms a step, where the
   estimate says 41 ms;
-* evaluation runs at the measured speed of all-MiniLM-L6-v2's 7-task evaluation on that H100, 26,289 distinct
-  sentences in 19.8 s, slower in proportion to the encoder's FLOPs per token beside MiniLM's: the dev evaluations'
-  sentences, and the 7 tasks' (twice when the base model's scores are not cached);
+* evaluation runs at the measured speed of all-MiniLM-L6-v2's 7-task evaluation on one H200
+  (:data:`stsdemo.run_cost.GPU_SENTENCE_SECONDS`: 26,289 distinct sentences in 2.39 s), slower in proportion to the
+  encoder's FLOPs per token beside MiniLM's: the dev evaluations' sentences, and the 7 tasks' (twice when the base
+  model's scores are not cached);
 * start-up (:data:`START_SECONDS`): the model onto the GPU and the precision probe (4 precisions x 7 steps);
-* :data:`MARGIN` 1.5: ZeroGPU's GPU (an H200 slice) is not the H100 measured, and a worker's start is not counted above.
+* :data:`MARGIN` 1.5: ZeroGPU's GPU (an H200 slice) is not the GPUs measured, and a worker's start is not counted
+  above.
 """
 
 from __future__ import annotations
@@ -25,12 +27,11 @@ from dataclasses import replace
 
 from .budget import Encoder, Machine, RunPlan
 from .config import TrainConfig
+from .run_cost import FINAL_EVAL_SENTENCES, GPU_SENTENCE_SECONDS
 from .stages import plan_stages
 
 MARGIN = 1.5
 START_SECONDS = 20.0
-EVAL7_SECONDS = 19.8             # all-MiniLM-L6-v2, 7 tasks, one H100 to itself (bench.speed --parts eval7)
-EVAL7_SENTENCES = 26_289         # the distinct sentences of the 7 tasks
 MINILM = Encoder(hidden=384, layers=6, heads=12, intermediate=1536, vocab=30522, positions=512)
 MEAN_TEST_TOKENS = 14.3          # mean tokens of the 26,289 distinct SentEval test sentences (MiniLM's tokenizer)
 MAX_SECONDS = 1500               # the longest this app asks ZeroGPU for
@@ -45,7 +46,7 @@ def requested_seconds(config: TrainConfig, final_eval: bool, base_cached: bool =
     it (else it is read: the encoder's config and the data's lengths)."""
     plan = replace(plan or RunPlan.of(config), where=GPU)
     scale = max(1.0, plan.encoder.forward_flops(MEAN_TEST_TOKENS) / MINILM.forward_flops(MEAN_TEST_TOKENS))
-    sentence_seconds = scale * EVAL7_SECONDS / EVAL7_SENTENCES
+    sentence_seconds = scale * GPU_SENTENCE_SECONDS
     dev_sentences = 2 * min(config.max_dev_pairs or plan.dev.pairs, plan.dev.pairs)
     evaluations = 0
     for index, stage in enumerate(plan_stages(config)):   # as the loop evaluates: every eval_every, each end, step 0
@@ -54,7 +55,7 @@ def requested_seconds(config: TrainConfig, final_eval: bool, base_cached: bool =
         evaluations += steps // config.eval_every + (steps % config.eval_every > 0) + (index == 0)
     seconds = START_SECONDS + plan.estimate(config).train_seconds + evaluations * dev_sentences * sentence_seconds
     if final_eval:
-        seconds += EVAL7_SENTENCES * sentence_seconds * (1 if base_cached else 2)
+        seconds += FINAL_EVAL_SENTENCES * sentence_seconds * (1 if base_cached else 2)
     return int(min(MAX_SECONDS, round(MARGIN * seconds)))
 
 

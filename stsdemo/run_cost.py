@@ -57,11 +57,12 @@ CPU_FLOPS_PER_CORE = 50e9
 RUN_START_SECONDS = {"cpu": 5.0, "gpu": 20.0}
 GPU_FLOPS = 10e12
 GPU_STEP_SECONDS = 0.035
-# Encoding (the dev and the final evaluations) on a GPU is bound by tokenizing and moving batches, not by its FLOPs:
-# all-MiniLM-L6-v2 encoded the 26,289 distinct 7-task sentences in 19.8 s on one H100 (bench.speed --parts eval7;
-# see stsdemo.gpu_time), 0.75 ms a sentence where its FLOPs say 0.06 ms; an encoder with more FLOPs a sentence
-# takes proportionally longer. On a CPU the FLOPs bound it (bench.cost_fit measures both).
-GPU_SENTENCE_SECONDS = 19.8 / 26_289
+# Encoding (the dev and the final evaluations) on a GPU is bound by tokenizing and padding on the host, not by its
+# FLOPs: all-MiniLM-L6-v2 evaluated the 26,289 distinct 7-task sentences in 2.39 s on one H200 to itself
+# (bench.speed --parts eval7, ../shared/gpu-runs/h200-2026-11-28, whose profile puts the GPU's share under 0.1 s);
+# an encoder with more FLOPs a sentence takes proportionally longer. (The H100's 19.8 s of 2026-11-27 was the model
+# left on that machine's CPU cores by the benchmark.) On a CPU the FLOPs bound it (bench.cost_fit measures both).
+GPU_SENTENCE_SECONDS = 2.39 / 26_289
 # The final 7-task evaluation: the 18,850 test pairs of STS12-16, STS-B and SICK-R hold 26,289 distinct sentences
 # of 14.3 tokens on average by the embedded tokenizer ([CLS] and [SEP] included; counted once from the SentEval
 # files). Each is encoded by the trained model and by its base; the base's results may be cached, but the estimate

@@ -1,6 +1,6 @@
 """The ZeroGPU time a fine-tune asks for, from measured speeds with a margin, and the visitor's share said up front."""
 
-from stsdemo import gpu_time
+from stsdemo import gpu_time, run_cost
 from stsdemo.config import TrainConfig
 
 DEFAULT_RUN = dict(max_steps=60, batch_size=16, max_dev_pairs=500, eval_every=20)
@@ -10,9 +10,9 @@ H100_FP32_PAIRS_PER_S = 508.6    # the slower of the two fp32 measurements on on
 def test_the_request_covers_the_measured_h100_time_with_its_margin():
     config = TrainConfig(**DEFAULT_RUN)
     evaluations = 60 // 20 + 1
-    seconds_per_sentence = gpu_time.EVAL7_SECONDS / gpu_time.EVAL7_SENTENCES
-    measured = (60 * 16 / H100_FP32_PAIRS_PER_S + evaluations * 2 * 500 * seconds_per_sentence
-                + 2 * gpu_time.EVAL7_SECONDS)
+    eval7_seconds = run_cost.GPU_SENTENCE_SECONDS * run_cost.FINAL_EVAL_SENTENCES
+    measured = (60 * 16 / H100_FP32_PAIRS_PER_S + evaluations * 2 * 500 * run_cost.GPU_SENTENCE_SECONDS
+                + 2 * eval7_seconds)
     asked = gpu_time.requested_seconds(config, final_eval=True)
     assert asked >= gpu_time.MARGIN * measured
     assert asked <= gpu_time.MARGIN * (measured + gpu_time.START_SECONDS) + 10   # close to it, not a blanket bound
