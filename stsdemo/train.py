@@ -18,7 +18,6 @@ only every ``log_every`` steps. The settings are declared once, in :mod:`stsdemo
 from __future__ import annotations
 
 import ctypes
-import gc
 import math
 import random
 import re
@@ -233,13 +232,13 @@ def _steps(count: int) -> str:
     return f"{count} step" + ("" if count == 1 else "s")
 
 
-def release_memory() -> None:
-    """Collect garbage and hand freed heap pages back to the system.
+def trim_heap() -> None:
+    """Hand freed heap pages back to the system (after ``Accelerator.free_memory``, which collects the garbage: a
+    second collection costs about half a second in a process as large as the app's).
 
     glibc keeps freed memory in per-thread arenas; in a long-lived app (a worker thread per request) a
     stopped run's few hundred MB would stay counted against the process. ``malloc_trim`` returns them.
     """
-    gc.collect()
     if sys.platform.startswith("linux"):
         try:
             ctypes.CDLL("libc.so.6").malloc_trim(0)
@@ -460,10 +459,8 @@ def train(config: TrainConfig, stop: threading.Event | None = None, *, train_set
         # or failed run gives its memory back to the process at once.
         model = loss_fn = None  # noqa: F841
         allow_tf32(*tf32_before)
-        accelerator.free_memory()
-        release_memory()
-        if torch.cuda.is_available():
-            torch.cuda.empty_cache()
+        accelerator.free_memory()   # drops the accelerator's references and collects the garbage
+        trim_heap()
     if accelerator.is_main_process:
         best = run.checkpointer
         if best.curve:   # a checkpoint was written: its record says how the run ended, and its card says it all

@@ -2,8 +2,9 @@
 window (1400 x 1000) and on a phone (390 x 844, touch): typed numbers stay in the Loss explorer's boxes and are
 drawn (12), each start-here link brings its tab's content into view (15), the payoff map reads at 390 px (16),
 chart titles fit a phone (17), and the Fine-tune tab opens without our console warnings (20); issue 41's: the
-Model box names the scorer a scheme switched to, and a finished run is picked for download, zips, and draws
-without Vega warnings. The wording fixes of item 18 are checked on the view functions that write them.
+Model box names the scorer a scheme switched to (that a finished run is picked for download, zips, and draws
+without Vega warnings is checked in test_browser.py's walk, on its fine-tune). The wording fixes of item 18 are
+checked on the view functions that write them.
 
 Screenshots go to tmp_path (the phone and desktop views these fixes change).
 """
@@ -175,7 +176,7 @@ def test_the_fine_tune_tab_logs_no_warning_of_ours(window, tmp_path):
     _shot(window, "finetune-empty", tmp_path)
 
 
-# ---- issue 41: a box shows what is used; a finished run is ready to download -----------------------------------
+# ---- issue 41: a box shows what is used ------------------------------------------------------------------------
 
 
 def test_the_model_box_names_the_scorer_the_scheme_switched_to(app_url):  # noqa: F811
@@ -193,37 +194,6 @@ def test_the_model_box_names_the_scorer_the_scheme_switched_to(app_url):  # noqa
         expect(model).to_have_value("all-MiniLM-L6-v2 + shipped NLI scorer")
         page.get_by_label("STS 0–5").check()
         expect(model).to_have_value(re.compile(r"shipped scorer \(default\)"), timeout=60_000)
-
-
-TINY_LINK = ("?tab=train&max_steps=4&max_pairs=64&batch_size=16&max_length=32&eval_every=2&log_every=1"
-             "&max_dev_pairs=150&final_eval=false")
-
-
-def test_a_finished_run_is_picked_for_download_and_its_zip_clears_the_error(app_url, tmp_path):  # noqa: F811
-    """A tiny fine-tune: its status says it "can be downloaded below", and below the Run picker holds it, so
-    Prepare zip gives its zip (the picker stayed empty and the zip was refused), and the red Error badge of the
-    zip asked for before any run goes; its charts draw without Vega's "Infinite extent" warnings (the loss and
-    buffer charts were sent empty tables while only the dev chart had a point)."""
-    from playwright.sync_api import expect
-
-    for page in open_page(app_url + TINY_LINK, **DESKTOP):
-        page.kind = "desktop"
-        messages = []
-        page.on("console", lambda message: messages.append((message.type, message.text)))
-        _loaded(page)
-        page.get_by_text("Runs of this session").click()
-        page.get_by_role("button", name="Prepare zip").click()
-        expect(page.get_by_test_id("toast-body")).to_contain_text("pick a run of this session first")
-        expect(page.locator("#run-zip .error").first).to_be_visible()
-        page.get_by_role("button", name="Start training").click()
-        expect(page.locator("#train-status")).to_contain_text("or be downloaded below", timeout=300_000)
-        expect(page.get_by_label("Run", exact=True)).to_have_value(re.compile(r"^#1 .*finished"))
-        page.get_by_role("button", name="Prepare zip").click()
-        expect(page.locator("#run-zip").get_by_text(re.compile(r"stsdemo-.*\.zip"))).to_be_visible(timeout=180_000)
-        expect(page.locator("#run-zip .error")).to_have_count(0)
-        page.wait_for_timeout(1000)
-        _shot(page, "finetune-zipped", tmp_path)
-        assert not [text for kind, text in messages if "Infinite extent" in text], messages
 
 
 # ---- 18. wording ---------------------------------------------------------------------------------------------
