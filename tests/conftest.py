@@ -69,16 +69,6 @@ SLOW_TESTS = {  # module: its slow tests, by function name (every parameter set)
 }
 
 
-# The longest modules of a CI run (JUnit times at e23e892: 200 s down to 20 s), longest first. pytest-xdist hands out a
-# module at a time in collection order (pyproject's --no-loadscope-reorder: by default it orders modules by their
-# number of tests, which put the few long browser and training tests last, one worker running them alone for
-# minutes while the other had finished), so the long ones start first and the short ones fill the end.
-LONGEST_FIRST = ("test_browser", "test_browser_newcomer", "test_train", "test_app_api", "test_app_robustness",
-                 "test_faults", "test_engine_agreement", "test_bench_smoke", "test_compare_and_selection",
-                 "test_evaluate", "test_site_browser", "test_distributed", "test_browser_playground_tab",
-                 "test_robustness", "test_mteb_format", "test_cli", "test_quiet")
-
-
 def is_slow(item) -> bool:
     """Whether a collected test is slow by the rules of this module's docstring."""
     module = item.module.__name__
@@ -87,12 +77,10 @@ def is_slow(item) -> bool:
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark the slow tests (``-m "not slow"`` leaves them out), and put the longest modules first."""
+    """Mark the slow tests (``-m "not slow"`` leaves them out)."""
     for item in items:
         if is_slow(item):
             item.add_marker(pytest.mark.slow)
-    rank = {module: place for place, module in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.module.__name__, len(rank)))   # stable: each module keeps its order
 
 
 @pytest.hookimpl(wrapper=True)
