@@ -105,9 +105,10 @@ def ours_throughput(steps: int, batch_size: int, max_length: int, pairs, seed: i
         for event in train(config, train_sets=[pairs]):
             if isinstance(event, StepEvent):
                 ends.append((event.step, time.perf_counter(), event.pairs_per_s))
-    if len(ends) < 2:
-        return dict(pairs_per_s=ends[0][2] if ends else float("nan"), steps=steps, wall_seconds=wall.seconds)
     precision = json.loads((Path(config.output_dir) / RUN_RECORD).read_text())["precision"]["chosen"]
+    if len(ends) < 2:
+        return dict(pairs_per_s=ends[0][2] if ends else float("nan"), steps=steps, wall_seconds=wall.seconds,
+                    precision=precision)
     (first, start, _), (last, end, _) = ends[0], ends[-1]
     return dict(pairs_per_s=batch_size * (last - first) / (end - start), steps=steps, wall_seconds=wall.seconds,
                 precision=precision)
