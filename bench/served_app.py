@@ -23,6 +23,7 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+from typing import Callable
 
 from .common import REPO
 
@@ -33,6 +34,22 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def wait_for_info(url: str, timeout: float, check: Callable[[], None] = lambda: None) -> None:
+    """Poll ``GET /gradio_api/info`` until the app at ``url`` answers (Gradio prints its URL before it can serve);
+    ``check`` runs between tries and raises when the server can no longer come up."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(url.rstrip("/") + "/gradio_api/info", timeout=5):
+                return
+        except OSError:
+            pass
+        check()
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{url} did not answer /gradio_api/info within {timeout:.0f} s")
+        time.sleep(0.3)
 
 
 class Served:
@@ -48,25 +65,17 @@ class Served:
         self.process = subprocess.Popen(command, cwd=REPO, env={**os.environ, **settings, **env},
                                         stdout=subprocess.DEVNULL, stderr=self.log)
         try:
-            self._wait(timeout)
-        except BaseException:
+            wait_for_info(self.url, timeout, check=self._still_running)
+        except BaseException as error:
+            tail = self.log_tail()
             self.close()
+            if isinstance(error, TimeoutError):
+                raise TimeoutError(f"{error}: {tail}") from None
             raise
 
-    def _wait(self, timeout: float) -> None:
-        """Until the server answers ``/gradio_api/info`` (it prints its URL before it can serve)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                with urllib.request.urlopen(self.url + "gradio_api/info", timeout=5):
-                    return
-            except OSError:
-                pass
-            if self.process.poll() is not None:
-                raise RuntimeError(f"{self.url} exited with {self.process.returncode}: {self.log_tail()}")
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{self.url} did not answer within {timeout:.0f} s: {self.log_tail()}")
-            time.sleep(0.3)
+    def _still_running(self) -> None:
+        if self.process.poll() is not None:
+            raise RuntimeError(f"{self.url} exited with {self.process.returncode}: {self.log_tail()}")
 
     def log_tail(self, characters: int = 2000) -> str:
         self.log.seek(0)

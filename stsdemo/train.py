@@ -33,7 +33,6 @@ import torch
 from accelerate import Accelerator, DistributedDataParallelKwargs, PartialState
 from accelerate.state import AcceleratorState
 from accelerate.utils import broadcast_object_list
-from transformers import get_linear_schedule_with_warmup
 
 from . import environment
 from .atomic import write_json_atomic
@@ -353,6 +352,9 @@ def run_stage(index: int, stage: Stage, pairs: PairSet, model: SiameseRegressor,
     optimizer = torch.optim.AdamW(parameter_groups(model, stage.lr, stage.head_lr, config.layer_decay,
                                                    config.weight_decay), fused=device.type in ("cpu", "cuda"))
     total = stage.total_steps(len(pairs), config.batch_size)
+    # imported here: transformers.optimization imports peft (about 4 s), which a CLI check or scoring never needs
+    from transformers import get_linear_schedule_with_warmup
+
     scheduler = get_linear_schedule_with_warmup(optimizer, int(config.warmup * total), total)
     wrapped, optimizer = accelerator.prepare(model, optimizer)
     if main:

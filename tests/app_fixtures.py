@@ -6,17 +6,19 @@ score only the first DEV_PAIRS STS-B dev pairs at each evaluation, so they stay 
 
 import os
 import shutil
-import time
-import urllib.request
 
 import pytest
+from tiny_models import tiny_encoder
 
-DEV_PAIRS = 60      # each dev score encodes 2 x DEV_PAIRS sentences: most of a tiny run's time
+from bench.served_app import wait_for_info
+
+DEV_PAIRS = 60      # each dev score encodes 2 x DEV_PAIRS sentences
 PLAYGROUND_PAIRS = 240   # per part (training, held out) of a Playground data set
 
 # A tiny fine-tune: 64 pairs, batch 16, 4 steps, dev score every 2 steps, no 7-task evaluation; the paper's head
-# on the embedded encoder. Inputs not named here take the form's defaults.
-TINY = dict(model="default", data="STS-B train", upload=None, scheme="sts", loss="Smooth K2 (ours) [sk2]",
+# on a tiny random encoder (tests/tiny_models.py: these tests check how a run goes, not what it learns). Inputs
+# not named here take the form's defaults.
+TINY = dict(data="STS-B train", upload=None, scheme="sts", loss="Smooth K2 (ours) [sk2]",
             target="head", k=2.0, x0=0.25, lr=2e-5, batch_size=16, epochs=1.0, max_steps=4, max_length=32,
             eval_every=2, log_every=1, max_pairs=64, two_stage=False, final_eval=False, seed=42,
             max_dev_pairs=DEV_PAIRS, head_lr=1e-3, select_by="head Spearman (what Score a pair uses)")
@@ -33,24 +35,9 @@ def train_args(**overrides) -> list:
     """Positional arguments of the /train endpoint."""
     from stsdemo.app.finetune import form
 
-    values = {**form.form_defaults(), **TINY, **overrides}
+    values = {**form.form_defaults(), **TINY, "model": tiny_encoder(), **overrides}
     values["target"] = form.field_text("target", values["target"])
     return [values[name] for name in train_order()]
-
-
-def wait_for_info(url: str, timeout: float = 60.0) -> None:
-    """Poll GET /gradio_api/info until the app answers (it prints its URL before it can serve)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            with urllib.request.urlopen(url.rstrip("/") + "/gradio_api/info", timeout=5) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{url} did not answer /gradio_api/info within {timeout:.0f} s")
-        time.sleep(0.3)
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +72,7 @@ def served(state, output, mcp: bool | None = None):
         _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, show_error=True,
                                 max_file_size=environment.max_upload(), blocked_paths=[str(output)],
                                 **launch_kwargs(mcp=mcp, demo=demo, state=state))
-        wait_for_info(url)
+        wait_for_info(url, timeout=60)
         yield url
     finally:
         demo.close()

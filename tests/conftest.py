@@ -29,7 +29,7 @@ SLOW_FIXTURES = {
     "shared_app_url": "launches the Gradio app once for the session (the browser modules share it)",
     "mcp_app": "launches the app with its MCP server",
     "app_state": "a real app state: its model cache loads the shipped scorer",
-    "minilm_results": "encodes two SentEval tasks' 4,418 test sentences with all-MiniLM-L6-v2",
+    "minilm_results": "encodes STS16's 1,867 test sentences with all-MiniLM-L6-v2",
     "roberta_run": "trains a tiny RoBERTa and scores it on the 7 tasks",
 }
 SLOW_MODULES = {
@@ -54,8 +54,8 @@ SLOW_TESTS = {  # module: its slow tests, by function name (every parameter set)
         "test_the_nli_scorer_reproduces_its_recorded_snli_test_slice",
         "test_scoring_with_the_nli_scheme_picks_the_nli_scorer",
         "test_the_cli_scores_with_the_nli_scorer_for_the_nli_scheme"},
-    "test_cli": {"test_exit_code_2_from_a_real_process", "test_score_prints_float_category_and_cosine"},  # processes
-    "test_quiet": {"test_scoring_a_pair_on_the_command_line_writes_nothing_to_stderr"},                  # a process
+    "test_cli": {"test_exit_code_2_from_a_real_process"},                                                  # a process
+    "test_quiet": {"test_scoring_a_pair_on_the_command_line_prints_its_result_and_nothing_on_stderr"},     # a process
     "test_model": {  # save, load, export and train the real encoder
         "test_compact_saves_only_over_the_base_weights",
         "test_fp16_and_lora_saves_load_back_and_export_for_sentence_transformers",
@@ -103,11 +103,15 @@ def pytest_configure(config):
         config.addinivalue_line("filterwarnings", line)
 
 
-@pytest.fixture(autouse=True)
-def _isolated_output_dir(tmp_path_factory, monkeypatch):
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_output_dir(tmp_path_factory):
+    """For the whole session, before any module's fixtures: runs go under pytest's temporary folder, and models may
+    load from there (a test's tmp_path, tests/tiny_models.py's encoder)."""
     base = tmp_path_factory.getbasetemp()
-    monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(base / "runs"))
-    monkeypatch.setenv("STSDEMO_MODEL_ROOTS", str(base))  # tests may load models from their tmp_path
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("STSDEMO_OUTPUT_DIR", str(base / "runs"))
+        patch.setenv("STSDEMO_MODEL_ROOTS", str(base))
+        yield
 
 
 @pytest.fixture(scope="session")

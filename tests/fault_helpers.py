@@ -1,4 +1,4 @@
-"""Helpers for test_faults.py: a tiny regressor, and a child process that gets killed in the middle of a save.
+"""Helpers for test_faults.py: a child process that gets killed in the middle of a save.
 
 ``python tests/fault_helpers.py SCENARIO FOLDER`` saves a *new* tiny model (or JSON file) over FOLDER with
 one writer slowed down; it prints a marker line at the worst moment and then waits to be killed:
@@ -26,22 +26,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from tiny_models import tiny_model  # noqa: E402
+
 PAIRS = (["A man is playing a guitar.", "A dog runs in the park."], ["A man plays the guitar.", "Stocks fell."])
-
-
-def tiny_model(seed: int):
-    """A 1-layer, 32-wide BERT with the embedded model's tokenizer: saves and loads in a blink."""
-    import torch
-    from transformers import AutoTokenizer, BertConfig, BertModel
-
-    from stsdemo import environment
-    from stsdemo.model import SiameseRegressor
-
-    torch.manual_seed(seed)
-    tokenizer = AutoTokenizer.from_pretrained(str(environment.default_model_path()))
-    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=64)
-    return SiameseRegressor(BertModel(config), tokenizer, max_length=32, base_model="tiny-test-bert")
 
 
 def hang(marker: str) -> None:

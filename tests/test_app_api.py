@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from app_fixtures import app_state, app_url, client, train_args  # noqa: F401  (pytest fixtures)
+import tiny_models
 from gradio_client.exceptions import AppError
 
 from stsdemo import environment
@@ -135,7 +136,7 @@ def test_short_fine_tune_streams_curves_and_yields_a_usable_run(client, tmp_path
     from sentence_transformers import SentenceTransformer
 
     embeddings = SentenceTransformer(str(folder), device="cpu").encode(list(PAIR))
-    assert embeddings.shape == (2, 384)
+    assert embeddings.shape == (2, tiny_models.WIDTH)
     assert SiameseRegressor.load(str(info.checkpoint)).predict([PAIR[0]], [PAIR[1]]).shape == (1,)
 
 

@@ -108,14 +108,15 @@ def rss_mib() -> float:
 
 def test_scoring_answers_20_clients_while_runs_train_and_wait_in_line(app_url, app_state):  # noqa: F811
     first, second, third = new_client(app_url), new_client(app_url), new_client(app_url)
-    job = first.submit(*train_args(**LONG), api_name="/train")
+    real_run = dict(LONG, model="default")  # the embedded encoder: steps that load the cores as a visitor's run does
+    job = first.submit(*train_args(**real_run), api_name="/train")
     wait_for_text(job, "· step")
 
-    waiting = second.submit(*train_args(**LONG), api_name="/train")
+    waiting = second.submit(*train_args(**real_run), api_name="/train")
     shown = wait_for_text(waiting, "position 1")
     assert "in line" in shown and "1 run" in shown, shown
     with pytest.raises(AppError, match=r"queue is full.*1 run training and 1 waiting.*try again"):
-        third.predict(*train_args(**LONG), api_name="/train")
+        third.predict(*train_args(**real_run), api_name="/train")
     assert not session_files.list_runs(third.session_hash), "a refused run must leave no record"
 
     clients = [new_client(app_url) for _ in range(20)]

@@ -73,14 +73,6 @@ def test_bad_input_is_one_line_and_exit_2(args, message, capsys):
     assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err
 
 
-def test_score_prints_float_category_and_cosine():
-    result = run_cli("score", "a man is playing a guitar.", "a person plays the guitar.", "--model", "")
-    assert result.returncode == 0, result.stderr
-    score = json.loads(result.stdout.strip().splitlines()[-1])
-    assert set(score) == {"prediction", "category", "node", "cosine", "notice"}
-    assert 0.6 < score["cosine"] <= 1
-
-
 def test_exit_code_2_from_a_real_process():
     result = run_cli("train", "--x0", "0.9")
     assert result.returncode == 2 and result.stderr.strip().startswith("stsdemo: error:")

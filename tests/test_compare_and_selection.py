@@ -7,12 +7,13 @@ from __future__ import annotations
 from dataclasses import asdict
 
 import pytest
+from tiny_models import tiny_encoder
 
 from stsdemo.config import PRESETS, TrainConfig
 from stsdemo.errors import InputError
 from stsdemo.events import DoneEvent, EvalEvent, StageStep
 
-TINY = dict(model="default", data="STS-B train", loss="Smooth K2 (ours) [sk2]", target="head", k=2.0, x0=0.25,
+TINY = dict(data="STS-B train", loss="Smooth K2 (ours) [sk2]", target="head", k=2.0, x0=0.25,
             batch_size=16, max_steps=2, eval_every=2, log_every=1, max_length=32, max_pairs=32, max_dev_pairs=120,
             seed=42, select_by="head Spearman (what Score a pair uses)", final_eval=False)
 
@@ -114,7 +115,8 @@ def test_a_stopped_comparison_keeps_the_pairs_that_finished(tmp_path):
 
     state, session = AppState(), "compare-stop"
     views = []
-    for view in compare_view.stream_comparison(state, session, {**form.form_defaults(), **TINY, "seeds": 2}):
+    values = {**form.form_defaults(), **TINY, "model": tiny_encoder(), "seeds": 2}
+    for view in compare_view.stream_comparison(state, session, values):
         views.append(view)
         if view.status.startswith("Pair 2 of 2") and state.active_run(session):
             state.request_stop(session)
@@ -161,9 +163,10 @@ def test_the_core_compares_a_pair_it_trains_itself(tmp_path):
     from stsdemo.buffer_comparison import compare, final_dev
     from stsdemo.preflight import preflight
 
-    config = preflight(TrainConfig(loss="sk2", target="head", k=2.0, x0=0.25, batch_size=16, max_steps=2,
-                                   eval_every=2, log_every=1, max_length=32, max_pairs=32, max_dev_pairs=120,
-                                   select_by="head", run_name="pair", output_dir=str(tmp_path / "pair")))
+    config = preflight(TrainConfig(model=tiny_encoder(), loss="sk2", target="head", k=2.0, x0=0.25, batch_size=16,
+                                   max_steps=2, eval_every=2, log_every=1, max_length=32, max_pairs=32,
+                                   max_dev_pairs=120, select_by="head", run_name="pair",
+                                   output_dir=str(tmp_path / "pair")))
     comparison = compare(config)
     (pair,) = comparison.pairs
     assert [run.status for run in pair.runs] == ["finished", "finished"] and comparison.ending == ""

@@ -137,15 +137,15 @@ def test_format_table():
 
 # ---- the real check: all-MiniLM-L6-v2 under the SentEval protocol ------------------------------
 
-# Published all-MiniLM-L6-v2 figures (see stsdemo.reference) of the two smallest tasks: 4,418 distinct sentences, so
+# The published all-MiniLM-L6-v2 figure (see stsdemo.reference) of the smallest task: 1,867 distinct sentences, so
 # the check takes seconds, not the minutes of all seven (26,289). All seven are the benchmark's: its recorded base run
 # (docs/results.json, minilm/base/seed42/paper) matches the six published figures to 0.01 and reads SICK-R 77.15.
-PUBLISHED = {"STS16": 78.99, "STSBenchmark": 82.03}
+PUBLISHED = {"STS16": 78.99}
 
 
 @pytest.fixture(scope="module")
 def minilm_results():
-    """Encode the two tasks' distinct test sentences with the embedded all-MiniLM-L6-v2."""
+    """Encode the task's distinct test sentences with the embedded all-MiniLM-L6-v2."""
     from stsdemo.model import SiameseRegressor
 
     model = SiameseRegressor.from_encoder(None)  # embedded all-MiniLM-L6-v2, mean pooling, max length 256
@@ -159,7 +159,6 @@ def minilm_results():
 def test_minilm_matches_published_scores(minilm_results):
     for task, expected in PUBLISHED.items():
         assert minilm_results[task] == pytest.approx(expected, abs=0.05), task
-    assert minilm_results["Avg."] == pytest.approx(np.mean(list(PUBLISHED.values())), abs=0.05)
 
 
 def test_classification_metrics_on_a_small_nli_fixture():

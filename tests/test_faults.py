@@ -33,7 +33,8 @@ import numpy as np
 import psutil
 import pytest
 import torch
-from fault_helpers import PAIRS, tiny_model
+from fault_helpers import PAIRS
+from tiny_models import tiny_model
 
 import stsdemo.train as train_module
 import stsdemo.workflow as workflow

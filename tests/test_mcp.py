@@ -4,7 +4,6 @@ and calls them over streamable HTTP. Needs the optional extra ``pip install "gra
 
 import asyncio
 import json
-import os
 
 import pytest
 
@@ -12,7 +11,7 @@ mcp = pytest.importorskip("mcp", reason='the MCP extra is not installed (pip ins
 
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
-from app_fixtures import small_app_state, wait_for_info  # noqa: E402
+from app_fixtures import served, small_app_state  # noqa: E402
 
 PAIR = ("A man is playing a guitar.", "A man plays the guitar.")
 
@@ -20,25 +19,8 @@ PAIR = ("A man is playing a guitar.", "A man plays the guitar.")
 @pytest.fixture(scope="module")
 def mcp_app(tmp_path_factory):
     """The app launched in this process with its MCP server; yields its URL."""
-    output = tmp_path_factory.getbasetemp() / "runs"
-    saved = os.environ.get("GRADIO_ANALYTICS_ENABLED")
-    os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
-    from stsdemo import environment
-    from stsdemo.app.page import build_demo, launch_kwargs
-
-    demo = build_demo(small_app_state())
-    try:
-        _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, show_error=True,
-                                max_file_size=environment.max_upload(), blocked_paths=[str(output)],
-                                **launch_kwargs(mcp=True, demo=demo))
-        wait_for_info(url)
+    for url in served(small_app_state(), tmp_path_factory.getbasetemp() / "runs", mcp=True):
         yield url.rstrip("/")
-    finally:
-        demo.close()
-        if saved is None:
-            os.environ.pop("GRADIO_ANALYTICS_ENABLED", None)
-        else:
-            os.environ["GRADIO_ANALYTICS_ENABLED"] = saved
 
 
 def _session(url: str, work):

@@ -6,7 +6,8 @@ import itertools
 
 import numpy as np
 import pytest
-from fault_helpers import PAIRS, tiny_model
+from fault_helpers import PAIRS
+from tiny_models import tiny_model
 
 from stsdemo import budget, caps, environment, run_cost
 from stsdemo.app.app_state import StopSignal

@@ -14,15 +14,19 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.skipif(not any(environment.default_scorer_dir().glob("*.safetensors")), reason="no scorer shipped")
-def test_scoring_a_pair_on_the_command_line_writes_nothing_to_stderr():
+def test_scoring_a_pair_on_the_command_line_prints_its_result_and_nothing_on_stderr():
+    """``stsdemo score`` with the default model (named as empty): one JSON line with the prediction, its category
+    and node, the cosine and the notice; no warning on stderr."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     # -W default: show every warning once, including those Python hides by default (DeprecationWarning)
-    done = subprocess.run([sys.executable, "-W", "default", "-m", "stsdemo", "score", "A man plays a guitar.",
-                           "Someone plays music."], capture_output=True, text=True, timeout=600, env=env, cwd=ROOT)
+    done = subprocess.run([sys.executable, "-W", "default", "-m", "stsdemo", "score", "a man is playing a guitar.",
+                           "a person plays the guitar.", "--model", ""], capture_output=True, text=True, timeout=600,
+                          env=env, cwd=ROOT)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stderr == "", done.stderr[-2000:]
     result = json.loads(done.stdout)
-    assert set(result) >= {"prediction", "category", "cosine"}
+    assert set(result) == {"prediction", "category", "node", "cosine", "notice"}
+    assert 0.6 < result["cosine"] <= 1
 
 
 def test_library_filters_are_exact():

@@ -1,9 +1,11 @@
-"""A short real fine-tune of the embedded model, stopping, and the optimiser's layer-wise decay."""
+"""A short real fine-tune of the embedded model; stopping, warm starts and calibration on a tiny encoder; the
+optimiser's layer-wise decay."""
 
 import json
 import threading
 
 import pytest
+from tiny_models import tiny_encoder
 
 from stsdemo.errors import InputError
 from stsdemo.model import SiameseRegressor
@@ -35,7 +37,8 @@ def test_short_fine_tune_raises_dev_spearman_of_the_head(tmp_path):
 
 def test_stop_flag_ends_the_run_between_steps_and_keeps_the_best(tmp_path):
     stop = threading.Event()
-    config = TrainConfig(loss="trelu", max_steps=1000, eval_every=1000, output_dir=str(tmp_path / "run"), **QUICK)
+    config = TrainConfig(model=tiny_encoder(), loss="trelu", max_steps=1000, eval_every=1000,
+                         output_dir=str(tmp_path / "run"), **QUICK)
     events = []
     for event in train(config, stop):
         events.append(event)
@@ -48,7 +51,8 @@ def test_stop_flag_ends_the_run_between_steps_and_keeps_the_best(tmp_path):
 
 
 def test_closing_the_generator_ends_the_run(tmp_path):
-    run = train(TrainConfig(max_steps=1000, eval_every=1000, output_dir=str(tmp_path / "run"), **QUICK))
+    run = train(TrainConfig(model=tiny_encoder(), max_steps=1000, eval_every=1000, output_dir=str(tmp_path / "run"),
+                            **QUICK))
     for event in run:
         if isinstance(event, StepEvent):
             break
@@ -93,8 +97,9 @@ def test_warm_start_begins_at_its_starting_point_and_never_ends_below_it(tmp_pat
     from stsdemo.evaluate import dev_metrics
     from stsdemo.train import load_dev
 
+    # on the tiny encoder: this checks how a warm start begins, not what it learns
     quick = dict(QUICK, target="cosine", head_lr=0.05)
-    first = list(train(TrainConfig(head_only=True, max_steps=6, eval_every=6, output_dir=str(tmp_path / "a"),
+    first = list(train(TrainConfig(model=tiny_encoder(), head_only=True, max_steps=6, eval_every=6, output_dir=str(tmp_path / "a"),
                                    **quick)))
     start = SiameseRegressor.load(first[-1].checkpoint)
     expected = dev_metrics(start, load_dev(TrainConfig(**quick)))
@@ -115,7 +120,7 @@ def test_the_calibration_stage_starts_from_the_best_checkpoint_and_moves_only_a_
     from stsdemo.evaluate import dev_metrics
     from stsdemo.train import load_dev
 
-    quick = dict(QUICK, target="cosine", lora_rank=4, lr=5e-4, max_steps=4, eval_every=2,
+    quick = dict(QUICK, model=tiny_encoder(), target="cosine", lora_rank=4, lr=5e-4, max_steps=4, eval_every=2,
                  calibrate_data="sick", calibrate_loss="translated-relu", stage1_lr=0.05, stage1_max_steps=4,
                  max_pairs=64)
     config = TrainConfig(output_dir=str(tmp_path / "run"), **quick)
