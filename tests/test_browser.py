@@ -152,22 +152,6 @@ def _legend_labels(page, chart: str) -> list:
 TABS = {"score": "Score a pair", "loss": "Loss explorer", "finetune": "Fine-tune", "benchmark": "Benchmark"}
 
 
-def test_a_phone_sized_window_shows_every_tab_without_horizontal_overflow(phone_page, tmp_path):  # noqa: F811
-    """At 390 x 844 the layout wraps to one column: nothing (title, intro, inputs, charts) sticks out."""
-    from playwright.sync_api import expect
-
-    expect(phone_page.get_by_label("Category", exact=True)).not_to_have_value("", timeout=120_000)
-    wide = []
-    for key, name in TABS.items():
-        phone_page.get_by_role("tab", name=name).click()
-        _shot(phone_page, f"phone-{key}", tmp_path)
-        width, scroll = phone_page.evaluate("[window.innerWidth, document.scrollingElement.scrollWidth]")
-        if scroll > width:
-            wide.append(f"{name}: page {scroll}px wide in a {width}px window; "
-                        f"widest: {_overflowing(phone_page, width)}")
-    assert not wide, wide
-
-
 def _overflowing(window, width: int) -> list:
     """The outermost elements reaching past the window's right edge (for the failure message)."""
     return window.evaluate("""(width) => {
@@ -278,15 +262,26 @@ def test_the_start_here_path_opens_each_state_in_place_and_the_lessons_fixes_hol
     assert "Traceback" not in out + err, (out + err)[-3000:]
 
 
-def test_on_a_phone_the_loss_chart_stays_in_view_and_nothing_is_clipped(phone_page, tmp_path):  # noqa: F811
-    """Issue 27 at 390 px: the Loss explorer's chart comes right before its sliders, in view while they move;
-    the formulas wrap, one axis title serves both charts, tables scroll inside their box and no Plotly toolbar
-    covers a chart's title."""
+def test_on_a_phone_every_tab_fits_and_the_loss_chart_stays_in_view(phone_page, tmp_path):  # noqa: F811
+    """At 390 x 844 the layout wraps to one column: nothing (title, intro, inputs, charts) sticks out of any tab.
+    Issue 27 at 390 px: the Loss explorer's chart comes right before its sliders, in view while they move; the
+    formulas wrap, one axis title serves both charts, tables scroll inside their box and no Plotly toolbar covers
+    a chart's title."""
     from playwright.sync_api import expect
 
     window = phone_page
     expect(window.get_by_label("Category", exact=True)).not_to_have_value("", timeout=120_000)
     expect(window.locator("#number-line .modebar-container")).to_be_hidden()
+    wide = []
+    for key, name in TABS.items():
+        window.get_by_role("tab", name=name).click()
+        _shot(window, f"phone-{key}", tmp_path)
+        width, scroll = window.evaluate("[window.innerWidth, document.scrollingElement.scrollWidth]")
+        if scroll > width:
+            wide.append(f"{name}: page {scroll}px wide in a {width}px window; "
+                        f"widest: {_overflowing(window, width)}")
+    assert not wide, wide
+
     window.get_by_role("tab", name="Loss explorer").click()
     chart = window.locator("#loss-plot")
     expect(chart).to_contain_text("x0 = 0.25")

@@ -43,19 +43,32 @@ def _shot(page, name: str, tmp_path: Path, selector: str | None = None) -> None:
     target.screenshot(path=str(tmp_path / f"{name}-{page.kind}.png"), animations="disabled")
 
 
-# ---- 12. the Loss explorer's number boxes take what is typed ------------------------------------------------
+# ---- 12, 17, 20: typed numbers, chart titles, the Fine-tune tab's console --------------------------------------
 
 
-def test_typed_numbers_stay_in_the_loss_explorers_boxes_and_are_drawn(window, tmp_path):
+def test_titles_fit_typed_numbers_stay_and_the_fine_tune_tab_logs_no_warning(window, tmp_path):
+    """One page a window, in order: the Score tab's NLI title lies inside its chart (17); the Loss explorer keeps
+    typed numbers and draws them (12); its title, also for an invalid setting, lies inside its chart with no text
+    overlapping (17); and opening the Fine-tune tab before any run logs no warning (20)."""
+    messages = []
+    window.on("console", lambda message: messages.append((message.type, message.text)))
+    _loaded(window)
+    _the_nli_title_fits(window, tmp_path)
+    _typed_numbers_stay_and_are_drawn(window, tmp_path)
+    _the_invalid_title_fits(window, tmp_path)
+    _the_fine_tune_tab_logs_no_warning(window, messages, tmp_path)
+
+
+def _typed_numbers_stay_and_are_drawn(window, tmp_path) -> None:
     """Typing 0.4 into buffer x0 (key by key, as a person types) and 3 into k: the boxes keep what was typed,
     also a second later and after leaving the box, and the chart draws it (it once became 0.254, and k went
     back to 2)."""
     from playwright.sync_api import expect
 
-    _loaded(window)
     window.get_by_role("tab", name="Loss explorer").click()
     chart = window.locator("#loss-plot")
     expect(chart).to_contain_text("x0 = 0.25")
+    assert _title_inside(window, "#loss-plot")
     for label, typed, drawn in (("buffer x0", "0.4", "x0 = 0.4,"), ("slope k", "3", "k = 3,")):
         box = window.get_by_label(f"number input for {label}")
         box.click()
@@ -70,6 +83,66 @@ def test_typed_numbers_stay_in_the_loss_explorers_boxes_and_are_drawn(window, tm
         expect(chart).to_contain_text(drawn)
     expect(chart).to_contain_text("k = 3, x0 = 0.4, d = 1")
     _shot(window, "loss-typed", tmp_path, "#loss-plot")
+
+
+def _the_nli_title_fits(window, tmp_path) -> None:
+    """The Score tab's title on the NLI line lies wholly inside its chart."""
+    from playwright.sync_api import expect
+
+    window.get_by_label("NLI (contradiction · neutral · entailment)").check()
+    expect(window.get_by_label("Category", exact=True)).to_have_value(re.compile("contradiction|neutral|entailment"),
+                                                                      timeout=60_000)
+    window.wait_for_timeout(800)
+    assert _title_inside(window, "#number-line"), "the Score tab's title runs off its chart"
+    _shot(window, "score-nli", tmp_path, "#number-line")
+
+
+def _the_invalid_title_fits(window, tmp_path) -> None:
+    """The Loss explorer's title for an invalid setting (x0 > d/2) lies inside its chart; no text overlaps."""
+    from playwright.sync_api import expect
+
+    chart = window.locator("#loss-plot")
+    x0 = window.get_by_label("number input for buffer x0")
+    x0.fill("0.8")
+    x0.press("Tab")
+    expect(chart).to_contain_text("invalid", timeout=20_000)
+    window.wait_for_timeout(500)
+    assert _title_inside(window, "#loss-plot"), "the invalid setting's title runs off the chart"
+    overlaps = chart.evaluate("""(root) => {
+        const boxes = [...root.querySelectorAll('.gtitle, .annotation-text')].map((t) => t.getBoundingClientRect())
+            .filter((r) => r.width > 0);
+        let count = 0;
+        boxes.forEach((a, i) => boxes.slice(i + 1).forEach((b) => {
+            if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) count++;
+        }));
+        return count;
+    }""")
+    assert overlaps == 0
+    _shot(window, "loss-invalid", tmp_path, "#loss-plot")
+
+
+def _title_inside(page, selector: str) -> bool:
+    return page.evaluate("""(selector) => {
+        const root = document.querySelector(selector), svg = root.querySelector('.main-svg').getBoundingClientRect();
+        const titles = [...root.querySelectorAll('.gtitle')].map((t) => t.getBoundingClientRect());
+        return titles.length > 0 && titles.every((r) => r.left >= svg.left - 1 && r.right <= svg.right + 1
+                                                         && r.top >= svg.top - 1 && r.bottom <= svg.bottom + 1);
+    }""", selector)
+
+
+def _the_fine_tune_tab_logs_no_warning(window, messages: list, tmp_path) -> None:
+    """Opening the Fine-tune tab before any run: no "Infinite extent" warning from empty line charts (they are
+    drawn once a run has points), and here no warning at all since the page opened (Gradio's own Vega-Lite
+    version warning comes with a drawn line chart)."""
+    from playwright.sync_api import expect
+
+    window.get_by_role("tab", name="Fine-tune").click()
+    expect(window.get_by_role("button", name="Start training")).to_be_visible()
+    window.wait_for_timeout(3000)
+    warnings = [text for kind, text in messages if kind == "warning"]
+    assert not [text for text in warnings if "Infinite extent" in text], warnings
+    assert warnings == [], warnings
+    _shot(window, "finetune-empty", tmp_path)
 
 
 # ---- 15. start-here links bring their tab into view ----------------------------------------------------------
@@ -106,74 +179,6 @@ def _content_top(page) -> float:
     """Where the selected tab's content starts, in window pixels."""
     return page.evaluate("""() => [...document.querySelectorAll('#sts-tabs [role=tabpanel]')]
         .filter((panel) => getComputedStyle(panel).display !== 'none')[0].getBoundingClientRect().top""")
-
-
-# ---- 17. chart titles fit a phone ----------------------------------------------------------------------------
-
-
-def test_chart_titles_fit_the_window(window, tmp_path):
-    """The Score tab's NLI title and the Loss explorer's (valid, then invalid with x0 > d/2) lie wholly inside
-    their charts; the Loss explorer's text does not overlap."""
-    from playwright.sync_api import expect
-
-    _loaded(window)
-    window.get_by_label("NLI (contradiction · neutral · entailment)").check()
-    expect(window.get_by_label("Category", exact=True)).to_have_value(re.compile("contradiction|neutral|entailment"),
-                                                                      timeout=60_000)
-    window.wait_for_timeout(800)
-    assert _title_inside(window, "#number-line"), "the Score tab's title runs off its chart"
-    _shot(window, "score-nli", tmp_path, "#number-line")
-    window.get_by_role("tab", name="Loss explorer").click()
-    chart = window.locator("#loss-plot")
-    expect(chart).to_contain_text("x0 = 0.25")
-    assert _title_inside(window, "#loss-plot")
-    x0 = window.get_by_label("number input for buffer x0")
-    x0.fill("0.8")
-    x0.press("Tab")
-    expect(chart).to_contain_text("invalid", timeout=20_000)
-    window.wait_for_timeout(500)
-    assert _title_inside(window, "#loss-plot"), "the invalid setting's title runs off the chart"
-    overlaps = chart.evaluate("""(root) => {
-        const boxes = [...root.querySelectorAll('.gtitle, .annotation-text')].map((t) => t.getBoundingClientRect())
-            .filter((r) => r.width > 0);
-        let count = 0;
-        boxes.forEach((a, i) => boxes.slice(i + 1).forEach((b) => {
-            if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) count++;
-        }));
-        return count;
-    }""")
-    assert overlaps == 0
-    _shot(window, "loss-invalid", tmp_path, "#loss-plot")
-
-
-def _title_inside(page, selector: str) -> bool:
-    return page.evaluate("""(selector) => {
-        const root = document.querySelector(selector), svg = root.querySelector('.main-svg').getBoundingClientRect();
-        const titles = [...root.querySelectorAll('.gtitle')].map((t) => t.getBoundingClientRect());
-        return titles.length > 0 && titles.every((r) => r.left >= svg.left - 1 && r.right <= svg.right + 1
-                                                         && r.top >= svg.top - 1 && r.bottom <= svg.bottom + 1);
-    }""", selector)
-
-
-# ---- 20. the Fine-tune tab opens without our console warnings ------------------------------------------------
-
-
-def test_the_fine_tune_tab_logs_no_warning_of_ours(window, tmp_path):
-    """Opening the Fine-tune tab before any run: no "Infinite extent" warning from empty line charts (they are
-    drawn once a run has points), and here no warning at all (Gradio's own Vega-Lite version warning comes with
-    a drawn line chart)."""
-    from playwright.sync_api import expect
-
-    messages = []
-    window.on("console", lambda message: messages.append((message.type, message.text)))
-    _loaded(window)
-    window.get_by_role("tab", name="Fine-tune").click()
-    expect(window.get_by_role("button", name="Start training")).to_be_visible()
-    window.wait_for_timeout(3000)
-    warnings = [text for kind, text in messages if kind == "warning"]
-    assert not [text for text in warnings if "Infinite extent" in text], warnings
-    assert warnings == [], warnings
-    _shot(window, "finetune-empty", tmp_path)
 
 
 # ---- issue 41: a box shows what is used ------------------------------------------------------------------------
