@@ -352,7 +352,8 @@ def run_stage(index: int, stage: Stage, pairs: PairSet, model: SiameseRegressor,
     optimizer = torch.optim.AdamW(parameter_groups(model, stage.lr, stage.head_lr, config.layer_decay,
                                                    config.weight_decay), fused=device.type in ("cpu", "cuda"))
     total = stage.total_steps(len(pairs), config.batch_size)
-    # imported here: transformers.optimization imports peft (about 4 s), which a CLI check or scoring never needs
+    # imported when a run trains: transformers.optimization imports peft (about 4 s), and a command refused for its
+    # input should not wait for that
     from transformers import get_linear_schedule_with_warmup
 
     scheduler = get_linear_schedule_with_warmup(optimizer, int(config.warmup * total), total)

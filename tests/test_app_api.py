@@ -133,6 +133,8 @@ def test_short_fine_tune_streams_curves_and_yields_a_usable_run(client, tmp_path
     folder = tmp_path / "unzipped"
     with zipfile.ZipFile(archive) as handle:
         handle.extractall(folder)
+        compression = {info.filename.rsplit(".", 1)[-1]: info.compress_type for info in handle.infolist()}
+    assert compression["safetensors"] == zipfile.ZIP_STORED and compression["json"] == zipfile.ZIP_DEFLATED
     from sentence_transformers import SentenceTransformer
 
     embeddings = SentenceTransformer(str(folder), device="cpu").encode(list(PAIR))

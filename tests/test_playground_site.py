@@ -86,6 +86,19 @@ def test_the_page_and_its_manifest_with_the_apps_routes(client):
     assert client.get("/playground/").status_code == 200   # redirected to the page
 
 
+def test_the_manifest_is_made_again_only_when_the_recorded_map_changes(client, monkeypatch):
+    from stsdemo.app.playground import site as site_module
+
+    made = []
+    real = site_module.manifest
+    monkeypatch.setattr(site_module, "manifest", lambda *args: made.append(1) or real(*args))
+    monkeypatch.setattr(site_module, "_map_stamp", lambda: -1)   # a map no earlier request made it from
+    first = client.get("/playground/site.json").content
+    assert client.get("/playground/site.json").content == first and len(made) == 1
+    monkeypatch.setattr(site_module, "_map_stamp", lambda: -2)   # the map's file changed
+    assert client.get("/playground/site.json").content == first and len(made) == 2
+
+
 def test_a_data_file_is_what_the_core_reads(client, memory, tmp_path):
     answer = fetched(client, "/playground/data/sts.safetensors")
     assert answer.status_code == 200

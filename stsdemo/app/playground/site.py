@@ -31,6 +31,7 @@ from starlette.routing import Route, Router
 
 from ... import caps, environment
 from ...errors import InputError
+from ...playground import payoff
 from ...playground.compact import write_compact
 from ...playground.config import BUILT_IN_DATA, PlaygroundConfig
 from ...playground.export_run import export_playground, page_head
@@ -48,6 +49,14 @@ CACHE = "public, max-age=3600"
 KEEP_FILES = 32                    # compact data files kept on disk (built-in sets and recent uploads)
 
 
+def _map_stamp() -> int:
+    """When the recorded map (the manifest's one file) last changed; 0 when there is none."""
+    try:
+        return payoff.MAP_FILE.stat().st_mtime_ns
+    except OSError:
+        return 0
+
+
 def refusal(message: str, status: int = 400) -> JSONResponse:
     return JSONResponse({"error": " ".join(str(message).split())}, status_code=status)
 
@@ -58,7 +67,7 @@ class PlaygroundSite:
     def __init__(self, app, memory: PlaygroundMemory):
         self.app, self.memory = app, memory
         self.written: dict[str, Path] = {}        # data set name -> its compact file, once written
-        self.manifest_body: bytes | None = None   # site.json, made at its first request
+        self.manifest_made: tuple[int, bytes] | None = None   # (the recorded map's mtime, site.json made from it)
         self.exports = threading.Semaphore(1)     # one scorer written at a time: a model load and a zip each
         self.router = Router([
             Route(PREFIX, lambda request: RedirectResponse(PREFIX + "/index.html" + _query(request))),
@@ -86,15 +95,18 @@ class PlaygroundSite:
         return FileResponse(found, headers={"Cache-Control": "no-cache"}) if found else refusal("no such file", 404)
 
     async def site(self, request: Request) -> Response:
-        body = self.manifest_body or await asyncio.to_thread(self.make_manifest)
+        stamp = _map_stamp()
+        made = self.manifest_made
+        body = made[1] if made and made[0] == stamp else await asyncio.to_thread(self.make_manifest, stamp)
         return Response(body, media_type="application/json", headers={"Cache-Control": "no-cache"})
 
-    def make_manifest(self) -> bytes:
-        """site.json, made once per server and off the event loop: nothing in it changes while the app runs, and
-        making it (the recorded map's confirmations and t-tests) took about 0.4 s of a core per visit."""
+    def make_manifest(self, stamp: int) -> bytes:
+        """site.json, made off the event loop and again only when the recorded map's file changes: making it (the
+        map's confirmations and t-tests) took about 0.4 s of a core on every visit."""
         datasets = {name: {"file": f"data/{name}.safetensors", "title": name} for name in BUILT_IN_DATA}
-        self.manifest_body = JSONResponse(manifest(datasets, APP_ROUTES)).body
-        return self.manifest_body
+        body = JSONResponse(manifest(datasets, APP_ROUTES)).body
+        self.manifest_made = (stamp, body)
+        return body
 
     # ---- data files ----------------------------------------------------------------------------------------------
 
