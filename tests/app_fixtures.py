@@ -6,6 +6,7 @@ score only the first DEV_PAIRS STS-B dev pairs at each evaluation, so they stay 
 
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 from tiny_models import tiny_encoder
@@ -116,11 +117,24 @@ def client(app_url):
 
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ASSETS = Path(__file__).resolve().parent.parent / "assets"   # the README's screenshots
+SCREENSHOTS = os.environ.get("STSDEMO_SCREENSHOTS") == "1"   # asked for: no test reads them, so a plain run takes none
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync",
         # keep a headless page painting while the tests wait (screenshots otherwise can stall)
         "--disable-renderer-backgrounding", "--disable-background-timer-throttling",
         "--disable-backgrounding-occluded-windows"]
+
+
+def screenshot(page, path: Path, selector: str | None = None, full_page: bool = True) -> None:
+    """With ``SCREENSHOTS``, a picture of the page (or of one element) once its charts have settled: the README's go
+    to ``ASSETS``, a reviewer's to a test's tmp_path."""
+    if not SCREENSHOTS:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    page.wait_for_timeout(600)  # let plotly / vega finish their transitions
+    target = page.locator(selector) if selector else page
+    target.screenshot(path=str(path), animations="disabled", **({} if selector else {"full_page": full_page}))
 
 
 # What an `expect` waits before it fails: Playwright's 5 s default is short for a page whose answer comes from a

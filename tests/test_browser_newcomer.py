@@ -6,14 +6,14 @@ Model box names the scorer a scheme switched to (that a finished run is picked f
 without Vega warnings is checked in test_browser.py's walk, on its fine-tune). The wording fixes of item 18 are
 checked on the view functions that write them.
 
-Screenshots go to tmp_path (the phone and desktop views these fixes change).
+With STSDEMO_SCREENSHOTS=1, screenshots go to tmp_path (the phone and desktop views these fixes change).
 """
 
 import re
 from pathlib import Path
 
 import pytest
-from app_fixtures import CHROMIUM, open_page, shared_app_url  # noqa: F401  (pytest fixtures)
+from app_fixtures import CHROMIUM, open_page, screenshot, shared_app_url  # noqa: F401  (pytest fixtures)
 from app_fixtures import shared_app_url_for_module as app_url  # noqa: F401  (one server for the browser modules)
 
 pytestmark = [pytest.mark.slow,
@@ -38,22 +38,20 @@ def _loaded(page) -> None:
 
 
 def _shot(page, name: str, tmp_path: Path, selector: str | None = None) -> None:
-    page.wait_for_timeout(500)  # let plotly finish drawing
-    target = page.locator(selector) if selector else page
-    target.screenshot(path=str(tmp_path / f"{name}-{page.kind}.png"), animations="disabled")
+    screenshot(page, tmp_path / f"{name}-{page.kind}.png", selector, full_page=False)
 
 
-# ---- 12, 17, 20: typed numbers, chart titles, the Fine-tune tab's console --------------------------------------
+# ---- 12, 17, 20, 41: typed numbers, chart titles, the Fine-tune tab's console, the Model box -------------------
 
 
 def test_titles_fit_typed_numbers_stay_and_the_fine_tune_tab_logs_no_warning(window, tmp_path):
-    """One page a window, in order: the Score tab's NLI title lies inside its chart (17); the Loss explorer keeps
-    typed numbers and draws them (12); its title, also for an invalid setting, lies inside its chart with no text
-    overlapping (17); and opening the Fine-tune tab before any run logs no warning (20)."""
+    """One page a window, in order: the NLI line names its scorer (41) and its title lies inside its chart (17);
+    the Loss explorer keeps typed numbers and draws them (12); its title, also for an invalid setting, lies inside
+    its chart with no text overlapping (17); and opening the Fine-tune tab before any run logs no warning (20)."""
     messages = []
     window.on("console", lambda message: messages.append((message.type, message.text)))
     _loaded(window)
-    _the_nli_title_fits(window, tmp_path)
+    _the_nli_line_names_its_scorer_and_its_title_fits(window, tmp_path)
     _typed_numbers_stay_and_are_drawn(window, tmp_path)
     _the_invalid_title_fits(window, tmp_path)
     _the_fine_tune_tab_logs_no_warning(window, messages, tmp_path)
@@ -85,16 +83,24 @@ def _typed_numbers_stay_and_are_drawn(window, tmp_path) -> None:
     _shot(window, "loss-typed", tmp_path, "#loss-plot")
 
 
-def _the_nli_title_fits(window, tmp_path) -> None:
-    """The Score tab's title on the NLI line lies wholly inside its chart."""
+def _the_nli_line_names_its_scorer_and_its_title_fits(window, tmp_path) -> None:
+    """Reading the pair on the NLI line switches to the shipped NLI scorer: the notice and the Model box say so (41:
+    the box kept saying "shipped scorer (default)"); the Score tab's title on that line lies wholly inside its chart
+    (17); back on the STS line, the Model box goes back."""
     from playwright.sync_api import expect
 
+    model = window.get_by_label("Model", exact=True)
+    expect(model).to_have_value(re.compile(r"shipped scorer \(default\)"))
     window.get_by_label("NLI (contradiction · neutral · entailment)").check()
     expect(window.get_by_label("Category", exact=True)).to_have_value(re.compile("contradiction|neutral|entailment"),
                                                                       timeout=60_000)
+    expect(window.locator("#score-notice")).to_contain_text("Switched to all-MiniLM-L6-v2 + shipped NLI scorer")
+    expect(model).to_have_value("all-MiniLM-L6-v2 + shipped NLI scorer")
     window.wait_for_timeout(800)
     assert _title_inside(window, "#number-line"), "the Score tab's title runs off its chart"
     _shot(window, "score-nli", tmp_path, "#number-line")
+    window.get_by_label("STS 0–5").check()
+    expect(model).to_have_value(re.compile(r"shipped scorer \(default\)"), timeout=60_000)
 
 
 def _the_invalid_title_fits(window, tmp_path) -> None:
@@ -179,26 +185,6 @@ def _content_top(page) -> float:
     """Where the selected tab's content starts, in window pixels."""
     return page.evaluate("""() => [...document.querySelectorAll('#sts-tabs [role=tabpanel]')]
         .filter((panel) => getComputedStyle(panel).display !== 'none')[0].getBoundingClientRect().top""")
-
-
-# ---- issue 41: a box shows what is used ------------------------------------------------------------------------
-
-
-def test_the_model_box_names_the_scorer_the_scheme_switched_to(app_url):  # noqa: F811
-    """Reading the pair on the NLI line switches to the shipped NLI scorer: the notice says so and the Model box
-    shows it (it kept saying "shipped scorer (default)"); back on the STS line, both go back."""
-    from playwright.sync_api import expect
-
-    for page in open_page(app_url, **DESKTOP):
-        _loaded(page)
-        model = page.get_by_label("Model", exact=True)
-        expect(model).to_have_value(re.compile(r"shipped scorer \(default\)"))
-        page.get_by_label("NLI (contradiction · neutral · entailment)").check()
-        expect(page.locator("#score-notice")).to_contain_text("Switched to all-MiniLM-L6-v2 + shipped NLI scorer",
-                                                              timeout=60_000)
-        expect(model).to_have_value("all-MiniLM-L6-v2 + shipped NLI scorer")
-        page.get_by_label("STS 0–5").check()
-        expect(model).to_have_value(re.compile(r"shipped scorer \(default\)"), timeout=60_000)
 
 
 # ---- 18. wording ---------------------------------------------------------------------------------------------

@@ -4,21 +4,19 @@ to the app while it plays, on a desktop and a 390 px phone. Takes the README's P
 
 The app here cuts each data set to PLAYGROUND_PAIRS pairs a part (tests/app_fixtures.py), so the run is short."""
 
-import os
 from pathlib import Path
 
 import pytest
-from app_fixtures import CHROMIUM, open_page, shared_app_url  # noqa: F401  (pytest fixtures)
+from app_fixtures import ASSETS, CHROMIUM, open_page, screenshot, shared_app_url  # noqa: F401  (pytest fixtures)
 from app_fixtures import shared_app_url_for_module as app_url  # noqa: F401  (one server for the browser modules)
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not Path(CHROMIUM).is_file(), reason="chromium is not installed")]
 LINK = "?tab=playground&preset=memorisation&hide=lr,batch_size&seeds=4&steps=300&speed=50"
 
 
 @pytest.mark.parametrize("window_size, name", [({"width": 1400, "height": 1000}, "playground"),
                                                ({"width": 390, "height": 844}, "phone-playground")])
-def test_the_tab_plays_the_page_with_no_request_to_the_app(app_url, tmp_path, window_size, name):  # noqa: F811
+def test_the_tab_plays_the_page_with_no_request_to_the_app(app_url, window_size, name):  # noqa: F811
     from playwright.sync_api import expect
 
     phone = window_size["width"] < 500
@@ -39,5 +37,4 @@ def test_the_tab_plays_the_page_with_no_request_to_the_app(app_url, tmp_path, wi
         width, scroll = window.evaluate("[window.innerWidth, document.scrollingElement.scrollWidth]")
         assert scroll <= width
         window.locator("#pg-frame").scroll_into_view_if_needed()
-        folder = ASSETS if os.environ.get("STSDEMO_SCREENSHOTS") == "1" else tmp_path
-        window.screenshot(path=str(folder / f"screenshot-{name}.png"), full_page=True, animations="disabled")
+        screenshot(window, ASSETS / f"screenshot-{name}.png")

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from app_fixtures import ASSETS, screenshot
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="needs Debian's chromium")]
@@ -31,7 +32,6 @@ HIDDEN = ("lr", "batch_size")
 LINK = f"index.html?preset=memorisation&hide={','.join(HIDDEN)}&seeds={SEEDS}&steps={STEPS}&speed=50"
 CHROMIUM = dict(executable_path="/usr/bin/chromium",
                 args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
 
 
 @pytest.fixture(scope="module")
@@ -197,10 +197,8 @@ def test_the_page_fits_a_desktop_and_a_phone(browser, base_url, width, shot):
     assert overflow <= 0, f"{overflow} px of horizontal overflow at {width} px"
     assert page.evaluate(SPLIT_WORDS) == [], "a word of a table wraps mid-word"
     assert page.evaluate(WRAPPED_NUMBERS) == [], "a number wraps"
-    if os.environ.get("STSDEMO_SCREENSHOTS") == "1":
-        ASSETS.mkdir(exist_ok=True)
-        page.evaluate("window.scrollTo(0, 0)")      # the sticky buttons in their place
-        page.screenshot(path=str(ASSETS / shot), full_page=True)
+    page.evaluate("window.scrollTo(0, 0)")      # the sticky buttons in their place
+    screenshot(page, ASSETS / shot)
     assert errors == []
 
 
