@@ -57,26 +57,36 @@ def run_preset(preset, encoder, loaded: dict, seeds: list[int] | None = None) ->
             "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
 
 
+def _readings(point: dict, metric: str) -> list[str]:
+    """A checkpoint's two readings of ``metric`` (stopped at the best, then at the step): mean ± se and today's
+    verdict."""
+    return [f"{found['text']}: {Paired(found['diffs'], found['seeds'], metric).verdict}"
+            for found in (point[f"{label}_reading"][metric] for label in ("best", "step"))]
+
+
 def markdown(results: dict) -> list[str]:
     """The recorded presets as a table: each one's settings and both readings at its last step (buffer − none of
-    its data set's metric, mean ± se over 20 seeds, with the verdict), and the twins' median best steps."""
+    its data set's metric, mean ± se over 20 seeds, with the verdict), the same on its 100 fresh seeds where that
+    run is recorded (``--confirm``), and the twins' median best steps."""
     recorded = results.get(SECTION, {})
-    rows = ["| preset | settings | stopped at its best | at the last step | median best step (buffer / none) |",
-            "| --- | --- | --- | --- | --- |"]
+    rows = ["| preset | settings | stopped at its best | at the last step | on 100 fresh seeds (best · last step) | "
+            "median best step (buffer / none) |", "| --- | --- | --- | --- | --- | --- |"]
     for preset in PRESETS:
         entry = recorded.get(f"preset/{preset.name}")
         if entry is None:
-            rows.append(f"| {preset.title} | not run (`python -m bench.presets`) | | | |")
+            rows.append(f"| {preset.title} | not run (`python -m bench.presets`) | | | | |")
             continue
         metric, last = READ_BY[entry["config"]["data"]], entry["checkpoints"][-1]
-        cells = [f"{found['text']}: {Paired(found['diffs'], found['seeds'], metric).verdict}"   # today's rule
-                 for found in (last[f"{label}_reading"][metric] for label in ("best", "step"))]
+        cells = _readings(last, metric)
+        confirm = recorded.get(f"preset/{preset.name}/confirm")
+        again = " · ".join(_readings(confirm["checkpoints"][-1], metric)) if confirm else "not run"
         settings = ", ".join(f"{name} {value}" for name, value in preset.settings.items())
         rows.append(f"| {preset.title} | {settings} ({metric}) | {cells[0]} | {cells[1]} (step {last['step']:,}) | "
-                    f"{last['best_steps']['buffer']:g} / {last['best_steps']['none']:g} |")
+                    f"{again} | {last['best_steps']['buffer']:g} / {last['best_steps']['none']:g} |")
     machines = sorted({recorded[key]["machine"] for key in recorded if key.startswith("preset/")})
     return ["\n".join(rows) + f"\n\nMachine: {', '.join(machines) or '–'}. The Playground's story presets "
-            "(stsdemo/playground/presets.py); their sentences quote these records.\n"]
+            "(stsdemo/playground/presets.py); their sentences quote these records, and each mark (holds, reversed) a "
+            "sentence quotes from the 20 seeds repeats on the 100 fresh seeds (tests/test_presets.py).\n"]
 
 
 def main(argv=None) -> dict:

@@ -1,6 +1,6 @@
 """The story presets say only what their recorded 20-seed runs show (``python -m bench.presets``, recorded in
 docs/results.json): the verdict each sentence names for each reading at the run's end, and every mean ± se it
-quotes, are the record's."""
+quotes, are the record's; and a holds or reversed a sentence quotes repeats on 100 fresh seeds (``--confirm``)."""
 
 import json
 import re
@@ -38,25 +38,45 @@ def test_a_presets_sentence_is_what_its_recorded_run_shows(preset, recorded):
         assert Paired(found["diffs"], found["seeds"], metric).verdict == verdict, (reading, verdict)
     said = {part["text"].split(" (se)")[0] for point in entry["checkpoints"]       # as the record wrote them
             for reading in ("best_reading", "step_reading") for part in point[reading].values()}
-    said |= confirmed_figures(recorded.get(f"preset/{preset.name}/confirm"), entry, metric)
+    said |= confirmed_figures(recorded.get(f"preset/{preset.name}/confirm"), entry)
     quoted = [number.replace("−", "-") for number in QUOTED.findall(preset.notice)]
     assert quoted and all(number in said for number in quoted), (quoted, sorted(said))
     intervals = [f"{low} to {high}" for low, high in INTERVAL.findall(preset.notice)]
     assert all(interval.replace("−", "-") in said for interval in intervals), (intervals, sorted(said))
 
 
-def confirmed_figures(confirm: dict | None, entry: dict, metric: str) -> set[str]:
+@pytest.mark.parametrize("preset", PRESETS, ids=lambda preset: preset.name)
+def test_a_mark_a_preset_quotes_repeats_on_fresh_seeds(preset, recorded):
+    """Each figure a sentence quotes from the 20 seeds whose verdict is a mark (holds or reversed) has the same
+    verdict on the preset's 100 fresh seeds, at the same step and reading: a mark that does not repeat is not stated
+    as a finding."""
+    entry, confirm = recorded[f"preset/{preset.name}"], recorded.get(f"preset/{preset.name}/confirm")
+    quoted = {number.replace("−", "-") for number in QUOTED.findall(preset.notice)}
+    for place, point in enumerate(entry["checkpoints"]):
+        for reading in ("best_reading", "step_reading"):
+            for metric, found in point[reading].items():
+                verdict = Paired(found["diffs"], found["seeds"], metric).verdict
+                if not (verdict.marked and found["text"].split(" (se)")[0] in quoted):
+                    continue
+                assert confirm is not None, f"{preset.name} quotes a mark ({found['text']}) never run on fresh seeds"
+                assert confirm["checkpoints"][place]["step"] == point["step"]
+                again = confirm["checkpoints"][place][reading][metric]
+                assert Paired(again["diffs"], again["seeds"], metric).verdict == verdict, (reading, metric, again)
+
+
+def confirmed_figures(confirm: dict | None, entry: dict) -> set[str]:
     """What a preset's run on fresh seeds lets its sentence quote: that run's own figures, and at each checkpoint
-    the pooled reading over every seed (mean ± se, and its 95 % interval as "low to high")."""
+    the pooled reading over every seed (mean ± se, and its 95 % interval as "low to high"), of every metric."""
     if confirm is None:
         return set()
     assert confirm["engine"] == ENGINE and not set(confirm["seeds"]) & set(entry["seeds"])   # fresh seeds
     found = set()
     for point, again in zip(entry["checkpoints"], confirm["checkpoints"], strict=True):
         for reading in ("best_reading", "step_reading"):
-            first, second = point[reading][metric], again[reading][metric]
-            pooled = Paired(first["diffs"] + second["diffs"], first["seeds"] + second["seeds"], metric)
-            low, high = pooled.interval
-            found |= {second["text"].split(" (se)")[0], f"{pooled.mean:+.2f} ± {pooled.se:.2f}",
-                      f"{low:+.2f} to {high:+.2f}"}
+            for metric, first in point[reading].items():
+                second = again[reading][metric]
+                pooled = Paired(first["diffs"] + second["diffs"], first["seeds"] + second["seeds"], metric)
+                low, high = pooled.interval
+                found |= {second["text"].split(" (se)")[0], f"{pooled.mean:+.2f} ± {pooled.se:.2f}",
+                          f"{low:+.2f} to {high:+.2f}"}
     return {text.replace("+-", "-") for text in found}
