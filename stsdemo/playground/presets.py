@@ -75,7 +75,7 @@ PRESETS = (
            "fine-tunes on SNLI found, and 100 fresh seeds repeat it (−1.08 ± 0.10). Stopped at its best the "
            "difference is −0.66 ± 0.49, no measurable difference at n = 20; the fresh seeds read −0.98 ± 0.18, and "
            "pooled over all 120 seeds it is −0.93 ± 0.17 (95 % interval −1.26 to −0.59): stopped at its best the "
-           "buffer costs accuracy too, by less than 20 seeds can show.",
+           "buffer costs accuracy too, a cost too small for 20 seeds to show.",
            expects={"best": Verdict.NO_DIFFERENCE, "step": Verdict.REVERSED}),
 )
 BY_NAME = {preset.name: preset for preset in PRESETS}
