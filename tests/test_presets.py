@@ -36,10 +36,10 @@ def test_a_presets_sentence_is_what_its_recorded_run_shows(preset, recorded):
     for reading, verdict in preset.expects.items():                     # under today's rule, from the differences
         found = last[f"{reading}_reading"][metric]
         assert Paired(found["diffs"], found["seeds"], metric).verdict == verdict, (reading, verdict)
-    said = {part["text"].split(" (se)")[0] for point in entry["checkpoints"]       # as the record wrote them
+    said = {figure(part) for point in entry["checkpoints"]                        # as the record wrote them
             for reading in ("best_reading", "step_reading") for part in point[reading].values()}
     said |= confirmed_figures(recorded.get(f"preset/{preset.name}/confirm"), entry)
-    quoted = [number.replace("−", "-") for number in QUOTED.findall(preset.notice)]
+    quoted = quoted_figures(preset.notice)
     assert quoted and all(number in said for number in quoted), (quoted, sorted(said))
     intervals = [f"{low} to {high}" for low, high in INTERVAL.findall(preset.notice)]
     assert all(interval.replace("−", "-") in said for interval in intervals), (intervals, sorted(said))
@@ -51,17 +51,27 @@ def test_a_mark_a_preset_quotes_repeats_on_fresh_seeds(preset, recorded):
     verdict on the preset's 100 fresh seeds, at the same step and reading: a mark that does not repeat is not stated
     as a finding."""
     entry, confirm = recorded[f"preset/{preset.name}"], recorded.get(f"preset/{preset.name}/confirm")
-    quoted = {number.replace("−", "-") for number in QUOTED.findall(preset.notice)}
+    quoted = set(quoted_figures(preset.notice))
     for place, point in enumerate(entry["checkpoints"]):
         for reading in ("best_reading", "step_reading"):
             for metric, found in point[reading].items():
                 verdict = Paired(found["diffs"], found["seeds"], metric).verdict
-                if not (verdict.marked and found["text"].split(" (se)")[0] in quoted):
+                if not (verdict.marked and figure(found) in quoted):
                     continue
                 assert confirm is not None, f"{preset.name} quotes a mark ({found['text']}) never run on fresh seeds"
                 assert confirm["checkpoints"][place]["step"] == point["step"]
                 again = confirm["checkpoints"][place][reading][metric]
                 assert Paired(again["diffs"], again["seeds"], metric).verdict == verdict, (reading, metric, again)
+
+
+def quoted_figures(notice: str) -> list[str]:
+    """Every mean ± se a sentence quotes, with the minus sign the records write."""
+    return [number.replace("−", "-") for number in QUOTED.findall(notice)]
+
+
+def figure(reading: dict) -> str:
+    """A recorded reading's mean ± se as a sentence quotes it: "+4.44 ± 0.20" of "+4.44 ± 0.20 (se), n = 100"."""
+    return reading["text"].split(" (se)")[0]
 
 
 def confirmed_figures(confirm: dict | None, entry: dict) -> set[str]:
@@ -77,6 +87,6 @@ def confirmed_figures(confirm: dict | None, entry: dict) -> set[str]:
                 second = again[reading][metric]
                 pooled = Paired(first["diffs"] + second["diffs"], first["seeds"] + second["seeds"], metric)
                 low, high = pooled.interval
-                found |= {second["text"].split(" (se)")[0], f"{pooled.mean:+.2f} ± {pooled.se:.2f}",
+                found |= {figure(second), f"{pooled.mean:+.2f} ± {pooled.se:.2f}",
                           f"{low:+.2f} to {high:+.2f}"}
     return {text.replace("+-", "-") for text in found}

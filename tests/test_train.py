@@ -99,8 +99,8 @@ def test_warm_start_begins_at_its_starting_point_and_never_ends_below_it(tmp_pat
 
     # on the tiny encoder: this checks how a warm start begins, not what it learns
     quick = dict(QUICK, target="cosine", head_lr=0.05)
-    first = list(train(TrainConfig(model=tiny_encoder(), head_only=True, max_steps=6, eval_every=6, output_dir=str(tmp_path / "a"),
-                                   **quick)))
+    first = list(train(TrainConfig(model=tiny_encoder(), head_only=True, max_steps=6, eval_every=6,
+                                   output_dir=str(tmp_path / "a"), **quick)))
     start = SiameseRegressor.load(first[-1].checkpoint)
     expected = dev_metrics(start, load_dev(TrainConfig(**quick)))
     events = list(train(TrainConfig(model=first[-1].checkpoint, max_steps=3, eval_every=3, lr=1e-3,
