@@ -1,8 +1,7 @@
 """Launch the stsdemo Gradio app: ``python app.py`` (locally, on a Hugging Face Space, or behind $PORT);
 ``python app.py --mcp`` also serves it as an MCP server (tools: ``score_pair``, ``loss_at``, ``playground``) at
-http://127.0.0.1:7860/gradio_api/mcp/ (streamable HTTP; SSE at /gradio_api/mcp/sse). ``python app.py --no-prewarm``
-leaves the Playground's data sets to be embedded when a visitor first asks (the benchmarks that serve the app,
-``bench.served_app``, so that the embedding does not load the cores they measure).
+http://127.0.0.1:7860/gradio_api/mcp/ (streamable HTTP; SSE at /gradio_api/mcp/sse). The Playground's built-in
+data sets are pinned files (:mod:`stsdemo.playground.pinned`): nothing is embedded at start-up.
 
 Environment: GRADIO_SERVER_NAME (default 127.0.0.1 locally, 0.0.0.0 on a Space), PORT or GRADIO_SERVER_PORT
 (default 7860), STSDEMO_OUTPUT_DIR (runs, default ./runs), STSDEMO_MAX_UPLOAD (default 20mb),
@@ -35,7 +34,6 @@ from stsdemo.app import session_files
 from stsdemo.app.app_state import AppState
 from stsdemo.app.page import build_demo, launch_kwargs, mcp_wanted
 from stsdemo.app.ui import gradio_seam
-from stsdemo.playground.config import PlaygroundConfig
 
 session_files.recover_interrupted()   # runs a killed server left "running" say so, their checkpoints are listed again
 session_files.remove_cached_downloads(gradio_seam.gradio_cache())   # a killed server's zips in Gradio's cache
@@ -46,16 +44,13 @@ demo = build_demo(state)
 demo.delete_cache = session_files.GRADIO_CACHE_SCHEDULE
 
 
-def launch(host: str | None = None, port: int | None = None, mcp: bool = False, prewarm: bool = True, **options):
-    """Start the app's background threads (model warm-up, the Playground's data sets embedded ahead of the first
-    visitor unless ``prewarm`` is off, the disk sweeper) and serve ``demo`` as a Space does: the upload cap, the
+def launch(host: str | None = None, port: int | None = None, mcp: bool = False, **options):
+    """Start the app's background threads (model warm-up, the disk sweeper) and serve ``demo`` as a Space does: the upload cap, the
     output folder never served, Gradio's cache cleared. ``options`` go to ``demo.launch`` (tests and benchmarks
     pass ``prevent_thread_lock=True``); returns what it returns."""
     output = environment.output_dir()
     output.mkdir(parents=True, exist_ok=True)
     threading.Thread(target=state.models.warm_up, name="stsdemo-warm-up", daemon=True).start()
-    if prewarm:   # a Space loses its disk cache on every restart: the first Play would wait 30-45 s
-        state.playground.prewarm(PlaygroundConfig.prewarmed())
     session_files.start_sweeper(state)
     return demo.launch(server_name=host, server_port=port, show_error=True, max_file_size=environment.max_upload(),
                        blocked_paths=[str(output)], **launch_kwargs(mcp=mcp, demo=demo, state=state), **options)
@@ -71,7 +66,7 @@ def main() -> None:
     on_space = bool(os.environ.get("SPACE_ID"))
     host = os.environ.get("GRADIO_SERVER_NAME") or ("0.0.0.0" if on_space else "127.0.0.1")
     port = int(os.environ.get("PORT") or os.environ.get("GRADIO_SERVER_PORT") or 7860)
-    launch(host, port, mcp, prewarm="--no-prewarm" not in sys.argv[1:])
+    launch(host, port, mcp)
 
 
 if __name__ == "__main__":

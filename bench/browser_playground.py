@@ -143,7 +143,7 @@ def classroom(pages: int, seconds: float = 30.0) -> dict:
     seconds while they play (after each has its data) and each page's screen updates per second."""
     from playwright.sync_api import sync_playwright
 
-    with tempfile.TemporaryDirectory() as output, serve_app(Path(output), prewarm=True,
+    with tempfile.TemporaryDirectory() as output, serve_app(Path(output),
                                                             STSDEMO_CACHE_DIR=str(cache_dir())) as served:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -181,7 +181,7 @@ def first_visit_seconds(after: float = 75.0) -> dict:
 
     with tempfile.TemporaryDirectory() as output:
         started = time.monotonic()
-        with serve_app(Path(output), prewarm=True, STSDEMO_CACHE_DIR=str(Path(output) / "cache")) as served:
+        with serve_app(Path(output), STSDEMO_CACHE_DIR=str(Path(output) / "cache")) as served:
             time.sleep(max(0.0, after - (time.monotonic() - started)))
             asked = time.monotonic()
             while True:

@@ -31,11 +31,10 @@ from dataclasses import replace
 import numpy as np
 
 from stsdemo.atomic import atomic_write
-from stsdemo.playground import payoff
+from stsdemo.playground import payoff, pinned
 from stsdemo.playground.config import BUFFER_LOSSES, BUILT_IN_DATA, PlaygroundConfig
 from stsdemo.playground.metrics import PAIRED, READ_BY
-from stsdemo.playground.prepared import default_encoder, embedded
-from stsdemo.playground.run import (ENGINE, TWIN_NAMES, Playground, paired_entry, paired_over_seeds, prepare_features,
+from stsdemo.playground.run import (ENGINE, TWIN_NAMES, Playground, paired_entry, paired_over_seeds, pinned_source,
                                     run_seeds)
 
 from . import schema
@@ -44,25 +43,25 @@ from .common import device_name, load_results, log, setup_environment, update_re
 SECTION = "playground"
 
 
-def run_cell(cell: tuple, data, features, tuned: bool = True) -> dict:
+def run_cell(cell: tuple, source, tuned: bool = True) -> dict:
     """One cell, as recorded: its settings, both readings (at the last step; each twin stopped at its best, with
     the chosen steps), the tuned reading for the paper's head (unless ``tuned`` is off: it costs five more runs),
     its machine."""
     config = payoff.cell_config(*cell)
-    result = run_seeds(config, data, features)
+    result = run_seeds(config, source)
     if config.head == "paper" and tuned:
-        result["tuned"] = tuned_reading(config, data, features, result)
+        result["tuned"] = tuned_reading(config, source, result)
     return {"config": config.to_dict(), **result, "machine": device_name(),
             "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
 
 
-def tuned_reading(config, data, features, at_default: dict) -> dict:
+def tuned_reading(config, source, at_default: dict) -> dict:
     """Each twin's lr chosen on the selection set (seeds 0-19, the mean of each seed's best selection value;
     ``at_default`` is the run at the cell's own lr), then each twin run at its lr on fresh seeds and read at its
     best steps: the paired differences, the chosen lrs, the grid they were chosen from and the chosen steps."""
     grid = {}
     for lr in payoff.TUNED_LRS:
-        found = at_default if lr == config.lr else run_seeds(replace(config, lr=lr), data, features)
+        found = at_default if lr == config.lr else run_seeds(replace(config, lr=lr), source)
         grid[lr] = found["stopped_at_best"]["selection"]
     def selected(lr, name):          # None: every seed's selection value was undefined (a constant head)
         return -math.inf if grid[lr][name] is None else grid[lr][name]
@@ -71,9 +70,9 @@ def tuned_reading(config, data, features, at_default: dict) -> dict:
     fresh = list(range(config.seeds, 2 * config.seeds))
     runs = {}
     for lr in set(chosen.values()):
-        playground = Playground(replace(config, lr=lr), data, features, shown=0, seeds=fresh)
-        playground.step(config.steps)
-        runs[lr] = playground.measure()
+        with Playground(replace(config, lr=lr), source, seeds=fresh) as playground:
+            playground.step(config.steps)
+            runs[lr] = playground.measure()
     best = {metric: np.stack([runs[chosen[name]].best[metric][:, twin] for twin, name in enumerate(TWIN_NAMES)], 1)
             for metric in PAIRED}
     return {"lr": chosen, "grid": {f"{lr:g}": values for lr, values in grid.items()}, "seeds": fresh,
@@ -81,7 +80,7 @@ def tuned_reading(config, data, features, at_default: dict) -> dict:
             "steps": {name: runs[chosen[name]].best_steps[:, twin].tolist() for twin, name in enumerate(TWIN_NAMES)}}
 
 
-def confirm_cell(entry: dict, data, features, chunk: int = 20) -> dict:
+def confirm_cell(entry: dict, source, chunk: int = 20) -> dict:
     """A marked cell run again on :data:`~stsdemo.playground.payoff.CONFIRM_SEEDS`, ``chunk`` seeds at a time (each
     seed trains alone, so the chunks change nothing but memory): both readings at its own settings and, for a
     paper-head cell, the tuned reading at each twin's chosen lr."""
@@ -91,9 +90,9 @@ def confirm_cell(entry: dict, data, features, chunk: int = 20) -> dict:
     def measured(lr: float):
         parts = []
         for start in range(0, len(seeds), chunk):
-            playground = Playground(replace(config, lr=lr), data, features, shown=0, seeds=seeds[start:start + chunk])
-            playground.step(config.steps)
-            parts.append(playground.measure())
+            with Playground(replace(config, lr=lr), source, seeds=seeds[start:start + chunk]) as playground:
+                playground.step(config.steps)
+                parts.append(playground.measure())
         return ({metric: np.concatenate([part.values[metric] for part in parts]) for metric in PAIRED},
                 {metric: np.concatenate([part.best[metric] for part in parts]) for metric in PAIRED})
 
@@ -106,7 +105,7 @@ def confirm_cell(entry: dict, data, features, chunk: int = 20) -> dict:
         tuned = {m: np.stack([at[chosen[name]][m][:, twin] for twin, name in enumerate(TWIN_NAMES)], 1) for m in PAIRED}
         readings["tuned"] = {m: paired_entry(paired_over_seeds(tuned[m], seeds)) for m in PAIRED}
     return {"config": entry["config"], "seeds": seeds, "readings": readings, "engine": ENGINE,
-            "machine": device_name(), "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
+            "data_sha256": source.checksum, "machine": device_name(), "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
 
 
 def confirm_key(key: str) -> str:
@@ -120,13 +119,21 @@ def to_confirm(results: dict) -> list[str]:
     recorded = schema.section(results, SECTION)
     marked = {key for label in payoff.READINGS for key, verdict in payoff.verdicts(found, label).items()
               if verdict.marked}
-    return sorted(key for key in marked if (recorded.get(confirm_key(key)) or {}).get("engine") != ENGINE)
+    return sorted(key for key in marked if not on_todays_data(recorded.get(confirm_key(key)) or {}))
+
+
+def on_todays_data(entry: dict) -> bool:
+    """Whether a record was made by today's engine on its data set's pinned file (:mod:`stsdemo.playground.pinned`):
+    a record is shown only beside the data it was made on."""
+    data = (entry.get("config") or {}).get("data")
+    return (entry.get("engine") == ENGINE and data in BUILT_IN_DATA
+            and entry.get("data_sha256") == pinned.checksum(data))
 
 
 def is_done(entry: dict | None, tuned: bool = False) -> bool:
     """Whether a recorded cell was trained by today's engine and holds both readings (and, asked for ``tuned``, the
     tuned reading of a paper-head cell)."""
-    return (bool(entry) and entry.get("engine") == ENGINE and "stopped_at_best" in entry
+    return (bool(entry) and on_todays_data(entry) and "stopped_at_best" in entry
             and (not tuned or entry["config"]["head"] != "paper" or "tuned" in entry))
 
 
@@ -145,7 +152,7 @@ def shipped_cell(entry: dict, confirmed: dict | None = None) -> dict:
             cell[part] = compact(entry[part])
     if "tuned" in entry:
         cell["tuned"]["lr"] = entry["tuned"]["lr"]
-    if confirmed and confirmed.get("engine") == ENGINE:
+    if confirmed and on_todays_data(confirmed):
         cell["confirmation"] = {label: compact({"paired": found}) for label, found in confirmed["readings"].items()}
     return cell
 
@@ -213,15 +220,11 @@ def confirm_marked(args) -> None:
     keys = [key for key in to_confirm(load_results()) if recorded[key]["config"]["data"] in args.data
             and recorded[key]["config"]["loss"] in args.losses and recorded[key]["config"]["head"] in args.heads]
     log(f"{len(keys)} marked cells to confirm")
-    encoder, loaded = default_encoder(), {}
     for key in keys:
         entry = recorded[key]
-        dataset, head = entry["config"]["data"], entry["config"]["head"]
-        if dataset not in loaded:
-            loaded[dataset] = embedded(dataset, encoder)
-        data, embeddings = loaded[dataset]
+        dataset = entry["config"]["data"]
         started = time.time()
-        confirmed = confirm_cell(entry, data, prepare_features(data, embeddings.vectors, head))
+        confirmed = confirm_cell(entry, pinned_source(dataset))
         metric = READ_BY[dataset]
         readings = confirmed["readings"].items()
         log(confirm_key(key), f"{time.time() - started:.1f}s",
@@ -254,14 +257,10 @@ def main(argv=None) -> dict:
                  and cell[2] in args.heads
                  and not is_done(recorded.get(payoff.cell_key(*cell)), tuned=not args.no_tuned)]
         log(f"{len(cells)} cells to run")
-        encoder, loaded = default_encoder(), {}
         for cell in cells:
-            dataset, _, head = cell[:3]
-            if dataset not in loaded:
-                loaded[dataset] = embedded(dataset, encoder)
-            data, embeddings = loaded[dataset]
+            dataset = cell[0]
             started = time.time()
-            entry = run_cell(cell, data, prepare_features(data, embeddings.vectors, head), tuned=not args.no_tuned)
+            entry = run_cell(cell, pinned_source(dataset), tuned=not args.no_tuned)
             metric = READ_BY[dataset]
             readings = [f"{label} {payoff.cell_paired(entry, metric, label).numbers()}" for label in payoff.READINGS
                         if payoff.cell_reading(entry, label)]

@@ -1,5 +1,6 @@
 """The story presets' recorded runs: each preset of :mod:`stsdemo.playground.presets` trained at its own settings
-(20 seeds) on the frozen all-MiniLM-L6-v2 embeddings, measured every :data:`EVERY` steps with both readings (each
+(20 seeds) by the page's engine on the pinned all-MiniLM-L6-v2 embeddings (:mod:`stsdemo.playground.pinned`),
+measured every 250 steps (:func:`stsdemo.playground.run.run_checkpoints`) with both readings (each
 twin stopped at its best on the selection set; both at that step) and each twin's median best step. The presets'
 sentences are written from these records, and a test checks their verdicts against them.
 
@@ -14,46 +15,23 @@ from __future__ import annotations
 import argparse
 import time
 
-import numpy as np
-
 from stsdemo.paired import Paired
 from stsdemo.playground.metrics import PAIRED, READ_BY
 from stsdemo.playground.payoff import CONFIRM_SEEDS
-from stsdemo.playground.prepared import default_encoder, embedded
 from stsdemo.playground.presets import BY_NAME, PRESETS
-from stsdemo.playground.run import ENGINE, TWIN_NAMES, Playground, paired_entry, prepare_features
+from stsdemo.playground.run import pinned_source, run_checkpoints
 
 from .common import device_name, log, setup_environment, update_results
 
 SECTION = "playground"
-EVERY = 250          # steps between two recorded checkpoints
 
 
-def checkpoint(playground: Playground) -> dict:
-    """Both readings at the current step: the paired differences and each twin's median best step."""
-    measured = playground.measure()
-    return {"step": measured.step,
-            "step_reading": {metric: paired_entry(measured.paired(metric)) for metric in PAIRED},
-            "best_reading": {metric: paired_entry(measured.paired(metric, at_best=True)) for metric in PAIRED},
-            "best_steps": {name: float(np.median(measured.best_steps[:, twin])) for twin, name in
-                           enumerate(TWIN_NAMES)}}
-
-
-def run_preset(preset, encoder, loaded: dict, seeds: list[int] | None = None) -> dict:
+def run_preset(preset, seeds: list[int] | None = None) -> dict:
     """One preset's run (on ``seeds``, default its own 0 .. seeds - 1), checkpoint by checkpoint, as recorded."""
-    config = preset.config()
-    if config.data not in loaded:
-        loaded[config.data] = embedded(config.data, encoder)
-    data, embeddings = loaded[config.data]
     started = time.perf_counter()
-    playground = Playground(config, data, prepare_features(data, embeddings.vectors, config.head), shown=0,
-                            seeds=seeds)
-    points = []
-    while not playground.finished:
-        playground.step(min(EVERY, config.steps - playground.steps_done))
-        points.append(checkpoint(playground))
-    return {"config": config.to_dict(), "seeds": playground.seeds, "checkpoints": points,
-            "engine": ENGINE, "seconds": round(time.perf_counter() - started, 2), "machine": device_name(),
+    config = preset.config()
+    found = run_checkpoints(config, pinned_source(config.data), seeds)
+    return {**found, "seconds": round(time.perf_counter() - started, 2), "machine": device_name(),
             "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
 
 
@@ -99,11 +77,11 @@ def main(argv=None) -> dict:
                              "what its pooled reading over every seed reads")
     args = parser.parse_args(argv)
     setup_environment(args.threads)
-    encoder, loaded, found = default_encoder(), {}, {}
+    found = {}
     for preset in PRESETS:
         if args.only and preset.name not in args.only:
             continue
-        entry = run_preset(preset, encoder, loaded, list(CONFIRM_SEEDS) if args.confirm else None)
+        entry = run_preset(preset, list(CONFIRM_SEEDS) if args.confirm else None)
         last = entry["checkpoints"][-1]
         log(preset.name, f"{entry['seconds']:.1f}s", *(f"{label} {last[f'{label}_reading'][m]['text']} "
                                                         f"({last[f'{label}_reading'][m]['verdict']})"

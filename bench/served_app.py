@@ -123,11 +123,9 @@ class Served:
         self.close()
 
 
-def serve_app(output: Path, prewarm: bool = False, **env: str) -> Served:
-    """``python app.py`` with its runs in ``output``; ``prewarm``: embed the Playground's data sets in the
-    background at start-up as a Space does (off: they would load the cores while a benchmark measures)."""
-    command = [sys.executable, "app.py", *([] if prewarm else ["--no-prewarm"])]
-    return Served(command, {"STSDEMO_OUTPUT_DIR": str(output), **env})
+def serve_app(output: Path, **env: str) -> Served:
+    """``python app.py`` with its runs in ``output``."""
+    return Served([sys.executable, "app.py"], {"STSDEMO_OUTPUT_DIR": str(output), **env})
 
 
 def serve_echo() -> Served:

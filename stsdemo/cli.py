@@ -1,4 +1,4 @@
-"""Command line: ``python -m stsdemo train|eval|score|filter ...``.
+"""Command line: ``python -m stsdemo train|eval|score|export|site|playground|pin|filter ...``.
 
 Bad input ends with one line ``stsdemo: error: ...`` on stderr and exit status 2, never a traceback; it is
 checked before any model is loaded where it can be. A run that ends early on its own (out of memory) prints one
@@ -199,20 +199,81 @@ def cmd_filter(args) -> int:
 
 
 def cmd_site(args) -> int:
-    from .playground.prepared import DEFAULT_NAME, default_encoder, embedded
     from .static_site import write_site
 
-    if args.max_pairs is not None and args.max_pairs < 100:
-        raise InputError(f"--max-pairs must be at least 100 (a selection set needs 50 pairs), got {args.max_pairs}")
     folder = Path(args.folder)
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())) and not args.force:
         raise InputError(f"{folder} exists and is not empty: name a new folder, or add --force to write into it")
-    encoder = default_encoder()
-    written = write_site(folder, lambda name: embedded(name, encoder, args.max_pairs), DEFAULT_NAME)
+    written = write_site(folder)
     print(json.dumps({"folder": str(folder), "bytes": written["bytes"], "gzip_bytes": written["gzip_bytes"],
                       "files": len(written["files"])}))
     print(f"stsdemo: serve it with `python -m http.server -d {folder}` and open http://127.0.0.1:8000/, or publish "
           "the folder as a static Hugging Face Space (its README.md carries the front matter)", file=sys.stderr)
+    return 0
+
+
+def _add_playground_options(parser: argparse.ArgumentParser) -> None:
+    """One option per PlaygroundConfig setting, with its declared help (stsdemo.playground.config)."""
+    from .playground.config import PlaygroundConfig, argument_line
+    from .playground.presets import BY_NAME
+
+    parser.add_argument("--preset", choices=sorted(BY_NAME), help="start from a story preset; the options below "
+                                                                  "override it")
+    parser.add_argument("--every", type=int, default=None, metavar="STEPS",
+                        help="steps between two readings (default 250, as a preset's records)")
+    parser.add_argument("--json", action="store_true", help="print the readings as JSON")
+    hints = typing.get_type_hints(PlaygroundConfig)
+    for item in fields(PlaygroundConfig):
+        if item.name in ("model", "speed"):        # the page's: the command line runs the pinned data
+            continue
+        flag = "--" + item.name.replace("_", "-")
+        text = argument_line(item.name).replace("%", "%%")
+        if hints[item.name] is bool:
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=text)
+        else:
+            parser.add_argument(flag, type=hints[item.name], default=None, metavar=item.name.upper(), help=text)
+
+
+def cmd_playground(args) -> int:
+    from dataclasses import replace
+
+    from .playground.config import BUILT_IN_DATA, PlaygroundConfig
+    from .playground.presets import BY_NAME
+    from .playground.run import CHECKPOINT_EVERY, pinned_source, run_checkpoints
+
+    given = {f.name: getattr(args, f.name) for f in fields(PlaygroundConfig)
+             if getattr(args, f.name, None) is not None}
+    base = BY_NAME[args.preset].config() if args.preset else PlaygroundConfig()
+    config = replace(base, **given)                       # checked against the declarations: InputError
+    if config.data not in BUILT_IN_DATA:
+        raise InputError(f"--data must be one of {', '.join(BUILT_IN_DATA)} (an upload is the app's)")
+    every = CHECKPOINT_EVERY if args.every is None else args.every
+    if not 1 <= every <= config.steps:
+        raise InputError(f"--every must be a whole number from 1 to the run's {config.steps} steps, got {every}")
+    found = run_checkpoints(config, pinned_source(config.data), every=every)
+    if args.json:
+        print(json.dumps(found))
+        return 0
+    from .playground.metrics import READ_BY
+
+    metric = READ_BY[config.data]
+    print(f"{config.data} · {config.loss} x0 {config.x0:g} vs x0 0 · {config.seeds} seeds · buffer − none of {metric} "
+          f"(mean ± se) · data sha256 {found['data_sha256'][:12]}")
+    for point in found["checkpoints"]:
+        print(f"step {point['step']:>5,}: at this step {point['step_reading'][metric]['text']} "
+              f"({point['step_reading'][metric]['verdict']}); stopped at its best "
+              f"{point['best_reading'][metric]['text']} ({point['best_reading'][metric]['verdict']})")
+    return 0
+
+
+def cmd_pin(args) -> int:
+    from .playground.pinned import FOLDER, build
+
+    record = build(args.model or None)
+    for name, entry in record["sets"].items():
+        print(f"{name}: sha256 {entry['sha256']} ({entry['bytes']:,} bytes, {entry['sentences']:,} sentences)")
+    print(f"stsdemo: wrote {FOLDER}; the Playground's records were made on the old files: run bench.presets and "
+          "bench.payoff again", file=sys.stderr)
     return 0
 
 
@@ -259,13 +320,21 @@ def build_parser() -> argparse.ArgumentParser:
     export.set_defaults(run=cmd_export)
 
     site = commands.add_parser("site", help="write the Playground as a static site (index.html, its engine, the "
-                                            "embedded data sets, presets and map) that plays in the browser")
+                                            "pinned data sets, presets and map) that plays in the browser")
     site.add_argument("folder", help="folder to write (new or empty)")
-    site.add_argument("--max-pairs", type=int, default=None,
-                      help="cut each data set to this many evenly spread pairs a part (a smaller site; the recorded "
-                           "presets and map are for the whole sets)")
     site.add_argument("--force", action="store_true", help="write into a folder that is not empty")
     site.set_defaults(run=cmd_site)
+
+    playground = commands.add_parser("playground", help="run the Playground's engine (the page's, on the pinned "
+                                                        "data) and print both readings at its checkpoints")
+    _add_playground_options(playground)
+    playground.set_defaults(run=cmd_playground)
+
+    pin = commands.add_parser("pin", help="embed the built-in Playground data sets again (for another encoder) into "
+                                          "the pinned files every run reads, and print their new sha256")
+    pin.add_argument("--model", default=None, help="encoder: hub id or folder (default: the embedded "
+                                                   "all-MiniLM-L6-v2)")
+    pin.set_defaults(run=cmd_pin)
 
     filt = commands.add_parser("filter", help="Appendix A leakage filter: counts, and optionally the filtered pairs")
     filt.add_argument("--out", help="write the filtered STS-B + SICK-R train pairs as TSV")

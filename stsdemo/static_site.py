@@ -16,16 +16,13 @@ import json
 import shutil
 from dataclasses import fields
 from pathlib import Path
-from typing import Callable
 
 from .lesson import STEPS
 from .losses.explorer import SAMPLE, SLIDERS, START
 from .paired import rule_as_data
 from .playground import payoff
-from .playground.compact import write_compact
-from .playground.config import BUILT_IN_DATA, PlaygroundConfig, declaration
-from .playground.datasets import PlaygroundData
-from .playground.embeddings import Embeddings
+from .playground import pinned
+from .playground.config import BUILT_IN_DATA, PlaygroundConfig, declaration, engine_declarations
 from .playground.presets import PRESETS
 
 WEB = Path(__file__).parent / "playground" / "web"
@@ -60,17 +57,32 @@ def page_files() -> list[Path]:
     return sorted(path for path in WEB.iterdir() if path.suffix in (".html", ".js", ".css"))
 
 
-def data_entry(folder: Path, data: PlaygroundData, embeddings: Embeddings, model: str, name: str) -> dict:
-    """Write one data set's compact file under ``folder/data/`` and describe it for the manifest."""
-    relative = f"data/{name}.safetensors"
-    size = write_compact(folder / relative, data, embeddings.codes, embeddings.scales, model)
-    return {"file": relative, "title": data.title or data.name, "bytes": size, "pool": len(data.train),
-            "report": len(data.held_out), "model": model}
+def data_entries() -> dict:
+    """The built-in data sets as the manifest describes them, the same in the app and on the static site: each
+    one's pinned file (:mod:`stsdemo.playground.pinned`), its sha256 (the records made on it name it), its
+    sentences' file, its pool and report sizes and the encoder."""
+    entries = {}
+    for name in BUILT_IN_DATA:
+        data, recorded = pinned.load(name), pinned.pinned()["sets"][name]
+        entries[name] = {"file": f"data/{name}.safetensors", "sentences": f"data/{name}.sentences.json",
+                         "title": data.title or data.name, "bytes": recorded["bytes"], "sha256": recorded["sha256"],
+                         "pool": len(data.train), "report": len(data.held_out), "model": pinned.encoder_name()}
+    return entries
 
 
-def manifest(datasets: dict, app: dict | None = None) -> dict:
-    """What the page reads at start (``site.json``): ``datasets`` from :func:`data_entry`; ``app``: the app's
-    upload and export routes (None on the static site)."""
+def write_data(folder: Path) -> None:
+    """Each built-in set's pinned file, byte for byte, and its sentences (from the data folder) under ``data/``."""
+    (folder / "data").mkdir(parents=True, exist_ok=True)
+    for name, entry in data_entries().items():
+        (folder / entry["file"]).write_bytes(pinned.file_bytes(name))
+        (folder / entry["sentences"]).write_text(json.dumps(list(pinned.sentences_of(name)), ensure_ascii=False),
+                                                 encoding="utf-8")
+
+
+def manifest(app: dict | None = None) -> dict:
+    """What the page reads at start (``site.json``); ``app``: the app's upload and export routes (None on the
+    static site)."""
+    datasets = data_entries()
     settings = {item.name: {key: declaration(item.name).get(key) for key in DECLARED}
                 for item in fields(PlaygroundConfig)}
     recorded = payoff.load_map()
@@ -86,7 +98,8 @@ def manifest(datasets: dict, app: dict | None = None) -> dict:
                "in_page": step.tab in PLAYABLE_STEPS} for step in STEPS]
     presets = [{"name": p.name, "title": p.title, "settings": p.settings, "do": p.do, "notice": p.notice,
                 "hide": list(p.hide)} for p in PRESETS]
-    return {"version": SITE_VERSION, "settings": settings, "presets": presets, "payoff": recorded,
+    return {"version": SITE_VERSION, "settings": settings, "engine": engine_declarations(), "presets": presets,
+            "payoff": recorded,
             "rule": rule_as_data(max_n=MAX_RULE_SEEDS), "datasets": datasets, "lesson": lesson,
             "loss": {"start": START, "sample": list(SAMPLE),
                      "sliders": {name: dict(zip(("low", "high", "step"), bounds)) for name, bounds in SLIDERS.items()}},
@@ -99,22 +112,19 @@ def copy_page(folder: Path) -> None:
         shutil.copyfile(path, folder / path.name)
 
 
-def write_manifest(folder: Path, datasets: dict, app: dict | None = None) -> None:
-    text = json.dumps(manifest(datasets, app), ensure_ascii=False, separators=(",", ":"))
+def write_manifest(folder: Path, app: dict | None = None) -> None:
+    text = json.dumps(manifest(app), ensure_ascii=False, separators=(",", ":"))
     (folder / MANIFEST).write_text(text, encoding="utf-8")
 
 
-Prepare = Callable[[str], tuple[PlaygroundData, Embeddings]]
-
-
-def write_site(folder: Path, prepare: Prepare, model: str) -> dict:
-    """Write the static site into ``folder``: the page, each built-in data set as ``prepare(name)`` gives it (its
-    sentences embedded by ``model``) and the manifest. Returns what was written: each file's size, and the total
-    raw and gzip-compressed (what a browser transfers from a server that compresses)."""
+def write_site(folder: Path) -> dict:
+    """Write the static site into ``folder``: the page, the built-in data sets (:func:`write_data`) and the
+    manifest. Returns what was written: each file's size, and the total raw and gzip-compressed (what a browser
+    transfers from a server that compresses)."""
     folder = Path(folder)
     copy_page(folder)
-    datasets = {name: data_entry(folder, *prepare(name), model, name) for name in BUILT_IN_DATA}
-    write_manifest(folder, datasets)
+    write_data(folder)
+    write_manifest(folder)
     (folder / "README.md").write_text(FRONT_MATTER, encoding="utf-8")
     return site_size(folder)
 

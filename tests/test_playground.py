@@ -1,7 +1,9 @@
-"""The Playground's core on a small synthetic data set: batched seeds against seeds run alone, the x0 = 0 twin
-against MSE / L1, no gradient for a pair inside the buffer (seen through the Playground's own step), the metrics
-against the evaluator's, the embedding cache and its keys, the settings' fallbacks and the payoff map's reading."""
+"""The Playground's core on a small synthetic data set, through the page's engine: seeds trained together against
+seeds run alone (the same bits), the twins' common start, each head's best step, the metrics against the
+evaluator's, the split sizes, the embedding cache and its keys, the settings' fallbacks and the payoff map's
+reading."""
 
+import json
 from dataclasses import replace
 
 import numpy as np
@@ -11,135 +13,90 @@ import torch
 from stsdemo.errors import InputError
 from stsdemo.evaluate import spearman100
 from stsdemo.labels import STS
-from stsdemo.losses.registry import build_loss
 from stsdemo.playground import payoff
-from stsdemo.playground.config import PlaygroundConfig, argument_line
+from stsdemo.playground.compact import compact_bytes, quantize
+from stsdemo.playground.config import SELECT_EVERY, SELECTION_MIN, PlaygroundConfig, argument_line
 from stsdemo.playground.datasets import PairIndex, PlaygroundData, index_pairs
 from stsdemo.playground.embeddings import Encoder, embed_sentences, encode_with_progress, files_fingerprint
-from stsdemo.playground.metrics import spearman_rows
-from stsdemo.playground.run import Playground, prepare_features, run_seeds
+from stsdemo.playground.engine import Engine
+from stsdemo.playground.run import Playground, Source, pinned_source, run_seeds
 
 SENTENCES, DIM = 80, 12
 
 
 @pytest.fixture(scope="module")
-def synthetic():
+def synthetic() -> Source:
     """80 random 'sentences' and pairs whose label (0..5) follows their vectors' cosine, so heads can learn it."""
     generator = np.random.default_rng(7)
-    vectors = torch.from_numpy(generator.normal(size=(SENTENCES, DIM)).astype(np.float32))
+    vectors = generator.normal(size=(SENTENCES, DIM)).astype(np.float32)
 
     def pairs(count: int) -> PairIndex:
         u, v = generator.integers(0, SENTENCES, count), generator.integers(0, SENTENCES, count)
-        cosine = torch.nn.functional.cosine_similarity(vectors[u], vectors[v], dim=-1).numpy()
+        a, b = vectors[u], vectors[v]
+        cosine = (a * b).sum(1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)
         return PairIndex(u, v, np.clip(np.round(2.5 + 4 * cosine, 1), 0, 5))
 
     data = PlaygroundData("sts", [f"s{i}" for i in range(SENTENCES)], pairs(160), pairs(60), STS)
-    return data, vectors
+    return Source(compact_bytes(data, *quantize(vectors), "synthetic"))
 
 
 def config(**changes) -> PlaygroundConfig:
     return replace(PlaygroundConfig(), **{**dict(steps=50, seeds=3, batch_size=8, width=6), **changes})
 
 
-def playground(synthetic, seeds=None, **changes) -> Playground:
-    data, vectors = synthetic
-    settings = config(**changes)
-    return Playground(settings, data, prepare_features(data, vectors, settings.head), seeds=seeds)
+def measured(source, steps, seeds, parts=1, **changes):
+    with Playground(config(**changes), source, seeds=seeds, parts=parts) as run:
+        run.step(steps)
+        return run.measure()
 
 
 @pytest.mark.parametrize("head", ["paper", "cosine", "mlp"])
-def test_seeds_trained_together_end_where_each_ends_alone(synthetic, head):
-    together = playground(synthetic, head=head, seeds=[0, 1, 2], noise=0.3, train_pairs=40)
-    together.step(30)
-    both = together.measure()
+def test_seeds_trained_together_end_where_each_ends_alone_to_the_bit(synthetic, head):
+    both = measured(synthetic, 30, [0, 1, 2], head=head, noise=0.3, train_pairs=40)
+    split = measured(synthetic, 30, [0, 1, 2], parts=2, head=head, noise=0.3, train_pairs=40)
     for index, seed in enumerate([0, 1, 2]):
-        alone = playground(synthetic, head=head, seeds=[seed], noise=0.3, train_pairs=40)
-        alone.step(30)
-        for name, parameter in alone.head.named_parameters():
-            torch.testing.assert_close(parameter, dict(together.head.named_parameters())[name][index:index + 1],
-                                       rtol=1e-5, atol=1e-6)
-        single = alone.measure()
-        for metric, values in single.values.items():
-            np.testing.assert_allclose(values[0], both.values[metric][index], rtol=1e-4, atol=1e-4)
-    moved = [p.detach().clone() for p in playground(synthetic, head=head, seeds=[0, 1, 2]).head.parameters()]
-    assert any(not torch.equal(a, b) for a, b in zip(moved, together.head.parameters()))  # it did train
+        alone = measured(synthetic, 30, [seed], head=head, noise=0.3, train_pairs=40)
+        for metric, values in alone.values.items():
+            np.testing.assert_array_equal(values[0], both.values[metric][index])
+            np.testing.assert_array_equal(values[0], split.values[metric][index])
+        np.testing.assert_array_equal(alone.best_steps[0], both.best_steps[index])
+    start = measured(synthetic, 0, [0, 1, 2], head=head, noise=0.3, train_pairs=40)
+    assert not np.array_equal(start.values["error"], both.values["error"])          # it did train
 
 
 def test_the_twins_start_alike_and_the_seeds_do_not(synthetic):
-    run = playground(synthetic, seeds=[0, 1], train_pairs=40, noise=0.5)
-    weight = run.head.weight.detach()
-    assert torch.equal(weight[:, 0], weight[:, 1])
-    assert not torch.equal(weight[0], weight[1])
-    assert not torch.equal(run.subsets[0], run.subsets[1]) and not torch.equal(run.labels[0], run.labels[1])
-
-
-@pytest.mark.parametrize("loss, baseline", [("sk2", "mse"), ("trelu", "l1")])
-def test_the_x0_zero_twin_is_k_times_mse_or_l1(synthetic, loss, baseline):
-    predictions = torch.tensor([-1.0, 0.3, 2.2, 2.9, 4.0, 5.8])
-    labels = torch.tensor([0.0, 1.0, 2.0, 3.0, 4.5, 5.0])
-    reference = build_loss(baseline, scheme=STS)
-    for k in (1.0, 2.5):
-        twin = playground(synthetic, loss=loss, k=k).losses[1]
-        assert twin.x0 == 0
-        torch.testing.assert_close(twin.elementwise(predictions, labels), k * reference.elementwise(predictions, labels))
-    buffered = playground(synthetic, loss=loss, k=1.0).losses[0]
-    assert (buffered.elementwise(predictions, labels) < reference.elementwise(predictions, labels)).any()
-
-
-def test_no_gradient_reaches_a_pair_inside_the_buffer(synthetic):
-    run = playground(synthetic, x0=0.5, train_pairs=40, seeds=[0, 1])
-    run.step(40)
-    record = run.last_step
-    inside = run.losses[0].in_buffer(record.predictions[:, 0], record.labels)
-    assert inside.any() and (~inside).any()
-    assert (record.pulls[:, 0][inside] == 0).all()
-    assert (record.pulls[:, 0][~inside] != 0).all()
-    on_label = record.predictions[:, 1].clamp(STS.low, STS.high) == record.labels   # nothing left to pull
-    assert (record.pulls[:, 1][~on_label] != 0).all()              # the twin pulls every other pair
-
-
-def test_a_batch_wholly_inside_the_buffer_moves_no_weight_of_the_buffered_twin(synthetic):
-    data, vectors = synthetic
-    flat = replace(data, train=PairIndex(data.train.u, data.train.v, np.full(len(data.train), 2.5)))
-    settings = config(x0=0.5)
-    run = Playground(settings, flat, prepare_features(flat, vectors, "paper"), seeds=[0, 1])
-    with torch.no_grad():
-        run.head.weight.mul_(1e-3)       # every prediction within 0.5 of the label 2.5 (the bias starts mid-line)
-    run.step(1)
-    assert (run.last_step.pulls[:, 0] == 0).all()
-    assert (run.head.weight.grad[:, 0] == 0).all() and (run.head.bias.grad[:, 0] == 0).all()
-    assert (run.head.weight.grad[:, 1] != 0).any()
+    start = measured(synthetic, 0, [0, 1], train_pairs=40, noise=0.5)
+    np.testing.assert_array_equal(start.values["error"][:, 0], start.values["error"][:, 1])
+    assert start.values["error"][0, 0] != start.values["error"][1, 0]
 
 
 def test_held_out_spearman_is_the_evaluators_with_ties():
     generator = np.random.default_rng(3)
     gold = np.round(generator.uniform(0, 5, 50))            # many ties, as STS-B and NLI labels have
-    rows = np.stack([gold + generator.normal(0, s, 50) for s in (0.1, 1.0, 3.0)] + [np.round(gold / 2)])
-    expected = [spearman100(row, gold) for row in rows]
-    np.testing.assert_allclose(spearman_rows(rows, gold), expected, rtol=1e-9)
-    assert np.isnan(spearman_rows(np.ones((1, 50)), gold)[0])
+    rows = [gold + generator.normal(0, s, 50) for s in (0.1, 1.0, 3.0)] + [np.round(gold / 2)]
+    engine = Engine("v8")
+
+    def page_spearman(row):
+        found = engine._context.eval(f"PlaygroundEngine.spearman({json.dumps(list(row))}, "
+                                     f"Float64Array.from({json.dumps(list(gold))}))")
+        return np.nan if found is None else found
+
+    np.testing.assert_allclose([page_spearman(row) for row in rows], [spearman100(row, gold) for row in rows],
+                               rtol=1e-9)
+    assert np.isnan(page_spearman(np.ones(50))) and np.isnan(page_spearman([np.nan] + [1.0] * 49))
 
 
-def test_a_run_measures_every_head_and_keeps_its_curves_bounded(synthetic):
-    run = playground(synthetic, speed=5)
-    for _ in range(3):
-        run.step(5)
-        run.measure()
-    assert [point["step"] for point in run.history] == [5, 10, 15]
-    measured = run.measure()
-    assert set(measured.values) == {"spearman", "accuracy", "error", "inside", "selection", "fit"}
-    assert measured.values["spearman"].shape == (3, 2) and measured.shown.shape == (2, 60)
-    assert (measured.values["inside"][:, 0] >= 0).all() and measured.paired("spearman").n == 3
-    run.history = [{"step": i} for i in range(400)]
-    run.step(1)
-    run.measure()
-    assert len(run.history) <= 201 and run.history[-1]["step"] == 16
+def test_a_run_measures_every_head(synthetic):
+    found = measured(synthetic, 15, [0, 1, 2])
+    assert set(found.values) == {"spearman", "accuracy", "error", "inside", "selection", "fit"}
+    assert found.values["spearman"].shape == (3, 2) and found.best_steps.shape == (3, 2)
+    assert (found.values["inside"][:, 0] >= 0).all() and found.paired("spearman").n == 3
 
 
 def test_run_seeds_trains_to_the_last_step_and_reads_the_pairs(synthetic):
-    data, vectors = synthetic
-    result = run_seeds(config(steps=60, seeds=4), data, prepare_features(data, vectors, "paper"))
-    assert result["step"] == 60 and result["seeds"] == [0, 1, 2, 3]
+    result = run_seeds(config(steps=60, seeds=4), synthetic)
+    assert result["step"] == 60 and result["seeds"] == [0, 1, 2, 3] and not result["stopped_early"]
+    assert result["data_sha256"] == synthetic.checksum
     paired = result["paired"]["spearman"]
     buffer, none = result["twins"]["buffer"]["spearman"]["mean"], result["twins"]["none"]["spearman"]["mean"]
     assert paired["mean"] == pytest.approx(buffer - none, abs=1e-3)
@@ -147,28 +104,16 @@ def test_run_seeds_trains_to_the_last_step_and_reads_the_pairs(synthetic):
     assert paired["verdict"] in ("holds", "reversed", "negligible", "no measurable difference")
 
 
-@pytest.mark.parametrize("train_pairs", [40, 0])
-def test_training_selection_and_report_sets_are_disjoint(synthetic, train_pairs):
-    from stsdemo.playground.conditions import split_sizes
-    from stsdemo.playground.config import SELECTION_MIN
-
-    run = playground(synthetic, seeds=[0, 1, 2], train_pairs=train_pairs, noise=0.4)
-    pool = len(synthetic[0].train)
-    for train, held in zip(run.subsets.tolist(), run.selection.tolist()):
-        assert not set(train) & set(held) and len(set(train)) == len(train) and len(set(held)) == len(held)
-        assert len(held) >= SELECTION_MIN
-        if train_pairs == 0:                          # "all" is all that the selection set leaves
-            assert len(train) + len(held) == pool
-    assert split_sizes(5749, 0) == (5249, 500) and split_sizes(5749, 800) == (800, 160)
-    assert split_sizes(5749, 200) == (200, 50) and split_sizes(5749, 3200) == (3200, 500)
-    # the selection labels carry the same noise as the training labels: they are not the clean pool labels
-    clean = synthetic[0].train.labels[run.selection[0].numpy()]
-    assert not np.allclose(run.selection_labels[0], clean)
+@pytest.mark.parametrize("asked, sizes", [(0, (5238, 500)), (800, (800, 160)), (200, (200, 50)), (3200, (3200, 500)),
+                                          (9999, (5238, 500))])
+def test_the_engine_splits_the_pool_into_training_and_selection_pairs(asked, sizes):
+    with Playground(replace(PlaygroundConfig(), train_pairs=asked, seeds=1), pinned_source("sts"), parts=1) as run:
+        assert (run.sizes["training"], run.sizes["selection"]) == sizes and run.sizes["report"] == 1500
+    assert sizes[1] >= SELECTION_MIN
 
 
 def test_the_pool_leaves_out_every_pair_that_repeats_a_report_pair():
     from stsdemo.data import PairSet
-    from stsdemo.playground.datasets import index_pairs
 
     train = PairSet("train", ["a", "b", "c", "d"], ["b", "c", "d", "e"], np.array([1.0, 2.0, 3.0, 4.0]), STS)
     held_out = PairSet("dev", ["c", "x"], ["b", "d"], np.array([2.5, 1.0]), STS)        # (b, c) swapped
@@ -179,31 +124,32 @@ def test_the_pool_leaves_out_every_pair_that_repeats_a_report_pair():
 
 
 def test_each_head_stops_at_the_step_that_maximises_its_selection_metric(synthetic):
-    from stsdemo.playground.run import SELECT_EVERY
-
-    run = playground(synthetic, seeds=[0, 1, 2], train_pairs=40, noise=0.5, lr=0.05, steps=300)
-    seen = [run.selection_values()]
-    for _ in range(12):
-        run.step(SELECT_EVERY)
-        seen.append(run.selection_values())
+    with Playground(config(train_pairs=40, noise=0.5, lr=0.05, steps=300), synthetic, seeds=[0, 1, 2]) as run:
+        seen = [run.measure().values["selection"]]
+        for _ in range(12):
+            run.step(SELECT_EVERY)
+            seen.append(run.measure().values["selection"])
+        best_steps = run.measure().best_steps
     seen = np.stack(seen)                                            # (checks, seeds, twins)
     expected = SELECT_EVERY * np.nan_to_num(seen, nan=-np.inf).argmax(0)        # the first best on a tie
-    np.testing.assert_array_equal(run.best_steps, expected)
-    assert (run.best_steps > 0).any() and (run.best_steps < run.steps_done).any()   # not a trivial end or start
+    np.testing.assert_array_equal(best_steps, expected)
+    assert (best_steps > 0).any() and (best_steps < 120).any()       # not a trivial end or start
 
 
 def test_a_heads_reading_at_its_chosen_step_equals_a_rerun_measured_there(synthetic):
-    run = playground(synthetic, seeds=[0, 1], train_pairs=40, noise=0.5, lr=0.05)
-    run.step(120)
-    measured = run.measure()
+    found = measured(synthetic, 120, [0, 1], train_pairs=40, noise=0.5, lr=0.05)
     for seed_index, twin in [(0, 0), (0, 1), (1, 0), (1, 1)]:
-        chosen = int(measured.best_steps[seed_index, twin])
-        again = playground(synthetic, seeds=[0, 1], train_pairs=40, noise=0.5, lr=0.05)
-        again.step(chosen) if chosen else None
-        there = again.measure()
+        chosen = int(found.best_steps[seed_index, twin])
+        there = measured(synthetic, chosen, [0, 1], train_pairs=40, noise=0.5, lr=0.05)
         for name in ("spearman", "accuracy", "error"):
-            assert measured.best[name][seed_index, twin] == pytest.approx(there.values[name][seed_index, twin],
-                                                                          abs=1e-4)
+            assert found.best[name][seed_index, twin] == there.values[name][seed_index, twin]
+
+
+def test_bad_settings_for_the_engine_are_one_line(synthetic):
+    with pytest.raises(InputError, match="cannot run these settings: a pool of 2 pairs is too small"):
+        tiny = PlaygroundData("sts", ["a", "b"], PairIndex(np.array([0, 1]), np.array([1, 0]), np.array([1.0, 2.0])),
+                              PairIndex(np.array([0]), np.array([1]), np.array([3.0])), STS)
+        Playground(config(), Source(compact_bytes(tiny, *quantize(np.eye(2, dtype=np.float32)), "x")))
 
 
 def counting_encoder(fingerprint="model-a", max_length=128):

@@ -1,10 +1,11 @@
 """The app's side of the in-page Playground (stsdemo.app.playground.site) on small slices of STS-B and SNLI with a
-stand-in encoder: the page and its manifest, the data files the Python core reads back identically, a data set
-still being embedded answered with its progress, an upload embedded and served to the page, every refusal one line
+stand-in encoder for uploads: the page and its manifest, the built-in data files served as the pinned bytes, an
+upload embedded and served to the page, every refusal one line
 with no server path, an exported head measured again by the core, and the API's bounded run."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import time
@@ -21,7 +22,8 @@ from stsdemo.app.playground import api as playground_api
 from stsdemo.app.playground.memory import PlaygroundMemory
 from stsdemo.app.playground.site import PlaygroundSite
 from stsdemo.errors import InputError
-from stsdemo.playground.compact import read_compact
+from stsdemo.playground import pinned
+from stsdemo.playground.compact import sentences_digest
 from stsdemo.playground.config import PlaygroundConfig
 from stsdemo.playground.embeddings import Encoder
 from stsdemo.playground.run import Playground
@@ -61,18 +63,6 @@ def monkeypatch_module():
         yield patch
 
 
-def fetched(client, path: str, timeout: float = 120):
-    """GET ``path``, waiting out the 503s a data set being embedded answers (each with its progress)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        answer = client.get(path)
-        if answer.status_code != 503:
-            return answer
-        assert "Embedding the sentences of" in answer.json()["progress"]
-        assert time.monotonic() < deadline, "the data set was not embedded in time"
-        time.sleep(0.2)
-
-
 def test_the_page_and_its_manifest_with_the_apps_routes(client):
     assert client.get("/elsewhere").text == "the app"
     page = client.get("/playground/index.html")
@@ -83,6 +73,7 @@ def test_the_page_and_its_manifest_with_the_apps_routes(client):
     assert set(site["datasets"]) == {"sts", "nli"} and site["datasets"]["sts"]["file"] == "data/sts.safetensors"
     assert {preset["name"] for preset in site["presets"]} >= {"memorisation", "nli-nodes"}
     assert site["settings"]["x0"]["high"] == 1 and site["rule"]["t_quantiles"]["20"] > 2
+    assert site["engine"]["losses"]["sk2"]["power"] == 2 and site["engine"]["adam"]["beta2"] == 0.999
     assert client.get("/playground/").status_code == 200   # redirected to the page
 
 
@@ -99,15 +90,17 @@ def test_the_manifest_is_made_again_only_when_the_recorded_map_changes(client, m
     assert client.get("/playground/site.json").content == first and len(made) == 2
 
 
-def test_a_data_file_is_what_the_core_reads(client, memory, tmp_path):
-    answer = fetched(client, "/playground/data/sts.safetensors")
-    assert answer.status_code == 200
-    path = tmp_path / "sts.safetensors"
-    path.write_bytes(answer.content)
-    data, vectors = read_compact(path)
-    prepared = memory.prepared("", "default", "sts")
-    assert data.sentences == prepared.data.sentences and np.array_equal(data.train.labels, prepared.data.train.labels)
-    assert vectors.dtype == prepared.embeddings.vectors.dtype and bool((vectors == prepared.embeddings.vectors).all())
+@pytest.mark.parametrize("name", ["sts", "nli"])
+def test_a_built_in_data_file_is_the_pinned_file_byte_for_byte(client, memory, name):
+    answer = client.get(f"/playground/data/{name}.safetensors")
+    assert answer.status_code == 200 and answer.content == pinned.file_bytes(name)
+    assert hashlib.sha256(answer.content).hexdigest() == pinned.checksum(name)
+    assert memory.prepared("", "default", name).source.payload == answer.content      # what the API trains on
+    sentences = client.get(f"/playground/data/{name}.sentences.json").json()
+    assert sentences_digest(sentences) == pinned.pinned()["sets"][name]["sentences_sha256"]
+    site = client.get("/playground/site.json").json()
+    entry = site["datasets"][name]
+    assert entry["sha256"] == pinned.checksum(name) and entry["pool"] == len(pinned.load(name).train)
 
 
 @pytest.mark.parametrize("path", ["/playground/data/imdb.safetensors", "/playground/secret.py",
@@ -159,10 +152,10 @@ def test_a_malformed_export_is_refused(client):
 def test_an_exported_head_is_measured_again_by_the_core(client, memory):
     config = PlaygroundConfig(seeds=1, steps=60, batch_size=16)
     prepared = memory.prepared("", "default", "sts")
-    trained = Playground(config, prepared.data, prepared.features_for("paper"), shown=0)
-    trained.step(60)
-    best = trained.best_head(0)
-    params = [*best.weights["weight"].tolist(), float(best.weights["bias"])]
+    with Playground(config, prepared.source) as trained:
+        trained.step(60)
+        best = trained.best_head(0)
+    params = best.params
     answer = client.post("/playground/api/export", json={"session": SESSION, "config": config.to_dict(), "steps": 60,
                                                          "head": {"twin": 0, "step": best.step, "params": params}})
     assert answer.status_code == 200, answer.text

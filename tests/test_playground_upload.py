@@ -4,6 +4,7 @@ each bad file refused with one line, and a run of the core on an uploaded set (a
 
 import csv
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -11,10 +12,10 @@ import pytest
 from stsdemo.errors import InputError
 from stsdemo.labels import NLI
 from stsdemo.playground import uploaded
-from stsdemo.playground.conditions import split_sizes
+from stsdemo.playground.compact import compact_bytes, quantize
 from stsdemo.playground.config import SELECTION_MIN, PlaygroundConfig
 from stsdemo.playground.embeddings import Encoder
-from stsdemo.playground.run import prepare_features, run_seeds
+from stsdemo.playground.run import Playground, Source, run_seeds
 from stsdemo.playground.uploaded import (MAX_UPLOAD_PAIRS, MIN_TRAINING_PAIRS, MIN_UPLOAD_PAIRS, REPORT_MIN,
                                          load_uploaded_pairs, report_size)
 
@@ -114,7 +115,9 @@ def test_the_report_set_is_held_out_the_same_way_every_time(tmp_path, pairs):
     assert data.sentences == again.sentences and len(set(data.sentences)) == len(data.sentences)
     for part, other in ((data.train, again.train), (data.held_out, again.held_out)):
         assert np.array_equal(part.u, other.u) and np.array_equal(part.labels, other.labels)
-    train, selection = split_sizes(len(data.train), 0)
+    source = Source(compact_bytes(data, *quantize(stand_in_encoder().encode(data.sentences)), "stand-in"))
+    with Playground(replace(PlaygroundConfig(), seeds=1, train_pairs=0), source, parts=1) as run:
+        train, selection = run.sizes["training"], run.sizes["selection"]
     assert selection >= SELECTION_MIN and train >= MIN_TRAINING_PAIRS
     if pairs == MIN_UPLOAD_PAIRS:
         assert (train, selection) == (MIN_TRAINING_PAIRS, SELECTION_MIN)
@@ -194,12 +197,9 @@ def stand_in_encoder(dim: int = 384) -> Encoder:
 
 
 def test_a_run_of_the_core_on_an_uploaded_set_reports_finite_numbers(tmp_path):
-    import torch
-
     data = load_uploaded_pairs(write(tmp_path, "mine.csv", [label_of(i) for i in range(240)])).data
-    vectors = torch.from_numpy(stand_in_encoder().encode(data.sentences))
-    config = PlaygroundConfig(seeds=2, steps=50, train_pairs=0)
-    result = run_seeds(config, data, prepare_features(data, vectors, config.head))
+    source = Source(compact_bytes(data, *quantize(stand_in_encoder().encode(data.sentences)), "stand-in"))
+    result = run_seeds(PlaygroundConfig(seeds=2, steps=50, train_pairs=0), source)
     for twin in ("buffer", "none"):
         for metric in ("spearman", "accuracy", "error"):
             assert math.isfinite(result["twins"][twin][metric]["mean"]), (twin, metric, result["twins"])

@@ -38,13 +38,14 @@ class LossSpec:
     regression: bool = True                     # trains the prediction on the label line (two-stage, calibration)
     trains_prediction: bool = True              # trains a prediction (head or a*cos + b); False: the head is unused
     twin: str | None = None                     # a buffer-zone loss's baseline without the buffer (the claims' pair)
+    power: int | None = None                    # a buffer loss is k·(x - x0)^power past x0: the page's gradient rule
 
 
 SMOOTH_K2 = LossSpec("sk2", "Smooth K2 (ours)", "Smooth K2", ("smooth-k2", "smoothk2", "smooth_k2"),
-                     paper_k={"bert": 2.0, "roberta": 3.0}, buffer=True, twin="mse")
+                     paper_k={"bert": 2.0, "roberta": 3.0}, buffer=True, twin="mse", power=2)
 TRANSLATED_RELU = LossSpec("trelu", "Translated ReLU (ours)", "Translated ReLU",
                            ("translated-relu", "translatedrelu", "translated_relu"),
-                           paper_k={"bert": 2.5, "roberta": 1.0}, buffer=True, twin="l1")
+                           paper_k={"bert": 2.5, "roberta": 1.0}, buffer=True, twin="l1", power=1)
 MSE = LossSpec("mse", "MSE", "MSE x²", ("mean-squared-error", "l2"))
 L1 = LossSpec("l1", "L1", "L1 |x|", ("mae", "absolute"))
 CROSS_ENTROPY = LossSpec("ce", "cross-entropy over K classes (Sentence-BERT)", "cross-entropy",

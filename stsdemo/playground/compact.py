@@ -10,11 +10,12 @@ about 0.001 (``python -m bench.browser_playground`` measures what it does to the
 The file's tensors: ``codes`` int8 ``(sentences, dim)``, ``scales`` float32 ``(sentences,)``, ``train_u``,
 ``train_v``, ``held_u``, ``held_v`` int32 (sentence positions) and ``train_labels``, ``held_labels`` float64;
 its metadata: ``format`` (:data:`FORMAT`), ``name``, ``title``, ``model``, ``scheme`` (JSON: name and
-categories) and ``sentences`` (JSON list).
+categories) and ``sentences`` (JSON list), or in a pinned file (:mod:`.pinned`) ``sentences_sha256`` instead.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -31,6 +32,14 @@ FORMAT = "stsdemo-playground-1"
 CODE_MAX = 127
 
 
+def sentences_digest(sentences: list[str]) -> str:
+    """The sha256 of a sentence list, each sentence's UTF-8 bytes closed by a zero byte."""
+    digest = hashlib.sha256()
+    for sentence in sentences:
+        digest.update(sentence.encode("utf-8", "surrogatepass") + b"\0")
+    return digest.hexdigest()
+
+
 def quantize(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """int8 codes and float32 per-row scales of ``vectors`` ``(rows, dim)`` (a zero row gets scale 1)."""
     vectors = np.asarray(vectors, dtype=np.float32)
@@ -45,8 +54,20 @@ def dequantize(codes: np.ndarray, scales: np.ndarray) -> torch.Tensor:
     return torch.from_numpy(codes.astype(np.float64) * scales.astype(np.float64)[:, None])
 
 
-def write_compact(path: Path, data: PlaygroundData, codes: np.ndarray, scales: np.ndarray, model: str) -> int:
-    """Write ``data`` and its sentences' codes to ``path`` (atomically); the file's size in bytes."""
+def write_compact(path: Path, data: PlaygroundData, codes: np.ndarray, scales: np.ndarray, model: str,
+                  sentences: bool = True) -> int:
+    """Write :func:`compact_bytes` to ``path`` (atomically); the file's size in bytes."""
+    payload = compact_bytes(data, codes, scales, model, sentences)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_write(path, "wb", encoding=None) as handle:
+        handle.write(payload)
+    return len(payload)
+
+
+def compact_bytes(data: PlaygroundData, codes: np.ndarray, scales: np.ndarray, model: str,
+                  sentences: bool = True) -> bytes:
+    """``data`` and its sentences' codes as a compact file. Without ``sentences`` the file holds numbers only, and
+    the sentence list's sha256 (a pinned file, :mod:`.pinned`)."""
     tensors = {"codes": codes, "scales": scales,
                "train_u": data.train.u.astype(np.int32), "train_v": data.train.v.astype(np.int32),
                "held_u": data.held_out.u.astype(np.int32), "held_v": data.held_out.v.astype(np.int32),
@@ -54,12 +75,12 @@ def write_compact(path: Path, data: PlaygroundData, codes: np.ndarray, scales: n
                "held_labels": np.asarray(data.held_out.labels, dtype=np.float64)}
     scheme = {"name": data.scheme.name, "categories": list(data.scheme.categories)}
     metadata = {"format": FORMAT, "name": data.name, "title": data.title, "model": model,
-                "scheme": json.dumps(scheme), "sentences": json.dumps(data.sentences, ensure_ascii=False)}
-    payload = save(tensors, metadata=metadata)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_write(path, "wb", encoding=None) as handle:
-        handle.write(payload)
-    return len(payload)
+                "scheme": json.dumps(scheme)}
+    if sentences:
+        metadata["sentences"] = json.dumps(data.sentences, ensure_ascii=False)
+    else:
+        metadata["sentences_sha256"] = sentences_digest(data.sentences)
+    return save(tensors, metadata=metadata)
 
 
 def read_compact(path: Path) -> tuple[PlaygroundData, torch.Tensor]:
@@ -70,7 +91,7 @@ def read_compact(path: Path) -> tuple[PlaygroundData, torch.Tensor]:
         raise ValueError(f"{Path(path).name} is not a Playground data file ({FORMAT})")
     tensors = load_file(str(path))
     scheme = json.loads(metadata["scheme"])
-    data = PlaygroundData(metadata["name"], json.loads(metadata["sentences"]),
+    data = PlaygroundData(metadata["name"], json.loads(metadata.get("sentences", "[]")),
                           PairIndex(tensors["train_u"].astype(np.int64), tensors["train_v"].astype(np.int64),
                                     tensors["train_labels"]),
                           PairIndex(tensors["held_u"].astype(np.int64), tensors["held_v"].astype(np.int64),

@@ -32,6 +32,10 @@ MAX_WORK = caps.value("playground_work")   # multiply-adds one API or MCP run ma
 SELECTION_SHARE = 0.2      # a run's selection set holds this share of its training pairs ...
 SELECTION_MIN = 50         # ... never fewer (a best step chosen on a handful of pairs is noise) ...
 SELECTION_MAX = 500        # ... and never more: measured every 10 steps, its features are kept per seed
+SELECT_EVERY = 10          # steps between two measurements on the selection set (each a candidate best step)
+TRAIN_SAMPLE = 500         # training pairs per seed whose fit and share inside the buffer are measured
+MAX_HISTORY = 400          # curve points kept; beyond it every other older point is dropped
+ADAM = {"beta1": 0.9, "beta2": 0.999, "eps": 1e-8}   # torch.optim.Adam's defaults, which the engine's Adam repeats
 
 
 def knob(default, help: str, *, step=None, **declaration):
@@ -86,12 +90,6 @@ class PlaygroundConfig:
     speed: int = knob(10, "training steps per screen update while playing", low=1, high=100, integer=True, step=1,
                       label="steps per update")
 
-    @staticmethod
-    def prewarmed() -> tuple[str, ...]:
-        """The built-in data sets a serving app embeds before anyone asks: the default one first, then the others."""
-        default = PlaygroundConfig().data
-        return (default, *(name for name in BUILT_IN_DATA if name != default))
-
     def __post_init__(self):
         """The one check: InputError for a value outside its declaration or ``x0 > d/2``; each whole number is
         kept as int."""
@@ -113,6 +111,19 @@ class PlaygroundConfig:
         if self.work() > MAX_WORK:
             raise InputError(f"this run is too large for one call ({self.work():.2g} multiply-adds of training; at "
                              f"most {MAX_WORK:.2g}): lower seeds, steps, batch size or the mlp width")
+
+
+def engine_declarations() -> dict:
+    """Every constant and rule the page's engine and player read (``site.json``'s ``engine``; the Python side's
+    engines get the same, :mod:`.engine`): none is declared again in JavaScript."""
+    from ..losses.spec import loss_spec
+    from .metrics import READ_BY
+
+    return {"selection": {"share": SELECTION_SHARE, "min": SELECTION_MIN, "max": SELECTION_MAX},
+            "select_every": SELECT_EVERY, "train_sample": TRAIN_SAMPLE, "max_history": MAX_HISTORY,
+            "adam": ADAM, "read_by": READ_BY,
+            "losses": {name: {"short": LOSSES[name].short, "twin": loss_spec(LOSSES[name].twin).label,
+                              "paper_k": paper_k(name), "power": LOSSES[name].power} for name in BUFFER_LOSSES}}
 
 
 def declaration(name: str) -> dict:

@@ -17,6 +17,7 @@ export's are (:func:`stsdemo.export.portable_record`).
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
@@ -30,8 +31,8 @@ from ..model_card import PLAYGROUND_RUN, framework_versions, write_card
 from ..model_source import resolve_model
 from ..save_format import RUN_RECORD
 from .embeddings import MAX_LENGTH
-from .metrics import METRICS, held_out_metrics
-from .run import TWIN_NAMES, BestHead, Playground, record_number, twin_labels
+from .metrics import METRICS
+from .run import ENGINE, TWIN_NAMES, BestHead, Playground, record_number, twin_labels
 
 
 def export_playground(playground: Playground, encoder_source: str | os.PathLike | None,
@@ -62,23 +63,18 @@ def export_playground(playground: Playground, encoder_source: str | os.PathLike 
 def page_head(playground: Playground, parameters: list, twin: int, best_step: int, steps: int) -> BestHead:
     """The paper head a page trained (``parameters``: its weights then its bias, as the page's engine lays them
     out) of the first seed of ``playground`` (a fresh run of the page's settings, not trained here), with its
-    selection and report readings measured again by the Python core, so the record says what the head does, not
-    what the page claimed; ``playground`` then counts ``steps`` steps. InputError for a malformed head."""
-    features = playground.features.train.shape[1]
-    values = torch.as_tensor(parameters, dtype=torch.float64) if isinstance(parameters, list) else None
-    if values is None or values.shape != (features + 1,) or not torch.isfinite(values).all():
-        raise InputError(f"a paper head is {features + 1} finite numbers (its weights, then its bias)")
+    selection and report readings measured again by the engine, so the record says what the head does, not what
+    the page claimed; ``playground`` then counts ``steps`` steps. InputError for a malformed head."""
+    features = 3 * playground.sizes["dim"] + 1
+    finite = isinstance(parameters, list) and len(parameters) == features and all(
+        isinstance(value, (int, float)) and math.isfinite(value) for value in parameters)
+    if not finite:
+        raise InputError(f"a paper head is {features} finite numbers (its weights, then its bias)")
     if twin not in range(len(TWIN_NAMES)) or not 0 < best_step <= steps <= playground.config.steps:
         raise InputError("the head's twin, best step and steps do not fit the run's settings")
-    with torch.no_grad():
-        playground.head.weight[0, twin] = values[:-1]
-        playground.head.bias[0, twin] = values[-1]
-        report = held_out_metrics(playground.head(playground.features.held_out).numpy()[0, twin], playground.gold,
-                                  playground.scheme)
+    best = playground.head_at(twin, parameters, best_step)
     playground.steps_done = steps
-    return BestHead(twin, playground.seeds[0], best_step, playground.head.weights_of(0, twin), playground.read_by,
-                    float(playground.selection_values()[0, twin]),
-                    {name: float(value) for name, value in report.items()})
+    return best
 
 
 def head_scorer(playground: Playground, best: BestHead, encoder_source: str | os.PathLike | None,
@@ -90,13 +86,14 @@ def head_scorer(playground: Playground, best: BestHead, encoder_source: str | os
     if name and resolve_model(name, allowed_roots)[0] == resolve_model(None)[0]:
         name = ""                               # the embedded model by its name, not by this machine's path to it
     source = SiameseRegressor.load(name or None, allowed_roots=allowed_roots)
-    model = SiameseRegressor(source.encoder, source.tokenizer, scheme=playground.scheme, max_length=MAX_LENGTH,
-                             base_model=source.base_model, trust_remote_code=source.trust_remote_code)
+    model = SiameseRegressor(source.encoder, source.tokenizer, scheme=playground.source.scheme(playground.config.d),
+                             max_length=MAX_LENGTH, base_model=source.base_model,
+                             trust_remote_code=source.trust_remote_code)
+    weights = torch.tensor(best.params, dtype=torch.float64)
     try:
-        model.head.load_state_dict({"weight": best.weights["weight"].reshape(1, -1),
-                                    "bias": best.weights["bias"].reshape(1)})
+        model.head.load_state_dict({"weight": weights[:-1].reshape(1, -1), "bias": weights[-1:]})
     except RuntimeError:
-        raise InputError(f"the run's head reads {best.weights['weight'].numel()} features, but the encoder "
+        raise InputError(f"the run's head reads {len(best.params) - 1} features, but the encoder "
                          f"{source.base_model!r} gives {model.head.in_features} ([u, v, |u-v|] of its "
                          f"{model.encoder.config.hidden_size} dimensions): export with the encoder the run's "
                          "embeddings came from") from None
@@ -110,10 +107,10 @@ def run_record(playground: Playground, best: BestHead) -> dict:
     there (as the Playground's summaries write a reading: 4 decimals, null for a NaN) with each reading's name in
     words, and the versions. :func:`stsdemo.model_card.card_text` reads it: the record names its own metrics, so
     the core's card needs nothing from the Playground."""
-    config, data = playground.config, playground.data
-    pairs = {"training": int(playground.subsets.shape[1]), "selection": int(playground.selection.shape[1]),
-             "report": len(data.held_out)}
-    described = {"name": data.name, **({"title": data.title} if data.title else {}), "pairs": pairs}
+    config, source, sizes = playground.config, playground.source, playground.sizes
+    pairs = {"training": sizes["training"], "selection": sizes["selection"], "report": sizes["report"]}
+    described = {"name": source.name, **({"title": source.metadata["title"]} if source.metadata.get("title") else {}),
+                 "pairs": pairs}
     twin = {"index": best.twin, "name": TWIN_NAMES[best.twin], "label": twin_labels(config)[best.twin],
             "loss": config.loss, "k": config.k, "x0": config.x0 if best.twin == 0 else 0.0}
     return {"kind": PLAYGROUND_RUN, "config": config.to_dict(), "data": described, "twin": twin, "seed": best.seed,
@@ -121,4 +118,4 @@ def run_record(playground: Playground, best: BestHead) -> dict:
             "selection": {"metric": best.metric, "value": record_number(best.selection)},
             "report": {name: record_number(value) for name, value in best.report.items()},
             "metric_labels": {name: METRICS[name] for name in best.report},
-            "versions": framework_versions()}
+            "data_sha256": source.checksum, "engine": ENGINE, "versions": framework_versions()}

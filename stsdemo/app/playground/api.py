@@ -1,6 +1,8 @@
-"""The Playground for programs: the app's ``playground`` API endpoint and MCP tool run the Python core
-(:func:`stsdemo.playground.run.run_seeds`) on the data sets the app keeps prepared, bounded by the one-call
-budget and stopped at a wall-clock limit (``playground_seconds`` in :mod:`stsdemo.caps`) with its readings there. The tab's own runs train in the visitor's browser (:mod:`stsdemo.app.playground.site`)."""
+"""The Playground for programs: the app's ``playground`` API endpoint and MCP tool run the page's engine
+(:func:`stsdemo.playground.run.run_seeds`) on the data sets the app keeps prepared (a built-in set with the default
+encoder: its pinned file), bounded by the one-call budget and stopped at a wall-clock limit (``playground_seconds``
+in :mod:`stsdemo.caps`) with its readings there. The tab's own runs train in the visitor's browser
+(:mod:`stsdemo.app.playground.site`)."""
 
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ def api_run(memory: PlaygroundMemory, values: dict) -> dict:
     config.check_budget()
     prepared = memory.prepared("", config.model, config.data)
     limit = caps.value("playground_seconds")
-    result = run_seeds(config, prepared.data, prepared.features_for(config.head), seconds=limit)
+    result = run_seeds(config, prepared.source, seconds=limit)
     if result["stopped_early"]:
         result["notice"] = (f"The run passed its wall-clock limit of {limit:g} s and stopped at step "
                             f"{result['step']:,} of {config.steps:,}: its readings are at that step. Fewer seeds, "

@@ -14,15 +14,17 @@ import functools
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 from ...errors import InputError
 from ...model_source import resolve_model
-from ...playground.config import UPLOADED
+from ...playground import pinned
+from ...playground.compact import compact_bytes
+from ...playground.config import BUILT_IN_DATA, UPLOADED
 from ...playground.datasets import PlaygroundData, load_playground_data
 from ...playground.embeddings import Embeddings, Encoder, embed_sentences, encoder_from
-from ...playground.run import Features, prepare_features
+from ...playground.run import Source, pinned_source
 from ...playground.uploaded import UploadedData, load_uploaded_pairs
 from .. import model_cache
 
@@ -33,20 +35,21 @@ BAR_CELLS = 20            # characters of the text progress bar a waiting visito
 
 @dataclass
 class Prepared:
-    """A data set embedded by one encoder, and the heads' features of its pairs (made on first use)."""
+    """A data set embedded by one encoder, as the engine reads it (``source``: its compact file's bytes)."""
 
     data: PlaygroundData
-    embeddings: Embeddings
     encoder: str
-    features: dict = field(default_factory=dict)
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    source: Source
 
-    def features_for(self, head: str) -> Features:
-        kind = "cosine" if head == "cosine" else "pair"
-        with self.lock:
-            if kind not in self.features:
-                self.features[kind] = prepare_features(self.data, self.embeddings.vectors, head)
-            return self.features[kind]
+    @classmethod
+    def embedded(cls, data: PlaygroundData, embeddings: Embeddings, encoder: str) -> "Prepared":
+        return cls(data, encoder, Source(compact_bytes(data, embeddings.codes, embeddings.scales, encoder)))
+
+    @classmethod
+    def pinned(cls, name: str) -> "Prepared":
+        """A built-in set with the default encoder: its pinned file (:mod:`stsdemo.playground.pinned`), never
+        embedded here."""
+        return cls(pinned.load(name), pinned.encoder_name(), pinned_source(name))
 
 
 class Preparation:
@@ -103,6 +106,7 @@ class PlaygroundMemory:
         self.encoder_for = encoder_for or (lambda place, name, shown: encoder_from(
             place, lambda: self.models.get(name), shown))
         self._prepared: OrderedDict[tuple, Preparation] = OrderedDict()
+        self._pinned: dict[str, Preparation] = {}
         self._sessions: OrderedDict[str, SessionRun] = OrderedDict()
         self._lock = threading.Lock()
         self._encoding = threading.Lock()       # one encoding pass at a time: they share two cores
@@ -132,6 +136,8 @@ class PlaygroundMemory:
         the one under way or done, else a new one started in the background."""
         name, shown = self.source(session, choice)
         place, _ = resolve_model(name, model_cache.allowed_roots())
+        if dataset in BUILT_IN_DATA and place == resolve_model(None)[0]:
+            return self._pinned_preparation(dataset)
         if dataset == UPLOADED:
             uploaded = self.session(session).uploaded
             if uploaded is None:
@@ -154,6 +160,16 @@ class PlaygroundMemory:
                          name="stsdemo-playground-prepare").start()
         return preparation
 
+    def _pinned_preparation(self, dataset: str) -> Preparation:
+        """A built-in set with the default encoder, ready at once and never evicted: uploads cannot push it out."""
+        with self._lock:
+            if dataset not in self._pinned:
+                preparation = Preparation(dataset)
+                preparation.result, preparation.fraction = Prepared.pinned(dataset), 1.0
+                preparation.done.set()
+                self._pinned[dataset] = preparation
+            return self._pinned[dataset]
+
     def _run(self, preparation: Preparation, name: str, place: str, shown: str,
              load: Callable[[], PlaygroundData]) -> None:
         try:
@@ -161,7 +177,7 @@ class PlaygroundMemory:
             data = load()
             with self._encoding:
                 embeddings = embed_sentences(data.sentences, encoder, preparation.report)
-            preparation.result = Prepared(data, embeddings, shown)
+            preparation.result = Prepared.embedded(data, embeddings, shown)
         except Exception as error:  # noqa: BLE001 - handed to whoever waits for it
             preparation.error = error
         finally:
@@ -177,16 +193,6 @@ class PlaygroundMemory:
             raise error if isinstance(error, InputError) else InputError(
                 f"could not prepare {preparation.what}: {type(error).__name__}: {str(error)[:200]}")
         return preparation.result
-
-    def prewarm(self, datasets: tuple[str, ...], choice: str = model_cache.DEFAULT_CHOICE) -> None:
-        """Prepare ``datasets`` for the default encoder in the background, one after the other, so that the first
-        visitors find them ready (the server calls this once it serves). Each waits for the one before: started
-        together, the first (the default data set) could wait behind the others for the encoder."""
-        def one_after_another() -> None:
-            for dataset in datasets:
-                self.prepare("", choice, dataset).done.wait()
-
-        threading.Thread(target=one_after_another, daemon=True, name="stsdemo-playground-prewarm").start()
 
     # ---- visitors' uploads ---------------------------------------------------------------------------------
 

@@ -2,9 +2,8 @@
 (:mod:`stsdemo.static_site`), which trains in the visitor's browser, plus the two things a page cannot do alone.
 
 * ``site.json``: the site's manifest, with the app's routes in its ``app`` entry;
-* ``data/<sts|nli>.safetensors``: a built-in data set in the compact form, embedded once per server (in the
-  background at start-up, :meth:`~.memory.PlaygroundMemory.prewarm`) and written once; while it is being
-  embedded the route answers 503 with the progress, which the page shows and retries;
+* ``data/<sts|nli>.safetensors``: a built-in data set's pinned file (:mod:`stsdemo.playground.pinned`), the same
+  bytes everywhere, and ``data/<sts|nli>.sentences.json``, its sentences from the data folder;
 * ``api/upload`` (POST a CSV or TSV of labelled pairs, then GET ``?job=``): the server embeds the visitor's pairs
   (:meth:`~.memory.PlaygroundMemory.upload`, one upload a visitor at a time, one encoding at a time) and
   writes them as ``data/upload/<key>.safetensors``, which the page then trains on;
@@ -32,7 +31,8 @@ from starlette.routing import Route, Router
 from ... import caps, environment
 from ...errors import InputError
 from ...playground import payoff
-from ...playground.compact import write_compact
+from ...atomic import atomic_write
+from ...playground import pinned
 from ...playground.config import BUILT_IN_DATA, PlaygroundConfig
 from ...playground.export_run import export_playground, page_head
 from ...playground.run import Playground
@@ -74,6 +74,7 @@ class PlaygroundSite:
             Route(PREFIX + "/", lambda request: RedirectResponse(PREFIX + "/index.html" + _query(request))),
             Route(PREFIX + "/site.json", self.site),
             Route(PREFIX + "/data/{name}.safetensors", self.data),
+            Route(PREFIX + "/data/{name}.sentences.json", self.sentences),
             Route(PREFIX + "/data/upload/{key}.safetensors", self.uploaded),
             Route(PREFIX + "/api/upload", self.upload, methods=["GET", "POST"]),
             Route(PREFIX + "/api/export", self.export, methods=["POST"]),
@@ -103,8 +104,7 @@ class PlaygroundSite:
     def make_manifest(self, stamp: int) -> bytes:
         """site.json, made off the event loop and again only when the recorded map's file changes: making it (the
         map's confirmations and t-tests) took about 0.4 s of a core on every visit."""
-        datasets = {name: {"file": f"data/{name}.safetensors", "title": name} for name in BUILT_IN_DATA}
-        body = JSONResponse(manifest(datasets, APP_ROUTES)).body
+        body = JSONResponse(manifest(APP_ROUTES)).body
         self.manifest_made = (stamp, body)
         return body
 
@@ -114,23 +114,30 @@ class PlaygroundSite:
         name = request.path_params["name"]
         if name not in BUILT_IN_DATA:
             return refusal(f"no data set {name!r}: one of {', '.join(BUILT_IN_DATA)}", 404)
-        preparation = self.memory.prepare("", model_cache.DEFAULT_CHOICE, name)
-        if not preparation.done.is_set():
-            return JSONResponse({"progress": preparation.progress_text(), "retry_after": 1},
-                                status_code=503, headers={"Retry-After": "1"})
-        if preparation.error is not None:
-            return refusal(f"could not prepare {name}: {type(preparation.error).__name__}", 500)
-        path = await asyncio.to_thread(self.compact_file, name, preparation.result)
-        return FileResponse(path, media_type="application/octet-stream", headers={"Cache-Control": CACHE})
+        return FileResponse(pinned.path_of(name), media_type="application/octet-stream",
+                            headers={"Cache-Control": CACHE})
+
+    async def sentences(self, request: Request) -> Response:
+        """A built-in set's sentences, which its pinned file does not hold, from the data folder (the page shows a
+        report pair's two sentences)."""
+        name = request.path_params["name"]
+        if name not in BUILT_IN_DATA:
+            return refusal(f"no data set {name!r}: one of {', '.join(BUILT_IN_DATA)}", 404)
+        try:
+            found = await asyncio.to_thread(pinned.sentences_of, name)
+        except InputError as error:
+            return refusal(str(error), 404)
+        return JSONResponse(list(found), headers={"Cache-Control": CACHE})
 
     def compact_file(self, name: str, prepared: Prepared) -> Path:
-        """The compact file of a prepared data set, written once (named by its embeddings' key)."""
-        path = environment.cache_dir() / "playground-site" / f"{prepared.embeddings.key}.safetensors"
+        """The compact file of a prepared upload, written once (named by its checksum)."""
+        path = environment.cache_dir() / "playground-site" / f"{prepared.source.checksum[:24]}.safetensors"
         if not path.is_file():
-            write_compact(path, prepared.data, prepared.embeddings.codes, prepared.embeddings.scales,
-                          prepared.encoder)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with atomic_write(path, "wb", encoding=None) as handle:
+                handle.write(prepared.source.payload)
             kept = sorted(path.parent.glob("*.safetensors"), key=lambda f: f.stat().st_mtime, reverse=True)
-            for stale in kept[KEEP_FILES:]:      # uploads come and go: the oldest files go (a built-in is rewritten)
+            for stale in kept[KEEP_FILES:]:      # uploads come and go: the oldest files go (built-ins are pinned)
                 stale.unlink(missing_ok=True)
         self.written[name] = path
         return path
@@ -221,15 +228,15 @@ class PlaygroundSite:
         prepared = self.memory.prepared(session, model_cache.DEFAULT_CHOICE, config.data)   # InputError: no upload
         name = prepared.data.name
         head = asked["head"]
-        playground = Playground(config, prepared.data, prepared.features_for(config.head), shown=0, seeds=[0])
-        best = page_head(playground, head["params"], int(head["twin"]), int(head["step"]), int(asked["steps"]))
-        file = (f"stsdemo-playground-{name.replace(':', '-')}-best-step{best.step}-of-{playground.steps_done}.zip")
-        staging = session_files.session_dir(session)
-        staging.mkdir(parents=True, exist_ok=True)
-        session_files.zip_export(
-            lambda out: export_playground(playground, "", out, twin=best.twin,
-                                          allowed_roots=environment.model_roots(), best=best),
-            staging, session_files.downloads_dir(session) / file)
+        with Playground(config, prepared.source, seeds=[0], parts=1) as playground:
+            best = page_head(playground, head["params"], int(head["twin"]), int(head["step"]), int(asked["steps"]))
+            file = f"stsdemo-playground-{name.replace(':', '-')}-best-step{best.step}-of-{playground.steps_done}.zip"
+            staging = session_files.session_dir(session)
+            staging.mkdir(parents=True, exist_ok=True)
+            session_files.zip_export(
+                lambda out: export_playground(playground, "", out, twin=best.twin,
+                                              allowed_roots=environment.model_roots(), best=best),
+                staging, session_files.downloads_dir(session) / file)
         return {"url": f"api/download/{session}/{file}", "name": file}
 
     async def download(self, request: Request) -> Response:

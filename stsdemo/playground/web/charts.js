@@ -1,5 +1,5 @@
 // The page's charts on canvases: a drawing spec (panels with their ranges, ticks, shaded bands, lines and dots, and a
-// legend each; the form stsdemo.app.playground_plots wrote for the app's canvas) drawn in a few milliseconds, 1,200
+// legend each; the form the page's canvas draws) drawn in a few milliseconds, 1,200
 // dots included, where a plotting library took hundreds. dotsSpec and curvesSpec build the Playground's two charts
 // from a view (player.js), heatmap draws the payoff map. Panels sit in `spec.columns` columns, one below 560 px.
 // A plain script: globalThis.PlaygroundCharts.
@@ -177,7 +177,7 @@
     return null;
   }
 
-  // ---- axes helpers (stsdemo.app.playground_plots) ----
+  // ---- axes helpers  ----
   function niceTicks(low, high, count = 4) {   // about `count` round values (1, 2 or 5 x 10^n), never fewer than 3
     const raw = Math.max(high - low, 1e-9) / count, power = 10 ** Math.floor(Math.log10(raw));
     const steps = [0.1, 0.2, 0.5, 1, 2, 5, 10].map((m) => m * power);

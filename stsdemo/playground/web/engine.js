@@ -1,23 +1,34 @@
-// The Playground's engine in the page: stsdemo/playground/run.py's lockstep trainer, term by term, in float64.
+// The Playground's one engine: the lockstep trainer the page, the app's API, MCP, the CLI and the benchmarks all run
+// (stsdemo/playground/engine.py runs this file in an embedded V8 or QuickJS), in float64 with exact arithmetic.
 // Twin 0 trains the loss with its buffer (k, x0), twin 1 the same loss at x0 = 0; both start from the same head and
 // see the same pairs, noise and batches, every draw from the shared generator (draws.js). Each seed is independent,
 // so a run may be split over several workers by seed and merged (mergeMeasurements). What it computes:
 // heads (paper, cosine, mlp) with hand-written gradients of Smooth K2 / Translated ReLU on the straight-through
-// clamp, Adam as torch's single-tensor loop, the selection set every 10 steps with each twin's best step, and the
+// clamp, Adam as torch's single-tensor loop, the selection set every SELECT_EVERY steps with each twin's best step, and the
 // report set's readings at this step and at the best. A plain script (globalThis.PlaygroundEngine); needs draws.js and heads.js.
 (function (root) {
   "use strict";
   const Draws = root.PlaygroundDraws || (typeof require !== "undefined" ? require("./draws.js") : null);
-  const TWINS = 2, SELECT_EVERY = 10, TRAIN_SAMPLE = 500, MAX_HISTORY = 400;
-  const SELECTION_SHARE = 0.2, SELECTION_MIN = 50, SELECTION_MAX = 500;
-  const READ_BY = { sts: "spearman", nli: "accuracy" };
-  const BETA1 = 0.9, BETA2 = 0.999, EPS = 1e-8;
+  const TWINS = 2;
+  // What the Python side declares (stsdemo.playground.config.engine_declarations, site.json's "engine"): set once by
+  // configure() before a run, never written here.
+  let declared = null, SELECT_EVERY, TRAIN_SAMPLE, MAX_HISTORY, SELECTION_SHARE, SELECTION_MIN, SELECTION_MAX;
+  let BETA1, BETA2, EPS;
+  const READ_BY = {}, LOSSES = {};
+  function configure(declarations) {
+    declared = declarations;
+    ({ select_every: SELECT_EVERY, train_sample: TRAIN_SAMPLE, max_history: MAX_HISTORY } = declarations);
+    ({ share: SELECTION_SHARE, min: SELECTION_MIN, max: SELECTION_MAX } = declarations.selection);
+    ({ beta1: BETA1, beta2: BETA2, eps: EPS } = declarations.adam);
+    Object.assign(READ_BY, declarations.read_by);
+    Object.assign(LOSSES, declarations.losses);
+  }
 
   // ---- the compact data file (stsdemo/playground/compact.py): safetensors, int8 codes x float32 scales ----
   function loadCompact(buffer) {
     const bytes = new Uint8Array(buffer), view = new DataView(buffer);
-    const headerLength = Number(view.getBigUint64(0, true));
-    const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength)));
+    const headerLength = view.getUint32(0, true) + view.getUint32(4, true) * 4294967296;
+    const header = JSON.parse(decodeUtf8(bytes.subarray(8, 8 + headerLength)));
     const meta = header.__metadata__ || {};
     if (meta.format !== "stsdemo-playground-1") throw new Error("not a Playground data file");
     const types = { I8: Int8Array, F32: Float32Array, F64: Float64Array, I32: Int32Array };
@@ -30,8 +41,28 @@
     for (let r = 0; r < rows; r++) for (let j = 0; j < dim; j++) vectors[r * dim + j] = codes.data[r * dim + j] * scales[r];
     const part = (prefix) => ({ u: tensor(prefix + "_u").data, v: tensor(prefix + "_v").data, labels: tensor(prefix + "_labels").data });
     const scheme = JSON.parse(meta.scheme);
-    return { name: meta.name, title: meta.title, model: meta.model, scheme, sentences: JSON.parse(meta.sentences),
+    return { name: meta.name, title: meta.title, model: meta.model, scheme, sentences: meta.sentences ? JSON.parse(meta.sentences) : null,
              vectors, dim, train: part("train"), held: part("held") };
+  }
+
+  // UTF-8 to a string: TextDecoder where the engine has one (browsers, Node), by hand where it has none (the
+  // embedded V8 and QuickJS of stsdemo/playground/engine.py)
+  function decodeUtf8(bytes) {
+    if (typeof TextDecoder !== "undefined") return new TextDecoder().decode(bytes);
+    const units = [];
+    for (let i = 0; i < bytes.length;) {
+      const b = bytes[i];
+      let code, extra;
+      if (b < 0x80) { code = b; extra = 0; } else if (b < 0xe0) { code = b & 0x1f; extra = 1; }
+      else if (b < 0xf0) { code = b & 0x0f; extra = 2; } else { code = b & 0x07; extra = 3; }
+      for (let t = 1; t <= extra; t++) code = code * 64 + (bytes[i + t] & 0x3f);
+      i += extra + 1;
+      if (code < 0x10000) units.push(code);
+      else units.push(0xd800 + ((code - 0x10000) >> 10), 0xdc00 + ((code - 0x10000) & 0x3ff));
+    }
+    let text = "";
+    for (let i = 0; i < units.length; i += 8192) text += String.fromCharCode.apply(null, units.slice(i, i + 8192));
+    return text;
   }
 
   // ---- small shared rules ----
@@ -69,7 +100,7 @@
   function ranks(values, n) {
     const order = new Int32Array(n);
     for (let i = 0; i < n; i++) order[i] = i;
-    order.sort((a, b) => values[a] - values[b] || a - b);
+    order.sort((a, b) => (values[a] < values[b] ? -1 : values[a] > values[b] ? 1 : a - b));   // a total order
     const out = new Float64Array(n);
     for (let i = 0; i < n;) {
       let j = i;
@@ -81,8 +112,10 @@
     return out;
   }
   const goldRanks = new WeakMap();   // a gold array's ranks: the same labels are read at every measurement
-  function spearman(predictions, gold) {
-    const n = gold.length, a = ranks(predictions, n);
+  function spearman(predictions, gold) {   // NaN when a prediction is NaN (a head that diverged), as scipy's
+    const n = gold.length;
+    for (let i = 0; i < n; i++) if (Number.isNaN(predictions[i])) return NaN;
+    const a = ranks(predictions, n);
     if (!goldRanks.has(gold)) goldRanks.set(gold, ranks(gold, n));
     const b = goldRanks.get(gold);
     let ma = 0, mb = 0;
@@ -155,12 +188,18 @@
   function pull(loss, k, x0, p, label, scheme) {
     const diff = clampThrough(p, scheme) - label, x = Math.abs(diff), sign = diff > 0 ? 1 : diff < 0 ? -1 : 0;
     if (!(x > x0)) return 0;
-    return loss === "sk2" ? 2 * k * (x - x0) * sign : k * sign;
+    const power = LOSSES[loss] && LOSSES[loss].power;
+    if (!(power >= 1)) throw new Error(`the engine has no gradient for the loss ${loss}`);
+    let slope = k * power;                          // d/dx of k (x - x0)^power, by products only
+    for (let i = 1; i < power; i++) slope *= x - x0;
+    return slope * sign;
   }
 
   // ---- one run: both twins of the given seeds ----
   class Run {
     constructor(config, data, options = {}) {
+      if (!declared) throw new Error("PlaygroundEngine.configure(site.json's engine) must come before a run");
+      if (!LOSSES[config.loss]) throw new Error(`unknown loss ${config.loss}`);
       this.config = config; this.data = data;
       this.seeds = options.seeds || Array.from({ length: config.seeds }, (_, i) => i);
       this.scheme = makeScheme(data.scheme, config.d);
@@ -177,6 +216,7 @@
       this.gold = Float64Array.from(data.held.labels, (y) => y * config.d);
       this.perSeed = this.seeds.map((seed) => this.seedState(seed, pool, trainCount, selectionCount));
       this.stepsDone = 0; this.history = []; this.lastStep = null;
+      this.betaPowers = [1, 1]; this.terms = { step: 0 };
       this.scratchF = new Float64Array(this.F); this.scratchH = new Float64Array(Math.max(this.width, 1));
       this.rowsA = new Int32Array(this.batch); this.rowsB = new Int32Array(this.batch);
       this.pulls0 = new Float64Array(this.batch); this.pulls1 = new Float64Array(this.batch);
@@ -277,10 +317,14 @@
       if (steps > 0) this.lastStep = record;
     }
 
-    adamTerms() {   // the step's constants of torch.optim.Adam (the step about to be made)
-      const step = this.stepsDone + 1, bias1 = 1 - BETA1 ** step;
-      return { w1: 1 - BETA1, w2: 1 - BETA2, bias2Root: Math.sqrt(1 - BETA2 ** step),
-               negativeStep: -(this.config.lr / bias1) };
+    adamTerms() {   // the constants of Adam's step about to be made: β^t as running products, not pow (exact)
+      const step = this.stepsDone + 1;
+      if (this.terms.step !== step) {
+        this.betaPowers[0] *= BETA1; this.betaPowers[1] *= BETA2;
+        this.terms = { step, w1: 1 - BETA1, w2: 1 - BETA2, bias2Root: Math.sqrt(1 - this.betaPowers[1]),
+                       negativeStep: -(this.config.lr / (1 - this.betaPowers[0])) };
+      }
+      return this.terms;
     }
 
     adam(state, t) {   // torch.optim.Adam's single-tensor loop over a head's parameters
@@ -406,7 +450,7 @@
     const found = column.filter(Number.isFinite), n = found.length;
     if (n < 2) return NaN;
     const mean = found.reduce((a, b) => a + b, 0) / n;
-    return Math.sqrt(found.reduce((a, x) => a + (x - mean) ** 2, 0) / (n - 1));
+    return Math.sqrt(found.reduce((a, x) => a + (x - mean) * (x - mean), 0) / (n - 1));
   }
   function twinMeans(table) {   // {metric: [[buffer, none] per seed]} -> {metric: [mean buffer, mean none]}
     const out = {};
@@ -414,7 +458,7 @@
     return out;
   }
 
-  class History {   // the curves' points: twins' means over seeds per measurement, thinned as run.py thins them
+  class History {   // the curves' points: twins' means over seeds per measurement, every other older point dropped past MAX_HISTORY
     constructor() { this.points = []; }
     add(measurement) {
       if (this.points.length && this.points[this.points.length - 1].step === measurement.step) this.points.pop();
@@ -431,6 +475,7 @@
 
   root.PlaygroundEngine = { Run, History, loadCompact, mergeMeasurements, spacedPositions, splitSizes, makeScheme,
                             nearestIndex, clampThrough, pull, spearman, accuracy, meanError, nanMean, nanSd, twinMeans,
-                            READ_BY, SELECT_EVERY, TWINS };
+                            METRIC, READ_BY, LOSSES, TWINS, configure, declarations: () => declared,
+                            get SELECT_EVERY() { return SELECT_EVERY; } };
   if (typeof module !== "undefined") module.exports = root.PlaygroundEngine;
 })(typeof globalThis !== "undefined" ? globalThis : this);

@@ -1,4 +1,4 @@
-// The Playground's heads in the page, stsdemo/playground/heads.py's twins: what a head reads of a pair (Features),
+// The Playground's heads (the one implementation: the page and the Python side run this file): what a head reads of a pair (Features),
 // each head's parameters in one Float64Array per (seed, twin) with its start, prediction and hand-written gradient
 // (HEADS), and the paper head's fused prediction of both twins straight from the sentence vectors
 // (paperPredictMany). A plain script (globalThis.PlaygroundHeads); engine.js trains with it.
@@ -13,7 +13,7 @@
         this.norms = new Float64Array(this.vectors.length / this.dim);
         for (let r = 0; r < this.norms.length; r++) {
           let s = 0;
-          for (let j = 0; j < this.dim; j++) s += this.vectors[r * this.dim + j] ** 2;
+          for (let j = 0; j < this.dim; j++) s += this.vectors[r * this.dim + j] * this.vectors[r * this.dim + j];
           this.norms[r] = Math.sqrt(s);
         }
       }

@@ -7,7 +7,7 @@
   "use strict";
   const { Paired, fixed, grouped } = root.PlaygroundPaired;
   const MARKS = { holds: "▲", reversed: "▼" };
-  const READ_BY = { sts: "spearman", nli: "accuracy" };
+  const READ_BY = root.PlaygroundEngine.READ_BY;   // site.json's engine.read_by
   const HEADS = ["paper", "mlp"];
   const MATCHED = ["head", "width", "loss", "k", "x0", "d", "round_labels", "lr", "batch_size", "steps", "seeds"];
   const METRIC_NAMES = { spearman: "Spearman ×100", accuracy: "on the gold node (%)" };

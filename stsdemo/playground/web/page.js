@@ -6,7 +6,7 @@
 (function () {
   "use strict";
   const { Settings } = PlaygroundState, { Controls } = PlaygroundControls, Panels = PlaygroundPanels;
-  const Charts = PlaygroundCharts, { LOSSES } = PlaygroundPlayer;
+  const Charts = PlaygroundCharts;
   const $ = (id) => document.getElementById(id);
 
   function fail(message) {
@@ -30,6 +30,7 @@
   }).then(start).catch((error) => fail(`The Playground could not start: ${error.message}.`));
 
   function start(site) {
+    PlaygroundEngine.configure(site.engine);   // every constant the engine and the player read, from Python
     const settings = new Settings(site.settings, site.presets), rule = new PlaygroundPaired.Rule(site.rule);
     const query = new URLSearchParams(location.search), tab = query.get("tab");
     const restored = settings.fromQuery(tab === "loss" ? "" : location.search);
@@ -57,7 +58,7 @@
       if (refused) notices.push(`${refused}: ${settings.title(name)} stays ${state.values[name]}`);
       else {
         state.values = { ...state.values, [name]: value };
-        if (name === "loss") state.values.k = LOSSES[value].paperK;   // each loss starts from the paper's k
+        if (name === "loss") state.values.k = PlaygroundEngine.LOSSES[value].paper_k;   // each from the paper's k
         if (state.values.x0 > state.values.d / 2) {
           state.values.x0 = state.values.d / 2;
           notices.push(`buffer x0 is at most d/2 (the rule x0 ≤ d/2): the run uses x0 = ${state.values.x0}`);

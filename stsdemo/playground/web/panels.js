@@ -4,7 +4,6 @@
 (function (root) {
   "use strict";
   const Engine = root.PlaygroundEngine, { fixed, grouped } = root.PlaygroundPaired;
-  const SELECT_EVERY = Engine.SELECT_EVERY;
   const METRICS = { spearman: "Spearman ×100", accuracy: "on the gold node (%)", error: "mean |error|",
                     inside: "training pairs within x0 of their label (%)" };
   const DIGITS = { spearman: 2, accuracy: 1, error: 3, inside: 1 };
@@ -61,7 +60,7 @@
     const rows = [
       [`${name}, report set · at this step`, cells(now[readBy], DIGITS[readBy])],
       [`${name}, report set · stopped at its best`, cells(atBest[readBy], DIGITS[readBy])],
-      [`best step (median of seeds; checked every ${SELECT_EVERY} steps on the selection set)`,
+      [`best step (median of seeds; checked every ${Engine.SELECT_EVERY} steps on the selection set)`,
        view.bestSteps.map((step) => el("td", {}, grouped(step)))],
       [`${name}, training pairs − selection set (memorisation)`, cells(view.memorisation, DIGITS[readBy])],
       ...["spearman", "accuracy", "error"].filter((metric) => metric !== readBy)

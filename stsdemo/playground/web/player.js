@@ -2,7 +2,7 @@
 // them for `speed` steps each animation frame while playing, merges their measurements and keeps the curves' points,
 // and computes what a view shows (viewOf): both twins' means, both readings with their paired verdicts, the
 // memorisation gap, the share inside the buffer, the best steps, the drawn report pairs. It draws nothing: the page
-// hands it `onView`. A changed setting other than steps and speed starts the run again (run.py's run_identity).
+// hands it `onView`. A changed setting other than steps and speed starts the run again (runIdentity).
 // While playing, most updates are glances: the steps, then only the dots (the first seed's predictions of the drawn
 // pairs). Measuring every head predicts the whole report set for each and costs several times a frame's training, so
 // it is done at most every MEASURE_EVERY_MS, yet at least CURVE_POINTS times a run (so a short or fast run's curves
@@ -17,10 +17,6 @@
   const MOST_WORKERS = 4, SHOWN = 600, MOVED = 5;
   const MEASURE_EVERY_MS = 500;                  // while playing, every head measured at most this often ...
   const CURVE_POINTS = 40;                       // ... unless a run's curves would get fewer points than this
-  const LOSSES = {   // stsdemo.losses.spec: each buffer loss's name, its x0 = 0 twin's and the paper's k (BERT)
-    sk2: { short: "Smooth K2", twin: "MSE", paperK: 2 },
-    trelu: { short: "Translated ReLU", twin: "L1", paperK: 2.5 },
-  };
 
   function runIdentity(config) {
     return JSON.stringify(Object.keys(config).sort().filter((name) => !CONTINUES.includes(name))
@@ -28,7 +24,7 @@
   }
 
   function twinLabels(config) {
-    const loss = LOSSES[config.loss];
+    const loss = Engine.LOSSES[config.loss];   // site.json's engine.losses (stsdemo.losses.spec)
     return [`${loss.short}, x0 = ${config.x0}`, `no buffer: x0 = 0 (${config.k}·${loss.twin})`];
   }
 
@@ -148,7 +144,7 @@
                     stepsDone: 0, measuredAt: 0, measuredStep: 0 };
       this.run = run; this.view = null;
       const ready = slices.map((seeds, i) => this.crew.ask(i, {
-        type: "init", id: generation, source, key, config, seeds, describe: i === 0 }));
+        type: "init", id: generation, source, key, config, seeds, describe: i === 0, declared: Engine.declarations() }));
       this.round = this.guard(this.round.then(() => Promise.all(ready)).then((answers) => {
         if (generation !== this.generation) return null;
         run.about = answers[0].about;
@@ -238,5 +234,5 @@
     status() { if (this.options.onStatus) this.options.onStatus({ playing: this.playing }); }
   }
 
-  root.PlaygroundPlayer = { Player, viewOf, runIdentity, twinLabels, seedSlices, median, LOSSES, PAIRED, CONTINUES };
+  root.PlaygroundPlayer = { Player, viewOf, runIdentity, twinLabels, seedSlices, median, PAIRED, CONTINUES };
 })(typeof globalThis !== "undefined" ? globalThis : this);

@@ -58,7 +58,7 @@
       return this.check(name, Number(text));
     }
 
-    // The one rule across settings (stsdemo.playground.config.lenient): x0 <= d/2, else x0 = min(its default, d/2).
+    // The one rule across settings (stsdemo.losses.buffer.check_buffer, lenient here): x0 <= d/2, else x0 = min(its default, d/2).
     withBuffer(values, notices) {
       if (values.x0 <= values.d / 2) return values;
       const x0 = Math.min(this.meta("x0").default, values.d / 2);

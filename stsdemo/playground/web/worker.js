@@ -15,7 +15,7 @@ importScripts("draws.js", "heads.js", "engine.js");
 const Engine = self.PlaygroundEngine;
 const parsed = new Map();   // URL or key -> the parsed data (a Promise while it loads)
 let run = null, runId = null;
-const SHOWN_MOST = 600;     // report pairs a view draws at most (stsdemo.app.playground_plots.MAX_DOTS)
+const SHOWN_MOST = 600;     // report pairs a view draws at most (the charts draw no more)
 
 function dataFrom(source, key) {
   const name = typeof source === "string" ? source : key;
@@ -26,7 +26,12 @@ function dataFrom(source, key) {
           return response.arrayBuffer();
         })
       : Promise.resolve(source);
-    const loading = bytes.then(Engine.loadCompact);
+    // a pinned file holds numbers only: its sentences (for a dot's two sentences) come from beside it
+    const loading = bytes.then(Engine.loadCompact).then((data) => (data.sentences || typeof source !== "string"
+      ? data
+      : fetch(source.replace(/\.safetensors$/, ".sentences.json"))
+          .then((response) => (response.ok ? response.json() : null), () => null)
+          .then((sentences) => ({ ...data, sentences }))));
     loading.catch(() => parsed.delete(name));   // a failed load is tried again next time
     parsed.set(name, loading);
   }
@@ -40,7 +45,8 @@ function about(data) {
     name: data.name, title: data.title || data.name, model: data.model, scheme: data.scheme,
     pool: data.train.labels.length, training, selection, report: data.held.labels.length, shownAt,
     gold: Float64Array.from(shownAt, (i) => data.held.labels[i] * run.config.d),
-    sentences: Array.from(shownAt, (i) => [data.sentences[data.held.u[i]], data.sentences[data.held.v[i]]]),
+    sentences: Array.from(shownAt, (i) => (data.sentences ? [data.sentences[data.held.u[i]], data.sentences[data.held.v[i]]]
+                                                           : ["", ""])),
   };
 }
 function bestShown(shownAt) {
@@ -57,6 +63,7 @@ function exportedHead(twin) {
 
 async function handle(message) {
   if (message.type === "init") {
+    if (message.declared) Engine.configure(message.declared);   // site.json's engine: the page's own constants
     const data = await dataFrom(message.source, message.key);
     run = new Engine.Run(message.config, data, { seeds: message.seeds });
     runId = message.id;
