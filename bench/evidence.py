@@ -7,7 +7,7 @@ Where does the buffer zone pay off? The plan runs, one run at a time:
 2. **MiniLM seeds** (``bench.quality`` at the paper budget): seeds 42, 43, 44 of the arms whose paired
    differences decide C1-C4 (the cosine target with each regression loss, the paper head with each
    regression loss, sentence-transformers' CosineSimilarityLoss, Pcc-tuning), one seed of CoSENT, AnglE and
-   the official code's settings. Seed-42 runs recorded before the STS-B node accuracy existed run again. Last,
+   the official Jina/Nomic tune script's settings. Seed-42 runs recorded before the STS-B node accuracy existed run again. Last,
    seeds 43 and 44 of the references that C1 and C4 read on STS: the cross-entropy head and +Contrast.
 3. **The chosen condition** (``bench.nli --train-pairs 500 --epochs 10``): buffer vs no buffer on 500 NLI
    training pairs, 10 passes over them, 3 seeds. Why this one: see ``CONDITION``.

@@ -52,8 +52,8 @@ untrained encoder.
 for the same reason. Five of its six runs never beat their stage-1 checkpoint on dev and kept the untrained encoder \
 (78.87); the sixth moved it slightly (78.84). So at this budget the head's features decide only whether the encoder \
 moves, and the 7-task mean does not read them.
-- The official code's settings on the same head (k 3.5, x0 0.2, lr 5e-5, 4 epochs at batch 8; one seed, four times \
-the passes) scored 81.42. So the head can train this encoder the right way, given that budget.
+- The official Jina/Nomic tune script's settings on the same head (k 3.5, x0 0.2, lr 5e-5, 4 epochs at batch 8; \
+one seed, four times the passes) scored 81.42. So the head can train this encoder the right way, given that budget.
 - On STS-B test, the cosine-target arms put 40 to 44 % of pairs on their node. The buffer does not raise that \
 figure: Smooth K2 41.29 ± 0.40 against MSE 41.48 ± 0.45.
 - On NLI, where the framing is native, the buffer's differences point down: Smooth K2 − MSE is {nli_sk2_mse} and \

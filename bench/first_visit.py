@@ -60,7 +60,7 @@ def main(argv=None) -> dict:
                 break
             except httpx.HTTPError:
                 if app.poll() is not None or time.monotonic() - launched > 300:
-                    raise RuntimeError("the app did not start")
+                    raise RuntimeError("the app did not start") from None
                 time.sleep(0.5)
         serving = time.monotonic() - launched
         time.sleep(max(0.0, args.after - (time.monotonic() - launched)))

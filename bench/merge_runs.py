@@ -1,8 +1,10 @@
 """Merge a folder of runs made on another machine into docs/results.json, keeping the machine each names.
 
-    python -m bench.merge_runs ../shared/gpu-runs/h100-2026-11-27 --batch-size precision-1.log:3=64
+    python -m bench.merge_runs docs/runs/h100-2026-11-27 --batch-size precision-1.log:3=64
 
-The folder holds ``records.json`` (entries in docs/results.json's layout: ``quality.runs`` and ``speed`` parts, as
+Copy the folder into the repository first (docs/runs/<gpu>-<date>/, its small text logs only), so that the
+``source`` it is recorded with is a repository path (tests/test_record_sources.py checks every record's). The folder
+holds ``records.json`` (entries in docs/results.json's layout: ``quality.runs`` and ``speed`` parts, as
 the commands that made them wrote them) and, optionally, the JSON lines of ``python -m bench.precision`` in
 ``precision-*.log``. Every run record is checked against :mod:`bench.schema` and must name its machine; a run key
 already recorded is refused (a rerun replaces nothing silently). Speed parts and precision rows are stored per

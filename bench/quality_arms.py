@@ -68,9 +68,11 @@ ARMS: dict[str, dict] = {
     "st-angle": dict(kind="st", group="main", loss="AnglELoss", settings="matched",
                      label="sentence-transformers AnglELoss (our settings)"),
     "official": dict(kind="ours", group="main", family="head", preset="tune-official",
-                     label="official code's tune settings (SK2 k 3.5, x0 0.2, lr 5e-5, 4 epochs, batch 8, two-stage)",
-                     notes="preset tune-official (ZBWpro/STS-Regression tune-jina-nomic.py); its own epochs, batch "
-                           "size and lr; dev every 1,520 pairs like the others"),
+                     label="official Jina/Nomic tune script's settings (SK2 k 3.5, x0 0.2, lr 5e-5, 4 epochs, batch 8, "
+                           "two-stage)",
+                     notes="preset tune-official (ZBWpro/STS-Regression code/tune-jina-nomic.py, Jina's settings; not "
+                           "the BERT/RoBERTa tune, code/tune.py); its own epochs, batch size and lr; dev every 1,520 "
+                           "pairs like the others"),
     "st-cossim-doc": dict(kind="st", group="main", loss="CosineSimilarityLoss", settings="doc",
                           label="sentence-transformers CosineSimilarityLoss (documented recipe)", notes=ST_DOC_NOTE),
     "st-cosent-doc": dict(kind="st", group="main", loss="CoSENTLoss", settings="doc",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from stsdemo.evaluate import TABLE_NAMES
 
+from .common import REPO
 from .schema import section
 
 def speed_tables(results: dict) -> list[str]:
@@ -182,7 +183,10 @@ def machine_tables(results: dict) -> list[str]:
                          f"on a GPU ≤ {GPU_EVAL7_SECONDS:g} s: {_met(ev['ours_seconds'] <= GPU_EVAL7_SECONDS)}",
                          "bench.speed --parts eval7"))
         if rows:
-            lines += [f"**{machine}** (merged from the logs in `{found['source']}`; its own runs, not this "
-                      "machine's):\n", "| measurement | ours | reference | reading | from |", "|---|---:|---:|---|---|",
+            source = found["source"]   # the folder of its logs, or a note (a file) saying they were not kept
+            where = (f"merged from records whose logs were not kept: `{source}`" if (REPO / source).is_file()
+                     else f"merged from the logs in `{source}`")
+            lines += [f"**{machine}** ({where}; its own runs, not this machine's):\n",
+                      "| measurement | ours | reference | reading | from |", "|---|---:|---:|---|---|",
                       *("| " + " | ".join(row) + " |" for row in rows), ""]
     return lines

@@ -325,9 +325,10 @@ PRESETS = {
                        dict(loss="sk2", data="stsb+sick", two_stage=True), paper_k_for="bert"),
     "tune-trelu": Preset("Paper · tune a contrastive encoder · Translated ReLU (two-stage, STS-B+SICK-R)",
                          dict(loss="trelu", data="stsb+sick", two_stage=True), paper_k_for="bert"),
-    # The official repository's tune settings for contrastive encoders (ZBWpro/STS-Regression,
-    # tune-jina-nomic.py; Nomic there uses k = 3, x0 = 0.25).
-    "tune-official": Preset("Official code · contrastive encoder · Smooth K2 k={k}, x0={x0}, lr {lr}, {epochs} "
+    # The official Jina/Nomic tune script's settings, for Jina v2 (ZBWpro/STS-Regression code/tune-jina-nomic.py;
+    # Nomic there uses k = 3, x0 = 0.2). The official BERT/RoBERTa tune (code/tune.py) is another recipe:
+    # x0 0.25 with k 4 (BERT) or 3 (RoBERTa), lr 5e-5 or 4e-5, 5 epochs at batch 4 (docs/evidence.md).
+    "tune-official": Preset("Official Jina/Nomic tune · contrastive encoder · Smooth K2 k={k}, x0={x0}, lr {lr}, {epochs} "
                             "epochs, batch {batch_size}",
                             dict(loss="sk2", k=3.5, x0=0.2, lr=5e-5, epochs=4.0, batch_size=8, data="stsb+sick",
                                  two_stage=True)),

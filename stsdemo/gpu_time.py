@@ -9,7 +9,7 @@ The request: ``MARGIN x (start-up + training + dev evaluations + the 7-task eval
 
 * training is :meth:`stsdemo.budget.RunPlan.estimate` on a GPU: FLOPs at 10 TFLOP/s plus 35 ms a step, fitted to
   the training speeds of an H100 shared by 6-10 jobs; on one H100 to itself all-MiniLM-L6-v2 trained at 508.6 and
-  516.0 pairs/s in fp32 at batch 16, length 256 (``../shared/gpu-runs/h100-2026-11-27``): 31.5 ms a step, where the
+  516.0 pairs/s in fp32 at batch 16, length 256 (``docs/runs/h100-2026-11-27``): 31.5 ms a step, where the
   estimate says 41 ms;
 * evaluation runs at the measured speed of all-MiniLM-L6-v2's 7-task evaluation on one H200
   (:data:`stsdemo.run_cost.GPU_SENTENCE_SECONDS`: 26,289 distinct sentences in 2.39 s), slower in proportion to the

@@ -1,7 +1,7 @@
 """The arithmetic a run trains in: ``precision=auto`` takes the fastest the device has for this run's model,
 batch and length, by timing a few training steps of each candidate before the run starts.
 
-Why measure rather than follow a rule: on one H100 (``../shared/gpu-runs/h100-2026-11-27``) all-MiniLM-L6-v2 at
+Why measure rather than follow a rule: on one H100 (``docs/runs/h100-2026-11-27``) all-MiniLM-L6-v2 at
 batch 16, length 256 trained at 508-516 pairs/s in fp32, 285-335 under bf16 autocast and 245-265 in fp16 with a
 gradient scaler, yet bf16 at batch 64 reached 753: a small model's step is bound by kernel launches, where
 autocast's extra casts cost more than its faster matrix products save, and which side wins moves with the model,

@@ -59,7 +59,8 @@ GPU_FLOPS = 10e12
 GPU_STEP_SECONDS = 0.035
 # Encoding (the dev and the final evaluations) on a GPU is bound by tokenizing and padding on the host, not by its
 # FLOPs: all-MiniLM-L6-v2 evaluated the 26,289 distinct 7-task sentences in 2.39 s on one H200 to itself
-# (bench.speed --parts eval7, ../shared/gpu-runs/h200-2026-11-28, whose profile puts the GPU's share under 0.1 s);
+# (bench.speed --parts eval7; its profile put the GPU's share under 0.1 s, but those logs were not kept:
+# docs/runs/h200-2026-11-28/README.md);
 # an encoder with more FLOPs a sentence takes proportionally longer. (The H100's 19.8 s of 2026-11-27 was the model
 # left on that machine's CPU cores by the benchmark.) On a CPU the FLOPs bound it (bench.cost_fit measures both).
 GPU_SENTENCE_SECONDS = 2.39 / 26_289

@@ -76,7 +76,7 @@ def parameter_groups(model: SiameseRegressor, lr: float, head_lr: float, layer_d
         depth = int(match.group(1)) + 1 if match else (0 if "embed" in name else top)
         decay = 0.0 if param.ndim < 2 else weight_decay
         groups.setdefault((lr * layer_decay ** (top - depth), decay), []).append(param)
-    for name, param in model.head.named_parameters():
+    for param in model.head.parameters():
         groups.setdefault((head_lr, 0.0 if param.ndim < 2 else weight_decay), []).append(param)
     return [{"params": params, "lr": group_lr, "weight_decay": decay} for (group_lr, decay), params in groups.items()]
 

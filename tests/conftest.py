@@ -1,9 +1,10 @@
 """Shared fixtures, and which tests are slow. Runs and checkpoints go to a temporary folder, never into the
 repository.
 
-``python -m pytest -m "not slow" -q -n 2 --dist loadfile`` is the fast loop: the unit and view-model tests, in about a
-minute on two cores. ``python -m pytest -q -n 2 --dist loadfile`` (CI) runs everything, each test file on one of two
-workers. A test is slow, and marked so here at collection, when
+``python -m pytest -q -n 2 --dist loadfile`` is the fast loop: the unit and view-model tests, in about a minute on two
+cores (pyproject.toml's addopts carry ``-m 'not slow'``). ``python -m pytest -m "" -q -n 2 --dist loadfile`` (CI)
+runs everything, each test file on one of two workers; a later ``-m`` replaces the default, so ``-m ""`` (or
+``-m slow``) is also how to run one slow module by itself. A test is slow, and marked so here at collection, when
 
 * it uses, directly or through other fixtures, a fixture of ``SLOW_FIXTURES``: one that launches the app's
   server (the API clients and the browser pages are built on it) or holds a real model's results;

@@ -159,7 +159,7 @@ def test_encode_leaves_out_a_value_that_would_not_read_back():
     query, notices = links.encode("loss", {"k": -1.0, "x0": 0.25, "d": 1.0, "prediction": math.nan, "label": 3.0})
     assert "k=" not in query and "prediction=" not in query and "x0=0.25" in query
     assert len(notices) == 2
-    with pytest.raises(Exception):
+    with pytest.raises(links.InputError, match="unknown tab 'nowhere'"):
         links.encode("nowhere", {})
 
 
