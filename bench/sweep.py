@@ -7,7 +7,7 @@ process, as each task finishes: workers compute and return, only the driver writ
 keeps one writer (the locked atomic write of :mod:`bench.common`) whatever runs the tasks.
 
 * ``ray=None`` (the default): serial, in this process; Ray is not imported and need not be installed.
-* ``ray=""``: a local Ray started on this machine (``cpus`` cores, default all), shut down at the end.
+* ``ray=""``: a new local Ray on this machine (``cpus`` cores, default all), shut down at the end.
 * ``ray="HOST:PORT"`` (or ``ray://HOST:PORT``, or ``auto``): join that cluster (``ray.init(address=...)``).
 
 A task that raises, or whose worker dies (killed, out of memory), runs once more; if it fails again its
@@ -83,10 +83,14 @@ def session(address: str | None, cpus: int | None = None):
     except ImportError:
         raise InputError(f"--ray needs Ray: {INSTALL}") from None
     if address:
-        ray.init(address=address, include_dashboard=False)
-    else:  # a local Ray's workers import what this process imports
+        try:
+            ray.init(address=address, include_dashboard=False)
+        except ConnectionError as error:  # "auto" with no cluster on this machine, a cluster that went away
+            raise InputError(f"no Ray cluster at {address}: {error_line(error)}") from None
+    else:  # a new Ray even where `ray start` or RAY_ADDRESS names one; its workers import what we import
         path = os.pathsep.join(entry for entry in sys.path if entry)
-        ray.init(num_cpus=cpus, include_dashboard=False, runtime_env={"env_vars": {"PYTHONPATH": path}})
+        ray.init(address="local", num_cpus=cpus, include_dashboard=False,
+                 runtime_env={"env_vars": {"PYTHONPATH": path}})
     try:
         yield
     finally:
@@ -162,9 +166,9 @@ def _check_resources(todo: list[Task], cluster: dict) -> None:
     """An InputError when a task asks for more CPUs or GPUs than the whole cluster has (Ray would wait for
     them forever)."""
     for name, field in (("CPU", "num_cpus"), ("GPU", "num_gpus")):
-        needed = max((getattr(task, field) for task in todo), default=0)
-        if needed > cluster.get(name, 0):
-            raise InputError(f"a task asks for {needed:g} {name}, the Ray cluster has {cluster.get(name, 0):g}")
+        needed, has = max((getattr(task, field) for task in todo), default=0), cluster.get(name, 0)
+        if needed > has:
+            raise InputError(f"a task asks for {needed:g} {name}, the Ray cluster has {has:g}")
 
 
 def _ray_connected() -> bool:
