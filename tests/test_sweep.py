@@ -25,8 +25,9 @@ def draws(task: Task) -> dict:
 
 
 def flaky(task: Task) -> dict:
-    """``args``: (what to do, the folder of marker files). Every attempt leaves a line in ``<key>.tries``; "dies
-    once" ends its worker process on its first attempt, "raises" always raises, "raises once" on its first."""
+    """``args``: (what to do, the folder of marker files). Every attempt leaves a line in ``<key>.tries``;
+    "dies once" ends its worker process on its first attempt, "raises" always raises, "raises once" on its
+    first."""
     action, folder = task.args
     tries = os.path.join(folder, f"{task.key}.tries")
     first = not os.path.exists(tries)
@@ -47,20 +48,23 @@ def records_of(tasks, work, **options) -> tuple[dict, dict, dict]:
     """``(records, failed, returned)`` of a sweep: what ``record`` and ``failed`` were handed, and what it
     returned."""
     records, failed = {}, {}
-    returned = run_sweep(tasks, work, records.__setitem__, failed=failed.__setitem__, progress=False, **options)
+    returned = run_sweep(tasks, work, records.__setitem__, failed=failed.__setitem__, progress=False,
+                         **options)
     return records, failed, returned
 
 
 def without_pids(records: dict) -> str:
-    return json.dumps({key: {k: v for k, v in record.items() if k != "pid"} for key, record in records.items()},
-                      sort_keys=True)
+    """The records as ``json.dumps`` sorts them, without the process that computed each."""
+    kept = {key: {name: value for name, value in record.items() if name != "pid"}
+            for key, record in records.items()}
+    return json.dumps(kept, sort_keys=True)
 
 
 # ---- serial: the default, with no Ray -------------------------------------------------------------------
 
 
 def test_the_serial_path_records_every_task_in_order_skips_the_done_ones_and_never_imports_ray(monkeypatch):
-    monkeypatch.setitem(sys.modules, "ray", None)          # `import ray` now fails: the serial path needs none
+    monkeypatch.setitem(sys.modules, "ray", None)      # `import ray` now fails: the serial path needs none
     order = []
     tasks = [Task(f"seed{seed}", seed) for seed in range(4)]
     found = run_sweep(tasks, draws, lambda key, record: order.append((key, record)), done={"seed2"},
@@ -91,7 +95,8 @@ def test_without_tqdm_the_progress_is_a_line_with_the_count_and_the_eta(monkeypa
     monkeypatch.setitem(sys.modules, "tqdm", None)
     run_sweep([Task("a", 1), Task("b", 2)], draws, lambda key, record: None)
     lines = capsys.readouterr().err.splitlines()
-    assert lines[0].startswith("sweep: 1/2 tasks, ETA 00:00:") and lines[1] == "sweep: 2/2 tasks, ETA 00:00:00"
+    assert lines[0].startswith("sweep: 1/2 tasks, ETA 00:00:")
+    assert lines[1] == "sweep: 2/2 tasks, ETA 00:00:00"
 
 
 def test_with_tqdm_the_bar_counts_the_tasks(capsys):
@@ -153,3 +158,42 @@ def test_a_task_asking_for_more_than_the_cluster_has_is_one_line_not_a_wait():
     pytest.importorskip("ray")
     with pytest.raises(InputError, match="a task asks for 64 GPU, the Ray cluster has "):
         run_sweep([Task("a", 1, num_gpus=64)], draws, lambda key, record: None, ray="", cpus=2)
+
+
+@pytest.mark.slow
+def test_the_speed_measure_times_both_runs_with_their_load_and_checks_their_records_equal():
+    pytest.importorskip("ray")
+    from bench import sweep_speed
+
+    found = sweep_speed.main(["--tasks", "2", "--rounds", "2", "--workers", "2", "--no-record"])
+    assert found["speedup"] == round(found["serial"]["wall_seconds"] / found["ray"]["wall_seconds"], 2)
+    assert found["serial"]["start_seconds"] == 0 and found["ray"]["start_seconds"] > 0
+    assert all(len(run["task_seconds"]) == 2 and set(run["load"]) == {"before", "after"}
+               for run in (found["serial"], found["ray"]))
+
+
+HEAD = """import sys, ray
+ray.init(address="local", num_cpus=2, include_dashboard=False)
+print(ray.get_runtime_context().gcs_address, flush=True)
+sys.stdin.read()
+ray.shutdown()
+"""
+
+
+@pytest.mark.slow
+def test_a_sweep_joins_the_cluster_at_its_address_and_leaves_it_running():
+    pytest.importorskip("ray")
+    import subprocess
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(entry for entry in sys.path if entry)}
+    head = subprocess.Popen([sys.executable, "-c", HEAD], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, env=env)
+    try:
+        address = head.stdout.readline().strip()
+        tasks = [Task(f"seed{seed}", seed) for seed in range(3)]
+        records, failed, _ = records_of(tasks, draws, ray=address)
+        assert failed == {} and without_pids(records) == without_pids(records_of(tasks, draws)[0])
+        assert os.getpid() not in {record["pid"] for record in records.values()}
+        assert head.poll() is None                                 # the cluster is not the sweep's to stop
+    finally:
+        head.communicate("", timeout=60)
