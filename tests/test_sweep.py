@@ -197,3 +197,18 @@ def test_a_sweep_joins_the_cluster_at_its_address_and_leaves_it_running():
         assert head.poll() is None                                 # the cluster is not the sweep's to stop
     finally:
         head.communicate("", timeout=60)
+
+
+def test_docs_sweeps_quotes_the_recorded_speed_up_with_its_load():
+    from bench.common import REPO, load_results
+
+    found = load_results(REPO / "docs" / "results.json")["sweep"]["speedup"]
+    text = (REPO / "docs" / "sweeps.md").read_text(encoding="utf-8")
+    serial, on_ray = found["serial"], found["ray"]
+    for quoted in (f"**{found['speedup']:.2f}×**", f"**{found['speedup_without_start']:.2f}×**",
+                   f"| serial, one process | {serial['wall_seconds']:.1f} s |",
+                   f"| local Ray, {found['workers']} workers | {on_ray['wall_seconds']:.1f} s | "
+                   f"{on_ray['start_seconds']:.1f} s |",
+                   *(f"{run['load']['before']['load_1min']:.2f} → {run['load']['after']['load_1min']:.2f}"
+                     for run in (serial, on_ray))):
+        assert quoted in text
