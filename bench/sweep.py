@@ -172,7 +172,8 @@ def _check_resources(todo: list[Task], cluster: dict) -> None:
 
 
 def _ray_connected() -> bool:
-    return "ray" in sys.modules and sys.modules["ray"].is_initialized()
+    ray = sys.modules.get("ray")          # never imported here: a session would have imported it
+    return ray is not None and ray.is_initialized()
 
 
 def _log_failure(key: str, line: str) -> None:

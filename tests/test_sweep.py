@@ -105,6 +105,12 @@ def test_with_tqdm_the_bar_counts_the_tasks(capsys):
     assert "2/2" in capsys.readouterr().err
 
 
+def test_ray_asked_for_but_not_installed_is_one_line_naming_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(InputError, match=r"^--ray needs Ray: pip install 'stsdemo\[sweep\]'"):
+        run_sweep([Task("a", 1)], draws, lambda key, record: None, ray="")
+
+
 # ---- a bad address: one line, at once -------------------------------------------------------------------
 
 
