@@ -72,10 +72,20 @@ def update_results(section: str, entries: dict, path: Path | None = None) -> dic
 def add_run(section: str, key: str, record: dict, path: Path | None = None) -> None:
     """Add one run record to ``section["runs"]`` under the lock: read, add and write in one step, so jobs that
     work through one plan side by side never drop each other's runs."""
+    _add_entry(section, "runs", key, record, path)
+
+
+def add_failure(section: str, key: str, line: str, path: Path | None = None) -> None:
+    """Record that the run ``key`` failed, ``line`` its one-line error, in ``section["failed"]`` (as
+    :func:`add_run`, under the lock)."""
+    _add_entry(section, "failed", key, line, path)
+
+
+def _add_entry(section: str, part: str, key: str, value, path: Path | None) -> None:
     path = path or results_path()
     with results_lock(path):
         data = load_results(path)
-        data.setdefault(section, {}).setdefault("runs", {})[key] = portable(record)
+        data.setdefault(section, {}).setdefault(part, {})[key] = portable(value)
         data.setdefault("machine", machine())
         write_json_atomic(path, data)
 

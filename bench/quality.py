@@ -33,14 +33,15 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from .common import (Timer, add_run, device_name, load_results, log, out_dir, results_lock, results_path,
-                     setup_environment, update_results)
+from .common import (Timer, add_failure, add_run, device_name, load_results, log, out_dir, results_lock,
+                     results_path, setup_environment)
 from .quality_arms import (ARMS, EVAL_EVERY, GROUPS, MAIN, MODELS, SEEDS, ST_SETTINGS, STAGE1_MAX_STEPS,
                            STEPS_PER_EPOCH, QualityBudget, arm_label, quick_budget)
 from .quality_scoring import base_scores, evaluate_encoder, stsb_node_accuracy, test_sets
-from .schema import check_record, quality_failed, quality_runs, run_key
+from .schema import check_record, quality_runs, run_key
 # bench.speed and bench.tuning read sentence-transformers' trainer and its data sets through this module
 from .st_training import ST_DATA, run_st, st_trainer  # noqa: F401
+from .sweep import error_line
 
 # Plan groups: the arms of one launch, and which of them get the extra seeds of ``--seeds``. "best:a|b" is
 # whichever of a and b had the higher STS-B dev on the first seed (decided when its second seed is due,
@@ -351,9 +352,8 @@ def main(argv=None) -> dict:
         try:
             result = run_one(name, seed, budget, sets, model, model_path)
         except Exception as error:  # one broken arm must not lose the others
-            log(f"FAILED {key}: {type(error).__name__}: {error}")
-            failed = {**quality_failed(load_results()), key: f"{type(error).__name__}: {error}"}
-            update_results("quality", {"failed": failed})
+            log(f"FAILED {key}: {error_line(error)}")
+            add_failure("quality", key, error_line(error))
             if args.quick:
                 raise
             continue

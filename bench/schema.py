@@ -7,8 +7,12 @@ The file is one JSON object of sections; each writer merges its entries into its
 * ``quality``: ``{"runs": {run key: QualityRun}, "failed": {run key: "Error: message"}}`` (bench.quality)
 * ``nli``: ``{"runs": {run key: NliRun}}`` (bench.nli)
 * ``fusion``: ``{fusion key: FusionEntry}`` (bench.fusion)
-* ``tuning``: ``{"runs": {run key: TuningRun}}``: the dev-only runs of bench.tuning (the grid, tag ``grid``, and
-  the CoSENT/AnglE diagnosis, tag ``diagnosis``); its tuned runs, with test scores, are quality runs (tag ``tuned``)
+* ``tuning``: ``{"runs": {run key: TuningRun}, "failed": {run key: "Error: message"}}``: the dev-only runs
+  of bench.tuning (the grid, tag ``grid``, and the CoSENT/AnglE diagnosis, tag ``diagnosis``); its tuned
+  runs, with test scores, are quality runs (tag ``tuned``); a run that failed twice is in its section's
+  ``failed``
+* ``sweep``: ``{"speedup": measurements}``: a small sweep timed serially and on local Ray workers, with the
+  load before and after (bench.sweep_speed)
 * ``speed``: ``{part: measurements}``, parts train, eval, latency, view, cli, eval7 and stsb (bench.speed),
   app_default and app_compare (bench.app_default); ``<part>_quick`` for ``--quick``; and ``machines``:
   ``{machine: {part: measurements, "precision": [bench.precision rows], "source": folder}}``, the figures of
@@ -40,7 +44,7 @@ from __future__ import annotations
 from typing import TypedDict
 
 SECTIONS = ("quality", "nli", "fusion", "tuning", "speed", "memory", "scaling", "playground", "cost_fit", "load",
-            "machine")
+            "sweep", "machine")
 
 
 def run_key(model: str, arm: str, seed: int, tag: str) -> str:

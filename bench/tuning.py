@@ -32,12 +32,17 @@ Here each arm of ``ARMS`` gets the same chance, and only that:
 A verdict reads one machine and precision (``bench.tuning_report``), so a run recorded on another machine does not
 stand in for one on the machine of the verdicts: ``--this-machine`` counts only this machine's records as done.
 
-Every run is recorded as soon as it finishes; ``--skip-done`` skips what is recorded and what another live job
-is running, so several jobs can work through the plan side by side (a GPU runs several small runs at once).
+Each step is one sweep (:mod:`bench.sweep`): its runs one after another here, or with ``--ray`` side by
+side on a local Ray or a Ray cluster, ``--gpus-per-run 0.25`` putting four runs on a GPU (docs/sweeps.md).
+Every run is recorded by this process as soon as it finishes; a run that fails is tried once more, then
+recorded in its section's ``failed``, and the step goes on. ``--skip-done`` skips what is recorded and what
+another live job holds (a job holds a step's runs from the step's start), so jobs on one results file never
+run a run twice.
 
     python -m bench.tuning --list
     python -m bench.tuning --steps grid,tuned --skip-done
-    python -m bench.tuning --steps mpnet --skip-done
+    python -m bench.tuning --steps grid,tuned --skip-done --ray --gpus-per-run 0.25   # 4 runs a GPU, all GPUs
+    python -m bench.tuning --steps mpnet --skip-done --ray 10.0.0.1:6379              # on a Ray cluster
     python -m bench.tuning --steps tuned,mpnet --skip-done --this-machine   # on the machine of the verdicts
 """
 
@@ -47,10 +52,11 @@ import argparse
 import os
 import sys
 
+from stsdemo.errors import InputError
 from stsdemo.losses.spec import PAPER_X0, paper_k
 
-from . import quality
-from .common import add_run, load_results, log, setup_environment
+from . import quality, sweep
+from .common import add_failure, add_run, load_results, log, setup_environment
 from .schema import check_record, quality_runs, record_model, run_key, tuning_runs
 
 ARMS = ("sk2-cosine", "mse-cosine", "trelu-cosine", "l1-cosine", "st-cossim", "st-cosent", "st-angle", "pcc")
@@ -209,10 +215,14 @@ def recorded(results: dict, entry: dict, machine: str | None = None) -> bool:
     return run is not None and (machine is None or run.get("machine") == machine)
 
 
-def run_entry(entry: dict, budget: quality.QualityBudget, sets, model_paths: dict) -> dict:
-    """Run one (resolved) plan entry and record it."""
-    result = quality.run_one(entry["arm"], entry["seed"], budget, sets if entry["test"] else None, entry["model"],
-                             model_paths[entry["model"]], point=entry["point"], tag=entry["tag"])
+def run_entry(task: sweep.Task) -> dict:
+    """Run one (resolved) plan entry, here or in a Ray worker: its record, checked; the driver writes it
+    (:func:`bench.sweep.run_sweep`). ``task.args``: the entry, the budget, the test sets (None for a dev-only
+    run), the encoder's folder and the torch threads."""
+    entry, budget, sets, model_path, threads = task.args
+    setup_environment(threads)
+    result = quality.run_one(entry["arm"], entry["seed"], budget, sets, entry["model"], model_path,
+                             point=entry["point"], tag=entry["tag"])
     if entry.get("chosen_from"):
         result["chosen_from"] = entry["chosen_from"]
         if entry["model"] != "minilm":
@@ -220,7 +230,6 @@ def run_entry(entry: dict, budget: quality.QualityBudget, sets, model_paths: dic
     if entry["tag"] == "diagnosis":
         result["notes"] = f"{entry['factor']}: {describe_factor(entry['factor'])}"
     check_record(entry["section"], result)
-    add_run(entry["section"], entry_key(entry), result)
     return result
 
 
@@ -254,6 +263,13 @@ def main(argv=None) -> None:
     parser.add_argument("--this-machine", action="store_true",
                         help="with --skip-done: a run recorded on another machine counts as not done (a verdict "
                              "reads one machine and precision)")
+    parser.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                        help="run the runs on Ray: alone, a local Ray on this machine's cores; with "
+                             "HOST:PORT, the cluster there (docs/sweeps.md). Default: one after another, here")
+    parser.add_argument("--gpus-per-run", type=float, default=None,
+                        help="with --ray: GPUs a run reserves, 0.25 puts four runs on a GPU (default: 1 "
+                             "where this machine has a GPU, else 0)")
+    parser.add_argument("--cpus-per-run", type=float, default=1, help="with --ray: CPU cores a run reserves")
     args = parser.parse_args(argv)
     steps = [s.strip() for s in args.steps.split(",") if s.strip()]
     if unknown := [s for s in steps if s not in STEPS]:
@@ -264,16 +280,32 @@ def main(argv=None) -> None:
     if args.quick and "BENCH_RESULTS" not in os.environ:
         parser.error("--quick writes under the real tags: point BENCH_RESULTS at a scratch results file")
     setup_environment(args.threads)
-    from .common import device_name
+    try:
+        with sweep.session(args.ray):
+            failures = run_steps(steps, args)
+    except InputError as error:
+        parser.exit(2, f"{parser.prog}: error: {error}\n")
+    if failures and args.quick:
+        raise SystemExit(f"{len(failures)} run(s) failed: "
+                         + "; ".join(f"{key}: {line}" for key, line in failures.items()))
+
+
+def run_steps(steps: list[str], args) -> dict[str, str]:
+    """Run the steps in order, each as one sweep of its due runs; ``{run key: error line}`` of the runs that
+    failed twice (recorded in their section's ``failed``)."""
+    from .common import cuda_available, device_name
     from .mpnet import model_location
 
     budget = quality.quick_budget() if args.quick else quality.QualityBudget()
     sets = quality.test_sets(budget)
     model_paths = {"minilm": None}
     machine = device_name() if args.this_machine else None
+    gpus = args.gpus_per_run if args.gpus_per_run is not None else float(cuda_available())
+    failures = {}
     for step in steps:
         entries = plan(step)
         log(f"== tuning step {step}: {len(entries)} runs, budget {budget.key()}")
+        tasks, sections = [], {}
         for planned in entries:
             entry = resolve(planned, tuning_runs(load_results()))
             if entry is None:
@@ -284,17 +316,23 @@ def main(argv=None) -> None:
                 model_paths[entry["model"]] = model_location(entry["model"])
             if args.skip_done and (recorded(load_results(), entry, machine) or not quality.claim(key, budget.key())):
                 continue
-            log(f"start {key}")
-            try:
-                result = run_entry(entry, budget, sets, model_paths)
-            except Exception as error:  # one broken run must not lose the others
-                log(f"FAILED {key}: {type(error).__name__}: {error}")
-                if args.quick:
-                    raise
-                continue
+            sections[key] = entry["section"]
+            inputs = (entry, budget, sets if entry["test"] else None, model_paths[entry["model"]], args.threads)
+            tasks.append(sweep.Task(key, inputs, num_cpus=args.cpus_per_run, num_gpus=gpus))
+
+        def record(key: str, result: dict) -> None:
+            add_run(sections[key], key, result)
             test = result.get("test", {}).get("Avg.")
-            log(f"done {key}: dev {result['dev_best'] if 'dev_best' in result else float('nan'):.2f}"
+            log(f"done {key}: dev {result.get('dev_best', float('nan')):.2f}"
                 + (f" Avg. {test:.2f}" if test is not None else "") + f" in {result['wall_seconds']:.0f}s")
+
+        def failed(key: str, line: str) -> None:
+            log(f"FAILED {key}: {line}")
+            add_failure(sections[key], key, line)
+
+        failures |= sweep.run_sweep(tasks, run_entry, record, ray=args.ray, failed=failed)
+    return failures
+
 
 if __name__ == "__main__":
     main(sys.argv[1:])

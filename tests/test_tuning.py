@@ -6,6 +6,7 @@ precision, and names what it leaves out and what is not run."""
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
@@ -227,3 +228,42 @@ def test_the_benchmark_tab_shows_the_shipped_tuned_evidence_and_a_notice_without
     empty.write_text('{"version": 1, "rows": [], "claims": []}')
     assert tuning_view.load_tuning(empty) is None
     assert tuning_view.claims_markdown(None) == tuning_view.UNAVAILABLE and tuning_view.tuned_frame(None).empty
+
+
+def test_the_grid_runs_one_after_another_without_ray_and_records_each_run_and_each_twice_failed_run(
+        monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "ray", None)                      # `import ray` fails: the default needs none
+    monkeypatch.setenv("BENCH_RESULTS", str(tmp_path / "results.json"))
+    monkeypatch.setenv("BENCH_OUT", str(tmp_path / "out"))
+    calls = []
+
+    def run_one(arm, seed, budget, sets, model, model_path, point=None, tag=None):
+        calls.append(arm)
+        if arm == "st-angle":
+            raise RuntimeError("out of\nluck")
+        return dict(arm=arm, seed=seed, point=point, lr=point["lr"], budget={}, budget_key=budget.key(),
+                    budget_tag=tag, dev_best=80.0, best_step="1:2", dev_curve=[], steps=2, wall_seconds=0.5,
+                    machine=CPU, finished="2026-12-03 18:00:00")
+
+    monkeypatch.setattr(quality, "run_one", run_one)
+    monkeypatch.setattr(quality, "test_sets", lambda budget: {})
+    with pytest.raises(SystemExit, match="^4 run\\(s\\) failed: minilm/st-angle@lr=1e-05/seed41/grid: "):
+        tuning.main(["--steps", "grid", "--quick", "--skip-done"])
+    results = load_results()
+    angle = {tuning.entry_key(e) for e in tuning.plan("grid") if e["arm"] == "st-angle"}
+    assert set(results["tuning"]["runs"]) == {tuning.entry_key(e) for e in tuning.plan("grid")} - angle
+    assert results["tuning"]["failed"] == dict.fromkeys(angle, "RuntimeError: out of luck")
+    assert len(calls) == len(tuning.plan("grid")) + len(angle)          # each failed run was tried twice
+    calls.clear()
+    with pytest.raises(SystemExit):                                    # --skip-done: only the failed runs again
+        tuning.main(["--steps", "grid", "--quick", "--skip-done"])
+    assert calls == ["st-angle"] * 2 * len(angle) and sys.modules["ray"] is None
+
+
+def test_tuning_on_a_bad_ray_address_exits_2_with_one_line_before_it_loads_anything(monkeypatch, capsys):
+    monkeypatch.setattr(quality, "test_sets", lambda budget: pytest.fail("loaded the test sets"))
+    with pytest.raises(SystemExit) as exited:
+        tuning.main(["--steps", "grid", "--ray", "127.0.0.1:1"])
+    err = capsys.readouterr().err.splitlines()
+    assert exited.value.code == 2 and len(err) == 1
+    assert err[0].startswith("python -m bench.tuning: error: no Ray cluster answers at 127.0.0.1:1")
