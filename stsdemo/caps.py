@@ -34,9 +34,12 @@ CAPS = {
     # ---- the queue: no visitor can take it from the others ------------------------------------------------------
     "events_per_session": Cap(4, "events", "queued or running events of one browser session, every endpoint "
                                            "together; more are refused at once", "STSDEMO_EVENTS_PER_SESSION"),
-    "events_per_address": Cap(12, "events", "queued or running events of one client address (every session at "
-                                            "it), where the address is known", "STSDEMO_EVENTS_PER_ADDRESS"),
-    "queue_size": Cap(64, "events", "events waiting in Gradio's queue, every visitor together", "STSDEMO_QUEUE_SIZE"),
+    "events_per_address": Cap(40, "events", "queued or running events of one client address (every session at "
+                                            "it; an IPv6 address's /64), where the address is known: sized for a "
+                                            "class of 30 on one Wi-Fi", "STSDEMO_EVENTS_PER_ADDRESS"),
+    "queue_size": Cap(96, "events", "events waiting in Gradio's queue, every visitor together: more than one "
+                                    "address's places, so a full address leaves room for the others",
+                      "STSDEMO_QUEUE_SIZE"),
     "training_slots": Cap(1, "runs", "fine-tunes (or Compare jobs) training at once", "STSDEMO_MAX_TRAINING"),
     "training_waiting": Cap(4, "runs", "fine-tunes that may wait for a slot (one per visitor)", "STSDEMO_MAX_WAITING"),
     # ---- what a request may carry ---------------------------------------------------------------------------------

@@ -288,6 +288,10 @@ def test_the_client_address_is_the_one_the_trusted_proxy_wrote():
     assert client_address("10.16.3.80", None, hops=1) is None
     assert client_address("10.16.3.80", "10.0.0.5", hops=1) is None                  # an internal hop
     assert client_address("127.0.0.1", None, hops=0) is None and client_address(None, "x", hops=1) is None
+    # an IPv6 visitor is its /64: a fresh address in it for every call is the same visitor (issue 51)
+    assert client_address("10.16.3.80", "2a00:1450:4001:81c:1:2:3:4", hops=1) == "2a00:1450:4001:81c::/64"
+    assert client_address("2a00:1450:4001:81c::9", None, hops=0) == "2a00:1450:4001:81c::/64"
+    assert client_address("::ffff:8.8.8.8", None, hops=0) == "8.8.8.8"
 
 
 def test_a_visitor_is_named_by_address_behind_the_space_proxy(monkeypatch):

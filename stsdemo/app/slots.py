@@ -11,7 +11,8 @@ the line is full. Leaving (a stop, a closed tab) frees the place for the next on
 
 One visitor holds at most one place, training or waiting (:meth:`JobLine.place_for`): a visitor is the client's
 address where it is known (:func:`visitor_of`), else the session, so five tabs or five session hashes from one
-address cannot fill the line.
+address cannot fill the line. An IPv6 address stands for its /64 (:data:`IPV6_GROUP`): one home or one client gets
+a whole /64, and picking a fresh address in it for every call must not make a fresh visitor.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ def client_address(host: str | None, forwarded_for: str | None, hops: int) -> st
     wrote; entries to its left came from the client and may be forged, so the first entry is read only where it
     is that one (a single proxy that writes the header afresh). None when that entry is missing, not an address,
     or not a public one (a private, local or reserved address is an internal hop, which says nothing of the
-    visitor: the session identifies them then).
+    visitor: the session identifies them then). A global IPv6 address is named by its /64 network
+    (:func:`address_group`).
     """
     if hops:
         entries = [entry.strip() for entry in (forwarded_for or "").split(",") if entry.strip()]
@@ -45,7 +47,20 @@ def client_address(host: str | None, forwarded_for: str | None, hops: int) -> st
         address = ipaddress.ip_address((candidate or "").strip())
     except ValueError:
         return None
-    return str(address) if address.is_global else None
+    return address_group(address) if address.is_global else None
+
+
+IPV6_GROUP = 64      # prefix length an IPv6 visitor is known by: a subscriber or a server is given a whole /64
+
+
+def address_group(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str:
+    """How caps name a client address: an IPv4 address as it is (an IPv4-mapped IPv6 one too), an IPv6 one by
+    its /64 network (``2001:db8:1:2::/64``)."""
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{address}/{IPV6_GROUP}", strict=False))
+    return str(address)
 
 
 def visitor_of(request) -> str | None:
