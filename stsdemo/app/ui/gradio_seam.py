@@ -360,9 +360,10 @@ class StrictCalls:
     @staticmethod
     def event_refusal(scope, body: bytes) -> tuple[int, str] | None:
         """``(status, why)`` for a page event (``/queue/join``, ``/run/predict``) naming no event of this app
-        by ``fn_index`` or carrying a file not uploaded to it, or a ``/component_server`` call naming no
-        component or none of its server functions (Gradio 6.31 answers each with a 500 and a traceback, or its
-        file handling's message naming a server path); None for anything else, Gradio's to answer."""
+        by ``fn_index``, carrying a file not uploaded to it or fewer values in ``data`` than the event takes, or
+        a ``/component_server`` call naming no component or none of its server functions (Gradio 6.31 answers
+        each with a 500 or a logged traceback, or its file handling's message naming a server path); None for
+        anything else, Gradio's to answer."""
         route = EVENT_ROUTE.match(scope.get("path", ""))
         try:
             payload = json.loads(body) if route else None
@@ -382,6 +383,9 @@ class StrictCalls:
         index = payload.get("fn_index")
         if not _whole(index) or index not in blocks.fns:
             return 404, f"no event {rest.shown(index)}: fn_index names one of this app's events"
+        wanted, data = len(blocks.fns[index].inputs), payload.get("data")
+        if not isinstance(data, list) or len(data) < wanted:   # Gradio's own check raises, with a traceback
+            return 422, f"event {index} takes {wanted} values in data, got {rest.shown(data)}"
         try:
             for value in _file_values(payload.get("data")):
                 rest.read_file("a file", value, Path(get_upload_folder()))
