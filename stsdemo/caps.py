@@ -56,6 +56,10 @@ CAPS = {
     "training_file_bytes": Cap(20 * 1024 ** 2, "bytes", "a CSV/TSV of labelled pairs to fine-tune on"),
     "playground_file_bytes": Cap(5 * 1024 ** 2, "bytes", "a CSV/TSV of labelled pairs for the Playground"),
     "playground_file_pairs": Cap(5_000, "pairs", "labelled pairs the Playground embeds from one file"),
+    "playground_uploads": Cap(30, "uploads", "Playground uploads kept for one client address, one a session "
+                                             "(past it, the address's least recently used go)", "STSDEMO_PLAYGROUND_UPLOADS"),
+    "playground_kept_bytes": Cap(50 * 1024 ** 2, "bytes", "Playground uploads kept for one client address, their "
+                                                          "files together (past it, the same)"),
     # ---- work, time and memory ----------------------------------------------------------------------------------
     "train_memory_share": Cap(0.4, "share", "of this machine's memory (on a GPU: of the GPU's) one run may take at "
                                             "its peak, divided among the training slots", "STSDEMO_TRAIN_MEMORY_SHARE"),
