@@ -47,6 +47,9 @@ CAPS = {
                                                   "(413)", "STSDEMO_MAX_BODY"),
     "upload_bytes": Cap(20 * 1024 ** 2, "bytes", "any one uploaded file (Gradio's max_file_size)",
                         "STSDEMO_MAX_UPLOAD"),
+    "visitor_upload_bytes": Cap(200 * 1024 ** 2, "bytes", "files one client address has in Gradio's upload "
+                                                          "folder (each removed gradio_keep_seconds after it "
+                                                          "came)", "STSDEMO_VISITOR_UPLOADS"),
     # ---- each kind of file --------------------------------------------------------------------------------------
     "score_file_bytes": Cap(20 * 1024 ** 2, "bytes", "a CSV/TSV to score (Score tab)"),
     "score_file_rows": Cap(5_000, "rows", "rows scored from one file (Score tab)"),
@@ -81,6 +84,9 @@ CAPS = {
     "total_disk_bytes": Cap(20 * 1024 ** 3, "bytes", "every visitor's runs together (over it, the sessions idle "
                                                      "longest go first)",
                             "STSDEMO_TOTAL_DISK"),
+    "gradio_folder_bytes": Cap(2 * 1024 ** 3, "bytes", "uploads in Gradio's folder (GRADIO_TEMP_DIR), every "
+                                                       "visitor's together; cleared at start-up",
+                               "STSDEMO_GRADIO_FOLDER"),
     "hub_cache_bytes": Cap(5 * 1024 ** 3, "bytes", "hub models downloaded for visitors, beside the runs' total "
                                                    "(over it, the least recently used go first)", "STSDEMO_HUB_CACHE"),
     # ---- how long files stay (the sweep: stsdemo.app.session_files) ----------------------------------------------
@@ -91,8 +97,8 @@ CAPS = {
     "handed_over_seconds": Cap(60, "seconds", "a download staged this long ago has been copied into Gradio's "
                                               "cache, and is removed"),
     "gradio_sweep_seconds": Cap(60, "seconds", "how often Gradio deletes its old copies of handed-out files"),
-    "gradio_keep_seconds": Cap(600, "seconds", "Gradio's copies of handed-out files older than this are deleted "
-                                               "(a handed-over zip stays downloadable a while)"),
+    "gradio_keep_seconds": Cap(600, "seconds", "Gradio's copies of handed-out files, and uploads, older than this "
+                                               "are deleted (a handed-over zip stays downloadable a while)"),
 }
 
 

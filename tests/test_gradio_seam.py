@@ -460,7 +460,9 @@ def test_a_body_over_the_cap_is_refused_before_it_is_read(monkeypatch):
     status, _, read = _post_chunks(demo, "/gradio_api/call/double", megabyte,
                                    headers=[(b"content-length", str(1024 ** 2).encode())])
     assert status == 413 and read == 0                                   # refused on its declared length
-    assert _post_chunks(demo, "/gradio_api/upload", megabyte)[0] == 0   # a file upload: Gradio's max_file_size
+    length = [(b"content-length", str(1024 ** 2).encode())]
+    assert _post_chunks(demo, "/gradio_api/upload", megabyte, length)[0] == 0   # a file upload: its own caps
+    assert _post_chunks(demo, "/gradio_api/upload", megabyte)[0] == 411         # one that declares no length
 
 
 def test_unknown_events_and_component_functions_are_404_and_foreign_files_and_missing_values_422():

@@ -79,7 +79,8 @@ def launch_kwargs(mcp: bool | None = None, demo: gr.Blocks | None = None, state=
                            font_mono=["ui-monospace", "SFMono-Regular", "Menlo", "monospace"])
     mcp = mcp_wanted() if mcp is None else mcp
     site = [Middleware(PlaygroundSite, memory=state.playground)] if state is not None else []
-    app_kwargs = {"middleware": [*site, Middleware(gradio_seam.StrictCalls)]}
+    calls = Middleware(gradio_seam.StrictCalls, uploads=state.uploads if state is not None else None)
+    app_kwargs = {"middleware": [*site, calls]}
     if mcp and demo is not None:
         app_kwargs["lifespan"] = gradio_seam.mcp_lifespan(demo, tools.MCP_TOOLS)
     return dict(theme=theme, css=CSS, js=share.PAGE_JS, app_kwargs=app_kwargs,
