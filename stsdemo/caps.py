@@ -42,6 +42,8 @@ CAPS = {
                       "STSDEMO_QUEUE_SIZE"),
     "training_slots": Cap(1, "runs", "fine-tunes (or Compare jobs) training at once", "STSDEMO_MAX_TRAINING"),
     "training_waiting": Cap(4, "runs", "fine-tunes that may wait for a slot (one per visitor)", "STSDEMO_MAX_WAITING"),
+    "training_per_address": Cap(2, "runs", "fine-tunes of one client address training or waiting (its sessions "
+                                           "together, one each)", "STSDEMO_TRAINING_PER_ADDRESS"),
     # ---- what a request may carry ---------------------------------------------------------------------------------
     "request_body_bytes": Cap(1024 ** 2, "bytes", "body of any request but a file upload, refused unread beyond "
                                                   "(413)", "STSDEMO_MAX_BODY"),

@@ -9,9 +9,10 @@
 Nobody is dropped silently: a ticket is admitted in the order it joined, or its holder is told at once that
 the line is full. Leaving (a stop, a closed tab) frees the place for the next one.
 
-One visitor holds at most one place, training or waiting (:meth:`JobLine.place_for`): a visitor is the client's
-address where it is known (:func:`visitor_of`), else the session, so five tabs or five session hashes from one
-address cannot fill the line. An IPv6 address stands for its /64 (:data:`IPV6_GROUP`): one home or one client gets
+A visitor is a session within its client address (:func:`visitor_of`): a session holds at most one place, training
+or waiting, and one address at most ``training_per_address`` (:meth:`JobLine.place_for`), so a class behind
+one address is not held to one run while five tabs or five session hashes from one client cannot fill the line.
+An IPv6 address stands for its /64 (:data:`IPV6_GROUP`): one home or one client gets
 a whole /64, and picking a fresh address in it for every call must not make a fresh visitor.
 """
 
@@ -22,7 +23,7 @@ import threading
 from contextlib import contextmanager
 from typing import Callable
 
-from .. import budget, environment
+from .. import budget, caps, environment
 from ..errors import InputError
 
 
@@ -113,7 +114,7 @@ class JobLine:
         self._cond = threading.Condition()
         self._running: list[Ticket] = []
         self._waiting: list[Ticket] = []
-        self._visitors: set[str] = set()     # visitors holding a place (training or waiting)
+        self._visitors: dict[str, str | None] = {}     # sessions holding a place -> their address
 
     def slots(self) -> int:
         return max(1, int(self._slots() if callable(self._slots) else self._slots))
@@ -127,19 +128,26 @@ class JobLine:
             return len(self._running), len(self._waiting)
 
     @contextmanager
-    def place_for(self, visitor: str):
-        """Hold ``visitor``'s one place in the line while the body runs (the body joins the line); InputError at
-        once when the visitor already holds one, from another tab or another session at the same address."""
+    def place_for(self, session: str, address: str | None = None):
+        """Hold the place of ``session`` (within its client ``address``, :func:`visitor_of`; None: unknown) while the
+        body runs (the body joins the line); InputError at once when the session already holds one, or when its
+        address holds ``training_per_address`` (a class shares one address; fresh sessions from one client
+        get no more)."""
+        per_address = int(caps.value("training_per_address"))
         with self._cond:
-            if visitor in self._visitors:
+            if session in self._visitors:
                 raise InputError(f"a {self.what} of yours is already training or waiting (from this page or another "
-                                 "at the same address): one place per visitor; stop it or wait for it to end")
-            self._visitors.add(visitor)
+                                 "tab): one place per visitor; stop it or wait for it to end")
+            shared = sum(held == address for held in self._visitors.values()) if address else 0
+            if shared >= per_address:
+                raise InputError(f"your address already has {_plural(shared, self.what)} training or waiting (at most "
+                                 f"{per_address} an address, so that every visitor gets a turn): wait for one to end")
+            self._visitors[session] = address
         try:
             yield
         finally:
             with self._cond:
-                self._visitors.discard(visitor)
+                self._visitors.pop(session, None)
 
     def join(self, name: str = "") -> Ticket:
         """A place in line; InputError (with the numbers) when all slots are busy and the line is full."""
