@@ -33,12 +33,12 @@ import threading
 from transformers.utils import logging as hf_logging
 
 from stsdemo import environment
-from stsdemo.app import session_files
+from stsdemo.app import session_files, uploads
 
 # Gradio's uploads and copies in a folder of this server's own, unless the operator names one: cleared at start-up
 OWN_GRADIO_FOLDER = not os.environ.get("GRADIO_TEMP_DIR")
 if OWN_GRADIO_FOLDER:
-    os.environ["GRADIO_TEMP_DIR"] = str(session_files.own_gradio_folder())
+    os.environ["GRADIO_TEMP_DIR"] = str(uploads.own_gradio_folder())
 
 from stsdemo.app.app_state import AppState  # noqa: E402  (Gradio reads GRADIO_TEMP_DIR when imported)
 from stsdemo.app.page import build_demo, launch_kwargs, mcp_wanted  # noqa: E402
@@ -47,7 +47,7 @@ from stsdemo.playground.config import PlaygroundConfig  # noqa: E402
 
 session_files.recover_interrupted()   # runs a killed server left "running" say so, their checkpoints are listed again
 if OWN_GRADIO_FOLDER:    # a killed server's uploads and copies
-    session_files.clear_folder(gradio_seam.gradio_cache())
+    uploads.clear_folder(gradio_seam.gradio_cache())
 else:                    # a folder shared with others: only the zips and scored files this app hands out
     session_files.remove_cached_downloads(gradio_seam.gradio_cache())
 state = AppState()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from stsdemo.app import session_files
+from stsdemo.app import session_files, uploads
 from stsdemo.app.session_files import RunInfo
 
 
@@ -56,13 +56,13 @@ def test_using_a_run_refreshes_its_sessions_idleness():
 
 def test_start_up_clears_this_servers_own_gradio_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path / "runs"))
-    folder = session_files.own_gradio_folder()
+    folder = uploads.own_gradio_folder()
     assert folder.name.startswith("stsdemo-gradio-") and folder != session_files.downloads_root()
     left = [_file(folder / "abc" / "upload.csv", 1000), _file(folder / "deep_links" / "x" / "y", 24), folder / "z"]
     left[2].write_bytes(b"z")
-    assert session_files.clear_folder(folder) == 1025
+    assert uploads.clear_folder(folder) == 1025
     assert folder.is_dir() and not any(folder.iterdir())
-    assert session_files.clear_folder(tmp_path / "never made") == 0
+    assert uploads.clear_folder(tmp_path / "never made") == 0
 
 
 @pytest.mark.slow
@@ -81,7 +81,7 @@ def test_gradios_upload_route_holds_a_visitor_to_its_share_and_the_sweep_frees_i
     monkeypatch.setenv("STSDEMO_PROXY_HOPS", "1")
     monkeypatch.setenv("STSDEMO_VISITOR_UPLOADS", "1mb")
     monkeypatch.setenv("GRADIO_ANALYTICS_ENABLED", "False")
-    ledger = session_files.UploadLedger()
+    ledger = uploads.UploadLedger()
     with gr.Blocks() as demo:
         gr.File()
     _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, max_file_size="1mb", app_kwargs={

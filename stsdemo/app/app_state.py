@@ -17,7 +17,7 @@ from ..data import senteval_test_sets
 from ..errors import InputError
 from .model_cache import ModelCache
 from .playground.memory import PlaygroundMemory
-from .session_files import UploadLedger
+from .uploads import UploadLedger
 from .slots import JobLine, Ticket
 
 MAX_BENCH_SESSIONS = 500          # sessions whose benchmark rows are remembered

@@ -26,7 +26,6 @@ folder at a time, as the runs' ``owner`` assumes.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import math
@@ -83,7 +82,7 @@ def session_dir(session: str) -> Path:
     return sessions_root() / session
 
 
-def _server_key() -> str:
+def server_key() -> str:
     """This server's name among the servers side by side (tests, benchmarks): its output folder's hash."""
     return hashlib.sha256(str(environment.output_dir()).encode()).hexdigest()[:12]
 
@@ -91,105 +90,7 @@ def _server_key() -> str:
 def downloads_root() -> Path:
     """Where this server stages downloads: one folder per output folder, so that servers side by side (tests,
     benchmarks) never sweep each other's files."""
-    return Path(tempfile.gettempdir()) / f"stsdemo-downloads-{_server_key()}"
-
-
-def own_gradio_folder() -> Path:
-    """Where ``app.py`` has Gradio keep its uploads and copies (``GRADIO_TEMP_DIR``) unless the operator names a
-    folder: one per output folder, so that start-up may clear all of it (:func:`clear_folder`): Gradio deletes only
-    the files its own process made, and a killed server's uploads stayed for ever (issue 51)."""
-    return Path(tempfile.gettempdir()) / f"stsdemo-gradio-{_server_key()}"
-
-
-def clear_folder(folder: Path) -> int:
-    """At start-up, before the app is built: remove everything in ``folder``; returns the bytes it took."""
-    size = _disk_use(folder) if folder.is_dir() else 0
-    for entry in folder.iterdir() if folder.is_dir() else ():
-        if entry.is_dir():
-            shutil.rmtree(entry, ignore_errors=True)
-        else:
-            entry.unlink(missing_ok=True)
-    return size
-
-
-@dataclass
-class Upload:
-    """Files one request uploaded to Gradio's folder: whose (a client address), how many bytes it declared,
-    when, and the paths Gradio answered with (once it has)."""
-
-    visitor: str
-    size: int
-    at: float = field(default_factory=time.monotonic)
-    paths: tuple[str, ...] = ()
-
-
-class UploadLedger:
-    """The uploads to Gradio's folder (``POST /gradio_api/upload``, :class:`~stsdemo.app.ui.gradio_seam.StrictCalls`
-    asks here first): each visitor may keep ``visitor_upload_bytes`` there, and the folder holds at most
-    ``gradio_folder_bytes``; an upload is removed ``gradio_keep_seconds`` after it came (:meth:`sweep`, with the
-    disk sweep), which frees its visitor's share again. A visitor is a client address (an upload carries no
-    session); where none is known, every such upload shares one."""
-
-    UNKNOWN = "an unknown address"
-    MEASURE_EVERY_S = 10.0    # the folder's size is measured again at most this often (a walk of its files)
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._uploads: list[Upload] = []
-        self._measured = (-math.inf, 0)   # (when, bytes) the folder last measured
-
-    def admit(self, visitor: str | None, size: int, folder: Path) -> tuple[Upload | None, str]:
-        """``(upload, "")`` for an upload of ``size`` bytes that fits the caps (record its paths with
-        :meth:`landed`, or :meth:`cancel` it), else ``(None, why)`` naming the cap."""
-        visitor = visitor or self.UNKNOWN
-        per_visitor, most = int(caps.value("visitor_upload_bytes")), int(caps.value("gradio_folder_bytes"))
-        with self._lock:
-            now = time.monotonic()
-            if now - self._measured[0] > self.MEASURE_EVERY_S:
-                self._measured = (now, _disk_use(folder) if folder.is_dir() else 0)
-            since = sum(upload.size for upload in self._uploads if upload.at > self._measured[0])
-            mine = sum(upload.size for upload in self._uploads if upload.visitor == visitor)
-            keep = caps.value("gradio_keep_seconds")
-            if mine + size > per_visitor:
-                return None, (f"uploads from {visitor.removeprefix('address ')} already take {caps.size_text(mine)} "
-                              f"of this server's disk and this one is {caps.size_text(size)}: at most "
-                              f"{caps.size_text(per_visitor)} a visitor (STSDEMO_VISITOR_UPLOADS); an upload is "
-                              f"removed {keep:g} s after it came")
-            if self._measured[1] + since + size > most:
-                return None, (f"uploaded files take {caps.size_text(self._measured[1] + since)} of this server's disk,"
-                              f" at most {caps.size_text(most)} (STSDEMO_GRADIO_FOLDER): try again in a few minutes")
-            upload = Upload(visitor, size)
-            self._uploads.append(upload)
-            return upload, ""
-
-    def landed(self, upload: Upload, paths) -> None:
-        """The paths Gradio stored the upload's files at (its answer)."""
-        upload.paths = tuple(str(path) for path in paths)
-
-    def cancel(self, upload: Upload) -> None:
-        """An upload Gradio refused (too large a file, a malformed body): nothing of it is kept."""
-        with self._lock:
-            if upload in self._uploads:
-                self._uploads.remove(upload)
-
-    def sweep(self, folder: Path, max_age_s: float | None = None) -> int:
-        """Remove the files of uploads older than ``max_age_s`` (default ``gradio_keep_seconds``) that lie in
-        ``folder``, with their entries; returns how many uploads went."""
-        max_age_s = caps.value("gradio_keep_seconds") if max_age_s is None else max_age_s
-        with self._lock:
-            now = time.monotonic()
-            old = [upload for upload in self._uploads if now - upload.at >= max_age_s]
-            self._uploads = [upload for upload in self._uploads if upload not in old]
-            kept = {path for upload in self._uploads for path in upload.paths}   # the same file uploaded again
-        root = folder.resolve()
-        for path in {path for upload in old for path in upload.paths} - kept:
-            path = Path(path).resolve()
-            if path.is_relative_to(root) and path != root:
-                path.unlink(missing_ok=True)
-                with contextlib.suppress(OSError):     # <folder>/<hash>/: gone with its last file
-                    if path.parent != root:
-                        path.parent.rmdir()
-        return len(old)
+    return Path(tempfile.gettempdir()) / f"stsdemo-downloads-{server_key()}"
 
 
 def downloads_dir(session: str) -> Path:
@@ -322,7 +223,7 @@ def make_room(spared: set[str], idle_s: float = IDLE_EVICTION_S) -> int:
     session's runs together take :func:`~stsdemo.environment.total_disk_bytes` or more; never a session in
     ``spared`` (busy, or the one about to start a run) nor one touched in the last ``idle_s`` seconds. Returns
     the bytes the sessions' runs then take."""
-    sessions = [(touched, folder, _disk_use(folder)) for folder, touched in _folders(sessions_root())]
+    sessions = [(touched, folder, disk_use(folder)) for folder, touched in _folders(sessions_root())]
     total, budget, now = sum(size for *_, size in sessions), environment.total_disk_bytes(), time.time()
     for touched, folder, size in sorted(sessions, key=lambda session: session[0]):
         if total < budget:
@@ -365,7 +266,7 @@ def trim_hub_cache(cache: Path, limit: int | None = None) -> int:
     they take more than ``limit`` bytes (default: the ``hub_cache_bytes`` cap); a model removed is downloaded
     again when next named. Returns the bytes they then take."""
     limit = int(caps.value("hub_cache_bytes")) if limit is None else limit
-    models = [(touched, folder, _disk_use(folder)) for folder, touched in _folders(cache)
+    models = [(touched, folder, disk_use(folder)) for folder, touched in _folders(cache)
               if folder.name.startswith("models--")]
     total = sum(size for *_, size in models)
     for _, folder, size in sorted(models, key=lambda model: model[0]):
@@ -383,25 +284,24 @@ def hub_cache() -> Path:
     return Path(constants.HF_HUB_CACHE)
 
 
-def sweep(busy: set[str], handed_over_s: float = HANDED_OVER_S, uploads: UploadLedger | None = None,
-          gradio_folder: Path | None = None) -> None:
+def sweep(busy: set[str], handed_over_s: float = HANDED_OVER_S) -> None:
     """Remove stale sessions (not the ``busy`` ones), the idle ones the total disk budget has no room for,
-    handed-over downloads, the hub models over the hub cache's cap and the ``uploads`` to Gradio's folder past
-    their time."""
+    handed-over downloads, and the hub models over the hub cache's cap."""
     prune_sessions(busy)
     make_room(busy)
     remove_handed_over(handed_over_s)
     trim_hub_cache(hub_cache())
-    if uploads is not None and gradio_folder is not None:
-        uploads.sweep(gradio_folder)
 
 
 def sweep_until(stop: threading.Event, state, every_s: float, gradio_folder: Path | None = None) -> None:
     """Sweep now and then every ``every_s`` seconds until ``stop`` is set, sparing the sessions of ``state``'s
-    runs in progress (waiting on ``stop`` itself, so setting it ends the wait at once)."""
+    runs in progress (waiting on ``stop`` itself, so setting it ends the wait at once); with ``gradio_folder``,
+    the uploads to it past their time go too (``state.uploads``, :class:`~stsdemo.app.uploads.UploadLedger`)."""
     while not stop.is_set():
         try:
-            sweep(set(state.active_runs()), uploads=state.uploads, gradio_folder=gradio_folder)
+            sweep(set(state.active_runs()))
+            if gradio_folder is not None:
+                state.uploads.sweep(gradio_folder)
         except OSError as error:  # a full or vanished disk: the next sweep tries again
             print(f"stsdemo: sweep failed: {error}", flush=True)
         stop.wait(every_s)
@@ -415,12 +315,13 @@ def start_sweeper(state, every_s: float = SWEEP_EVERY_S, gradio_folder: Path | N
     return stop
 
 
-def session_disk_use(session: str) -> int:
+def sessiondisk_use(session: str) -> int:
     """Bytes the files of this session's runs take."""
-    return _disk_use(session_dir(session))
+    return disk_use(session_dir(session))
 
 
-def _disk_use(folder: Path) -> int:
+def disk_use(folder: Path) -> int:
+    """Bytes the files under ``folder`` take."""
     total = 0
     for path in folder.rglob("*"):
         try:
@@ -434,7 +335,7 @@ def check_disk_budget(session: str, busy: set[str]) -> None:
     """InputError, naming the budget, when this session's runs already take its disk budget
     (``STSDEMO_SESSION_DISK``), or when every session's runs take the total (``STSDEMO_TOTAL_DISK``) even after
     :func:`make_room` (sparing this session and the ``busy`` ones): called before a new run starts."""
-    used, budget = session_disk_use(session), environment.session_disk_bytes()
+    used, budget = sessiondisk_use(session), environment.session_disk_bytes()
     if used >= budget:
         raise InputError(f"this session's runs take {environment.size_text(used)} of disk, its budget is "
                          f"{environment.size_text(budget)} (STSDEMO_SESSION_DISK): delete a run of this session "

@@ -45,7 +45,8 @@ from starlette.responses import JSONResponse
 
 from ... import caps
 from ...errors import InputError
-from .. import fair_queue as fair, session_files, slots
+from .. import fair_queue as fair, slots
+from ..uploads import UploadLedger, uploaded_paths
 from ..finetune.curves import dev_y_range
 from . import rest
 
@@ -290,15 +291,6 @@ def _file_values(data):
             yield value
 
 
-def _uploaded_paths(body: bytes) -> list[str] | None:
-    """The paths of Gradio's answer to an upload (a JSON list of them); None for any other answer."""
-    try:
-        paths = json.loads(body)
-    except ValueError:
-        return None
-    return paths if isinstance(paths, list) and all(isinstance(path, str) for path in paths) else None
-
-
 def parameters_of(endpoint: dict) -> list[rest.Parameter]:
     """The arguments of an endpoint as its API description (``Blocks.get_api_info()``) declares them."""
     return [rest.Parameter(p["parameter_name"], bool(p.get("parameter_has_default")), p.get("parameter_default"),
@@ -316,9 +308,9 @@ class StrictCalls:
     with 422 naming it; a v1 call leaving out arguments with defaults is completed with them, as gradio_client
     and v2 complete it. One line of JSON each (``{"detail": ...}``), no traceback."""
 
-    def __init__(self, app, uploads: session_files.UploadLedger | None = None):
+    def __init__(self, app, uploads: UploadLedger | None = None):
         self.app = app
-        self.uploads = uploads or session_files.UploadLedger()   # the app's, which its disk sweep clears
+        self.uploads = uploads or UploadLedger()   # the app's, which its disk sweep clears
         self.described = None   # (blocks, its named endpoints), read once
 
     def endpoints(self, blocks) -> dict:
@@ -358,7 +350,7 @@ class StrictCalls:
 
     async def upload(self, scope, receive, send):
         """A file upload, held to its visitor's share of Gradio's folder and to the folder's cap
-        (:class:`~stsdemo.app.session_files.UploadLedger`) on its declared length, before Gradio reads it (Gradio
+        (:class:`~stsdemo.app.uploads.UploadLedger`) on its declared length, before Gradio reads it (Gradio
         takes any number of files up to ``max_file_size`` each); the paths Gradio answers with are recorded, so
         that the sweep removes them when their time is up."""
         declared = dict(scope.get("headers") or ()).get(b"content-length", b"")
@@ -383,7 +375,7 @@ class StrictCalls:
         try:
             await self.app(scope, receive, recorded)
         finally:
-            paths = _uploaded_paths(answer["body"]) if answer["status"] == 200 else None
+            paths = uploaded_paths(answer["body"]) if answer["status"] == 200 else None
             if paths is None:
                 self.uploads.cancel(upload)
             else:
