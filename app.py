@@ -16,11 +16,12 @@ anyone who asks for it by URL, and the output folder holds every visitor's runs.
 (stsdemo.app.session_files).
 
 Disk (stsdemo.app.session_files): at start-up the orphans of a killed server are removed, and Gradio's folder
-(GRADIO_TEMP_DIR; by default one of this server's own in the system temp dir) is cleared; then a sweeper thread
-removes stale sessions, handed-over downloads and uploads past their time every minute, and Gradio deletes its
-cached copies on a schedule (``delete_cache``). Uploads are held to STSDEMO_VISITOR_UPLOADS a visitor (default
-200mb) and STSDEMO_GRADIO_FOLDER together (default 2gb). Each visitor's runs may take STSDEMO_SESSION_DISK
-(default 1gb), all of them together STSDEMO_TOTAL_DISK (default 20gb; over it the sessions idle longest go first).
+(GRADIO_TEMP_DIR; by default one of this server's own in the system temp dir) is cleared; then a sweeper
+thread removes stale sessions, handed-over downloads and uploads past their time every minute, and Gradio
+deletes its cached copies on a schedule (``delete_cache``). Uploads are held to STSDEMO_VISITOR_UPLOADS a
+visitor (default 200mb) and STSDEMO_GRADIO_FOLDER together (default 2gb). Each visitor's runs may take
+STSDEMO_SESSION_DISK (default 1gb), all of them together STSDEMO_TOTAL_DISK (default 20gb; over it the
+sessions idle longest go first).
 """
 
 import spaces  # noqa: F401  (first: ZeroGPU must patch CUDA before torch initialises it)
@@ -35,7 +36,8 @@ from transformers.utils import logging as hf_logging
 from stsdemo import environment
 from stsdemo.app import session_files, uploads
 
-# Gradio's uploads and copies in a folder of this server's own, unless the operator names one: cleared at start-up
+# Gradio's uploads and copies in a folder of this server's own (unless the operator names one): cleared
+# at start-up
 OWN_GRADIO_FOLDER = not os.environ.get("GRADIO_TEMP_DIR")
 if OWN_GRADIO_FOLDER:
     os.environ["GRADIO_TEMP_DIR"] = str(uploads.own_gradio_folder())

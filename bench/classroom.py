@@ -1,20 +1,21 @@
-"""A class behind one address (issue 51): 30 students' sessions at the school's one public address, each calling
-``loss_at`` and ``score_pair`` one call at a time with a pause between, beside a flooder at the same address who
-fires ``score_pair`` 16 at a time with no pause. The app (``python app.py``, started here behind one trusted proxy
-hop, every call's X-Forwarded-For the school's address) holds them to the fair queue's caps: 40 places an address,
-4 a session, and while the address is busy each session its share (:mod:`stsdemo.caps`).
+"""A class behind one address (issue 51): 30 students' sessions at the school's one public address, each
+calling ``loss_at`` and ``score_pair`` one call at a time with a pause between, beside a flooder at the same
+address who fires ``score_pair`` 16 at a time with no pause. The app (``python app.py``, started here behind
+one trusted proxy hop, every call's X-Forwarded-For the school's address) holds them to the fair queue's caps:
+40 places an address, 4 a session, and while the address is busy each session its share (:mod:`stsdemo.caps`).
 
 Two rounds: the flooder in one session, then with a fresh session for every call (one client opening many
 sessions). Each round prints and records the students' calls, refusals (429 over a cap, 503 queue full) and
-latency, and the flooder's calls and refusals: in one session, which cap each refusal named; with fresh sessions,
-the most of its calls accepted and not yet answered at once (what it held of the queue, seen from the client).
+latency, and the flooder's calls and refusals: in one session, which cap each refusal named; with fresh
+sessions, the most of its calls accepted and not yet answered at once (what it held of the queue, seen from
+the client).
 
     python -m bench.classroom            # 30 students, 45 s a round
     python -m bench.classroom --quick    # 6 students, 15 s a round: a smoke test
 
-Records go to ``docs/results.json`` under ``load.one_address`` (``load.one_address_quick``) with the machine, its
-load before and after, the caps in force and the rounds. bench imports nothing of ``stsdemo.app``: the app is
-served in a process of its own (:mod:`.served_app`).
+Records go to ``docs/results.json`` under ``load.one_address`` (``load.one_address_quick``) with the machine,
+its load before and after, the caps in force and the rounds. bench imports nothing of ``stsdemo.app``: the app
+is served in a process of its own (:mod:`.served_app`).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from .common import log, machine, machine_load, out_dir, update_results
 from .load import PAIRS, Tally
 from .served_app import serve_app
 
-SCHOOL = "8.8.8.8"           # the school's one public address, as the Space's proxy writes it in X-Forwarded-For
+SCHOOL = "8.8.8.8"           # the school's one public address, as the Space's proxy writes it
 STUDENTS, QUICK_STUDENTS = 30, 6
 ROUND_SECONDS, QUICK_SECONDS = 45.0, 15.0
 THINK_SECONDS = (1.0, 3.0)   # a student's pause between calls
@@ -56,7 +57,8 @@ class InFlight:
             self.most = max(self.most, self.now)
 
 
-def call(client, url: str, name: str, data: list, session: str, held: InFlight | None = None) -> tuple[str, float]:
+def call(client, url: str, name: str, data: list, session: str,
+         held: InFlight | None = None) -> tuple[str, float]:
     """One REST v1 call (its session named, from the school's address) and its result stream: ``(outcome,
     seconds)``."""
     started = time.perf_counter()
@@ -89,16 +91,18 @@ def student(number: int, url: str, until: float, tally: Tally) -> None:
             if turn % 2:
                 tally.add(*call(client, url, "score_pair", list(rng.choice(PAIRS)), session))
             else:
-                tally.add(*call(client, url, "loss_at", [round(rng.uniform(0, 5), 2), float(rng.randint(0, 5))],
-                                session))
+                point = [round(rng.uniform(0, 5), 2), float(rng.randint(0, 5))]
+                tally.add(*call(client, url, "loss_at", point, session))
             time.sleep(rng.uniform(*THINK_SECONDS))
 
 
-def flooder(url: str, until: float, tally: Tally, held: InFlight, reasons: dict, fresh_sessions: bool) -> None:
-    """:data:`FLOOD_AT_ONCE` callers firing ``score_pair`` without a pause (after a refusal, 50 ms), in one session
-    or a fresh one a call. In one session it only posts: Gradio 6.31 streams a session's results to whichever of its
-    open result streams reads first, so parallel streams of one session wait for each other's. ``reasons``: how
-    many refusals said what (the session's cap, its share of the busy address, the address's cap)."""
+def flooder(url: str, until: float, tally: Tally, held: InFlight, reasons: dict,
+            fresh_sessions: bool) -> None:
+    """:data:`FLOOD_AT_ONCE` callers firing ``score_pair`` without a pause (after a refusal, 50 ms), in one
+    session or a fresh one a call. In one session it only posts: Gradio 6.31 streams a session's results to
+    whichever of its open result streams reads first, so parallel streams of one session wait for each
+    other's. ``reasons``: how many refusals said what (the session's cap, its share of the busy address, the
+    address's cap)."""
     import httpx
 
     numbers = itertools.count()
@@ -144,8 +148,10 @@ def play_round(url: str, students: int, seconds: float, fresh_sessions: bool) ->
     """One round: the class and the flooder together for ``seconds``; what each got."""
     until = time.time() + seconds
     class_tally, flood_tally, held, reasons = Tally(), Tally(), InFlight(), {}
-    threads = [threading.Thread(target=student, args=(number, url, until, class_tally)) for number in range(students)]
-    threads.append(threading.Thread(target=flooder, args=(url, until, flood_tally, held, reasons, fresh_sessions)))
+    threads = [threading.Thread(target=student, args=(number, url, until, class_tally))
+               for number in range(students)]
+    threads.append(threading.Thread(target=flooder,
+                                    args=(url, until, flood_tally, held, reasons, fresh_sessions)))
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -176,8 +182,10 @@ def main(argv=None) -> dict:
                 "students p50/p95", rounds[name]["students"]["p50_s"], rounds[name]["students"]["p95_s"])
     record = {"machine": machine(), **machine_load(before), "students": students, "seconds_a_round": seconds,
               "address": f"one ({SCHOOL} in X-Forwarded-For, behind 1 trusted proxy hop)",
-              "flood_at_once": FLOOD_AT_ONCE, "think_seconds": list(THINK_SECONDS), "first_score_s": score_warm,
-              "caps": {name: caps.value(name) for name in ("events_per_session", "events_per_address", "queue_size")},
+              "flood_at_once": FLOOD_AT_ONCE, "think_seconds": list(THINK_SECONDS),
+              "first_score_s": score_warm,
+              "caps": {name: caps.value(name) for name in ("events_per_session", "events_per_address",
+                                                           "queue_size")},
               "rounds": rounds, "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
     update_results("load", {"one_address_quick" if args.quick else "one_address": record})
     return record

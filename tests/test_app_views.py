@@ -152,9 +152,9 @@ def test_the_mcp_server_is_asked_for_by_flag_or_environment(monkeypatch):
 
 @pytest.mark.slow
 def test_run_history_is_chosen_off_on_a_space_and_on_for_your_own_machine(monkeypatch):
-    """Issue 51, case 8: since Gradio 6.24 launch(run_history=None) means on, and on a shared school computer the
-    next student reloaded the previous one's runs. The app says which: off on a Space, on elsewhere, either way by
-    STSDEMO_RUN_HISTORY; a launched app's config (which its page reads) says the same."""
+    """Issue 51, case 8: since Gradio 6.24 launch(run_history=None) means on, and on a shared school computer
+    the next student reloaded the previous one's runs. The app says which: off on a Space, on elsewhere,
+    either way by STSDEMO_RUN_HISTORY; a launched app's config (which its page reads) says the same."""
     import gradio as gr
     import httpx
 

@@ -305,9 +305,10 @@ def test_a_visitor_is_named_by_address_behind_the_space_proxy(monkeypatch):
 
 
 def test_a_session_holds_one_place_and_an_address_its_cap_whatever_its_sessions(tmp_path, monkeypatch):
-    """Five sessions from one address: two take places (the slot, then a waiting place: the address's cap), the
-    others are refused at once, so the waiting places left stay free for other visitors; an address's place is free
-    again when its run ends; one session never holds two (issue 51: a class shares one address)."""
+    """Five sessions from one address: two take places (the slot, then a waiting place: the address's cap),
+    the others are refused at once, so the waiting places left stay free for other visitors; an address's
+    place is free again when its run ends; one session never holds two (issue 51: a class shares one
+    address)."""
     from stsdemo.app.finetune import view as finetune_view
     from stsdemo.app.app_state import AppState
 

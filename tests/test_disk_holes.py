@@ -1,7 +1,8 @@
 """The disk's smaller holes (issue 40): a killed server's copies of handed-out files in Gradio's cache go at
-start-up, the hub cache is held to its cap (the least recently used model first), and using a run refreshes its
-session's idleness, which the sweep reads; Gradio's uploads (issue 51) are held to their visitor's share and the
-folder's cap, swept when their time is up, and this server's own Gradio folder is cleared at start-up."""
+start-up, the hub cache is held to its cap (the least recently used model first), and using a run refreshes
+its session's idleness, which the sweep reads; Gradio's uploads (issue 51) are held to their visitor's share
+and the folder's cap, swept when their time is up, and this server's own Gradio folder is cleared at
+start-up."""
 
 import os
 import time
@@ -51,15 +52,16 @@ def test_using_a_run_refreshes_its_sessions_idleness():
     assert session_files.prune_sessions(set(), max_age_s=3600) == 0 and folder.is_dir()
 
 
-# ---- uploads to Gradio's folder (issue 51) ------------------------------------------------------------------------
+# ---- uploads to Gradio's folder (issue 51) ------------------------------------------------------------
 
 
 def test_start_up_clears_this_servers_own_gradio_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path / "runs"))
     folder = uploads.own_gradio_folder()
     assert folder.name.startswith("stsdemo-gradio-") and folder != session_files.downloads_root()
-    left = [_file(folder / "abc" / "upload.csv", 1000), _file(folder / "deep_links" / "x" / "y", 24), folder / "z"]
-    left[2].write_bytes(b"z")
+    _file(folder / "abc" / "upload.csv", 1000)
+    _file(folder / "deep_links" / "x" / "y", 24)
+    (folder / "z").write_bytes(b"z")
     assert uploads.clear_folder(folder) == 1025
     assert folder.is_dir() and not any(folder.iterdir())
     assert uploads.clear_folder(tmp_path / "never made") == 0
@@ -67,10 +69,10 @@ def test_start_up_clears_this_servers_own_gradio_folder(tmp_path, monkeypatch):
 
 @pytest.mark.slow
 def test_gradios_upload_route_holds_a_visitor_to_its_share_and_the_sweep_frees_it(tmp_path, monkeypatch):
-    """Issue 51, case 3: 30 distinct 19.9 MB files from one address were accepted in 4 s, outside every disk cap.
-    Here (files of 300 KB, a share of 1 MB): the address's fourth is refused naming the cap, another address is
-    not; a request that declares no length is refused; the sweep removes the files past their time and frees the
-    share; and the folder's own cap refuses everyone once reached."""
+    """Issue 51, case 3: 30 distinct 19.9 MB files from one address were accepted in 4 s, outside every disk
+    cap. Here (files of 300 KB, a share of 1 MB): the address's fourth is refused naming the cap, another
+    address is not; a request that declares no length is refused; the sweep removes the files past their time
+    and frees the share; and the folder's own cap refuses everyone once reached."""
     import gradio as gr
     import httpx
     from starlette.middleware import Middleware

@@ -1,7 +1,7 @@
-"""The fair queue (issues 40 and 51): every queued or running event counts against its visitor (session and client
-address, an IPv6 one by its /64), over the caps of stsdemo.caps the rest are refused at once, a busy address's
-sessions each get their share, and another visitor's cheap read still answers while one client floods (from one
-address, or from a fresh address in one /64 for every call)."""
+"""The fair queue (issues 40 and 51): every queued or running event counts against its visitor (session and
+client address, an IPv6 one by its /64), over the caps of stsdemo.caps the rest are refused at once, a busy
+address's sessions each get their share, and another visitor's cheap read still answers while one client
+floods (from one address, or from a fresh address in one /64 for every call)."""
 
 from __future__ import annotations
 
@@ -20,8 +20,9 @@ from stsdemo.app.ui import gradio_seam
 
 
 def test_a_class_behind_one_address_gets_its_places_and_a_busy_session_its_share(monkeypatch):
-    """30 sessions at one address each waiting on one call, beside one session firing calls: every one of the 30
-    gets its place, the firing session is held to its share of the busy address (40 places / 31 sessions: 1)."""
+    """30 sessions at one address each waiting on one call, beside one session firing calls: every one of the
+    30 gets its place, the firing session is held to its share of the busy address (40 places / 31 sessions:
+    1)."""
     monkeypatch.delenv("STSDEMO_EVENTS_PER_ADDRESS", raising=False)
     school = "address 8.8.8.8"
     held = [Holder("flooder", school)]
@@ -94,8 +95,8 @@ def test_one_client_floods_and_another_visitors_read_still_answers(monkeypatch):
 @pytest.mark.slow
 def test_fresh_addresses_in_one_ipv6_64_are_one_visitor_and_the_queue_stays_open(monkeypatch):
     """70 parallel calls behind the Space's proxy, each from its own address in one /64 (issue 51: they filled
-    the queue, and every other visitor got 503 "Queue is full"): the /64 is held to one address's places, and a
-    visitor elsewhere is answered."""
+    the queue, and every other visitor got 503 "Queue is full"): the /64 is held to one address's places, and
+    a visitor elsewhere is answered."""
     monkeypatch.setenv("STSDEMO_PROXY_HOPS", "1")
     monkeypatch.delenv("STSDEMO_EVENTS_PER_ADDRESS", raising=False)
     per_address = int(caps.value("events_per_address"))
@@ -124,7 +125,7 @@ def test_fresh_addresses_in_one_ipv6_64_are_one_visitor_and_the_queue_stays_open
         statuses = [answer.status_code for answer in flood]
         assert statuses.count(200) == per_address and statuses.count(429) == 70 - per_address, statuses
         assert "per address" in next(a for a in flood if a.status_code == 429).json()["detail"]
-        posted = call("upper", ["a man plays"], "2a00:1450:4001:81d::1")          # the next /64: another visitor
+        posted = call("upper", ["a man plays"], "2a00:1450:4001:81d::1")    # the next /64: another visitor
         assert posted.status_code == 200, posted.text
         result = httpx.get(f"{url}gradio_api/call/upper/{posted.json()['event_id']}", timeout=30).text
         assert "A MAN PLAYS" in result

@@ -11,8 +11,8 @@ every log record) holds no traceback and stays small.
 * a 100,000-character model or run name is refused before any lookup (an OSError and 104 KB of log before);
 * a file the app did not receive is refused;
 * a refusal does not tell another session's folder from a missing one;
-* raw requests (issue 51): encoded slashes under ``/playground/``, a chunked upload with a bad multipart body, a
-  page event with too few values: each a 4xx in one line, no traceback.
+* raw requests (issue 51): encoded slashes under ``/playground/``, a chunked upload with a bad multipart body,
+  a page event with too few values: each a 4xx in one line, no traceback.
 """
 
 from __future__ import annotations
@@ -264,7 +264,7 @@ def test_a_refusal_does_not_tell_another_sessions_folder_from_a_missing_one(live
     assert said[0] == said[1], said
 
 
-# ---- raw requests: bad paths and bodies (issue 51) ------------------------------------------------------------------
+# ---- raw requests: bad paths and bodies (issue 51) ----------------------------------------------------
 
 
 def chunked(body: bytes):
@@ -274,16 +274,17 @@ def chunked(body: bytes):
 
 RAW = [  # (title, method, path, body, headers); fn_index of loss_at filled in from the app's config
     *[(f"GET {path}", "GET", path, None, {}) for path in (
-        "/playground/..%2f..%2fapp.py", "/playground/..%2fsite.json", "/playground/data/..%2f..%2fapp.safetensors",
+        "/playground/..%2f..%2fapp.py", "/playground/..%2fsite.json",
+        "/playground/data/..%2f..%2fapp.safetensors",
         "/playground/api/download/..%2f..%2fx/y.zip", "/playground/data/upload/..%2fx.safetensors",
         "/playground/%2e%2e%2f%2e%2e%2fapp.py")],
     ("chunked bad multipart upload", "POST", "/playground/api/upload", b"--x\r\nnot a part" * 40,
      {"content-type": "multipart/form-data; boundary=x"}),
     ("bad multipart upload", "POST", "/playground/api/upload", b"--x\r\nnot a part",
      {"content-type": "multipart/form-data; boundary=x"}),
-    ("queue/join loss_at data []", "POST", "/gradio_api/queue/join", {"data": [], "session_hash": "fuzzjoin"}, {}),
-    ("queue/join loss_at data not a list", "POST", "/gradio_api/queue/join", {"data": "x", "session_hash": "fj2"},
-     {}),
+    ("queue/join loss_at data []", "POST", "/gradio_api/queue/join", {"data": [], "session_hash": "fj1"}, {}),
+    ("queue/join loss_at data not a list", "POST", "/gradio_api/queue/join",
+     {"data": "x", "session_hash": "fj2"}, {}),
     ("Gradio upload without a length", "POST", "/gradio_api/upload", b"--x\r\n",
      {"content-type": "multipart/form-data; boundary=x"}),
 ]

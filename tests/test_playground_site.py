@@ -184,7 +184,7 @@ def test_a_wrong_method_and_a_malformed_or_chunked_upload_are_4xx_in_one_line(ap
     path = write(tmp_path, "chunked.csv", [label_of(i) for i in range(250)])
     body, kind = _multipart(path.read_bytes(), {"session": "page-chunked", "scale": "infer"})
     started = app_client.post("/playground/api/upload", content=chunks(body), headers={"content-type": kind})
-    assert started.status_code == 200 and started.json() == {"job": "page-chunked"}   # a chunked upload is read
+    assert started.status_code == 200 and started.json() == {"job": "page-chunked"}   # a chunked one is read
 
 
 def _multipart(content: bytes, fields: dict) -> tuple[bytes, str]:
@@ -195,7 +195,8 @@ def _multipart(content: bytes, fields: dict) -> tuple[bytes, str]:
     return b"".join(parts), "multipart/form-data; boundary=b"
 
 
-def test_uploads_from_made_up_sessions_evict_only_that_addresss_uploads(client, memory, tmp_path, monkeypatch):
+def test_uploads_from_made_up_sessions_evict_only_that_addresss_uploads(client, memory, tmp_path,
+                                                                          monkeypatch):
     """Issue 51, case 1: 18 uploads of 250 pairs from one address, each with a made-up session, pushed the
     built-in STS data out of memory and out of the disk cache. Now they evict uploads only: the address keeps
     its cap's worth (the most recent), another address's upload and every built-in set stay."""
@@ -230,7 +231,7 @@ def test_uploads_from_made_up_sessions_evict_only_that_addresss_uploads(client, 
         upload(f"made-up-{n}", "8.8.8.8", n)
     kept = [done(f"made-up-{n}") for n in range(13, 18)]
     assert all(status["done"] for status in kept)
-    for n in range(13):                                # the address's least recently used went, one a new upload
+    for n in range(13):                       # the address's least recently used went, one a new upload
         assert client.get(f"/playground/api/upload?job=made-up-{n}").status_code == 404
     assert done("neighbour")["done"]
     assert memory.prepare("", "default", "sts") is sts and sts.done.is_set()      # still in memory
@@ -291,9 +292,10 @@ def test_an_api_run_past_its_wall_clock_stops_with_its_readings_there(memory, mo
 
 
 def test_an_api_runs_wall_clock_covers_the_preparation_it_sets_going(monkeypatch):
-    """Issue 51, case 4: the first call with model=scorer took 191 s, the data set embedded before the 30 s limit
-    started. Here a slow encoder (2 s a chunk of sentences) and a 1 s limit: the first call is refused within
-    about its limit, saying how far the embedding is; once it is ready, a call runs within the limit."""
+    """Issue 51, case 4: the first call with model=scorer took 191 s, the data set embedded before the 30 s
+    limit started. Here a slow encoder (2 s a chunk of sentences) and a 1 s limit: the first call is refused
+    within about its limit, saying how far the embedding is; once it is ready, a call runs within the
+    limit."""
     monkeypatch.setenv("STSDEMO_PLAYGROUND_SECONDS", "1")
 
     def slow(place: str, name: str, shown: str) -> Encoder:
@@ -312,7 +314,8 @@ def test_an_api_runs_wall_clock_covers_the_preparation_it_sets_going(monkeypatch
         playground_api.api_run(memory, dict(seeds=1, steps=50, model="default", data="sts"))
     took = time.monotonic() - started
     assert took < 2.5, took
-    assert "Embedding the sentences of sts" in str(refused.value) and "limit of 1 s passed" in str(refused.value)
+    said = str(refused.value)
+    assert "Embedding the sentences of sts" in said and "limit of 1 s passed" in said
     assert "\n" not in str(refused.value)
     memory.prepared("", "default", "sts")                                  # ready now
     started = time.monotonic()

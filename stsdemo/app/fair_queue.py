@@ -1,16 +1,17 @@
-"""A fair queue: every queued or running event counts against its visitor, so that no visitor can take the queue
-from the others.
+"""A fair queue: every queued or running event counts against its visitor, so that no visitor can take the
+queue from the others.
 
 A visitor is a browser session within its client address (:func:`stsdemo.app.slots.client_address`: the
-connection's public address, an IPv6 one by its /64, or behind ``STSDEMO_PROXY_HOPS`` trusted proxies the one the
-outermost wrote to X-Forwarded-For). Three caps of :mod:`stsdemo.caps` hold it:
+connection's public address, an IPv6 one by its /64, or behind ``STSDEMO_PROXY_HOPS`` trusted proxies the one
+the outermost wrote to X-Forwarded-For). Three caps of :mod:`stsdemo.caps` hold it:
 
 * ``events_per_session``: one session's events, every endpoint together (the page, REST and MCP calls);
 * ``events_per_address``: every session at one address together, sized for a class on one Wi-Fi, so that fresh
   session hashes (or fresh addresses in one /64) cannot take more than one address's places;
 * its share of a busy address: once the address holds half its places, a session may hold no more than the
   address's places divided among the sessions holding events there (at least one), so that one session firing
-  many calls does not squeeze out the class beside it: a session waiting on its one call always gets its place.
+  many calls does not squeeze out the class beside it: a session waiting on its one call always gets its
+  place.
 
 An event over a cap is refused at once (:func:`refusal`), the others' places untouched. The hook into Gradio's
 queue is :func:`stsdemo.app.ui.gradio_seam.fair_queue`.
@@ -44,13 +45,14 @@ def refusal(holders: Iterable[Holder], new: Holder) -> str | None:
     if new.address is None:
         return None
     neighbours = [holder for holder in holders if holder.address == new.address]
-    if len(neighbours) >= per_address:
-        return (f"your address already has {len(neighbours)} requests queued or running (at most {per_address} per "
-                "address, so that every visitor gets a turn): wait for one to finish, then try again")
+    shared = len(neighbours)
+    if shared >= per_address:
+        return (f"your address already has {shared} requests queued or running (at most {per_address} "
+                "per address, so that every visitor gets a turn): wait for one to finish, then try again")
     sessions = len({holder.session for holder in neighbours} | {new.session})
     share = max(1, per_address // sessions)
-    if 2 * len(neighbours) >= per_address and mine >= share:
-        return (f"your address is busy ({len(neighbours)} requests of {sessions} sessions, at most {per_address}): "
+    if 2 * shared >= per_address and mine >= share:
+        return (f"your address is busy ({shared} requests of {sessions} sessions, at most {per_address}): "
                 f"each session's share is {share} while it is, and yours has {mine}; wait for one to finish, "
                 "then try again")
     return None

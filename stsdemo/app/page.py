@@ -72,9 +72,9 @@ def launch_kwargs(mcp: bool | None = None, demo: gr.Blocks | None = None, state=
     """Theme, CSS and the MCP server (``mcp``; by default with ``STSDEMO_MCP=1``): launch() arguments in
     Gradio 6, shared by app.py and the tests. The MCP server needs ``pip install "gradio[mcp]"``; its tools
     are the three of :mod:`.ui.tools` (given the ``demo``, its server's tool table holds only them). Raw REST calls
-    are read strictly (:class:`.ui.gradio_seam.StrictCalls`). Given the app's ``state``, the Playground's page is
-    served under ``/playground/`` (:class:`~stsdemo.app.playground.site.PlaygroundSite`). Run history is chosen,
-    not Gradio's default (:func:`stsdemo.environment.run_history`: off on a Space)."""
+    are read strictly (:class:`.ui.gradio_seam.StrictCalls`). Given the app's ``state``, the Playground's page
+    is served under ``/playground/`` (:class:`~stsdemo.app.playground.site.PlaygroundSite`). Run history is
+    chosen, not Gradio's default (:func:`stsdemo.environment.run_history`: off on a Space)."""
     theme = gr.themes.Soft(primary_hue="blue", secondary_hue="orange", neutral_hue="slate",
                            font=["ui-sans-serif", "system-ui", "Segoe UI", "Roboto", "sans-serif"],
                            font_mono=["ui-monospace", "SFMono-Regular", "Menlo", "monospace"])

@@ -295,8 +295,9 @@ def sweep(busy: set[str], handed_over_s: float = HANDED_OVER_S) -> None:
 
 def sweep_until(stop: threading.Event, state, every_s: float, gradio_folder: Path | None = None) -> None:
     """Sweep now and then every ``every_s`` seconds until ``stop`` is set, sparing the sessions of ``state``'s
-    runs in progress (waiting on ``stop`` itself, so setting it ends the wait at once); with ``gradio_folder``,
-    the uploads to it past their time go too (``state.uploads``, :class:`~stsdemo.app.uploads.UploadLedger`)."""
+    runs in progress (waiting on ``stop`` itself, so setting it ends the wait at once); with
+    ``gradio_folder``, the uploads to it past their time go too (``state.uploads``,
+    :class:`~stsdemo.app.uploads.UploadLedger`)."""
     while not stop.is_set():
         try:
             sweep(set(state.active_runs()))
@@ -307,7 +308,8 @@ def sweep_until(stop: threading.Event, state, every_s: float, gradio_folder: Pat
         stop.wait(every_s)
 
 
-def start_sweeper(state, every_s: float = SWEEP_EVERY_S, gradio_folder: Path | None = None) -> threading.Event:
+def start_sweeper(state, every_s: float = SWEEP_EVERY_S,
+                  gradio_folder: Path | None = None) -> threading.Event:
     """:func:`sweep_until` in a daemon thread; setting the returned event stops it."""
     stop = threading.Event()
     threading.Thread(target=sweep_until, args=(stop, state, every_s, gradio_folder), name="stsdemo-sweeper",

@@ -9,11 +9,11 @@
 Nobody is dropped silently: a ticket is admitted in the order it joined, or its holder is told at once that
 the line is full. Leaving (a stop, a closed tab) frees the place for the next one.
 
-A visitor is a session within its client address (:func:`visitor_of`): a session holds at most one place, training
-or waiting, and one address at most ``training_per_address`` (:meth:`JobLine.place_for`), so a class behind
-one address is not held to one run while five tabs or five session hashes from one client cannot fill the line.
-An IPv6 address stands for its /64 (:data:`IPV6_GROUP`): one home or one client gets
-a whole /64, and picking a fresh address in it for every call must not make a fresh visitor.
+A visitor is a session within its client address (:func:`visitor_of`): a session holds at most one place,
+training or waiting, and one address at most ``training_per_address`` (:meth:`JobLine.place_for`), so a class
+behind one address is not held to one run while five tabs or five session hashes from one client cannot fill
+the line. An IPv6 address stands for its /64 (:data:`IPV6_GROUP`): one home or one client gets a whole /64,
+and picking a fresh address in it for every call must not make a fresh visitor.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def client_address(host: str | None, forwarded_for: str | None, hops: int) -> st
     return address_group(address) if address.is_global else None
 
 
-IPV6_GROUP = 64      # prefix length an IPv6 visitor is known by: a subscriber or a server is given a whole /64
+IPV6_GROUP = 64      # an IPv6 visitor's prefix length: a subscriber or a server is given a whole /64
 
 
 def address_group(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str:
@@ -129,19 +129,20 @@ class JobLine:
 
     @contextmanager
     def place_for(self, session: str, address: str | None = None):
-        """Hold the place of ``session`` (within its client ``address``, :func:`visitor_of`; None: unknown) while the
-        body runs (the body joins the line); InputError at once when the session already holds one, or when its
-        address holds ``training_per_address`` (a class shares one address; fresh sessions from one client
-        get no more)."""
+        """Hold the place of ``session`` (within its client ``address``, :func:`visitor_of`; None: unknown)
+        while the body runs (the body joins the line); InputError at once when the session already holds one,
+        or when its address holds ``training_per_address`` (a class shares one address; fresh sessions from
+        one client get no more)."""
         per_address = int(caps.value("training_per_address"))
         with self._cond:
             if session in self._visitors:
-                raise InputError(f"a {self.what} of yours is already training or waiting (from this page or another "
-                                 "tab): one place per visitor; stop it or wait for it to end")
+                raise InputError(f"a {self.what} of yours is already training or waiting (from this page or "
+                                 "another tab): one place per visitor; stop it or wait for it to end")
             shared = sum(held == address for held in self._visitors.values()) if address else 0
             if shared >= per_address:
-                raise InputError(f"your address already has {_plural(shared, self.what)} training or waiting (at most "
-                                 f"{per_address} an address, so that every visitor gets a turn): wait for one to end")
+                raise InputError(f"your address already has {_plural(shared, self.what)} training or waiting "
+                                 f"(at most {per_address} an address, so that every visitor gets a turn): "
+                                 "wait for one to end")
             self._visitors[session] = address
         try:
             yield

@@ -1,8 +1,8 @@
 """Uploads to Gradio's folder (``POST /gradio_api/upload``, ``GRADIO_TEMP_DIR``), held to the caps of
 :mod:`stsdemo.caps`: each visitor's share and the folder's total (:class:`UploadLedger`, which
-:class:`~stsdemo.app.ui.gradio_seam.StrictCalls` asks before Gradio reads an upload), removed when their time is up
-(the disk sweeper, :func:`stsdemo.app.session_files.start_sweeper`), and this server's own folder cleared at
-start-up (:func:`own_gradio_folder`, :func:`clear_folder`). Gradio takes any number of files up to
+:class:`~stsdemo.app.ui.gradio_seam.StrictCalls` asks before Gradio reads an upload), removed when their time
+is up (the disk sweeper, :func:`stsdemo.app.session_files.start_sweeper`), and this server's own folder
+cleared at start-up (:func:`own_gradio_folder`, :func:`clear_folder`). Gradio takes any number of files up to
 ``max_file_size`` each from anyone, and deletes only what its own process made (issue 51)."""
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from . import session_files
 
 
 def own_gradio_folder() -> Path:
-    """Where ``app.py`` has Gradio keep its uploads and copies (``GRADIO_TEMP_DIR``) unless the operator names a
-    folder: one per output folder, so that start-up may clear all of it (:func:`clear_folder`): Gradio deletes only
-    the files its own process made, and a killed server's uploads stayed for ever (issue 51)."""
+    """Where ``app.py`` has Gradio keep its uploads and copies (``GRADIO_TEMP_DIR``) unless the operator names
+    a folder: one per output folder, so that start-up may clear all of it (:func:`clear_folder`): Gradio
+    deletes only the files its own process made, and a killed server's uploads stayed for ever (issue 51)."""
     return Path(tempfile.gettempdir()) / f"stsdemo-gradio-{session_files.server_key()}"
 
 
@@ -51,11 +51,12 @@ class Upload:
 
 
 class UploadLedger:
-    """The uploads to Gradio's folder (``POST /gradio_api/upload``, :class:`~stsdemo.app.ui.gradio_seam.StrictCalls`
-    asks here first): each visitor may keep ``visitor_upload_bytes`` there, and the folder holds at most
-    ``gradio_folder_bytes``; an upload is removed ``gradio_keep_seconds`` after it came (:meth:`sweep`, with the
-    disk sweep), which frees its visitor's share again. A visitor is a client address (an upload carries no
-    session); where none is known, every such upload shares one."""
+    """The uploads to Gradio's folder (``POST /gradio_api/upload``,
+    :class:`~stsdemo.app.ui.gradio_seam.StrictCalls` asks here first): each visitor may keep
+    ``visitor_upload_bytes`` there, and the folder holds at most ``gradio_folder_bytes``; an upload is removed
+    ``gradio_keep_seconds`` after it came (:meth:`sweep`, with the disk sweep), which frees its visitor's
+    share again. A visitor is a client address (an upload carries no session); where none is known, every such
+    upload shares one."""
 
     UNKNOWN = "an unknown address"
     MEASURE_EVERY_S = 10.0    # the folder's size is measured again at most this often (a walk of its files)
@@ -77,14 +78,15 @@ class UploadLedger:
             since = sum(upload.size for upload in self._uploads if upload.at > self._measured[0])
             mine = sum(upload.size for upload in self._uploads if upload.visitor == visitor)
             keep = caps.value("gradio_keep_seconds")
+            taken = self._measured[1] + since
             if mine + size > per_visitor:
-                return None, (f"uploads from {visitor.removeprefix('address ')} already take {caps.size_text(mine)} "
-                              f"of this server's disk and this one is {caps.size_text(size)}: at most "
-                              f"{caps.size_text(per_visitor)} a visitor (STSDEMO_VISITOR_UPLOADS); an upload is "
-                              f"removed {keep:g} s after it came")
-            if self._measured[1] + since + size > most:
-                return None, (f"uploaded files take {caps.size_text(self._measured[1] + since)} of this server's disk,"
-                              f" at most {caps.size_text(most)} (STSDEMO_GRADIO_FOLDER): try again in a few minutes")
+                return None, (f"uploads from {visitor.removeprefix('address ')} already take "
+                              f"{caps.size_text(mine)} of this server's disk and this one is "
+                              f"{caps.size_text(size)}: at most {caps.size_text(per_visitor)} a visitor "
+                              f"(STSDEMO_VISITOR_UPLOADS); an upload is removed {keep:g} s after it came")
+            if taken + size > most:
+                return None, (f"uploaded files take {caps.size_text(taken)} of this server's disk, at most "
+                              f"{caps.size_text(most)} (STSDEMO_GRADIO_FOLDER): try again in a few minutes")
             upload = Upload(visitor, size)
             self._uploads.append(upload)
             return upload, ""
@@ -107,7 +109,7 @@ class UploadLedger:
             now = time.monotonic()
             old = [upload for upload in self._uploads if now - upload.at >= max_age_s]
             self._uploads = [upload for upload in self._uploads if upload not in old]
-            kept = {path for upload in self._uploads for path in upload.paths}   # the same file uploaded again
+            kept = {path for upload in self._uploads for path in upload.paths}   # the same file again
         root = folder.resolve()
         for path in {path for upload in old for path in upload.paths} - kept:
             path = Path(path).resolve()

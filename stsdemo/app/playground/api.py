@@ -1,9 +1,9 @@
 """The Playground for programs: the app's ``playground`` API endpoint and MCP tool run the Python core
 (:func:`stsdemo.playground.run.run_seeds`) on the data sets the app keeps prepared, bounded by the one-call
-budget and stopped at a wall-clock limit (``playground_seconds`` in :mod:`stsdemo.caps`) with its readings there.
-The limit covers the preparation a call sets going (a data set embedded for its encoder): a call whose data is
-not ready within it is refused with the preparation's progress and the time it has left. The tab's own runs train
-in the visitor's browser (:mod:`stsdemo.app.playground.site`)."""
+budget and stopped at a wall-clock limit (``playground_seconds`` in :mod:`stsdemo.caps`) with its readings
+there. The limit covers the preparation a call sets going (a data set embedded for its encoder): a call whose
+data is not ready within it is refused with the preparation's progress and the time it has left. The tab's own
+runs train in the visitor's browser (:mod:`stsdemo.app.playground.site`)."""
 
 from __future__ import annotations
 
@@ -35,15 +35,16 @@ def api_run(memory: PlaygroundMemory, values: dict) -> dict:
     preparation = memory.prepare("", config.model, config.data)
     # the wall clock covers the preparation this call sets going (a data set embedded: minutes, on first use)
     if not preparation.done.wait(max(0.0, limit - (time.monotonic() - started))):
-        raise InputError(f"{preparation.progress_text()} This call's wall-clock limit of {limit:g} s passed while "
-                         "it waited: call again once it is ready (the time left is above).")
+        raise InputError(f"{preparation.progress_text()} This call's wall-clock limit of {limit:g} s passed "
+                         "while it waited: call again once it is ready (the time left is above).")
     prepared = memory.prepared("", config.model, config.data)
     waited = time.monotonic() - started       # the checks and the preparation, on this call's clock
-    result = run_seeds(config, prepared.data, prepared.features_for(config.head), seconds=max(0.0, limit - waited))
+    result = run_seeds(config, prepared.data, prepared.features_for(config.head),
+                       seconds=max(0.0, limit - waited))
     if result["stopped_early"]:
         preparing = f", {waited:.0f} s of it waiting for the data" if waited >= 1 else ""
-        result["notice"] = (f"The run passed its wall-clock limit of {limit:g} s{preparing}, and stopped at step "
-                            f"{result['step']:,} of {config.steps:,}: its readings are at that step. Fewer seeds, "
-                            "steps or pairs, or a smaller batch, finish in time.")
+        result["notice"] = (f"The run passed its wall-clock limit of {limit:g} s{preparing}, and stopped at "
+                            f"step {result['step']:,} of {config.steps:,}: its readings are at that step. "
+                            "Fewer seeds, steps or pairs, or a smaller batch, finish in time.")
     return {"settings": config.to_dict(), "encoder": prepared.encoder,
             "twins_named": dict(zip(TWIN_NAMES, twin_labels(config))), **result}

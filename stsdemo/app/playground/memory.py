@@ -34,10 +34,10 @@ from ...playground.run import Features, prepare_features
 from ...playground.uploaded import UploadedData, load_uploaded_pairs
 from .. import model_cache
 
-MAX_PREPARED = 3          # built-in data sets x encoders kept in memory (each some 50 to 100 MB with its features)
+MAX_PREPARED = 3          # built-in sets x encoders kept in memory (each some 50 to 100 MB with its features)
 MAX_UPLOADS_PREPARED = 8  # uploads' embeddings kept in memory (at most 5,000 pairs each: some 10 MB)
 MAX_SESSIONS = 64         # visitors' uploads kept (each a few thousand pairs' sentences and labels)
-UPLOAD_CACHE = "uploads"  # the uploads' own folder in the embeddings' disk cache, pruned apart from the built-ins'
+UPLOAD_CACHE = "uploads"  # the uploads' own folder in the embeddings' cache, pruned apart from the built-ins'
 BAR_CELLS = 20            # characters of the text progress bar a waiting visitor reads
 
 
@@ -146,9 +146,9 @@ class PlaygroundMemory:
         return run.uploaded, run.embedding
 
     def make_room(self, newest: str) -> None:
-        """Drop the uploads of ``newest``'s address, least recently used first, while that address keeps more than
-        ``playground_uploads`` uploads or bytes than ``playground_kept_bytes``; never
-        ``newest``'s own, nor another address's (called under the lock)."""
+        """Drop the uploads of ``newest``'s address, least recently used first, while that address keeps more
+        than ``playground_uploads`` uploads or bytes than ``playground_kept_bytes``; never ``newest``'s own,
+        nor another address's (called under the lock)."""
         address = self._sessions[newest].address
         mine = [(key, run) for key, run in self._sessions.items()
                 if run.uploaded is not None and run.address == address]          # least recently used first
@@ -228,7 +228,7 @@ class PlaygroundMemory:
     # ---- visitors' uploads ---------------------------------------------------------------------------------
 
     def upload_of(self, session: str) -> SessionRun | None:
-        """The visitor's page if it has uploaded (a look that makes no page: any client may ask for any key)."""
+        """The visitor's page if it has uploaded (a look that makes none: any client may ask for any key)."""
         with self._lock:
             return self._sessions.get(session)
 

@@ -5,18 +5,19 @@
 * ``data/<sts|nli>.safetensors``: a built-in data set in the compact form, embedded once per server (in the
   background at start-up, :meth:`~.memory.PlaygroundMemory.prewarm`) and written once; while it is being
   embedded the route answers 503 with the progress, which the page shows and retries;
-* ``api/upload`` (POST a CSV or TSV of labelled pairs, then GET ``?job=``): the server embeds the visitor's pairs
-  (:meth:`~.memory.PlaygroundMemory.upload`, one upload a visitor at a time, one encoding at a time, held to the
-  caps of the client's address, not of the ``session`` field the page writes) and writes them as
-  ``data/upload/<key>.safetensors``, which the page then trains on; uploads evict only uploads, in memory and on
-  disk;
+* ``api/upload`` (POST a CSV or TSV of labelled pairs, then GET ``?job=``): the server embeds the visitor's
+  pairs (:meth:`~.memory.PlaygroundMemory.upload`, one upload a visitor at a time, one encoding at a time,
+  held to the caps of the client's address, not of the ``session`` field the page writes) and writes them as
+  ``data/upload/<key>.safetensors``, which the page then trains on; uploads evict only uploads, in memory and
+  on disk;
 * ``api/export`` (POST the page's settings and its trained head): the Python core measures that head again on the
   same sets and writes it as a scorer zip (:func:`~stsdemo.playground.export_run.page_head`), handed out by
   ``api/download/<name>``.
 
-Nothing here runs while a page plays: no frame, no step, no per-visitor run in memory. Bodies are capped before
-they are read (a chunked one too), and every refusal is one line of JSON (``{"error": ...}``) with no server path
-in it: a path no route takes (``..%2f`` included) is a 404, a wrong method a 405, a malformed form a 400.
+Nothing here runs while a page plays: no frame, no step, no per-visitor run in memory. Bodies are capped
+before they are read (a chunked one too), and every refusal is one line of JSON (``{"error": ...}``) with no
+server path in it: a path no route takes (``..%2f`` included) is a 404, a wrong method a 405, a malformed form
+a 400.
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ class PlaygroundSite:
         if path == PREFIX or path.startswith(PREFIX + "/"):
             try:
                 await self.router(scope, receive, send)
-            except HTTPException as error:   # the router's 404 or 405 inside an app: past a middleware, a bare 500
+            except HTTPException as error:   # the router's 404/405 in an app: past a middleware, a bare 500
                 await refusal(error.detail, error.status_code)(scope, receive, send)
         else:
             await self.app(scope, receive, send)
@@ -134,8 +135,8 @@ class PlaygroundSite:
         return FileResponse(path, media_type="application/octet-stream", headers={"Cache-Control": CACHE})
 
     def compact_file(self, name: str, prepared: Prepared) -> Path:
-        """The compact file of a prepared data set, written once (named by its embeddings' key); an upload's in a
-        folder of their own, so that uploads evict only uploads, least recently used first."""
+        """The compact file of a prepared data set, written once (named by its embeddings' key); an upload's
+        in a folder of their own, so that uploads evict only uploads, least recently used first."""
         upload = UPLOAD_KEY.match(name) is not None
         folder = environment.cache_dir() / "playground-site" / ("uploads" if upload else "")
         path = folder / f"{prepared.embeddings.key}.safetensors"
@@ -172,7 +173,7 @@ class PlaygroundSite:
             return refusal(too_large, 413)
         try:
             form = await Request(request.scope, _replayed(body)).form(max_files=1, max_fields=4)
-        except (MultiPartException, HTTPException, ValueError):   # inside an app, Starlette raises an HTTPException
+        except (MultiPartException, HTTPException, ValueError):   # in an app, Starlette raises HTTPException
             return refusal("send a multipart form with your CSV as 'file' and your page's 'session'")
         try:
             session, scale, upload = (form.get("session", ""), str(form.get("scale", "infer")), form.get("file"))

@@ -351,15 +351,15 @@ class StrictCalls:
     async def upload(self, scope, receive, send):
         """A file upload, held to its visitor's share of Gradio's folder and to the folder's cap
         (:class:`~stsdemo.app.uploads.UploadLedger`) on its declared length, before Gradio reads it (Gradio
-        takes any number of files up to ``max_file_size`` each); the paths Gradio answers with are recorded, so
-        that the sweep removes them when their time is up."""
+        takes any number of files up to ``max_file_size`` each); the paths Gradio answers with are recorded,
+        so that the sweep removes them when their time is up."""
         declared = dict(scope.get("headers") or ()).get(b"content-length", b"")
         if not declared.isdigit():
-            refusal = JSONResponse({"detail": "an upload declares its length (Content-Length), which this server "
-                                              "holds to its visitor's share of the disk"}, status_code=411)
+            why = "an upload declares its length (Content-Length), held to its visitor's share of the disk"
+            refusal = JSONResponse({"detail": why}, status_code=411)
             return await refusal(scope, receive, send)
-        upload, why = await asyncio.to_thread(self.uploads.admit, slots.visitor_of(Request(scope)), int(declared),
-                                              gradio_cache())
+        visitor = slots.visitor_of(Request(scope))
+        upload, why = await asyncio.to_thread(self.uploads.admit, visitor, int(declared), gradio_cache())
         if upload is None:
             status = 429 if why.startswith("uploads from") else 503
             return await JSONResponse({"detail": why}, status_code=status)(scope, receive, send)
@@ -401,10 +401,10 @@ class StrictCalls:
     @staticmethod
     def event_refusal(scope, body: bytes) -> tuple[int, str] | None:
         """``(status, why)`` for a page event (``/queue/join``, ``/run/predict``) naming no event of this app
-        by ``fn_index``, carrying a file not uploaded to it or fewer values in ``data`` than the event takes, or
-        a ``/component_server`` call naming no component or none of its server functions (Gradio 6.31 answers
-        each with a 500 or a logged traceback, or its file handling's message naming a server path); None for
-        anything else, Gradio's to answer."""
+        by ``fn_index``, carrying a file not uploaded to it or fewer values in ``data`` than the event takes,
+        or a ``/component_server`` call naming no component or none of its server functions (Gradio 6.31
+        answers each with a 500 or a logged traceback, or its file handling's message naming a server path);
+        None for anything else, Gradio's to answer."""
         route = EVENT_ROUTE.match(scope.get("path", ""))
         try:
             payload = json.loads(body) if route else None
