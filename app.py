@@ -14,10 +14,13 @@ anyone who asks for it by URL, and the output folder holds every visitor's runs.
 (zips, scored CSVs) are staged in the system temp dir, whence Gradio copies them into its cache
 (stsdemo.app.session_files).
 
-Disk (stsdemo.app.session_files): at start-up the orphans of a killed server are removed; then a sweeper thread removes
-stale sessions and handed-over downloads every minute, and Gradio deletes its cached copies on a schedule
-(``delete_cache``). Each visitor's runs may take STSDEMO_SESSION_DISK (default 1gb), all of them together
-STSDEMO_TOTAL_DISK (default 20gb; over it the sessions idle longest go first).
+Disk (stsdemo.app.session_files): at start-up the orphans of a killed server are removed, and Gradio's folder
+(GRADIO_TEMP_DIR; by default one of this server's own in the system temp dir) is cleared; then a sweeper
+thread removes stale sessions, handed-over downloads and uploads past their time every minute, and Gradio
+deletes its cached copies on a schedule (``delete_cache``). Uploads are held to STSDEMO_VISITOR_UPLOADS a
+visitor (default 200mb) and STSDEMO_GRADIO_FOLDER together (default 2gb). Each visitor's runs may take
+STSDEMO_SESSION_DISK (default 1gb), all of them together STSDEMO_TOTAL_DISK (default 20gb; over it the
+sessions idle longest go first).
 """
 
 import spaces  # noqa: F401  (first: ZeroGPU must patch CUDA before torch initialises it)
@@ -30,13 +33,23 @@ import threading
 from transformers.utils import logging as hf_logging
 
 from stsdemo import environment
-from stsdemo.app import session_files
-from stsdemo.app.app_state import AppState
-from stsdemo.app.page import build_demo, launch_kwargs, mcp_wanted
-from stsdemo.app.ui import gradio_seam
+from stsdemo.app import session_files, uploads
+
+# Gradio's uploads and copies in a folder of this server's own (unless the operator names one): cleared
+# at start-up
+OWN_GRADIO_FOLDER = not os.environ.get("GRADIO_TEMP_DIR")
+if OWN_GRADIO_FOLDER:
+    os.environ["GRADIO_TEMP_DIR"] = str(uploads.own_gradio_folder())
+
+from stsdemo.app.app_state import AppState  # noqa: E402  (Gradio reads GRADIO_TEMP_DIR when imported)
+from stsdemo.app.page import build_demo, launch_kwargs, mcp_wanted  # noqa: E402
+from stsdemo.app.ui import gradio_seam  # noqa: E402
 
 session_files.recover_interrupted()   # runs a killed server left "running" say so, their checkpoints are listed again
-session_files.remove_cached_downloads(gradio_seam.gradio_cache())   # a killed server's zips in Gradio's cache
+if OWN_GRADIO_FOLDER:    # a killed server's uploads and copies
+    uploads.clear_folder(gradio_seam.gradio_cache())
+else:                    # a folder shared with others: only the zips and scored files this app hands out
+    session_files.remove_cached_downloads(gradio_seam.gradio_cache())
 state = AppState()
 demo = build_demo(state)
 # Gradio reads delete_cache when launch() builds the server: its copies of handed-out files are deleted on a
@@ -51,7 +64,7 @@ def launch(host: str | None = None, port: int | None = None, mcp: bool = False, 
     output = environment.output_dir()
     output.mkdir(parents=True, exist_ok=True)
     threading.Thread(target=state.models.warm_up, name="stsdemo-warm-up", daemon=True).start()
-    session_files.start_sweeper(state)
+    session_files.start_sweeper(state, gradio_folder=gradio_seam.gradio_cache())
     return demo.launch(server_name=host, server_port=port, show_error=True, max_file_size=environment.max_upload(),
                        blocked_paths=[str(output)], **launch_kwargs(mcp=mcp, demo=demo, state=state), **options)
 

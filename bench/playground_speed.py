@@ -64,22 +64,20 @@ def sentence_transformers_time(sentences: list[str]) -> float:
 def step_rates(steps: int = 1000) -> dict:
     """Steps per second of the default run at 1 and 20 seeds (paper and mlp heads), on the cached STS vectors."""
     from stsdemo.playground.config import PlaygroundConfig
-    from stsdemo.playground.prepared import default_encoder, embedded
-    from stsdemo.playground.run import Playground, prepare_features, run_seeds
+    from stsdemo.playground.run import Playground, pinned_source, run_seeds
 
-    data, embeddings = embedded("sts", default_encoder())
+    source = pinned_source("sts")
     out = {}
     for head in ("paper", "mlp"):
-        features = prepare_features(data, embeddings.vectors, head)
         for seeds in (1, 20):
             config = PlaygroundConfig(head=head, seeds=seeds, steps=steps)
-            run = Playground(config, data, features)
-            run.step(50)                                    # warm up
-            with Timer() as timer:
-                run.step(steps)
+            with Playground(config, source) as run:
+                run.step(50)                                    # warm up
+                with Timer() as timer:
+                    run.step(steps)
             out[f"{head}_seeds{seeds}_steps_per_s"] = steps / timer.seconds
         with Timer() as whole:
-            run_seeds(PlaygroundConfig(head=head, seeds=20, steps=steps), data, features)
+            run_seeds(PlaygroundConfig(head=head, seeds=20, steps=steps), source)
         out[f"{head}_20seeds_{steps}steps_seconds"] = whole.seconds
     return out
 
@@ -90,19 +88,17 @@ def default_run_seconds(repeats: int = 5) -> dict:
     from dataclasses import replace
 
     from stsdemo.playground.config import PlaygroundConfig
-    from stsdemo.playground.prepared import default_encoder, embedded
-    from stsdemo.playground.run import prepare_features, run_seeds
+    from stsdemo.playground.run import pinned_source, run_seeds
 
     default = PlaygroundConfig()
-    data, embeddings = embedded(default.data, default_encoder())
-    features = prepare_features(data, embeddings.vectors, default.head)
-    run_seeds(replace(default, seeds=2, steps=100), data, features)            # warm up
+    source = pinned_source(default.data)
+    run_seeds(replace(default, seeds=2, steps=100), source)            # warm up
     out = {"steps": default.steps, "head": default.head}
     for seeds in (10, 20):
         times = []
         for _ in range(repeats):
             with Timer() as timer:
-                run_seeds(replace(default, seeds=seeds), data, features)
+                run_seeds(replace(default, seeds=seeds), source)
             times.append(timer.seconds)
         out[f"seeds{seeds}_seconds"], out[f"seeds{seeds}_all"] = median(times), times
     return out

@@ -29,7 +29,8 @@ The file is one JSON object of sections; each writer merges its entries into its
 * ``cost_fit``: ``{"fit" | "fit_before_fix" | "quick": measurements}``: the fine-tune cost model against short
   real runs, with each model's worst under-estimate (bench.cost_fit)
 * ``load``: ``{"classroom" | "quick": measurements}``: a classroom of visitors against a running app, each kind's
-  success rate and latency, the server's peak RSS (bench.load)
+  success rate and latency, the server's peak RSS (bench.load); ``{"one_address" | "one_address_quick":
+  measurements}``: 30 students' sessions and a flooder at one address, each round's refusals (bench.classroom)
 * ``machine``: the first writer's machine: python, torch, cpus, torch_threads, platform, cuda, gpu, ram_gib
   (bench.common.machine)
 

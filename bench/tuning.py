@@ -320,13 +320,13 @@ def run_steps(steps: list[str], args) -> dict[str, str]:
             inputs = (entry, budget, sets if entry["test"] else None, model_paths[entry["model"]], args.threads)
             tasks.append(sweep.Task(key, inputs, num_cpus=args.cpus_per_run, num_gpus=gpus))
 
-        def record(key: str, result: dict) -> None:
+        def record(key: str, result: dict, sections: dict = sections) -> None:
             add_run(sections[key], key, result)
             test = result.get("test", {}).get("Avg.")
             log(f"done {key}: dev {result.get('dev_best', float('nan')):.2f}"
                 + (f" Avg. {test:.2f}" if test is not None else "") + f" in {result['wall_seconds']:.0f}s")
 
-        def failed(key: str, line: str) -> None:
+        def failed(key: str, line: str, sections: dict = sections) -> None:
             log(f"FAILED {key}: {line}")
             add_failure(sections[key], key, line)
 

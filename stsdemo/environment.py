@@ -128,6 +128,19 @@ def max_waiting_runs() -> int:
     return int(caps.value("training_waiting"))
 
 
+def run_history() -> bool:
+    """Whether Gradio keeps each visitor's calls in their browser for its run history page
+    (``/gradio_api/runs``; ``launch(run_history=...)``, which since Gradio 6.24 is on unless told): off on a
+    Hugging Face Space, where the next student at a shared school computer would reload the last one's runs;
+    on elsewhere (your own machine). ``STSDEMO_RUN_HISTORY=1`` or ``0`` chooses either way."""
+    text = os.environ.get("STSDEMO_RUN_HISTORY", "").strip().lower()
+    if not text:
+        return not os.environ.get("SPACE_ID")
+    if text not in ("0", "1"):
+        raise ValueError(f"STSDEMO_RUN_HISTORY={text!r}: expected 1 (on) or 0 (off)")
+    return text == "1"
+
+
 def trusted_remote_code() -> tuple[str, ...]:
     configured = os.environ.get("STSDEMO_TRUST_REMOTE_CODE")
     if configured is None:

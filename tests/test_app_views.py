@@ -150,6 +150,38 @@ def test_the_mcp_server_is_asked_for_by_flag_or_environment(monkeypatch):
     assert mcp_wanted([]) and launch_kwargs()["mcp_server"] is True
 
 
+@pytest.mark.slow
+def test_run_history_is_chosen_off_on_a_space_and_on_for_your_own_machine(monkeypatch):
+    """Issue 51, case 8: since Gradio 6.24 launch(run_history=None) means on, and on a shared school computer
+    the next student reloaded the previous one's runs. The app says which: off on a Space, on elsewhere,
+    either way by STSDEMO_RUN_HISTORY; a launched app's config (which its page reads) says the same."""
+    import gradio as gr
+    import httpx
+
+    from stsdemo import environment
+    from stsdemo.app.page import launch_kwargs
+
+    monkeypatch.delenv("STSDEMO_RUN_HISTORY", raising=False)
+    monkeypatch.delenv("SPACE_ID", raising=False)
+    assert launch_kwargs()["run_history"] is True
+    monkeypatch.setenv("STSDEMO_RUN_HISTORY", "0")
+    assert launch_kwargs()["run_history"] is False
+    monkeypatch.setenv("STSDEMO_RUN_HISTORY", "yes")
+    with pytest.raises(ValueError, match="STSDEMO_RUN_HISTORY"):
+        environment.run_history()
+    monkeypatch.delenv("STSDEMO_RUN_HISTORY")
+    monkeypatch.setenv("SPACE_ID", "someone/stsdemo")
+    with gr.Blocks() as demo:
+        gr.Markdown("run history")
+    options = {key: value for key, value in launch_kwargs().items() if key == "run_history"}
+    assert options == {"run_history": False}
+    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, **options)
+    try:
+        assert httpx.get(f"{url}config", timeout=30).json()["run_history"] is False
+    finally:
+        demo.close()
+
+
 def test_the_form_defaults_follow_the_machine_the_form_is_built_on(monkeypatch):
     from stsdemo import default_finetune
     from stsdemo.app.finetune import form

@@ -12,6 +12,7 @@ import pytest
 
 from stsdemo import environment
 from stsdemo.app import session_files
+from stsdemo.app.uploads import UploadLedger
 from stsdemo.errors import InputError
 
 
@@ -93,6 +94,8 @@ def test_the_sweeper_sweeps_at_once_then_after_each_wait_sparing_the_runs_in_pro
     """The sweeper's loop, run in this thread: the stop event it waits on is a stand-in that hands out a new
     staged download during the first wait and stops the loop during the second, so no clock is read."""
     class OneRunInProgress:
+        uploads = UploadLedger()
+
         def active_runs(self):
             return {"training": object()}
 

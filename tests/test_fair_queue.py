@@ -1,6 +1,7 @@
-"""The fair queue (issue 40): every queued or running event counts against its visitor (session and client
-address), over the caps of stsdemo.caps the rest are refused at once, and another visitor's cheap read still
-answers while one client floods."""
+"""The fair queue (issues 40 and 51): every queued or running event counts against its visitor (session and
+client address, an IPv6 one by its /64), over the caps of stsdemo.caps the rest are refused at once, a busy
+address's sessions each get their share, and another visitor's cheap read still answers while one client
+floods (from one address, or from a fresh address in one /64 for every call)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,26 @@ import gradio as gr
 import httpx
 import pytest
 
+from stsdemo import caps
 from stsdemo.app import fair_queue
 from stsdemo.app.fair_queue import Holder
 from stsdemo.app.ui import gradio_seam
+
+
+def test_a_class_behind_one_address_gets_its_places_and_a_busy_session_its_share(monkeypatch):
+    """30 sessions at one address each waiting on one call, beside one session firing calls: every one of the
+    30 gets its place, the firing session is held to its share of the busy address (40 places / 31 sessions:
+    1)."""
+    monkeypatch.delenv("STSDEMO_EVENTS_PER_ADDRESS", raising=False)
+    school = "address 8.8.8.8"
+    held = [Holder("flooder", school)]
+    for student in range(30):
+        assert fair_queue.refusal(held, Holder(f"student{student}", school)) is None
+        held.append(Holder(f"student{student}", school))
+    refused = fair_queue.refusal(held, Holder("flooder", school))
+    assert "share is 1" in refused and "yours has 1" in refused
+    quiet = [Holder("flooder", school)] * 3                        # an idle address: its session cap only
+    assert fair_queue.refusal(quiet, Holder("flooder", school)) is None
 
 
 def test_a_session_and_an_address_are_each_held_to_their_caps(monkeypatch):
@@ -69,6 +87,48 @@ def test_one_client_floods_and_another_visitors_read_still_answers(monkeypatch):
         for answer in accepted:
             assert "held" in httpx.get(f"{url}gradio_api/call/hold/{answer.json()['event_id']}", timeout=30).text
         assert call("hold", [], "8.8.8.8").status_code == 200        # its places are free again
+    finally:
+        release.set()
+        demo.close()
+
+
+@pytest.mark.slow
+def test_fresh_addresses_in_one_ipv6_64_are_one_visitor_and_the_queue_stays_open(monkeypatch):
+    """70 parallel calls behind the Space's proxy, each from its own address in one /64 (issue 51: they filled
+    the queue, and every other visitor got 503 "Queue is full"): the /64 is held to one address's places, and
+    a visitor elsewhere is answered."""
+    monkeypatch.setenv("STSDEMO_PROXY_HOPS", "1")
+    monkeypatch.delenv("STSDEMO_EVENTS_PER_ADDRESS", raising=False)
+    per_address = int(caps.value("events_per_address"))
+    release = threading.Event()
+
+    def hold() -> str:
+        release.wait(60)
+        return "held"
+
+    def upper(text: str) -> str:
+        return text.upper()
+
+    with gr.Blocks() as demo:
+        gr.api(hold, api_name="hold", concurrency_id="slow", concurrency_limit=1)
+        gr.api(upper, api_name="upper", concurrency_id="fast", concurrency_limit=4)
+        demo.queue(max_size=int(caps.value("queue_size")))
+        gradio_seam.fair_queue(demo)
+    _, url, _ = demo.launch(prevent_thread_lock=True, app_kwargs={"middleware": []})
+    try:
+        def call(name: str, data: list, address: str) -> httpx.Response:
+            return httpx.post(f"{url}gradio_api/call/{name}", json={"data": data}, timeout=30,
+                              headers={"x-forwarded-for": address})
+
+        with ThreadPoolExecutor(8) as pool:
+            flood = list(pool.map(lambda i: call("hold", [], f"2a00:1450:4001:81c::{i + 1:x}"), range(70)))
+        statuses = [answer.status_code for answer in flood]
+        assert statuses.count(200) == per_address and statuses.count(429) == 70 - per_address, statuses
+        assert "per address" in next(a for a in flood if a.status_code == 429).json()["detail"]
+        posted = call("upper", ["a man plays"], "2a00:1450:4001:81d::1")    # the next /64: another visitor
+        assert posted.status_code == 200, posted.text
+        result = httpx.get(f"{url}gradio_api/call/upper/{posted.json()['event_id']}", timeout=30).text
+        assert "A MAN PLAYS" in result
     finally:
         release.set()
         demo.close()

@@ -10,7 +10,9 @@ every log record) holds no traceback and stays small.
   reprs and bare 500s before);
 * a 100,000-character model or run name is refused before any lookup (an OSError and 104 KB of log before);
 * a file the app did not receive is refused;
-* a refusal does not tell another session's folder from a missing one.
+* a refusal does not tell another session's folder from a missing one;
+* raw requests (issue 51): encoded slashes under ``/playground/``, a chunked upload with a bad multipart body,
+  a page event with too few values: each a 4xx in one line, no traceback.
 """
 
 from __future__ import annotations
@@ -260,3 +262,62 @@ def test_a_refusal_does_not_tell_another_sessions_folder_from_a_missing_one(live
     assert not any(answer.ok for answer in answers)
     said = [answer.text.replace(str(path), "<path>") for answer, path in zip(answers, (existing, missing))]
     assert said[0] == said[1], said
+
+
+# ---- raw requests: bad paths and bodies (issue 51) ----------------------------------------------------
+
+
+def chunked(body: bytes):
+    """A body sent in chunks (Transfer-Encoding: chunked, no Content-Length)."""
+    yield from (body[i:i + 512] for i in range(0, len(body), 512))
+
+
+RAW = [  # (title, method, path, body, headers); fn_index of loss_at filled in from the app's config
+    *[(f"GET {path}", "GET", path, None, {}) for path in (
+        "/playground/..%2f..%2fapp.py", "/playground/..%2fsite.json",
+        "/playground/data/..%2f..%2fapp.safetensors",
+        "/playground/api/download/..%2f..%2fx/y.zip", "/playground/data/upload/..%2fx.safetensors",
+        "/playground/%2e%2e%2f%2e%2e%2fapp.py")],
+    ("chunked bad multipart upload", "POST", "/playground/api/upload", b"--x\r\nnot a part" * 40,
+     {"content-type": "multipart/form-data; boundary=x"}),
+    ("bad multipart upload", "POST", "/playground/api/upload", b"--x\r\nnot a part",
+     {"content-type": "multipart/form-data; boundary=x"}),
+    ("queue/join loss_at data []", "POST", "/gradio_api/queue/join", {"data": [], "session_hash": "fj1"}, {}),
+    ("queue/join loss_at data not a list", "POST", "/gradio_api/queue/join",
+     {"data": "x", "session_hash": "fj2"}, {}),
+    ("Gradio upload without a length", "POST", "/gradio_api/upload", b"--x\r\n",
+     {"content-type": "multipart/form-data; boundary=x"}),
+]
+
+
+def test_bad_paths_and_bodies_are_4xx_in_one_line_with_no_traceback(live_app, capfd):
+    url, _ = live_app
+    config = httpx.get(f"{url}/config", timeout=30).json()
+    loss_at = next(dep["id"] for dep in config["dependencies"] if dep.get("api_name") == "loss_at")
+    records = Records()
+    logging.getLogger().addHandler(records)
+    capfd.readouterr()
+    failures = []
+    try:
+        for title, method, path, body, headers in RAW:
+            if isinstance(body, dict):
+                body = json.dumps({**body, "fn_index": loss_at}).encode()
+                headers = {"content-type": "application/json"}
+            content = chunked(body) if title.startswith("chunked") or "without a length" in title else body
+            answer = httpx.request(method, url + path, content=content, headers=headers, timeout=60)
+            log = "".join(capfd.readouterr())
+            try:
+                said = answer.json()
+                said = str(said.get("error") or said.get("detail")) if isinstance(said, dict) else str(said)
+            except ValueError:
+                said = answer.text
+            if not 400 <= answer.status_code < 500:
+                failures.append(f"{title}: status {answer.status_code}: {answer.text[:200]}")
+            if "\n" in said.strip() or not said.strip() or len(said) > 300:
+                failures.append(f"{title}: not a one-line answer: {said[:200]!r}")
+            if "Traceback" in log or records.tracebacks:
+                failures.append(f"{title}: a traceback in the log: {log[-400:]} {records.tracebacks}")
+            records.tracebacks = []
+    finally:
+        logging.getLogger().removeHandler(records)
+    assert not failures, "\n".join(failures)

@@ -460,10 +460,12 @@ def test_a_body_over_the_cap_is_refused_before_it_is_read(monkeypatch):
     status, _, read = _post_chunks(demo, "/gradio_api/call/double", megabyte,
                                    headers=[(b"content-length", str(1024 ** 2).encode())])
     assert status == 413 and read == 0                                   # refused on its declared length
-    assert _post_chunks(demo, "/gradio_api/upload", megabyte)[0] == 0   # a file upload: Gradio's max_file_size
+    length = [(b"content-length", str(1024 ** 2).encode())]
+    assert _post_chunks(demo, "/gradio_api/upload", megabyte, length)[0] == 0   # a file upload: its own caps
+    assert _post_chunks(demo, "/gradio_api/upload", megabyte)[0] == 411         # one that declares no length
 
 
-def test_unknown_events_and_component_functions_are_404_and_foreign_files_422():
+def test_unknown_events_and_component_functions_are_404_and_foreign_files_and_missing_values_422():
     demo = tiny_demo()
     for index in (99999, -1, "0", True, None):
         status, answer = _post(demo, "/gradio_api/queue/join", {"data": [1], "fn_index": index, "session_hash": "a"})
@@ -475,6 +477,10 @@ def test_unknown_events_and_component_functions_are_404_and_foreign_files_422():
     status, answer = _post(demo, "/gradio_api/queue/join",
                            {**join, "data": [[{"path": "../runs/x.zip", "meta": {"_type": "gradio.FileData"}}]]})
     assert status == 422 and "uploaded to this app" in answer["detail"] and "/work" not in answer["detail"]
+    for data in ([], "x", None):     # too few values: Gradio's own check logged a traceback (issue 51)
+        status, answer = _post(demo, "/gradio_api/queue/join", {**join, "data": data})
+        assert status == 422 and answer["detail"] == f"event {known} takes 1 values in data, got " \
+            f"{json.dumps(data)}", answer
     number = next(block_id for block_id, block in demo.blocks.items() if isinstance(block, gr.Number))
     for component, name in ((number, "__init__"), (number, "preprocess"), (10 ** 6, "x"), ("1", "x")):
         status, answer = _post(demo, "/gradio_api/component_server",

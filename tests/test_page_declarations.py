@@ -28,7 +28,7 @@ def test_no_script_writes_a_constant_the_python_side_declares(script):
     text = script.read_text(encoding="utf-8")
     for name in DECLARED_NAMES:     # read from site.json (`let NAME;` then configure()), never given a value here
         assert not re.search(rf"\b{name}\s*=\s*(?:[-\d.]|{{\s*[^\s}}])", text), f"{script.name} declares {name}"
-    for name, rule in engine_declarations()["losses"].items():
+    for name in engine_declarations()["losses"]:
         assert not re.search(rf"\b{name}\s*:\s*{{[^}}]*paperK", text), f"{script.name} declares {name}'s paper k"
 
 

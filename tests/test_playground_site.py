@@ -14,6 +14,7 @@ import zipfile
 import numpy as np
 import pytest
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 from starlette.testclient import TestClient
@@ -55,6 +56,15 @@ def client(memory, tmp_path_factory, monkeypatch_module):
     monkeypatch_module.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path_factory.mktemp("runs")))
     inner = Starlette(routes=[Route("/{path:path}", lambda request: PlainTextResponse("the app"))])
     return TestClient(PlaygroundSite(inner, memory))
+
+
+@pytest.fixture(scope="module")
+def app_client(memory, client):
+    """The site as the app serves it: a middleware inside a Starlette app (as Gradio's), whose requests carry
+    the app in their scope (Starlette's router and form parser then raise HTTPExceptions)."""
+    inner = Starlette(routes=[Route("/{path:path}", lambda request: PlainTextResponse("the app"))],
+                      middleware=[Middleware(PlaygroundSite, memory=memory)])
+    return TestClient(inner, raise_server_exceptions=False)
 
 
 @pytest.fixture(scope="module")
@@ -137,6 +147,85 @@ def test_a_bad_upload_is_refused_with_one_line(client, tmp_path):
     assert big.status_code == 413 and "MB" in big.json()["error"]
 
 
+ENCODED_PATHS = ["/playground/..%2f..%2fapp.py", "/playground/..%2fsite.json", "/playground/%2e%2e%2fapp.py",
+                 "/playground/data/..%2f..%2fapp.safetensors", "/playground/api/download/..%2f..%2fx/y.zip",
+                 "/playground/data/upload/..%2f..%2fsts.safetensors"]
+
+
+@pytest.mark.parametrize("path", ENCODED_PATHS)
+def test_an_encoded_slash_is_a_404_in_one_line(app_client, path):
+    """Issue 51: each answered a 500 with a traceback (the router's 404 raised past the middleware)."""
+    answer = app_client.get(path)
+    assert answer.status_code == 404 and "\n" not in answer.json()["error"], (path, answer.text[:200])
+
+
+def test_a_wrong_method_and_a_malformed_or_chunked_upload_are_4xx_in_one_line(app_client, tmp_path):
+    assert app_client.post("/playground/site.json").status_code == 405
+    bad = app_client.post("/playground/api/upload", content=b"--x\r\nnot a part",
+                          headers={"content-type": "multipart/form-data; boundary=x"})
+    assert bad.status_code == 400 and "multipart form" in bad.json()["error"], bad.text[:200]
+
+    def chunks(body: bytes):
+        yield from (body[i:i + 1000] for i in range(0, len(body), 1000))
+
+    chunked = app_client.post("/playground/api/upload", content=chunks(b"--x\r\n" + b"y" * 5000),
+                              headers={"content-type": "multipart/form-data; boundary=x"})
+    assert chunked.status_code == 400 and "multipart form" in chunked.json()["error"], chunked.text[:200]
+    huge = app_client.post("/playground/api/upload", content=chunks(b"y" * (6 * 1024 ** 2)),
+                           headers={"content-type": "multipart/form-data; boundary=x"})
+    assert huge.status_code == 413 and "MB" in huge.json()["error"]
+    path = write(tmp_path, "chunked.csv", [label_of(i) for i in range(250)])
+    body, kind = _multipart(path.read_bytes(), {"session": "page-chunked", "scale": "infer"})
+    started = app_client.post("/playground/api/upload", content=chunks(body), headers={"content-type": kind})
+    assert started.status_code == 200 and started.json() == {"job": "page-chunked"}   # a chunked one is read
+
+
+def _multipart(content: bytes, fields: dict) -> tuple[bytes, str]:
+    parts = [f'--b\r\nContent-Disposition: form-data; name="{key}"\r\n\r\n{value}\r\n'.encode()
+             for key, value in fields.items()]
+    parts.append(b'--b\r\nContent-Disposition: form-data; name="file"; filename="pairs.csv"\r\n'
+                 b"Content-Type: text/csv\r\n\r\n" + content + b"\r\n--b--\r\n")
+    return b"".join(parts), "multipart/form-data; boundary=b"
+
+
+def test_uploads_from_made_up_sessions_evict_only_that_addresss_uploads(client, memory, tmp_path,
+                                                                          monkeypatch):
+    """Issue 51, case 1: 18 uploads of 250 pairs from one address, each with a made-up session, pushed the
+    built-in STS data out of memory and out of the disk cache. Now they evict uploads only: the address keeps
+    its cap's worth (the most recent), another address's upload stays, and the built-in sets are pinned files."""
+    monkeypatch.setenv("STSDEMO_PROXY_HOPS", "1")
+    monkeypatch.setenv("STSDEMO_PLAYGROUND_UPLOADS", "5")
+    built_in = client.get("/playground/data/sts.safetensors").content
+    sts = memory.prepare("", "default", "sts")
+
+    def upload(session: str, address: str, seed: int):
+        path = write(tmp_path, f"{session}.csv", [label_of(i + seed) for i in range(250)],
+                     pairs=[(f"{seed} {i} one", f"{seed} {i} two", label_of(i)) for i in range(250)])
+        with path.open("rb") as handle:
+            answer = client.post("/playground/api/upload", files={"file": (path.name, handle, "text/csv")},
+                                 data={"session": session}, headers={"x-forwarded-for": address})
+        assert answer.status_code == 200, answer.text
+
+    def done(session: str) -> dict:
+        deadline = time.monotonic() + 60
+        while not (status := client.get(f"/playground/api/upload?job={session}").json()).get("done"):
+            assert "error" not in status and time.monotonic() < deadline, status
+            time.sleep(0.1)
+        return status
+
+    upload("neighbour", "9.9.9.9", 100)
+    done("neighbour")
+    for n in range(18):
+        upload(f"made-up-{n}", "8.8.8.8", n)
+    kept = [done(f"made-up-{n}") for n in range(13, 18)]
+    assert all(status["done"] for status in kept)
+    for n in range(13):                       # the address's least recently used went, one a new upload
+        assert client.get(f"/playground/api/upload?job=made-up-{n}").status_code == 404
+    assert done("neighbour")["done"]
+    assert memory.prepare("", "default", "sts") is sts and sts.done.is_set()      # still in memory
+    assert client.get("/playground/data/sts.safetensors").content == built_in == pinned.file_bytes("sts")
+
+
 def test_a_malformed_export_is_refused(client):
     for body in (b"not json", json.dumps({"session": SESSION, "config": {"x0": 3}, "steps": 10,
                                           "head": {"twin": 0, "step": 10, "params": [0.0]}}).encode()):
@@ -181,8 +270,41 @@ def test_the_api_run_is_checked_and_bounded(memory):
 
 
 def test_an_api_run_past_its_wall_clock_stops_with_its_readings_there(memory, monkeypatch):
+    memory.prepared("", "default", "sts")               # ready: the limit is the run's alone
     monkeypatch.setenv("STSDEMO_PLAYGROUND_SECONDS", "0.001")
     result = playground_api.api_run(memory, dict(seeds=2, steps=500, model="default"))
     assert result["stopped_early"] and result["step"] < 500
     assert f"stopped at step {result['step']:,} of 500" in result["notice"]
     assert result["paired"]["spearman"]["n"] == 2
+
+
+def test_an_api_runs_wall_clock_covers_the_preparation_it_sets_going(monkeypatch):
+    """Issue 51, case 4: the first call with model=scorer took 191 s, the data set embedded before the 30 s
+    limit started. Here a slow encoder (2 s a chunk of sentences) and a 1 s limit: the first call is refused
+    within about its limit, saying how far the embedding is; once it is ready, a call runs within the
+    limit."""
+    monkeypatch.setenv("STSDEMO_PLAYGROUND_SECONDS", "1")
+
+    def slow(place: str, name: str, shown: str) -> Encoder:
+        fast = stand_in(place, name, shown)
+
+        def encode(sentences):
+            time.sleep(2)
+            return fast.encode(sentences)
+
+        return Encoder("slow stand-in", f"slow:{place}:{time.monotonic()}", 128, encode)
+
+    memory = PlaygroundMemory(max_pairs=240, encoder_for=slow)
+    PlaygroundConfig().check_budget()                     # its first call imports the cost model
+    started = time.monotonic()
+    with pytest.raises(InputError) as refused:
+        playground_api.api_run(memory, dict(seeds=1, steps=50, model="default", data="sts"))
+    took = time.monotonic() - started
+    assert took < 2.5, took
+    said = str(refused.value)
+    assert "Embedding the sentences of sts" in said and "limit of 1 s passed" in said
+    assert "\n" not in str(refused.value)
+    memory.prepared("", "default", "sts")                                  # ready now
+    started = time.monotonic()
+    result = playground_api.api_run(memory, dict(seeds=1, steps=50, model="default", data="sts"))
+    assert time.monotonic() - started < 2.5 and result["step"] >= 1

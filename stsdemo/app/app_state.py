@@ -17,6 +17,7 @@ from ..data import senteval_test_sets
 from ..errors import InputError
 from .model_cache import ModelCache
 from .playground.memory import PlaygroundMemory
+from .uploads import UploadLedger
 from .slots import JobLine, Ticket
 
 MAX_BENCH_SESSIONS = 500          # sessions whose benchmark rows are remembered
@@ -46,7 +47,7 @@ class StopSignal(threading.Event):
 
 class AppState:
     """The app's memory: loaded models, the training line and the runs in it, benchmark rows per session, the
-    Playground's data sets and visitors' runs.
+    Playground's data sets and visitors' runs, the visitors' uploads to Gradio's folder.
 
     Each part has its own lock; none is held while a model loads for another part."""
 
@@ -55,6 +56,7 @@ class AppState:
         self.models = models or ModelCache()
         self.playground = playground or PlaygroundMemory(self.models)   # the Playground's data sets and runs
         self.line = line or JobLine()
+        self.uploads = UploadLedger()      # files uploaded to Gradio's folder, per visitor
         self._active: dict[str, tuple[str, StopSignal, Ticket]] = {}   # session -> (run id, stop signal, ticket)
         self._active_lock = threading.Lock()
         self._bench_rows: OrderedDict[str, dict] = OrderedDict()

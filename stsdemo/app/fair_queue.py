@@ -1,13 +1,20 @@
-"""A fair queue: every queued or running event counts against its visitor, so that no visitor can take the queue
-from the others.
+"""A fair queue: every queued or running event counts against its visitor, so that no visitor can take the
+queue from the others.
 
-A visitor is held to two caps (:mod:`stsdemo.caps`): ``events_per_session`` for one browser session (every
-endpoint together: the page, REST and MCP calls carrying its session), and ``events_per_address`` for one client
-address, where it is known (:func:`stsdemo.app.slots.client_address`: the connection's public address, or behind
-``STSDEMO_PROXY_HOPS`` trusted proxies the one the outermost wrote to X-Forwarded-For), so that fresh session
-hashes from one address cannot fill it either; the address cap is larger, as a classroom on one Wi-Fi shares one
-address. An event over either cap is refused at once (:func:`refusal`), the others' places untouched. The hook
-into Gradio's queue is :func:`stsdemo.app.ui.gradio_seam.fair_queue`.
+A visitor is a browser session within its client address (:func:`stsdemo.app.slots.client_address`: the
+connection's public address, an IPv6 one by its /64, or behind ``STSDEMO_PROXY_HOPS`` trusted proxies the one
+the outermost wrote to X-Forwarded-For). Three caps of :mod:`stsdemo.caps` hold it:
+
+* ``events_per_session``: one session's events, every endpoint together (the page, REST and MCP calls);
+* ``events_per_address``: every session at one address together, sized for a class on one Wi-Fi, so that fresh
+  session hashes (or fresh addresses in one /64) cannot take more than one address's places;
+* its share of a busy address: once the address holds half its places, a session may hold no more than the
+  address's places divided among the sessions holding events there (at least one), so that one session firing
+  many calls does not squeeze out the class beside it: a session waiting on its one call always gets its
+  place.
+
+An event over a cap is refused at once (:func:`refusal`), the others' places untouched. The hook into Gradio's
+queue is :func:`stsdemo.app.ui.gradio_seam.fair_queue`.
 """
 
 from __future__ import annotations
@@ -35,9 +42,17 @@ def refusal(holders: Iterable[Holder], new: Holder) -> str | None:
     if mine >= per_session:
         return (f"you already have {mine} requests queued or running (at most {per_session} per visitor, so that "
                 "every visitor gets a turn): wait for one to finish, then try again")
-    if new.address is not None:
-        shared = sum(holder.address == new.address for holder in holders)
-        if shared >= per_address:
-            return (f"your address already has {shared} requests queued or running (at most {per_address} per "
-                    "address, so that every visitor gets a turn): wait for one to finish, then try again")
+    if new.address is None:
+        return None
+    neighbours = [holder for holder in holders if holder.address == new.address]
+    shared = len(neighbours)
+    if shared >= per_address:
+        return (f"your address already has {shared} requests queued or running (at most {per_address} "
+                "per address, so that every visitor gets a turn): wait for one to finish, then try again")
+    sessions = len({holder.session for holder in neighbours} | {new.session})
+    share = max(1, per_address // sessions)
+    if 2 * shared >= per_address and mine >= share:
+        return (f"your address is busy ({shared} requests of {sessions} sessions, at most {per_address}): "
+                f"each session's share is {share} while it is, and yours has {mine}; wait for one to finish, "
+                "then try again")
     return None

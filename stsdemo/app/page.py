@@ -12,7 +12,7 @@ import os
 import gradio as gr
 from starlette.middleware import Middleware
 
-from .. import caps
+from .. import caps, environment
 from ..evaluate import TASKS
 from . import lesson
 from .app_state import AppState
@@ -72,18 +72,20 @@ def launch_kwargs(mcp: bool | None = None, demo: gr.Blocks | None = None, state=
     """Theme, CSS and the MCP server (``mcp``; by default with ``STSDEMO_MCP=1``): launch() arguments in
     Gradio 6, shared by app.py and the tests. The MCP server needs ``pip install "gradio[mcp]"``; its tools
     are the three of :mod:`.ui.tools` (given the ``demo``, its server's tool table holds only them). Raw REST calls
-    are read strictly (:class:`.ui.gradio_seam.StrictCalls`). Given the app's ``state``, the Playground's page is
-    served under ``/playground/`` (:class:`~stsdemo.app.playground.site.PlaygroundSite`)."""
+    are read strictly (:class:`.ui.gradio_seam.StrictCalls`). Given the app's ``state``, the Playground's page
+    is served under ``/playground/`` (:class:`~stsdemo.app.playground.site.PlaygroundSite`). Run history is
+    chosen, not Gradio's default (:func:`stsdemo.environment.run_history`: off on a Space)."""
     theme = gr.themes.Soft(primary_hue="blue", secondary_hue="orange", neutral_hue="slate",
                            font=["ui-sans-serif", "system-ui", "Segoe UI", "Roboto", "sans-serif"],
                            font_mono=["ui-monospace", "SFMono-Regular", "Menlo", "monospace"])
     mcp = mcp_wanted() if mcp is None else mcp
     site = [Middleware(PlaygroundSite, memory=state.playground)] if state is not None else []
-    app_kwargs = {"middleware": [*site, Middleware(gradio_seam.StrictCalls)]}
+    calls = Middleware(gradio_seam.StrictCalls, uploads=state.uploads if state is not None else None)
+    app_kwargs = {"middleware": [*site, calls]}
     if mcp and demo is not None:
         app_kwargs["lifespan"] = gradio_seam.mcp_lifespan(demo, tools.MCP_TOOLS)
     return dict(theme=theme, css=CSS, js=share.PAGE_JS, app_kwargs=app_kwargs,
-                **({"mcp_server": True} if mcp else {}))
+                run_history=environment.run_history(), **({"mcp_server": True} if mcp else {}))
 
 
 def header() -> None:

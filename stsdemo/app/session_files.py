@@ -82,11 +82,15 @@ def session_dir(session: str) -> Path:
     return sessions_root() / session
 
 
+def server_key() -> str:
+    """This server's name among the servers side by side (tests, benchmarks): its output folder's hash."""
+    return hashlib.sha256(str(environment.output_dir()).encode()).hexdigest()[:12]
+
+
 def downloads_root() -> Path:
     """Where this server stages downloads: one folder per output folder, so that servers side by side (tests,
     benchmarks) never sweep each other's files."""
-    key = hashlib.sha256(str(environment.output_dir()).encode()).hexdigest()[:12]
-    return Path(tempfile.gettempdir()) / f"stsdemo-downloads-{key}"
+    return Path(tempfile.gettempdir()) / f"stsdemo-downloads-{server_key()}"
 
 
 def downloads_dir(session: str) -> Path:
@@ -219,7 +223,7 @@ def make_room(spared: set[str], idle_s: float = IDLE_EVICTION_S) -> int:
     session's runs together take :func:`~stsdemo.environment.total_disk_bytes` or more; never a session in
     ``spared`` (busy, or the one about to start a run) nor one touched in the last ``idle_s`` seconds. Returns
     the bytes the sessions' runs then take."""
-    sessions = [(touched, folder, _disk_use(folder)) for folder, touched in _folders(sessions_root())]
+    sessions = [(touched, folder, disk_use(folder)) for folder, touched in _folders(sessions_root())]
     total, budget, now = sum(size for *_, size in sessions), environment.total_disk_bytes(), time.time()
     for touched, folder, size in sorted(sessions, key=lambda session: session[0]):
         if total < budget:
@@ -262,7 +266,7 @@ def trim_hub_cache(cache: Path, limit: int | None = None) -> int:
     they take more than ``limit`` bytes (default: the ``hub_cache_bytes`` cap); a model removed is downloaded
     again when next named. Returns the bytes they then take."""
     limit = int(caps.value("hub_cache_bytes")) if limit is None else limit
-    models = [(touched, folder, _disk_use(folder)) for folder, touched in _folders(cache)
+    models = [(touched, folder, disk_use(folder)) for folder, touched in _folders(cache)
               if folder.name.startswith("models--")]
     total = sum(size for *_, size in models)
     for _, folder, size in sorted(models, key=lambda model: model[0]):
@@ -289,30 +293,37 @@ def sweep(busy: set[str], handed_over_s: float = HANDED_OVER_S) -> None:
     trim_hub_cache(hub_cache())
 
 
-def sweep_until(stop: threading.Event, state, every_s: float) -> None:
+def sweep_until(stop: threading.Event, state, every_s: float, gradio_folder: Path | None = None) -> None:
     """Sweep now and then every ``every_s`` seconds until ``stop`` is set, sparing the sessions of ``state``'s
-    runs in progress (waiting on ``stop`` itself, so setting it ends the wait at once)."""
+    runs in progress (waiting on ``stop`` itself, so setting it ends the wait at once); with
+    ``gradio_folder``, the uploads to it past their time go too (``state.uploads``,
+    :class:`~stsdemo.app.uploads.UploadLedger`)."""
     while not stop.is_set():
         try:
             sweep(set(state.active_runs()))
+            if gradio_folder is not None:
+                state.uploads.sweep(gradio_folder)
         except OSError as error:  # a full or vanished disk: the next sweep tries again
             print(f"stsdemo: sweep failed: {error}", flush=True)
         stop.wait(every_s)
 
 
-def start_sweeper(state, every_s: float = SWEEP_EVERY_S) -> threading.Event:
+def start_sweeper(state, every_s: float = SWEEP_EVERY_S,
+                  gradio_folder: Path | None = None) -> threading.Event:
     """:func:`sweep_until` in a daemon thread; setting the returned event stops it."""
     stop = threading.Event()
-    threading.Thread(target=sweep_until, args=(stop, state, every_s), name="stsdemo-sweeper", daemon=True).start()
+    threading.Thread(target=sweep_until, args=(stop, state, every_s, gradio_folder), name="stsdemo-sweeper",
+                     daemon=True).start()
     return stop
 
 
-def session_disk_use(session: str) -> int:
+def sessiondisk_use(session: str) -> int:
     """Bytes the files of this session's runs take."""
-    return _disk_use(session_dir(session))
+    return disk_use(session_dir(session))
 
 
-def _disk_use(folder: Path) -> int:
+def disk_use(folder: Path) -> int:
+    """Bytes the files under ``folder`` take."""
     total = 0
     for path in folder.rglob("*"):
         try:
@@ -326,7 +337,7 @@ def check_disk_budget(session: str, busy: set[str]) -> None:
     """InputError, naming the budget, when this session's runs already take its disk budget
     (``STSDEMO_SESSION_DISK``), or when every session's runs take the total (``STSDEMO_TOTAL_DISK``) even after
     :func:`make_room` (sparing this session and the ``busy`` ones): called before a new run starts."""
-    used, budget = session_disk_use(session), environment.session_disk_bytes()
+    used, budget = sessiondisk_use(session), environment.session_disk_bytes()
     if used >= budget:
         raise InputError(f"this session's runs take {environment.size_text(used)} of disk, its budget is "
                          f"{environment.size_text(budget)} (STSDEMO_SESSION_DISK): delete a run of this session "

@@ -9,9 +9,11 @@
 Nobody is dropped silently: a ticket is admitted in the order it joined, or its holder is told at once that
 the line is full. Leaving (a stop, a closed tab) frees the place for the next one.
 
-One visitor holds at most one place, training or waiting (:meth:`JobLine.place_for`): a visitor is the client's
-address where it is known (:func:`visitor_of`), else the session, so five tabs or five session hashes from one
-address cannot fill the line.
+A visitor is a session within its client address (:func:`visitor_of`): a session holds at most one place,
+training or waiting, and one address at most ``training_per_address`` (:meth:`JobLine.place_for`), so a class
+behind one address is not held to one run while five tabs or five session hashes from one client cannot fill
+the line. An IPv6 address stands for its /64 (:data:`IPV6_GROUP`): one home or one client gets a whole /64,
+and picking a fresh address in it for every call must not make a fresh visitor.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import threading
 from contextlib import contextmanager
 from typing import Callable
 
-from .. import budget, environment
+from .. import budget, caps, environment
 from ..errors import InputError
 
 
@@ -34,7 +36,8 @@ def client_address(host: str | None, forwarded_for: str | None, hops: int) -> st
     wrote; entries to its left came from the client and may be forged, so the first entry is read only where it
     is that one (a single proxy that writes the header afresh). None when that entry is missing, not an address,
     or not a public one (a private, local or reserved address is an internal hop, which says nothing of the
-    visitor: the session identifies them then).
+    visitor: the session identifies them then). A global IPv6 address is named by its /64 network
+    (:func:`address_group`).
     """
     if hops:
         entries = [entry.strip() for entry in (forwarded_for or "").split(",") if entry.strip()]
@@ -45,7 +48,20 @@ def client_address(host: str | None, forwarded_for: str | None, hops: int) -> st
         address = ipaddress.ip_address((candidate or "").strip())
     except ValueError:
         return None
-    return str(address) if address.is_global else None
+    return address_group(address) if address.is_global else None
+
+
+IPV6_GROUP = 64      # an IPv6 visitor's prefix length: a subscriber or a server is given a whole /64
+
+
+def address_group(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str:
+    """How caps name a client address: an IPv4 address as it is (an IPv4-mapped IPv6 one too), an IPv6 one by
+    its /64 network (``2001:db8:1:2::/64``)."""
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{address}/{IPV6_GROUP}", strict=False))
+    return str(address)
 
 
 def visitor_of(request) -> str | None:
@@ -98,7 +114,7 @@ class JobLine:
         self._cond = threading.Condition()
         self._running: list[Ticket] = []
         self._waiting: list[Ticket] = []
-        self._visitors: set[str] = set()     # visitors holding a place (training or waiting)
+        self._visitors: dict[str, str | None] = {}     # sessions holding a place -> their address
 
     def slots(self) -> int:
         return max(1, int(self._slots() if callable(self._slots) else self._slots))
@@ -112,19 +128,27 @@ class JobLine:
             return len(self._running), len(self._waiting)
 
     @contextmanager
-    def place_for(self, visitor: str):
-        """Hold ``visitor``'s one place in the line while the body runs (the body joins the line); InputError at
-        once when the visitor already holds one, from another tab or another session at the same address."""
+    def place_for(self, session: str, address: str | None = None):
+        """Hold the place of ``session`` (within its client ``address``, :func:`visitor_of`; None: unknown)
+        while the body runs (the body joins the line); InputError at once when the session already holds one,
+        or when its address holds ``training_per_address`` (a class shares one address; fresh sessions from
+        one client get no more)."""
+        per_address = int(caps.value("training_per_address"))
         with self._cond:
-            if visitor in self._visitors:
-                raise InputError(f"a {self.what} of yours is already training or waiting (from this page or another "
-                                 "at the same address): one place per visitor; stop it or wait for it to end")
-            self._visitors.add(visitor)
+            if session in self._visitors:
+                raise InputError(f"a {self.what} of yours is already training or waiting (from this page or "
+                                 "another tab): one place per visitor; stop it or wait for it to end")
+            shared = sum(held == address for held in self._visitors.values()) if address else 0
+            if shared >= per_address:
+                raise InputError(f"your address already has {_plural(shared, self.what)} training or waiting "
+                                 f"(at most {per_address} an address, so that every visitor gets a turn): "
+                                 "wait for one to end")
+            self._visitors[session] = address
         try:
             yield
         finally:
             with self._cond:
-                self._visitors.discard(visitor)
+                self._visitors.pop(session, None)
 
     def join(self, name: str = "") -> Ticket:
         """A place in line; InputError (with the numbers) when all slots are busy and the line is full."""

@@ -6,7 +6,7 @@
   from, the 1,000 pairs held out to select checkpoints held out here; contradiction 0, neutral 1, entailment 2.
 
 A run draws its training pairs and its selection set from the pool to learn from
-(:func:`~stsdemo.playground.conditions.split_pool`); a pool pair whose two sentences also form a held-out pair (in
+(the engine's ``splitSizes``, ``web/engine.js``); a pool pair whose two sentences also form a held-out pair (in
 either order) is left out of the pool, so the report set shares no pair with what a run trains or selects on.
 
 No test split is read: the Playground and its payoff map measure on held-out training-time data, so nothing

@@ -16,7 +16,7 @@ scale named, since their order cannot be guessed.
 
 Like the built-in sets, a report set is held out of the file (:data:`REPORT_SHARE` of it, at least
 :data:`REPORT_MIN` pairs), chosen by a fixed permutation, so the same file always splits the same way; the rest is
-the pool a run draws its training and selection pairs from (:func:`~.conditions.split_pool`). The data set's
+the pool a run draws its training and selection pairs from (the engine's `splitSizes`). The data set's
 ``name`` is a key of its content (pairs and scale), so the embedding cache and the app know a file again whatever
 it is called; its ``title`` is the file's name.
 """

@@ -117,9 +117,9 @@ def stream_comparison(state, session: str, values: dict, visitor: str | None = N
                       host: budget.Host = budget.HOST) -> Iterator[TrainView]:
     """Queue the pairs as one job and stream their runs; the last view overlays the last finished pair and
     states the comparison. InputError before anything starts for a loss without a buffer, x0 already 0, seeds
-    out of range, a session over its disk budget, or a job of this visitor (``visitor``:
-    :func:`stsdemo.app.slots.visitor_of`, else the session) or session already going; ``host``: the machine and
-    hub the job is held to (:class:`stsdemo.budget.Host`)."""
+    out of range, a session over its disk budget, a job of this session already going or its address at its
+    cap of them (``visitor``: :func:`stsdemo.app.slots.visitor_of`); ``host``: the machine and hub the job is
+    held to (:class:`stsdemo.budget.Host`)."""
     busy = set(state.active_runs())
     session_files.prune_sessions(busy)
     session_files.check_disk_budget(session, busy)

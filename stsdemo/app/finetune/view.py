@@ -293,8 +293,8 @@ def stream_training(state, session: str, values: dict, visitor: str | None = Non
     final_eval; see :func:`stsdemo.app.finetune.form.build_config`) and stream UI updates until it ends.
 
     Raises InputError (before anything starts, leaving no record) for bad settings, a run over the work budget,
-    a session over its disk budget, a visitor who already has a place in the line (``visitor``:
-    :func:`stsdemo.app.slots.visitor_of`, else the session) or a full line. A run waits in the state's line for a
+    a session over its disk budget, a session that already has a place in the line, or an address at its cap
+    (``visitor``: :func:`stsdemo.app.slots.visitor_of`), or a full line. A run waits in the state's line for a
     free slot, showing its place. Closing the stream ends the run after its current step; ``state.request_stop``
     does the same but lets the final update through.
     """
@@ -316,8 +316,8 @@ def stream_job(state, session: str, config: TrainConfig, earlier: list[session_f
                body: Callable[[StopSignal], Iterator[TrainView]], visitor: str | None = None) -> Iterator[TrainView]:
     """One queued job of a session (named after ``config``'s run): wait in the line for a slot, showing the
     place beside the ``earlier`` runs' curves, then stream ``body(signal)``. InputError, before anything starts,
-    when the visitor (``visitor``, else the session) or the session already has a job, or the line is full."""
-    with state.line.place_for(visitor or f"session {session}"):
+    when the session already has a job, its address (``visitor``) has its cap of them, or the line is full."""
+    with state.line.place_for(f"session {session}", visitor):
         yield from _queued_job(state, session, config, earlier, body)
 
 

@@ -3,8 +3,14 @@ data files and the API's runs read them), and each visitor's uploaded pairs.
 
 A data set is prepared once per encoder (its sentences embedded, :mod:`stsdemo.playground.embeddings`, read from
 the disk cache when it holds them) in a background thread, one encoding at a time; whoever needs it waits and
-watches its progress. A visitor's upload lives under their page's session key; the least recently used beyond
-:data:`MAX_SESSIONS` are dropped, and so are the least recently used prepared sets beyond :data:`MAX_PREPARED`.
+watches its progress. The least recently used prepared sets beyond :data:`MAX_PREPARED` are dropped.
+
+A visitor's upload lives under their page's session key, within the client address it came from (the one the
+caps trust: :func:`stsdemo.app.slots.client_address`; the session is a field the page writes). Uploads are
+evicted among uploads only, least recently used first: beyond ``playground_uploads`` or
+``playground_kept_bytes`` (:mod:`stsdemo.caps`) an address's own; beyond :data:`MAX_SESSIONS`
+anyone's. Their embeddings are prepared and cached apart from the built-in sets' (:data:`MAX_UPLOADS_PREPARED`
+in memory, :data:`UPLOAD_CACHE` on disk), so no number of uploads pushes a built-in set out.
 No run lives here: the page trains in the visitor's browser.
 """
 
@@ -15,21 +21,25 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
+from ... import caps
 from ...errors import InputError
 from ...model_source import resolve_model
 from ...playground import pinned
 from ...playground.compact import compact_bytes
 from ...playground.config import BUILT_IN_DATA, UPLOADED
 from ...playground.datasets import PlaygroundData, load_playground_data
-from ...playground.embeddings import Embeddings, Encoder, embed_sentences, encoder_from
+from ...playground.embeddings import Embeddings, Encoder, cache_folder, embed_sentences, encoder_from
 from ...playground.run import Source, pinned_source
 from ...playground.uploaded import UploadedData, load_uploaded_pairs
 from .. import model_cache
 
-MAX_PREPARED = 3          # data sets x encoders kept in memory (each some 50 to 100 MB with its features)
+MAX_PREPARED = 3          # built-in sets x encoders kept in memory (each some 50 to 100 MB with its features)
+MAX_UPLOADS_PREPARED = 8  # uploads' embeddings kept in memory (at most 5,000 pairs each: some 10 MB)
 MAX_SESSIONS = 64         # visitors' uploads kept (each a few thousand pairs' sentences and labels)
+UPLOAD_CACHE = "uploads"  # the uploads' own folder in the embeddings' cache, pruned apart from the built-ins'
 BAR_CELLS = 20            # characters of the text progress bar a waiting visitor reads
 
 
@@ -88,6 +98,8 @@ class SessionRun:
 
     uploaded: UploadedData | None = None
     embedding: Preparation | None = None       # the preparation of their last upload
+    address: str | None = None                 # the client address it came from (None: unknown)
+    size: int = 0                              # bytes of the file uploaded
 
 
 EncoderFor = Callable[[str, str, str], Encoder]     # (where the model is, its name to load, its name for people)
@@ -105,8 +117,9 @@ class PlaygroundMemory:
         self.max_pairs = max_pairs
         self.encoder_for = encoder_for or (lambda place, name, shown: encoder_from(
             place, lambda: self.models.get(name), shown))
-        self._prepared: OrderedDict[tuple, Preparation] = OrderedDict()
-        self._pinned: dict[str, Preparation] = {}
+        self._prepared: OrderedDict[tuple, Preparation] = OrderedDict()          # built-in sets, other encoders
+        self._uploads_prepared: OrderedDict[tuple, Preparation] = OrderedDict()  # visitors' uploads
+        self._pinned: dict[str, Preparation] = {}                                   # built-in sets, pinned
         self._sessions: OrderedDict[str, SessionRun] = OrderedDict()
         self._lock = threading.Lock()
         self._encoding = threading.Lock()       # one encoding pass at a time: they share two cores
@@ -118,18 +131,40 @@ class PlaygroundMemory:
         name = model_cache.resolve_choice(session, choice, encoder_default=True)
         return name, model_cache.display_name(session, choice)
 
-    def upload(self, session: str, path, scale: str, choice: str) -> tuple[UploadedData, Preparation]:
+    def upload(self, session: str, path, scale: str, choice: str,
+               address: str | None = None) -> tuple[UploadedData, Preparation]:
         """Read the visitor's CSV of labelled pairs (:func:`~stsdemo.playground.uploaded.load_uploaded_pairs`: one
         InputError for a bad file, and then their earlier upload stays) as the data set ``upload`` names for them,
-        and start embedding it for the encoder of ``choice``. One upload of a visitor's is embedded at a time: the
-        encoder's two cores are everyone's."""
+        and start embedding it for the encoder of ``choice``; ``address``: the client's, which its caps count
+        (:meth:`make_room`). One upload of a visitor's is embedded at a time: the encoder's two cores are
+        everyone's."""
         run = self.session(session)
         if run.embedding is not None and not run.embedding.done.is_set():
             raise InputError(f"your last upload is still being embedded ({run.embedding.fraction:.0%}): wait for it "
                              "before uploading another")
-        run.uploaded = load_uploaded_pairs(path, scale)
+        uploaded = load_uploaded_pairs(path, scale)
+        with self._lock:
+            run.uploaded, run.address, run.size = uploaded, address, Path(path).stat().st_size
+            self.make_room(session)
         run.embedding = self.prepare(session, choice, UPLOADED)
         return run.uploaded, run.embedding
+
+    def make_room(self, newest: str) -> None:
+        """Drop the uploads of ``newest``'s address, least recently used first, while that address keeps more
+        than ``playground_uploads`` uploads or bytes than ``playground_kept_bytes``; never ``newest``'s own,
+        nor another address's (called under the lock)."""
+        address = self._sessions[newest].address
+        mine = [(key, run) for key, run in self._sessions.items()
+                if run.uploaded is not None and run.address == address]          # least recently used first
+        count, size = len(mine), sum(run.size for _, run in mine)
+        most = caps.value("playground_uploads")
+        most_bytes = caps.value("playground_kept_bytes")
+        for key, run in mine:
+            if count <= most and size <= most_bytes:
+                break
+            if key != newest:
+                del self._sessions[key]
+                count, size = count - 1, size - run.size
 
     def prepare(self, session: str, choice: str, dataset: str) -> Preparation:
         """The preparation of ``dataset`` (``upload``: the visitor's uploaded pairs) for the encoder of ``choice``:
@@ -145,18 +180,20 @@ class PlaygroundMemory:
                                  "STS-B or SNLI")
             data = uploaded.data
             key, what, load = (place, data.name, None), f"your {data.title}", lambda: data
+            kept, most, folder = self._uploads_prepared, MAX_UPLOADS_PREPARED, cache_folder() / UPLOAD_CACHE
         else:
             key, what = (place, dataset, self.max_pairs), dataset
             load = functools.partial(load_playground_data, dataset, self.max_pairs)
+            kept, most, folder = self._prepared, MAX_PREPARED, None
         with self._lock:
-            found = self._prepared.get(key)
+            found = kept.get(key)
             if found is not None and found.error is None:
-                self._prepared.move_to_end(key)
+                kept.move_to_end(key)
                 return found
-            preparation = self._prepared[key] = Preparation(f"{what} with {shown}")
-            while len(self._prepared) > MAX_PREPARED:
-                self._prepared.popitem(last=False)
-        threading.Thread(target=self._run, args=(preparation, name, place, shown, load), daemon=True,
+            preparation = kept[key] = Preparation(f"{what} with {shown}")
+            while len(kept) > most:
+                kept.popitem(last=False)
+        threading.Thread(target=self._run, args=(preparation, name, place, shown, load, folder), daemon=True,
                          name="stsdemo-playground-prepare").start()
         return preparation
 
@@ -171,12 +208,12 @@ class PlaygroundMemory:
             return self._pinned[dataset]
 
     def _run(self, preparation: Preparation, name: str, place: str, shown: str,
-             load: Callable[[], PlaygroundData]) -> None:
+             load: Callable[[], PlaygroundData], folder: Path | None) -> None:
         try:
             encoder = self.encoder_for(place, name, shown)
             data = load()
             with self._encoding:
-                embeddings = embed_sentences(data.sentences, encoder, preparation.report)
+                embeddings = embed_sentences(data.sentences, encoder, preparation.report, folder)
             preparation.result = Prepared.embedded(data, embeddings, shown)
         except Exception as error:  # noqa: BLE001 - handed to whoever waits for it
             preparation.error = error
@@ -195,6 +232,11 @@ class PlaygroundMemory:
         return preparation.result
 
     # ---- visitors' uploads ---------------------------------------------------------------------------------
+
+    def upload_of(self, session: str) -> SessionRun | None:
+        """The visitor's page if it has uploaded (a look that makes none: any client may ask for any key)."""
+        with self._lock:
+            return self._sessions.get(session)
 
     def session(self, session: str) -> SessionRun:
         """The visitor's page (a new, empty one for a new visitor); the least recently used beyond

@@ -4,15 +4,19 @@
 * ``site.json``: the site's manifest, with the app's routes in its ``app`` entry;
 * ``data/<sts|nli>.safetensors``: a built-in data set's pinned file (:mod:`stsdemo.playground.pinned`), the same
   bytes everywhere, and ``data/<sts|nli>.sentences.json``, its sentences from the data folder;
-* ``api/upload`` (POST a CSV or TSV of labelled pairs, then GET ``?job=``): the server embeds the visitor's pairs
-  (:meth:`~.memory.PlaygroundMemory.upload`, one upload a visitor at a time, one encoding at a time) and
-  writes them as ``data/upload/<key>.safetensors``, which the page then trains on;
+* ``api/upload`` (POST a CSV or TSV of labelled pairs, then GET ``?job=``): the server embeds the visitor's
+  pairs (:meth:`~.memory.PlaygroundMemory.upload`, one upload a visitor at a time, one encoding at a time,
+  held to the caps of the client's address, not of the ``session`` field the page writes) and writes them as
+  ``data/upload/<key>.safetensors``, which the page then trains on; uploads evict only uploads, in memory and
+  on disk;
 * ``api/export`` (POST the page's settings and its trained head): the Python core measures that head again on the
   same sets and writes it as a scorer zip (:func:`~stsdemo.playground.export_run.page_head`), handed out by
   ``api/download/<name>``.
 
-Nothing here runs while a page plays: no frame, no step, no per-visitor run in memory. Bodies are capped before
-they are read, and every refusal is one line of JSON (``{"error": ...}``) with no server path in it.
+Nothing here runs while a page plays: no frame, no step, no per-visitor run in memory. Bodies are capped
+before they are read (a chunked one too), and every refusal is one line of JSON (``{"error": ...}``) with no
+server path in it: a path no route takes (``..%2f`` included) is a 404, a wrong method a 405, a malformed form
+a 400.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ import tempfile
 import threading
 from pathlib import Path
 
+from starlette.exceptions import HTTPException
+from starlette.formparsers import MultiPartException
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route, Router
@@ -37,16 +43,17 @@ from ...playground.config import BUILT_IN_DATA, PlaygroundConfig
 from ...playground.export_run import export_playground, page_head
 from ...playground.run import Playground
 from ...static_site import manifest, page_files
-from .. import model_cache, session_files
+from .. import model_cache, session_files, slots
 from .memory import PlaygroundMemory, Prepared
 
 PREFIX = "/playground"
 APP_ROUTES = {"upload": "api/upload", "export": "api/export"}
 PAGE = {path.name: path for path in page_files()}
+FORM_BYTES = 64 * 1024            # an upload's form around its file: the field names, the session and scale
 JSON_BODY_BYTES = 1 << 20          # an export's settings and head (1,153 numbers) fit in well under 1 MB
 UPLOAD_KEY = re.compile(r"^upload:([0-9a-f]{12})$")
 CACHE = "public, max-age=3600"
-KEEP_FILES = 32                    # compact data files kept on disk (built-in sets and recent uploads)
+KEEP_UPLOAD_FILES = 32             # uploads' compact files kept on disk, apart from the built-in sets'
 
 
 def _map_stamp() -> int:
@@ -85,7 +92,10 @@ class PlaygroundSite:
     async def __call__(self, scope, receive, send):
         path = scope.get("path", "") if scope["type"] == "http" else ""
         if path == PREFIX or path.startswith(PREFIX + "/"):
-            await self.router(scope, receive, send)
+            try:
+                await self.router(scope, receive, send)
+            except HTTPException as error:   # the router's 404/405 in an app: past a middleware, a bare 500
+                await refusal(error.detail, error.status_code)(scope, receive, send)
         else:
             await self.app(scope, receive, send)
 
@@ -130,15 +140,20 @@ class PlaygroundSite:
         return JSONResponse(list(found), headers={"Cache-Control": CACHE})
 
     def compact_file(self, name: str, prepared: Prepared) -> Path:
-        """The compact file of a prepared upload, written once (named by its checksum)."""
-        path = environment.cache_dir() / "playground-site" / f"{prepared.source.checksum[:24]}.safetensors"
-        if not path.is_file():
-            path.parent.mkdir(parents=True, exist_ok=True)
+        """The compact file of a prepared upload, written once (named by its checksum) in a folder of the
+        uploads' own, so that uploads evict only uploads, least recently used first (the built-ins are pinned)."""
+        folder = environment.cache_dir() / "playground-site" / "uploads"
+        path = folder / f"{prepared.source.checksum[:24]}.safetensors"
+        if path.is_file():
+            path.touch()                         # used again: the last to go
+        else:
+            folder.mkdir(parents=True, exist_ok=True)
             with atomic_write(path, "wb", encoding=None) as handle:
                 handle.write(prepared.source.payload)
-            kept = sorted(path.parent.glob("*.safetensors"), key=lambda f: f.stat().st_mtime, reverse=True)
-            for stale in kept[KEEP_FILES:]:      # uploads come and go: the oldest files go (built-ins are pinned)
+            kept = sorted(folder.glob("*.safetensors"), key=lambda f: f.stat().st_mtime, reverse=True)
+            for stale in kept[KEEP_UPLOAD_FILES:]:
                 stale.unlink(missing_ok=True)
+            self.written = {known: file for known, file in self.written.items() if file.is_file()}
         self.written[name] = path
         return path
 
@@ -154,32 +169,40 @@ class PlaygroundSite:
         if request.method == "GET":
             return self.upload_status(request.query_params.get("job", ""))
         limit = caps.value("playground_file_bytes")
+        too_large = f"the file is larger than the Playground takes ({limit / 1024 ** 2:.1f} MB)"
         declared = request.headers.get("content-length", "")
-        if not declared.isdigit() or int(declared) > limit + 64 * 1024:
-            return refusal(f"the file is larger than the Playground takes ({limit / 1024 ** 2:.1f} MB)", 413)
+        if declared.isdigit() and int(declared) > limit + FORM_BYTES:
+            return refusal(too_large, 413)
+        body = await _bounded(request, limit + FORM_BYTES)     # a chunked body declares no length
+        if body is None:
+            return refusal(too_large, 413)
         try:
-            form = await request.form(max_files=1, max_fields=4)
+            form = await Request(request.scope, _replayed(body)).form(max_files=1, max_fields=4)
+        except (MultiPartException, HTTPException, ValueError):   # in an app, Starlette raises HTTPException
+            return refusal("send a multipart form with your CSV as 'file' and your page's 'session'")
+        try:
             session, scale, upload = (form.get("session", ""), str(form.get("scale", "infer")), form.get("file"))
             if not session_files.SESSION_RE.match(str(session)) or upload is None or isinstance(upload, str):
                 raise InputError("send the file as 'file' with your page's 'session'")
             content = await upload.read(limit + 1)
             if len(content) > limit:
-                raise InputError(f"the file is larger than the Playground takes ({limit / 1024 ** 2:.1f} MB)")
+                raise InputError(too_large)
             suffix = Path(upload.filename or "pairs.csv").suffix.lower()
             if suffix not in (".csv", ".tsv", ".txt"):
                 raise InputError("choose a CSV or TSV file of labelled sentence pairs")
             await asyncio.to_thread(self.start_upload, str(session), content, suffix, Path(upload.filename).name,
-                                    scale)
+                                    scale, slots.visitor_of(request))
         except InputError as error:
             return refusal(str(error))
         return JSONResponse({"job": str(session)})
 
-    def start_upload(self, session: str, content: bytes, suffix: str, filename: str, scale: str) -> None:
+    def start_upload(self, session: str, content: bytes, suffix: str, filename: str, scale: str,
+                     address: str | None) -> None:
         folder = Path(tempfile.mkdtemp(prefix="stsdemo-playground-upload-"))
         path = folder / (Path(filename).stem[:80] + suffix)
         try:
             path.write_bytes(content)
-            self.memory.upload(session, path, scale, model_cache.DEFAULT_CHOICE)
+            self.memory.upload(session, path, scale, model_cache.DEFAULT_CHOICE, address)
         finally:
             path.unlink(missing_ok=True)
             folder.rmdir()
@@ -187,8 +210,8 @@ class PlaygroundSite:
     def upload_status(self, session: str) -> Response:
         if not session_files.SESSION_RE.match(session):
             return refusal("no such upload", 404)
-        run = self.memory.session(session)
-        if run.embedding is None or run.uploaded is None:
+        run = self.memory.upload_of(session)
+        if run is None or run.embedding is None or run.uploaded is None:
             return refusal("no upload from this page yet", 404)
         if not run.embedding.done.is_set():
             return JSONResponse({"done": False, "progress": run.embedding.progress_text()})
@@ -260,3 +283,11 @@ async def _bounded(request: Request, limit: int) -> bytes | None:
             return None
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+def _replayed(body: bytes):
+    """``receive`` for a request whose body was read already (:func:`_bounded`): that body, once."""
+    async def receive():
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return receive

@@ -20,13 +20,16 @@ private attribute it uses is gone or behaves otherwise). On an upgrade, run that
    500 with a traceback, and so does v1 for an unknown endpoint; private endpoints are callable by name; a file
    argument that is not an upload reaches Gradio's file handling, which answers with a traceback. A page event
    (``/queue/join``) naming an unknown ``fn_index`` and a ``/component_server`` call naming an unknown function
-   answer 500; any request body is read whole, whatever its size. Bodies are capped before they are read.
+   answer 500, and so does one with too few values (a logged traceback); any request body is read whole,
+   whatever its size. Bodies are capped before they are read. Gradio's upload route takes any number of files
+   (each up to ``max_file_size``) from anyone: each upload is held to its visitor's share of the disk first.
 5. **A fair queue** (:func:`fair_queue`): Gradio's queue takes events first come, first served up to its size, so
    one client can fill it for everyone; each event is held against its visitor first (:mod:`..fair_queue`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import json
@@ -37,11 +40,13 @@ from pathlib import Path
 import gradio as gr
 from fastapi import HTTPException
 from gradio.utils import get_upload_folder
+from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from ... import caps
 from ...errors import InputError
 from .. import fair_queue as fair, slots
+from ..uploads import UploadLedger, uploaded_paths
 from ..finetune.curves import dev_y_range
 from . import rest
 
@@ -293,7 +298,8 @@ def parameters_of(endpoint: dict) -> list[rest.Parameter]:
 
 
 class StrictCalls:
-    """ASGI middleware for every request with a body but a file upload: one over ``request_body_bytes``
+    """ASGI middleware for every request with a body. A file upload is held to its visitor's share of Gradio's
+    folder (:meth:`upload`). Any other body over ``request_body_bytes``
     (:mod:`stsdemo.caps`) is refused with 413 before more of it is read; a page event or component call naming
     nothing of this app with 404 (:meth:`event_refusal`). Then ``POST /gradio_api/call/<name>`` (v1),
     ``/call/v2/<name>`` (v2) and ``/run/<name>`` (Gradio 6.31): an endpoint the API does not describe (unknown,
@@ -302,8 +308,9 @@ class StrictCalls:
     with 422 naming it; a v1 call leaving out arguments with defaults is completed with them, as gradio_client
     and v2 complete it. One line of JSON each (``{"detail": ...}``), no traceback."""
 
-    def __init__(self, app):
+    def __init__(self, app, uploads: UploadLedger | None = None):
         self.app = app
+        self.uploads = uploads or UploadLedger()   # the app's, which its disk sweep clears
         self.described = None   # (blocks, its named endpoints), read once
 
     def endpoints(self, blocks) -> dict:
@@ -312,9 +319,10 @@ class StrictCalls:
         return self.described[1]
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] != "http" or scope["method"] not in ("POST", "PUT", "PATCH") \
-                or scope.get("path", "").rstrip("/") == UPLOAD:
+        if scope["type"] != "http" or scope["method"] not in ("POST", "PUT", "PATCH"):
             return await self.app(scope, receive, send)
+        if scope.get("path", "").rstrip("/") == UPLOAD:
+            return await self.upload(scope, receive, send)
         limit = int(caps.value("request_body_bytes"))
         body = await self.bounded_body(scope, receive, limit)
         if body is None:
@@ -340,6 +348,39 @@ class StrictCalls:
         scope = {**scope, "headers": [*headers, (b"content-length", str(len(body)).encode())]}
         await self.app(scope, self.replayed(body, receive), send)
 
+    async def upload(self, scope, receive, send):
+        """A file upload, held to its visitor's share of Gradio's folder and to the folder's cap
+        (:class:`~stsdemo.app.uploads.UploadLedger`) on its declared length, before Gradio reads it (Gradio
+        takes any number of files up to ``max_file_size`` each); the paths Gradio answers with are recorded,
+        so that the sweep removes them when their time is up."""
+        declared = dict(scope.get("headers") or ()).get(b"content-length", b"")
+        if not declared.isdigit():
+            why = "an upload declares its length (Content-Length), held to its visitor's share of the disk"
+            refusal = JSONResponse({"detail": why}, status_code=411)
+            return await refusal(scope, receive, send)
+        visitor = slots.visitor_of(Request(scope))
+        upload, why = await asyncio.to_thread(self.uploads.admit, visitor, int(declared), gradio_cache())
+        if upload is None:
+            status = 429 if why.startswith("uploads from") else 503
+            return await JSONResponse({"detail": why}, status_code=status)(scope, receive, send)
+        answer = {"status": 0, "body": b""}
+
+        async def recorded(message):
+            if message["type"] == "http.response.start":
+                answer["status"] = message["status"]
+            elif message["type"] == "http.response.body":
+                answer["body"] += message.get("body", b"")
+            await send(message)
+
+        try:
+            await self.app(scope, receive, recorded)
+        finally:
+            paths = uploaded_paths(answer["body"]) if answer["status"] == 200 else None
+            if paths is None:
+                self.uploads.cancel(upload)
+            else:
+                self.uploads.landed(upload, paths)
+
     @staticmethod
     async def bounded_body(scope, receive, limit: int) -> bytes | None:
         """The request's body, read in its chunks (joined once); None, read no further, when it declares or
@@ -360,9 +401,10 @@ class StrictCalls:
     @staticmethod
     def event_refusal(scope, body: bytes) -> tuple[int, str] | None:
         """``(status, why)`` for a page event (``/queue/join``, ``/run/predict``) naming no event of this app
-        by ``fn_index`` or carrying a file not uploaded to it, or a ``/component_server`` call naming no
-        component or none of its server functions (Gradio 6.31 answers each with a 500 and a traceback, or its
-        file handling's message naming a server path); None for anything else, Gradio's to answer."""
+        by ``fn_index``, carrying a file not uploaded to it or fewer values in ``data`` than the event takes,
+        or a ``/component_server`` call naming no component or none of its server functions (Gradio 6.31
+        answers each with a 500 or a logged traceback, or its file handling's message naming a server path);
+        None for anything else, Gradio's to answer."""
         route = EVENT_ROUTE.match(scope.get("path", ""))
         try:
             payload = json.loads(body) if route else None
@@ -382,6 +424,9 @@ class StrictCalls:
         index = payload.get("fn_index")
         if not _whole(index) or index not in blocks.fns:
             return 404, f"no event {rest.shown(index)}: fn_index names one of this app's events"
+        wanted, data = len(blocks.fns[index].inputs), payload.get("data")
+        if not isinstance(data, list) or len(data) < wanted:   # Gradio's own check raises, with a traceback
+            return 422, f"event {index} takes {wanted} values in data, got {rest.shown(data)}"
         try:
             for value in _file_values(payload.get("data")):
                 rest.read_file("a file", value, Path(get_upload_folder()))
