@@ -65,7 +65,6 @@ SLOW_TESTS = {  # module: its slow tests, by function name (every parameter set)
         "test_cosine_target_starts_spanning_the_nodes_and_trains_a_b_and_encoder"},
     "test_playground": {  # train heads for hundreds of steps, several seeds at a time
         "test_a_heads_reading_at_its_chosen_step_equals_a_rerun_measured_there",
-        "test_seeds_trained_together_end_where_each_ends_alone",
         "test_each_head_stops_at_the_step_that_maximises_its_selection_metric"},
 }
 
