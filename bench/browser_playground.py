@@ -10,10 +10,11 @@ this machine, against a static site written by ``python -m stsdemo site``:
   process of its own, :mod:`bench.served_app`, on this machine's embedding cache): the app process's CPU seconds
   while they play, and each page's updates per second;
 * ``size``: the site's files, raw and gzip-compressed (target 15 MB);
-* ``python``: the Python core's default run in float64, ``run_seeds`` whole, median of 3 (target 2 s; the API and
-  MCP run it);
-* ``first_visit``: a fresh app (its own process and an empty cache), asked for the STS-B data file 75 s after it
-  starts (the data sets are embedded at start-up, in the background, before anyone asks).
+* ``python``: the Python side's default run, ``run_seeds`` whole through the page's engine in mini-racer, median of
+  3 (target 3 s; the API and MCP run it);
+* ``first_visit``: a fresh app (its own process and an empty cache), asked for the STS-B data file as soon as it
+  answers (target 5 s: the data sets are pinned files, nothing is embedded);
+* ``site``: ``python -m stsdemo site DIR`` whole (target 30 s).
 
     python -m bench.browser_playground --no-record          # print only
     python -m bench.browser_playground --parts engine,size  # record these (section playground, key browser)
@@ -41,7 +42,7 @@ SECTION = "playground"
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
         "--disable-renderer-backgrounding", "--disable-background-timer-throttling"]
-PARTS = ("engine", "fps", "classroom", "size", "python", "first_visit")
+PARTS = ("engine", "fps", "classroom", "size", "python", "first_visit", "site")
 
 # Times one run split over `workers` Web Workers (worker.js's own protocol), the data already parsed in each.
 ENGINE_JS = """async ({workers, seeds, steps, data}) => {
@@ -78,11 +79,24 @@ def serve(folder: Path) -> tuple[str, http.server.ThreadingHTTPServer]:
 
 
 def write_full_site(folder: Path) -> dict:
-    from stsdemo.playground.prepared import DEFAULT_NAME, default_encoder, embedded
     from stsdemo.static_site import write_site
 
-    encoder = default_encoder()
-    return write_site(folder, lambda name: embedded(name, encoder), DEFAULT_NAME)
+    return write_site(folder)
+
+
+def site_seconds() -> dict:
+    """``python -m stsdemo site DIR`` in a process of its own: its wall seconds (the pinned files copied, the
+    sentences read from the data folder, the manifest written)."""
+    import subprocess
+    import sys
+
+    with tempfile.TemporaryDirectory() as scratch:
+        started = time.monotonic()
+        subprocess.run([sys.executable, "-m", "stsdemo", "site", str(Path(scratch) / "site")], check=True,
+                       capture_output=True)
+        seconds = time.monotonic() - started
+    log(f"site: python -m stsdemo site took {seconds:.2f} s")
+    return {"site_s": round(seconds, 2)}
 
 
 def engine_seconds(url: str, repeats: int = 3) -> dict:
@@ -173,7 +187,7 @@ def python_seconds(repeats: int = 3) -> float:
     return round(statistics.median(times), 3)
 
 
-def first_visit_seconds(after: float = 75.0) -> dict:
+def first_visit_seconds(after: float = 0.0) -> dict:
     """A fresh app (its own empty cache), asked for the STS-B data file ``after`` seconds after it starts."""
     import urllib.error
     import urllib.request
@@ -198,10 +212,10 @@ def first_visit_seconds(after: float = 75.0) -> dict:
 
 
 # Issue 37's targets, each declared once: seconds at most, screen updates a second at least, MB at most
-ENGINE_S, DESKTOP_UPDATES, PHONE_UPDATES, GZIP_MB, PYTHON_S = 1.0, 30, 15, 15, 2.0
+ENGINE_S, DESKTOP_UPDATES, PHONE_UPDATES, GZIP_MB, PYTHON_S, SITE_S, FIRST_PLAY_S = 1.0, 30, 15, 15, 3.0, 30, 5
 TARGETS = {"engine": f"≤ {ENGINE_S:g} s", "desktop": f"≥ {DESKTOP_UPDATES} / s",
            "phone_4x_throttled": f"≥ {PHONE_UPDATES} / s", "gzip": f"≤ {GZIP_MB} MB",
-           "python": f"≤ {PYTHON_S:g} s"}
+           "python": f"≤ {PYTHON_S:g} s", "site": f"≤ {SITE_S} s", "first_visit": f"≤ {FIRST_PLAY_S} s"}
 
 
 def markdown(results: dict) -> list[str]:
@@ -244,13 +258,17 @@ def markdown(results: dict) -> list[str]:
         rows.append(f"| the static site, {size['files']} files, gzip-compressed | {TARGETS['gzip']} | "
                     f"{size['gzip_bytes'] / 1e6:.1f} MB ({size['bytes'] / 1e6:.1f} MB raw) | {where(size)} |")
     if found["python"]:
-        rows.append(f"| the Python core's default run in float64 (API, MCP) | {TARGETS['python']} | "
+        rows.append(f"| the Python side's default run through the page's engine (API, MCP) | {TARGETS['python']} | "
                     f"{found['python']['default_run_s']:.2f} s{missed(found['python']['default_run_s'] / PYTHON_S)} | "
                     f"{where(found['python'])} |")
     if found["first_visit"]:
         visit = found["first_visit"]
-        rows.append(f"| a fresh app's STS-B data file, asked {visit['asked_after_s']:g} s after start | at once | "
-                    f"{visit['answer_s']:.2f} s | {where(visit)} |")
+        rows.append(f"| a fresh app's STS-B data file, asked {visit['asked_after_s']:g} s after it answers | "
+                    f"{TARGETS['first_visit']} | {visit['answer_s']:.2f} s"
+                    f"{missed(visit['answer_s'] / FIRST_PLAY_S)} | {where(visit)} |")
+    if found["site"]:
+        rows.append(f"| `python -m stsdemo site DIR`, whole | {TARGETS['site']} | {found['site']['site_s']:.2f} s"
+                    f"{missed(found['site']['site_s'] / SITE_S)} | {where(found['site'])} |")
     return ["\n".join(rows) + "\n\nTimings on a loaded machine are slower than its idle figures; the load is "
             "the 1-minute average on its 2 cores.\n"]
 
@@ -276,7 +294,8 @@ def main(argv=None) -> dict:
         url, server = serve(folder) if {"engine", "fps", "classroom"} & set(parts) else (None, None)
         measures = {"size": lambda: site_bytes(folder), "engine": lambda: engine_seconds(url),
                     "fps": lambda: updates_per_second(url), "classroom": lambda: classroom(args.pages),
-                    "python": lambda: {"default_run_s": python_seconds()}, "first_visit": first_visit_seconds}
+                    "python": lambda: {"default_run_s": python_seconds()}, "first_visit": first_visit_seconds,
+                    "site": site_seconds}
         for part in parts:
             before = machine_load()
             found[part] = {**measures[part](), "machine": device_name(), **machine_load(before),

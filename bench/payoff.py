@@ -31,16 +31,18 @@ from dataclasses import replace
 import numpy as np
 
 from stsdemo.atomic import atomic_write
+from stsdemo.errors import InputError
 from stsdemo.playground import payoff, pinned
 from stsdemo.playground.config import BUFFER_LOSSES, BUILT_IN_DATA, PlaygroundConfig
 from stsdemo.playground.metrics import PAIRED, READ_BY
 from stsdemo.playground.run import (ENGINE, TWIN_NAMES, Playground, paired_entry, paired_over_seeds, pinned_source,
                                     run_seeds)
 
-from . import schema
+from . import schema, sweep
 from .common import device_name, load_results, log, setup_environment, update_results
 
 SECTION = "playground"
+CPUS_PER_CELL = 2      # a cell's run splits its seeds over two engines (stsdemo.playground.run.PARTS)
 
 
 def run_cell(cell: tuple, source, tuned: bool = True) -> dict:
@@ -220,16 +222,27 @@ def confirm_marked(args) -> None:
     keys = [key for key in to_confirm(load_results()) if recorded[key]["config"]["data"] in args.data
             and recorded[key]["config"]["loss"] in args.losses and recorded[key]["config"]["head"] in args.heads]
     log(f"{len(keys)} marked cells to confirm")
-    for key in keys:
-        entry = recorded[key]
-        dataset = entry["config"]["data"]
-        started = time.time()
-        confirmed = confirm_cell(entry, pinned_source(dataset))
-        metric = READ_BY[dataset]
-        readings = confirmed["readings"].items()
-        log(confirm_key(key), f"{time.time() - started:.1f}s",
-            " · ".join(f"{label} {found[metric]['text']} {found[metric]['verdict']}" for label, found in readings))
-        update_results(SECTION, {confirm_key(key): confirmed})
+
+    def record(key: str, confirmed: dict) -> None:
+        metric = READ_BY[confirmed["config"]["data"]]
+        log(key, " · ".join(f"{label} {found[metric]['text']} {found[metric]['verdict']}"
+                            for label, found in confirmed["readings"].items()))
+        update_results(SECTION, {key: confirmed})
+
+    tasks = [sweep.Task(confirm_key(key), recorded[key], num_cpus=CPUS_PER_CELL) for key in keys]
+    sweep.run_sweep(tasks, confirm_work, record, ray=args.ray)
+
+
+def cell_work(task: sweep.Task) -> dict:
+    """One cell of the map (``task.args``: the cell and whether to add the tuned reading), in this process or a
+    Ray worker: it returns its record, the driver writes it."""
+    cell, tuned = task.args
+    return run_cell(cell, pinned_source(cell[0]), tuned=tuned)
+
+
+def confirm_work(task: sweep.Task) -> dict:
+    """One marked cell's confirmation (``task.args``: the cell's record)."""
+    return confirm_cell(task.args, pinned_source(task.args["config"]["data"]))
 
 
 def main(argv=None) -> dict:
@@ -238,7 +251,14 @@ def main(argv=None) -> dict:
     parser.add_argument("--data", nargs="+", default=list(BUILT_IN_DATA), choices=BUILT_IN_DATA)
     parser.add_argument("--losses", nargs="+", default=list(BUFFER_LOSSES), choices=BUFFER_LOSSES)
     parser.add_argument("--heads", nargs="+", default=list(payoff.HEADS), choices=payoff.HEADS)
+    parser.add_argument("--noises", nargs="+", type=float, default=list(payoff.NOISES), metavar="SIGMA",
+                        help="these label-noise rows only")
+    parser.add_argument("--sizes", nargs="+", type=int, default=list(payoff.SIZES), metavar="PAIRS",
+                        help="these training-size columns only (0: all)")
     parser.add_argument("--skip-done", action="store_true", help="skip cells already in the results file")
+    parser.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                        help="run the cells as Ray tasks: alone, on a local Ray of this machine's cores; with "
+                             "HOST:PORT, on the cluster there (docs/sweeps.md). Default: one after another, here")
     parser.add_argument("--no-tuned", action="store_true",
                         help="leave out the tuned reading (five more runs a paper-head cell)")
     parser.add_argument("--no-record", action="store_true", help="print only: write neither results nor the map")
@@ -249,26 +269,41 @@ def main(argv=None) -> dict:
                                                                   "two threads spin against other jobs)")
     args = parser.parse_args(argv)
     setup_environment(args.threads)
+    ran = {}
+    try:
+        with sweep.session(args.ray):
+            found = sweep_cells(args, ran)
+    except InputError as error:
+        parser.exit(2, f"{parser.prog}: error: {error}\n")
+    return found
+
+
+def sweep_cells(args, ran: dict) -> dict:
+    """The cells (or their confirmations) the arguments ask for, then the map written from the records; with
+    ``--no-record`` the cells' records alone (``ran``), nothing written."""
     if args.confirm and not args.no_record:
         confirm_marked(args)
     elif not args.export:
         recorded = schema.section(load_results(), SECTION) if args.skip_done else {}
         cells = [cell for cell in payoff.grid() if cell[0] in args.data and cell[1] in args.losses
-                 and cell[2] in args.heads
+                 and cell[2] in args.heads and cell[3] in args.noises and cell[4] in args.sizes
                  and not is_done(recorded.get(payoff.cell_key(*cell)), tuned=not args.no_tuned)]
         log(f"{len(cells)} cells to run")
-        for cell in cells:
-            dataset = cell[0]
-            started = time.time()
-            entry = run_cell(cell, pinned_source(dataset), tuned=not args.no_tuned)
-            metric = READ_BY[dataset]
+
+        def record(key: str, entry: dict) -> None:
+            metric = READ_BY[entry["config"]["data"]]
             readings = [f"{label} {payoff.cell_paired(entry, metric, label).numbers()}" for label in payoff.READINGS
                         if payoff.cell_reading(entry, label)]
-            log(payoff.cell_key(*cell), f"{time.time() - started:.1f}s", metric, " · ".join(readings))
+            log(key, f"{entry['seconds']:.1f}s", metric, " · ".join(readings))
+            ran[key] = entry
             if not args.no_record:
-                update_results(SECTION, {payoff.cell_key(*cell): entry})
+                update_results(SECTION, {key: entry})
+
+        tasks = [sweep.Task(payoff.cell_key(*cell), (cell, not args.no_tuned), num_cpus=CPUS_PER_CELL)
+                 for cell in cells]
+        sweep.run_sweep(tasks, cell_work, record, ray=args.ray)
     if args.no_record:
-        return {}
+        return ran
     found = export()
     report(found)
     return found

@@ -32,7 +32,7 @@ CASES = {   # name: (settings, the steps at which every reading is compared)
                                  round_labels=True), (100,)),
     "mlp nli trelu noise": (dict(seeds=2, steps=100, batch_size=4, train_pairs=200, head="mlp", width=2, data="nli",
                                  loss="trelu", k=2.5, noise=0.25), (100,)),
-    "paper sts sk2 20 seeds": (dict(seeds=20, steps=30, noise=0.25, round_labels=True, train_pairs=800), (30,)),
+    "paper sts sk2 20 seeds": (dict(seeds=20, steps=50, noise=0.25, round_labels=True, train_pairs=800), (50,)),
 }
 
 

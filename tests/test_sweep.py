@@ -218,3 +218,28 @@ def test_docs_sweeps_quotes_the_recorded_speed_up_with_its_load():
                    *(f"{run['load']['before']['load_1min']:.2f} → {run['load']['after']['load_1min']:.2f}"
                      for run in (serial, on_ray))):
         assert quoted in text
+
+
+@pytest.mark.slow
+def test_the_payoff_map_on_ray_prints_the_readings_of_the_serial_run():
+    """``python -m bench.payoff --ray --no-record`` on two small cells: the same records as the serial run (the
+    engine is exact, so the readings are the same bits), the times and finishing clocks aside."""
+    from bench import payoff
+
+    cells = ["--data", "sts", "--losses", "sk2", "--heads", "paper", "--noises", "0.5", "--sizes", "50", "200",
+             "--no-tuned", "--no-record"]
+
+    def readings(found: dict) -> str:
+        return json.dumps({key: {name: value for name, value in entry.items() if name not in ("seconds", "finished")}
+                           for key, entry in found.items()}, sort_keys=True)
+
+    serial, on_ray = payoff.main(cells), payoff.main([*cells, "--ray"])
+    assert len(serial) == 2 and readings(serial) == readings(on_ray)
+
+
+def test_the_payoff_map_with_a_bad_ray_address_is_one_line_and_exit_2(capsys):
+    from bench import payoff
+
+    with pytest.raises(SystemExit) as stopped:
+        payoff.main(["--heads", "paper", "--sizes", "50", "--noises", "0", "--no-record", "--ray", "127.0.0.1:1"])
+    assert stopped.value.code == 2 and len(capsys.readouterr().err.strip().splitlines()) == 1
