@@ -5,6 +5,7 @@ before and after each.
 
     python -m bench.sweep_speed                  # 6 tasks, 2 workers (about a minute on 2 cores)
     python -m bench.sweep_speed --no-record
+    python -m bench.sweep_speed --payoff         # a slice of the payoff map: 4 cells serially, then on Ray
 
 Recorded in docs/results.json, section ``sweep``, under ``speedup`` (docs/sweeps.md quotes it). The records
 of both runs are checked equal. On a shared machine the ratio reads with the load: another job on a core
@@ -49,6 +50,32 @@ def timed(tasks: list[sweep.Task], ray: str | None, workers: int) -> dict:
             "checksums": [records[task.key]["checksum"] for task in tasks], **machine_load(before)}
 
 
+PAYOFF_SLICE = ["--data", "sts", "--losses", "sk2", "--heads", "paper", "--noises", "0.5", "1",
+                "--sizes", "50", "200", "--no-tuned", "--no-record"]
+
+
+def payoff_slice() -> dict:
+    """A slice of the payoff map (4 cells at the grid's settings, no tuned reading) by ``bench.payoff``, serially
+    and on a local Ray: wall times, the load, and whether the records are the same."""
+    from . import payoff
+
+    runs, found = {}, {}
+    for name, extra in (("serial", []), ("ray", ["--ray"])):
+        before = machine_load()
+        started = time.perf_counter()
+        runs[name] = payoff.main([*PAYOFF_SLICE, *extra])
+        found[name] = {"wall_seconds": round(time.perf_counter() - started, 2), **machine_load(before)}
+    same = all({k: v for k, v in runs["serial"][key].items() if k not in ("seconds", "finished")}
+               == {k: v for k, v in runs["ray"][key].items() if k not in ("seconds", "finished")}
+               for key in runs["serial"])
+    if not same or runs["serial"].keys() != runs["ray"].keys():
+        raise SystemExit("the Ray run's records differ from the serial run's")
+    return {"device": device_name(), "cells": sorted(runs["serial"]), "command": "python -m bench.payoff "
+            + " ".join(PAYOFF_SLICE), **found, "speedup": round(found["serial"]["wall_seconds"]
+                                                                 / found["ray"]["wall_seconds"], 2),
+            "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
+
+
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m bench.sweep_speed", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -56,7 +83,15 @@ def main(argv=None) -> dict:
     parser.add_argument("--rounds", type=int, default=75, help="sorts a task (75: about 5 s on one core)")
     parser.add_argument("--workers", type=int, default=2, help="cores of the local Ray")
     parser.add_argument("--no-record", action="store_true")
+    parser.add_argument("--payoff", action="store_true", help="time a slice of the payoff map instead")
     args = parser.parse_args(argv)
+    if args.payoff:
+        found = payoff_slice()
+        log(f"payoff slice: serial {found['serial']['wall_seconds']:.1f}s, ray {found['ray']['wall_seconds']:.1f}s: "
+            f"{found['speedup']}x")
+        if not args.no_record:
+            update_results("sweep", {"payoff_slice": found})
+        return found
     tasks = [sweep.Task(f"sorts/seed{seed}", (seed, args.rounds)) for seed in range(args.tasks)]
     serial = timed(tasks, None, args.workers)
     log(f"serial: {serial['wall_seconds']:.1f}s for {args.tasks} tasks")
