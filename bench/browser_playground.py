@@ -56,7 +56,7 @@ ENGINE_JS = """async ({workers, seeds, steps, data}) => {
   for (const name in config) defaults[name] = config[name].default;
   const slices = pool.map((_, p) => Array.from({length: seeds}, (_, i) => i).filter((s) => s % workers === p));
   await Promise.all(pool.map((w, p) =>
-    ask(w, {type: "init", id: 1, source: data, config: defaults, seeds: slices[p]})));
+    ask(w, {type: "init", id: 1, source: data, config: defaults, seeds: slices[p], declared: window.SITE.engine})));
   const started = performance.now();
   await Promise.all(pool.map((w) => ask(w, {type: "advance", id: 1, steps, shown: 0})));
   const seconds = (performance.now() - started) / 1000;
