@@ -47,46 +47,53 @@ def test_a_session_and_an_address_are_each_held_to_their_caps(monkeypatch):
     assert fair_queue.refusal(at_one_address, Holder("fresh", None)) is None       # unknown address: its session
 
 
-@pytest.mark.slow
-def test_one_client_floods_and_another_visitors_read_still_answers(monkeypatch):
-    """40 calls from one address behind the Space's proxy: its cap is queued or running, the rest refused with 429
-    at once; a visitor at another address is answered meanwhile, and the flooder again once its calls end."""
-    monkeypatch.setenv("STSDEMO_PROXY_HOPS", "1")
-    monkeypatch.setenv("STSDEMO_EVENTS_PER_ADDRESS", "5")
+def held_app(queue_size: int):
+    """A queued app with the fair queue: ``hold`` (one at a time, until ``release`` is set) and ``upper``."""
     release = threading.Event()
 
     def hold() -> str:
         release.wait(60)
         return "held"
 
-    def score_pair(sentence1: str) -> str:
-        return sentence1.upper()
+    def upper(text: str) -> str:
+        return text.upper()
 
     with gr.Blocks() as demo:
         gr.api(hold, api_name="hold", concurrency_id="slow", concurrency_limit=1)
-        gr.api(score_pair, api_name="score_pair", concurrency_id="score", concurrency_limit=4)
-        demo.queue(max_size=32)
+        gr.api(upper, api_name="upper", concurrency_id="fast", concurrency_limit=4)
+        demo.queue(max_size=queue_size)
         gradio_seam.fair_queue(demo)
     _, url, _ = demo.launch(prevent_thread_lock=True, app_kwargs={"middleware": []})
-    try:
-        def call(name: str, data: list, address: str) -> httpx.Response:
-            return httpx.post(f"{url}gradio_api/call/{name}", json={"data": data}, timeout=30,
-                              headers={"x-forwarded-for": address})
+    return demo, url, release
 
+
+def call(url: str, name: str, data: list, address: str) -> httpx.Response:
+    return httpx.post(f"{url}gradio_api/call/{name}", json={"data": data}, timeout=30,
+                      headers={"x-forwarded-for": address})
+
+
+@pytest.mark.slow
+def test_one_client_floods_and_another_visitors_read_still_answers(monkeypatch):
+    """40 calls from one address behind the Space's proxy: its cap is queued or running, the rest refused with 429
+    at once; a visitor at another address is answered meanwhile, and the flooder again once its calls end."""
+    monkeypatch.setenv("STSDEMO_PROXY_HOPS", "1")
+    monkeypatch.setenv("STSDEMO_EVENTS_PER_ADDRESS", "5")
+    demo, url, release = held_app(32)
+    try:
         with ThreadPoolExecutor(8) as pool:
-            flood = list(pool.map(lambda _: call("hold", [], "8.8.8.8"), range(40)))
+            flood = list(pool.map(lambda _: call(url, "hold", [], "8.8.8.8"), range(40)))
         accepted = [answer for answer in flood if answer.status_code == 200]
         refused = [answer for answer in flood if answer.status_code == 429]
         assert len(accepted) == 5 and len(refused) == 35, [answer.status_code for answer in flood]
         assert "at most 5 per address" in refused[0].json()["detail"]
-        posted = call("score_pair", ["a man plays"], "1.1.1.1")
+        posted = call(url, "upper", ["a man plays"], "1.1.1.1")
         assert posted.status_code == 200
-        result = httpx.get(f"{url}gradio_api/call/score_pair/{posted.json()['event_id']}", timeout=30).text
+        result = httpx.get(f"{url}gradio_api/call/upper/{posted.json()['event_id']}", timeout=30).text
         assert "event: complete" in result and json.dumps(["A MAN PLAYS"]) in result
         release.set()
         for answer in accepted:
             assert "held" in httpx.get(f"{url}gradio_api/call/hold/{answer.json()['event_id']}", timeout=30).text
-        assert call("hold", [], "8.8.8.8").status_code == 200        # its places are free again
+        assert call(url, "hold", [], "8.8.8.8").status_code == 200        # its places are free again
     finally:
         release.set()
         demo.close()
@@ -100,32 +107,14 @@ def test_fresh_addresses_in_one_ipv6_64_are_one_visitor_and_the_queue_stays_open
     monkeypatch.setenv("STSDEMO_PROXY_HOPS", "1")
     monkeypatch.delenv("STSDEMO_EVENTS_PER_ADDRESS", raising=False)
     per_address = int(caps.value("events_per_address"))
-    release = threading.Event()
-
-    def hold() -> str:
-        release.wait(60)
-        return "held"
-
-    def upper(text: str) -> str:
-        return text.upper()
-
-    with gr.Blocks() as demo:
-        gr.api(hold, api_name="hold", concurrency_id="slow", concurrency_limit=1)
-        gr.api(upper, api_name="upper", concurrency_id="fast", concurrency_limit=4)
-        demo.queue(max_size=int(caps.value("queue_size")))
-        gradio_seam.fair_queue(demo)
-    _, url, _ = demo.launch(prevent_thread_lock=True, app_kwargs={"middleware": []})
+    demo, url, release = held_app(int(caps.value("queue_size")))
     try:
-        def call(name: str, data: list, address: str) -> httpx.Response:
-            return httpx.post(f"{url}gradio_api/call/{name}", json={"data": data}, timeout=30,
-                              headers={"x-forwarded-for": address})
-
         with ThreadPoolExecutor(8) as pool:
-            flood = list(pool.map(lambda i: call("hold", [], f"2a00:1450:4001:81c::{i + 1:x}"), range(70)))
+            flood = list(pool.map(lambda i: call(url, "hold", [], f"2a00:1450:4001:81c::{i + 1:x}"), range(70)))
         statuses = [answer.status_code for answer in flood]
         assert statuses.count(200) == per_address and statuses.count(429) == 70 - per_address, statuses
         assert "per address" in next(a for a in flood if a.status_code == 429).json()["detail"]
-        posted = call("upper", ["a man plays"], "2a00:1450:4001:81d::1")    # the next /64: another visitor
+        posted = call(url, "upper", ["a man plays"], "2a00:1450:4001:81d::1")    # the next /64: another visitor
         assert posted.status_code == 200, posted.text
         result = httpx.get(f"{url}gradio_api/call/upper/{posted.json()['event_id']}", timeout=30).text
         assert "A MAN PLAYS" in result
