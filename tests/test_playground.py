@@ -268,3 +268,16 @@ def test_the_maps_marks_are_corrected_over_its_cells():
 def test_the_nearest_cell_and_the_grid():
     assert payoff.nearest_cell(0.6, 180, 5749) == (0.5, 200) and payoff.nearest_cell(0.0, 0, 5749) == (0.0, 0)
     assert len(payoff.grid()) == 2 * 2 * len(payoff.HEADS) * len(payoff.NOISES) * len(payoff.SIZES)
+
+
+def test_an_engine_keeps_a_bounded_number_of_data_sets(synthetic):
+    from stsdemo.playground import engine as js
+
+    engine = js.Engine("v8")
+    for extra in range(js.KEEP_DATA + 2):
+        engine.add_data(f"set{extra}", synthetic.payload)
+    assert list(engine._data) == [f"set{i}" for i in range(2, js.KEEP_DATA + 2)]
+    settings = {**config().to_dict(), "seeds": 1}
+    engine.start(f"set{js.KEEP_DATA + 1}", settings, [0]).close()
+    with pytest.raises(Exception, match="no data set0"):
+        engine.start("set0", settings, [0])

@@ -18,6 +18,7 @@ import itertools
 import json
 import math
 import threading
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -27,6 +28,7 @@ WEB = Path(__file__).parent / "web"
 SCRIPTS = ("draws.js", "heads.js", "engine.js", "host.js")
 KINDS = ("v8", "quickjs")
 MEMORY_LIMIT = 1 << 30       # bytes one context may take: the built-in sets and an upload fit in a fraction
+KEEP_DATA = 4                # data sets a context keeps (about 40 MB each as float64): the built-ins and 2 more
 _ids = itertools.count(1)
 
 
@@ -72,7 +74,7 @@ class Engine:
         for script in SCRIPTS:
             self._context.eval((WEB / script).read_text())
         self.call("configure", json.dumps(engine_declarations()))
-        self._data: set[str] = set()
+        self._data: OrderedDict[str, None] = OrderedDict()      # the data keys it holds, least recent first
 
     def call(self, function: str, *arguments) -> str:
         """``PlaygroundHost.<function>(arguments...)``, each argument written as a JSON literal; its answer."""
@@ -80,10 +82,15 @@ class Engine:
         return self._context.eval(f"PlaygroundHost.{function}({written})")
 
     def add_data(self, key: str, payload: bytes) -> None:
-        """Hand the compact file ``payload`` over under ``key`` (once per context)."""
-        if key not in self._data:
-            self.call("addData", key, base64.b64encode(payload).decode("ascii"))
-            self._data.add(key)
+        """Hand the compact file ``payload`` over under ``key`` (once per context; the least recently used
+        beyond :data:`KEEP_DATA` are dropped, so a server's uploads do not pile up in its engines)."""
+        if key in self._data:
+            self._data.move_to_end(key)
+            return
+        self.call("addData", key, base64.b64encode(payload).decode("ascii"))
+        self._data[key] = None
+        while len(self._data) > KEEP_DATA:
+            self.call("dropData", self._data.popitem(last=False)[0])
 
     def start(self, key: str, config: dict, seeds: list[int]) -> "EngineRun":
         run_id = f"run{next(_ids)}"

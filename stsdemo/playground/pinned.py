@@ -63,6 +63,7 @@ def file_bytes(name: str) -> bytes:
     return payload
 
 
+@cache
 def load(name: str) -> PlaygroundData:
     """A built-in set as the engine reads it (its sentence list empty: :func:`sentences_of` reads it)."""
     file_bytes(name)

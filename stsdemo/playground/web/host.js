@@ -39,7 +39,7 @@
       data.set(key, found);
       return JSON.stringify({ pool: found.train.labels.length, report: found.held.labels.length, dim: found.dim });
     },
-    hasData(key) { return data.has(key); },
+    dropData(key) { data.delete(key); },   // a run that reads it keeps it until the run is dropped
     start(id, key, config, seeds) {
       if (!data.has(key)) throw new Error(`no data ${key}`);
       const run = new Engine.Run(JSON.parse(config), data.get(key), { seeds: JSON.parse(seeds) });
