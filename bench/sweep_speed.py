@@ -50,6 +50,7 @@ def timed(tasks: list[sweep.Task], ray: str | None, workers: int) -> dict:
             "checksums": [records[task.key]["checksum"] for task in tasks], **machine_load(before)}
 
 
+CLOCK_FIELDS = ("seconds", "finished")      # what differs between two runs of one cell: when and how long
 PAYOFF_SLICE = ["--data", "sts", "--losses", "sk2", "--heads", "paper", "--noises", "0.5", "1",
                 "--sizes", "50", "200", "--no-tuned", "--no-record"]
 
@@ -65,9 +66,10 @@ def payoff_slice() -> dict:
         started = time.perf_counter()
         runs[name] = payoff.main([*PAYOFF_SLICE, *extra])
         found[name] = {"wall_seconds": round(time.perf_counter() - started, 2), **machine_load(before)}
-    same = all({k: v for k, v in runs["serial"][key].items() if k not in ("seconds", "finished")}
-               == {k: v for k, v in runs["ray"][key].items() if k not in ("seconds", "finished")}
-               for key in runs["serial"])
+    def readings(entry: dict) -> dict:
+        return {name: value for name, value in entry.items() if name not in CLOCK_FIELDS}
+
+    same = all(readings(runs["serial"][key]) == readings(runs["ray"][key]) for key in runs["serial"])
     if not same or runs["serial"].keys() != runs["ray"].keys():
         raise SystemExit("the Ray run's records differ from the serial run's")
     return {"device": device_name(), "cells": sorted(runs["serial"]), "command": "python -m bench.payoff "

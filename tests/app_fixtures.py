@@ -14,7 +14,7 @@ from tiny_models import tiny_encoder
 from bench.served_app import wait_for_info
 
 DEV_PAIRS = 60      # each dev score encodes 2 x DEV_PAIRS sentences
-PLAYGROUND_PAIRS = 240   # per part (training, held out) of a Playground data set
+PLAYGROUND_PAIRS = 240   # per part of a Playground data set embedded for another encoder (the built-ins are pinned)
 
 # A tiny fine-tune: 64 pairs, batch 16, 4 steps, dev score every 2 steps, no 7-task evaluation; the paper's head
 # on a tiny random encoder (tests/tiny_models.py: these tests check how a run goes, not what it learns). Inputs
@@ -48,8 +48,8 @@ def app_state():
 
 
 def small_app_state():
-    """An app state whose Playground data sets are cut to PLAYGROUND_PAIRS evenly spread pairs a part, so embedding
-    them takes seconds."""
+    """An app state whose Playground data sets embedded for another encoder (the scorer's) are cut to
+    PLAYGROUND_PAIRS evenly spread pairs a part, so embedding them takes seconds."""
     from stsdemo.app.model_cache import ModelCache
     from stsdemo.app.playground.memory import PlaygroundMemory
     from stsdemo.app.app_state import AppState

@@ -107,7 +107,8 @@ EncoderFor = Callable[[str, str, str], Encoder]     # (where the model is, its n
 
 class PlaygroundMemory:
     """The prepared data sets and the visitors' runs. ``models``: the app's model cache (encoders load through it);
-    ``max_pairs``: cut each data set to this many evenly spread pairs (tests, quick demos); ``encoder_for``: how a
+    ``max_pairs``: cut a data set embedded for another encoder than the default to this many evenly spread pairs
+    (tests, quick demos; the default encoder's built-in sets are pinned whole); ``encoder_for``: how a
     model becomes an :class:`~stsdemo.playground.embeddings.Encoder` (default: its files' fingerprint, loaded
     through ``models`` when sentences must be encoded)."""
 
