@@ -72,7 +72,7 @@ def opened(browser, url: str, width: int):
 
 
 def core_run(site: Path, preset: str, seeds: int, steps: int) -> dict:
-    """The Python core's run of ``preset`` at ``seeds`` and ``steps`` on the site's own data file."""
+    """The Python side's run (the same engine) of ``preset`` at ``seeds`` and ``steps`` on the site's own data file."""
     from stsdemo.playground.presets import BY_NAME
     from stsdemo.playground.run import Source, run_seeds
 
@@ -100,7 +100,7 @@ def shown_readings(page) -> dict:
 
 
 def core_readings(run: dict) -> dict:
-    """The same two readings as the Python core gives them."""
+    """The same two readings as the Python side's run gives them."""
     found = {"best": run["stopped_at_best"]["paired"], "step": run["paired"]}
     return {reading: {"numbers": [paired[metric]["text"] for metric in ("spearman", "accuracy")],
                       "verdicts": [paired[metric]["verdict"] for metric in ("spearman", "accuracy")]}

@@ -9,7 +9,7 @@
   held to the caps of the client's address, not of the ``session`` field the page writes) and writes them as
   ``data/upload/<key>.safetensors``, which the page then trains on; uploads evict only uploads, in memory and
   on disk;
-* ``api/export`` (POST the page's settings and its trained head): the Python core measures that head again on the
+* ``api/export`` (POST the page's settings and its trained head): the engine measures that head again on the
   same sets and writes it as a scorer zip (:func:`~stsdemo.playground.export_run.page_head`), handed out by
   ``api/download/<name>``.
 
