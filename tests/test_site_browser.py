@@ -208,6 +208,17 @@ def test_a_box_shows_the_x0_the_run_uses(browser, base_url):
     assert "x0 = 0.15" in page.inner_text("#notices") and "x0=0.15" in page.input_value("#link")
 
 
+def test_a_typed_loss_knob_past_its_range_is_drawn_at_its_end_and_said(browser, base_url):
+    page, errors = opened(browser, base_url + "index.html?steps=50&seeds=1", 1280)
+    page.fill("#loss-x0", "5")
+    page.press("#loss-x0", "Enter")
+    assert page.input_value("#loss-x0") == "1.5"
+    assert "5 is outside this explorer's range (0 to 1.5): drawn at 1.5" in page.inner_text("#loss-clamped")
+    page.fill("#loss-x0", "0.3")
+    page.press("#loss-x0", "Enter")
+    assert page.inner_text("#loss-clamped") == "" and errors == []
+
+
 def test_in_the_app_a_refused_file_is_cleared_a_read_one_plays_and_a_run_exports(browser, base_url, site):
     """The app's routes answered here (Playwright's routing): a refused upload leaves the file box empty and says why;
     an accepted one plays data=upload from data/upload/<key>.safetensors; Export hands the best head to the app."""

@@ -36,15 +36,19 @@
   function lossExplorer(declared, settings) {
     const knobs = { ...declared.start, prediction: declared.sample[0], label: declared.sample[1] };
     const references = new Set(Object.keys(REFERENCES));
-    const boxes = {};
+    const boxes = {}, clamped = el("p", { id: "loss-clamped", className: "note", role: "status" });
     const knob = (name) => {
       const { low, high, step } = declared.sliders[name], id = `loss-${name}`;
       const slider = el("input", { type: "range", min: low, max: high, step, tabIndex: -1 });
       slider.setAttribute("aria-hidden", "true");
       const box = el("input", { type: "number", id, min: low, max: high, step, inputMode: "decimal" });
       const set = (text) => {
-        const number = Number(text);
-        knobs[name] = Number.isFinite(number) && text !== "" ? Math.min(Math.max(number, low), high) : knobs[name];
+        const number = Number(text), typed = Number.isFinite(number) && text !== "";
+        knobs[name] = typed ? Math.min(Math.max(number, low), high) : knobs[name];
+        // a typed value past the slider's range is drawn at its end: say so, not silently
+        clamped.textContent = typed && knobs[name] !== number
+          ? `${settings.title(name)} ${number} is outside this explorer's range (${low} to ${high}): drawn at ${knobs[name]}.`
+          : "";
         draw();
       };
       slider.addEventListener("input", () => set(slider.value));
@@ -67,7 +71,7 @@
       box.addEventListener("change", () => { if (box.checked) references.add(name); else references.delete(name); draw(); });
       return el("label", { className: "check" }, box, ` ${title}`);
     });
-    $("loss-knobs").replaceChildren(knob("k"), knob("x0"), knob("d"),
+    $("loss-knobs").replaceChildren(knob("k"), knob("x0"), knob("d"), clamped,
       el("div", { className: "field" }, el("span", {}, "Reference losses"), el("div", {}, checks)),
       el("p", { className: "note" }, "Try a prediction: the loss and pull one sample gets (before the batch mean; " +
          "training also clamps predictions beyond the outermost nodes)."),
