@@ -6,6 +6,7 @@ sentences are written from these records, and a test checks their verdicts again
 
     python -m bench.presets              # every preset (a minute or two on 2 CPU cores)
     python -m bench.presets --only memorisation
+    python -m bench.presets --confirm --ray      # the presets' fresh seeds as Ray tasks (docs/sweeps.md)
 
 Each preset is merged into docs/results.json, section ``playground``, under ``preset/<name>``.
 """
@@ -15,12 +16,14 @@ from __future__ import annotations
 import argparse
 import time
 
+from stsdemo.errors import InputError
 from stsdemo.paired import Paired
 from stsdemo.playground.metrics import PAIRED, READ_BY
 from stsdemo.playground.payoff import CONFIRM_SEEDS
 from stsdemo.playground.presets import BY_NAME, PRESETS
 from stsdemo.playground.run import pinned_source, run_checkpoints
 
+from . import sweep
 from .common import device_name, log, setup_environment, update_results
 
 SECTION = "playground"
@@ -67,6 +70,12 @@ def markdown(results: dict) -> list[str]:
             "sentence quotes from the 20 seeds repeats on the 100 fresh seeds (tests/test_presets.py).\n"]
 
 
+def preset_work(task: sweep.Task) -> dict:
+    """One preset's run (``task.args``: its name and whether on the fresh seeds), here or in a Ray worker."""
+    name, confirm = task.args
+    return run_preset(BY_NAME[name], list(CONFIRM_SEEDS) if confirm else None)
+
+
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m bench.presets", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -75,19 +84,30 @@ def main(argv=None) -> dict:
     parser.add_argument("--confirm", action="store_true",
                         help=f"run each preset again on {len(CONFIRM_SEEDS)} fresh seeds (preset/<name>/confirm): "
                              "what its pooled reading over every seed reads")
+    parser.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                        help="run the presets as Ray tasks: alone, on a local Ray; with HOST:PORT, on that cluster "
+                             "(docs/sweeps.md). Default: one after another, here")
+    parser.add_argument("--no-record", action="store_true", help="print only")
     args = parser.parse_args(argv)
     setup_environment(args.threads)
     found = {}
-    for preset in PRESETS:
-        if args.only and preset.name not in args.only:
-            continue
-        entry = run_preset(preset, list(CONFIRM_SEEDS) if args.confirm else None)
+
+    def record(key: str, entry: dict) -> None:
         last = entry["checkpoints"][-1]
-        log(preset.name, f"{entry['seconds']:.1f}s", *(f"{label} {last[f'{label}_reading'][m]['text']} "
-                                                        f"({last[f'{label}_reading'][m]['verdict']})"
-                                                        for label in ("best", "step") for m in PAIRED))
-        update_results(SECTION, {f"preset/{preset.name}" + ("/confirm" if args.confirm else ""): entry})
-        found[preset.name] = entry
+        log(key, f"{entry['seconds']:.1f}s", *(f"{label} {last[f'{label}_reading'][m]['text']} "
+                                               f"({last[f'{label}_reading'][m]['verdict']})"
+                                               for label in ("best", "step") for m in PAIRED))
+        if not args.no_record:
+            update_results(SECTION, {key: entry})
+        found[key.split("/")[1]] = entry
+
+    tasks = [sweep.Task(f"preset/{preset.name}" + ("/confirm" if args.confirm else ""), (preset.name, args.confirm),
+                        num_cpus=2) for preset in PRESETS if not args.only or preset.name in args.only]
+    try:
+        with sweep.session(args.ray):
+            sweep.run_sweep(tasks, preset_work, record, ray=args.ray)
+    except InputError as error:
+        parser.exit(2, f"{parser.prog}: error: {error}\n")
     return found
 
 

@@ -243,3 +243,14 @@ def test_the_payoff_map_with_a_bad_ray_address_is_one_line_and_exit_2(capsys):
     with pytest.raises(SystemExit) as stopped:
         payoff.main(["--heads", "paper", "--sizes", "50", "--noises", "0", "--no-record", "--ray", "127.0.0.1:1"])
     assert stopped.value.code == 2 and len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_a_preset_on_ray_gives_the_serial_record():
+    from bench import presets
+
+    def readings(found: dict) -> str:
+        return json.dumps({name: entry["checkpoints"] for name, entry in found.items()}, sort_keys=True)
+
+    asked = ["--only", "widest-buffer", "--no-record"]
+    assert readings(presets.main(asked)) == readings(presets.main([*asked, "--ray"]))
