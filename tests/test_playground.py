@@ -281,3 +281,21 @@ def test_an_engine_keeps_a_bounded_number_of_data_sets(synthetic):
     engine.start(f"set{js.KEEP_DATA + 1}", settings, [0]).close()
     with pytest.raises(Exception, match="no data set0"):
         engine.start("set0", settings, [0])
+
+
+def test_reading_a_best_head_leaves_the_run_as_it_was(synthetic):
+    with Playground(config(train_pairs=40, noise=0.5, lr=0.05, steps=200), synthetic, seeds=[0, 1]) as run:
+        run.step(120)
+        before = run.measure()
+        best = run.best_head(0)
+        assert best.step == before.best_steps[0, 0] and best.selection == before.best_selection[0, 0]
+        after = run.measure()
+        run.step(20)
+        went_on = run.measure()
+    for name in before.values:
+        np.testing.assert_array_equal(before.values[name], after.values[name])
+    with Playground(config(train_pairs=40, noise=0.5, lr=0.05, steps=200), synthetic, seeds=[0, 1]) as fresh:
+        fresh.step(140)
+        again = fresh.measure()
+    for name in went_on.values:
+        np.testing.assert_array_equal(went_on.values[name], again.values[name])

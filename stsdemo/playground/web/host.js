@@ -58,14 +58,19 @@
       const head = runOf(id).bestHead(twin);
       return JSON.stringify({ ...head, params: head.params ? Array.from(head.params) : null });
     },
-    // A head trained elsewhere (the page's, for an export) put into twin `twin` of seed 0 and measured again: its
-    // selection reading and its report readings.
+    // A head (the page's, for an export; or a twin's best) measured in the place of twin `twin` of seed 0: its
+    // selection reading and its report readings. The run's own head and selection reading are put back after.
     measureHead(id, twin, params) {
       const run = runOf(id), state = run.perSeed[0], values = JSON.parse(params);
       if (values.length !== state.params[twin].length) throw new Error("a head of the wrong size");
+      const own = state.params[twin], selected = state.selected;
       state.params[twin] = Float64Array.from(values);
       state.selected = { step: -1, values: [NaN, NaN] };
-      return JSON.stringify({ selection: run.selectionValues(state)[twin], report: reportOf(run, state, twin) });
+      try {
+        return JSON.stringify({ selection: run.selectionValues(state)[twin], report: reportOf(run, state, twin) });
+      } finally {
+        state.params[twin] = own; state.selected = selected;
+      }
     },
     drop(id) { runs.delete(id); },
     // d loss / d prediction of each pair (the straight-through clamp), as a training step computes it
