@@ -179,6 +179,11 @@ def test_each_start_here_link_brings_its_tab_into_view(window, tmp_path):
         assert 0 <= top < height * 0.5, (name, top)
         assert len(window.context.pages) == 1
     _shot(window, "start-here-bench", tmp_path)
+    # a link followed while the last is still being restored (30 ms on: its request has left) is opened after it,
+    # not dropped (CI once lost the Score link behind the Playground link's restoring)
+    window.evaluate("""() => { const links = document.querySelectorAll('#start-here a[href*="tab="]');
+                                links[0].click(); setTimeout(() => links[2].click(), 30); }""")
+    expect(window.get_by_role("tab", name=STEPS[2][1])).to_have_attribute("aria-selected", "true")
 
 
 def _content_top(page) -> float:

@@ -175,12 +175,15 @@ def wire_restore(demo: gr.Blocks, tabs: gr.Tabs, parts: dict[str, Mapping], boxe
         return restored(links.parse(str(query or "")))
 
     outputs = [tabs, *(component for *_, component in order), *(box.notice for _, box in notice_boxes), *extra]
-    # queued (so the notice's toast reaches the page), never waiting behind another event
+    # queued (so the notice's toast reaches the page), never waiting behind another event; a link followed while
+    # the last one is still being restored is restored after it ("once", the default, dropped it: under load the
+    # Score tab's scoring of the last link held it pending, and the next link was never opened)
     events = [demo.load(restore, None, outputs, api_visibility="private", concurrency_limit=None,
                         show_progress="hidden")]
     if opener is not None:
         events.append(opener.button.click(follow, opener.query, outputs, js="() => [window.location.search]",
-                                          api_visibility="private", concurrency_limit=None, show_progress="hidden"))
+                                          api_visibility="private", concurrency_limit=None, show_progress="hidden",
+                                          trigger_mode="always_last"))
     return events
 
 
