@@ -18,7 +18,8 @@ from dataclasses import fields
 from pathlib import Path
 
 from .lesson import STEPS
-from .losses.explorer import SAMPLE, SLIDERS, START
+from .losses.explorer import SAMPLE, SAMPLE_REACH, SLIDERS, START
+from .losses.spec import paper_k_text
 from .paired import rule_as_data
 from .playground import payoff
 from .playground import pinned
@@ -101,7 +102,8 @@ def manifest(app: dict | None = None) -> dict:
     return {"version": SITE_VERSION, "settings": settings, "engine": engine_declarations(), "presets": presets,
             "payoff": recorded,
             "rule": rule_as_data(max_n=MAX_RULE_SEEDS), "datasets": datasets, "lesson": lesson,
-            "loss": {"start": START, "sample": list(SAMPLE),
+            "loss": {"start": START, "sample": list(SAMPLE), "sample_reach": SAMPLE_REACH,
+                     "hint": f"Paper: {paper_k_text()}",
                      "sliders": {name: dict(zip(("low", "high", "step"), bounds)) for name, bounds in SLIDERS.items()}},
             "app": app}
 

@@ -68,16 +68,12 @@ def test_score_reports_truncation_and_rejects_empty_input(client):
         _score(client, "Custom ordered list", "just-one")
 
 
-def test_loss_chart_figure_for_valid_settings_and_error_for_x0_beyond_half_gap(client):
-    figure, formulas, table = client.predict(2.0, 0.25, 1.0, ["L1", "MSE"], 3.6, 3.0, api_name="/loss_chart")
-    names = {trace.get("name") for trace in json.loads(figure["plot"])["data"]}
-    assert {"Translated ReLU", "Smooth K2", "L1 |x|", "MSE x²"} <= names
-    assert "0.25" in formulas and "Valid" in formulas
-    rows = {row[0]: row for row in table["data"]}
-    assert rows["Translated ReLU"][2] == pytest.approx(2.0 * (0.6 - 0.25))   # f = k (x - x0)
-    assert rows["Smooth K2"][3] == pytest.approx(2 * 2.0 * (0.6 - 0.25))     # df/dpred = 2k (x - x0)
+def test_loss_at_gives_one_samples_numbers_and_an_error_for_x0_beyond_half_gap(client):
+    rows = {row["loss"]: row for row in json.loads(client.predict(3.6, 3.0, 2.0, 0.25, 1.0, api_name="/loss_at"))["losses"]}
+    assert rows["trelu"]["value"] == pytest.approx(2.0 * (0.6 - 0.25))      # f = k (x - x0)
+    assert rows["sk2"]["gradient"] == pytest.approx(2 * 2.0 * (0.6 - 0.25))   # df/dpred = 2k (x - x0)
     with pytest.raises(AppError, match=r"d/2.*zero gradient"):
-        client.predict(2.0, 0.6, 1.0, ["L1"], 3.6, 3.0, api_name="/loss_chart")
+        client.predict(3.6, 3.0, 2.0, 0.6, 1.0, api_name="/loss_at")
 
 
 def _points(output) -> int:
@@ -177,7 +173,6 @@ def test_train_with_no_arguments_starts_the_default_run(client, app_state):
 
     endpoints = client.view_api(return_format="dict", print_info=False)["named_endpoints"]
     assert all(p["parameter_has_default"] for p in endpoints["/train"]["parameters"])
-    assert all(p["parameter_has_default"] for p in endpoints["/loss_chart"]["parameters"])
     before = len(_session_runs(client))
     job = client.submit(api_name="/train")
     deadline = time.monotonic() + 120

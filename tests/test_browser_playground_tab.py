@@ -22,7 +22,7 @@ def test_the_tab_plays_the_page_with_no_request_to_the_app(app_url, window_size,
     phone = window_size["width"] < 500
     for window in open_page(app_url.rstrip("/") + "/" + LINK, viewport=window_size, is_mobile=phone,
                             has_touch=phone):
-        frame = window.frame_locator("#pg-frame")
+        frame = window.frame_locator("#playground-frame")
         expect(frame.locator("body")).to_have_attribute("data-step", "0", timeout=180_000)   # its data arrived
         expect(frame.locator("#preset-box")).to_be_visible()
         hidden = frame.locator(".field[data-name]").evaluate_all("(rows) => rows.filter((r) => r.hidden)"
@@ -36,5 +36,5 @@ def test_the_tab_plays_the_page_with_no_request_to_the_app(app_url, window_size,
         expect(frame.locator("#status")).to_contain_text("n = 4")
         width, scroll = window.evaluate("[window.innerWidth, document.scrollingElement.scrollWidth]")
         assert scroll <= width
-        window.locator("#pg-frame").scroll_into_view_if_needed()
+        window.locator("#playground-frame").scroll_into_view_if_needed()
         screenshot(window, ASSETS / f"screenshot-{name}.png")

@@ -373,7 +373,7 @@ def test_the_api_functions_read_their_arguments():
     takes = {name: [p["component"] for p in endpoint["parameters"]] for name, endpoint in endpoints.items()}
     api_only = [fn for fn in demo.fns.values() if fn.fn is not None and takes.get(f"/{fn.api_name}")
                 and set(takes[f"/{fn.api_name}"]) == {"Api"}]
-    assert {fn.api_name for fn in api_only} >= {*tools.MCP_TOOLS, "loss_chart"}
+    assert {fn.api_name for fn in api_only} >= set(tools.MCP_TOOLS)
     for block_fn in api_only:
         chain, fn = [], block_fn.fn
         while fn is not None:

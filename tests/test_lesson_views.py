@@ -12,9 +12,7 @@ import pytest
 from stsdemo import claims_text
 from stsdemo.app import lesson, links
 from stsdemo.app.benchmark import evidence_view
-from stsdemo.app.loss_explorer import view as loss_view
 from stsdemo.app.score import view as score_view
-from stsdemo.app.loss_explorer.figures import loss_figure
 from stsdemo.evidence import Claim, ClaimLine
 from stsdemo.labels import get_scheme
 from stsdemo.scoring import label_summary
@@ -107,20 +105,7 @@ def test_label_summary_counts_the_pairs_on_their_labels_node():
     assert "not defined" in label_summary([3, 3], [1, 2], sts) and label_summary([float("nan")], [1], sts) == ""
 
 
-# ---- the Loss explorer -------------------------------------------------------------------------------------
-
-
-def test_the_loss_charts_name_every_band_and_share_one_axis_title():
-    figure = loss_figure(2.0, 0.25, 1.0)
-    names = {trace.name for trace in figure.data}
-    assert {"x < x0: buffer, no pull", "x0 ≤ x < d/2: pulled, right node"} <= names
-    titles = [a.text for a in figure.layout.annotations if "prediction − label" in str(a.text)]
-    assert titles == ["x = |prediction − label| (both charts)"]
-    assert not figure.layout.xaxis.title.text and not figure.layout.xaxis2.title.text
-    invalid = {trace.name for trace in loss_figure(2.0, 0.8, 1.0).data}
-    assert "d/2 < x < x0: wrong node, no pull" in invalid
-    # inline maths wraps on a phone; display maths ($$) would be clipped
-    assert "$$" not in loss_view.formulas(2.0, 0.25, 1.0)
+# ---- links ------------------------------------------------------------------------------------------------
 
 
 def test_a_link_notice_writes_comparisons_in_words():

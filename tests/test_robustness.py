@@ -205,10 +205,10 @@ def csv_to_train(name, file, scheme, expect):
 
 
 def buffer(name, k, x0, d, expect, cli=True, api=True, api_expect=None):
-    """Loss settings: check_buffer, ``stsdemo train --k --x0`` (d is fixed at 1 there), /loss_chart."""
+    """Loss settings: check_buffer, ``stsdemo train --k --x0`` (d is fixed at 1 there), /loss_at."""
     return Case(name, expect, lambda c: check_buffer(k, x0, d),
                 (lambda c: [*TRAIN_SAFE(c), "--k", str(k), "--x0", str(x0)]) if cli else None,
-                (lambda c: ("/loss_chart", [k, x0, d, [], 3.6, 3.0])) if api else None, api_expect=api_expect)
+                (lambda c: ("/loss_at", [3.6, 3.0, k, x0, d])) if api else None, api_expect=api_expect)
 
 
 def setting(name, field, value, expect, api=True, api_expect=None):

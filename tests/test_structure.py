@@ -231,11 +231,11 @@ def test_the_slow_tests_named_in_conftest_exist():
 
 def test_a_paper_value_changed_in_its_one_place_reaches_help_form_and_presets(monkeypatch):
     from stsdemo.app.finetune import form
-    from stsdemo.app.loss_explorer import view as loss_view
     from stsdemo.cli import build_parser
     from stsdemo.config import TrainConfig, preset_label
     from stsdemo.losses.registry import build_loss
     from stsdemo.losses.spec import PAPER_X0, TRANSLATED_RELU
+    from stsdemo.static_site import manifest
 
     monkeypatch.setitem(TRANSLATED_RELU.paper_k, "bert", 7.25)
     train = build_parser()._subparsers._group_actions[0].choices["train"]
@@ -244,7 +244,7 @@ def test_a_paper_value_changed_in_its_one_place_reaches_help_form_and_presets(mo
     assert "trelu: 7.25 (BERT)" in helps["k"]                  # --help of --k
     assert f"paper-bert-trelu: {label}" in helps["preset"]      # --help of --preset
     assert "trelu: 7.25 (BERT)" in form.field_spec("k").info    # the Fine-tune form's hint
-    assert "trelu: 7.25 (BERT)" in loss_view.slope_hint()            # the Loss explorer's hint
+    assert "trelu: 7.25 (BERT)" in manifest()["loss"]["hint"]         # the Loss explorer's hint (the page's)
     assert preset_label("paper-bert-trelu") == label            # the preset menu
     assert TrainConfig.from_preset("paper-bert-trelu").k == TrainConfig.from_preset("tune-trelu").k == 7.25
     assert build_loss("trelu").k == 7.25

@@ -9,8 +9,8 @@ imports gradio), its view-model in plain Python (``view.py``: what the tab compu
   export, ``memory.py`` holds the prepared data sets every visitor shares and each visitor's uploads, ``api.py``
   is the ``playground`` API endpoint and MCP tool (which run the Python core). It has no ``view.py``: the page
   is its view.
-* ``loss_explorer/``: *Loss explorer* (``figures.py``: the losses and their pull; ``view.py`` also writes the
-  formulas).
+* ``loss_explorer/``: *Loss explorer*, the Playground page's Loss explorer alone in a frame (the page draws it);
+  ``view.py`` is one sample's numbers for the ``loss_at`` API endpoint and MCP tool.
 * ``finetune/``: *Fine-tune*: ``form.py`` (the form, drawn from the settings' declarations in
   :mod:`stsdemo.config`), ``compare.py`` (*Compare with and without the buffer*: the core's comparison,
   :mod:`stsdemo.buffer_comparison`, streamed as one job), ``curves.py`` and ``histograms.py`` (its figures).
@@ -27,7 +27,7 @@ What several tabs (or the server) share stays at this level, so a file here is n
   ``session_files.py``: sessions and their run folders on disk (``RunInfo``, ``history.json``, zips, pruning,
   the start-up recovery of runs a killed server left ``running``); ``slots.py``: the line long jobs wait in;
   ``fair_queue.py``: each visitor held to their share of Gradio's queue.
-* ``links.py``: links that reopen a tab's state (``?tab=loss&k=3&x0=0.1&d=1``), written and read back with
+* ``links.py``: links that reopen a tab's state (``?tab=score&s1=...&gold=4``), written and read back with
   every value checked; ``value_text.py``: the one reader of number and true/false text (links and raw API
   calls); ``lesson.py``: the start-here path.
 * ``progress.py``: progress, time left, durations in words and the bar they show in; ``figure_style.py``: the

@@ -1,8 +1,9 @@
 """Links that reopen what a visitor sees (as TensorFlow Playground keeps its state in the URL), plain Python.
 
-A link names its tab and that tab's state, e.g. ``?tab=loss&k=3&x0=0.1&d=1&prediction=3.6&label=3``:
+A link names its tab and that tab's state, e.g. ``?tab=score&s1=...&s2=...&gold=4``:
 
-* ``tab=loss``: the Loss explorer's ``k``, ``x0``, ``d``, ``prediction`` and ``label``;
+* ``tab=loss``: the Loss explorer tab; its ``k``, ``x0``, ``d``, ``prediction`` and ``label`` are read by the page
+  in the tab (the Playground page's Loss explorer), as the static site reads them;
 * ``tab=score``: the Score tab's ``s1``, ``s2``, ``scheme`` (``own``, ``sts``, ``nli`` or ``custom`` with
   ``categories`` and ``gap``) and ``gold``;
 * ``tab=train``: the Fine-tune form: ``model`` (``default`` or ``scorer``), ``data`` (a built-in set),
@@ -39,12 +40,11 @@ from ..losses.buffer import check_x0
 from ..losses.spec import LOSSES
 from . import model_cache, value_text
 from .finetune import form
-from .loss_explorer import view as loss_view
 from .score import view as score_view
 
 MAX_QUERY = 8_000          # characters of a whole link's query; a longer link restores nothing
 MAX_TEXT = 1_000           # characters of one text field (a sentence, the custom categories)
-MAX_SAMPLE = 100.0         # |prediction|, |label| and |gold| a link may carry (labels live on 0..5, 0..2, ...)
+MAX_SAMPLE = 100.0         # |gold| a link may carry (labels live on 0..5, 0..2, ...)
 
 TABS = {"score": "Score a pair", "playground": "Playground", "loss": "Loss explorer", "train": "Fine-tune",
         "bench": "Benchmark"}
@@ -134,39 +134,6 @@ def _clean(message: str) -> str:
     message = " ".join(str(message).split()).replace("<=", "≤").replace(">=", "≥")
     message = re.sub(r"\s*>\s*", " more than ", re.sub(r"\s*<\s*", " less than ", message))
     return message[:400]
-
-
-# ---- the Loss explorer ---------------------------------------------------------------------------------------
-
-
-def _slider(name: str, title: str) -> Field:
-    low, high, _ = loss_view.SLIDERS[name]
-    return Field(name, title, loss_view.START[name], _number_text,
-                 lambda text: _read_number(text, title, low, high))
-
-
-def _sample(key: str, title: str, default: float) -> Field:
-    return Field(key, title, default, _number_text, lambda text: _read_number(text, title, -MAX_SAMPLE, MAX_SAMPLE))
-
-
-LOSS_FIELDS = (
-    _slider("k", "slope k"), _slider("x0", "buffer x0"), _slider("d", "node gap d"),
-    _sample("prediction", "prediction", loss_view.SAMPLE[0]), _sample("label", "label", loss_view.SAMPLE[1]),
-)
-
-
-def _check_loss(values: dict, notices: list[str]) -> None:
-    """x0 <= d/2 by the losses' own rule (:func:`stsdemo.losses.buffer.check_x0`); else x0, and d where its half is
-    below x0's default, fall back."""
-    try:
-        check_x0(values["x0"], values["d"])
-    except InputError as error:
-        fallback = {"x0": loss_view.START["x0"]}
-        if fallback["x0"] > values["d"] / 2:
-            fallback["d"] = loss_view.START["d"]
-        notices.append(f"{error}: using the default "
-                       + " and ".join(f"{name} = {_number_text(value)}" for name, value in fallback.items()))
-        values.update(fallback)
 
 
 # ---- the Score tab ---------------------------------------------------------------------------------------------
@@ -326,7 +293,7 @@ class TabLink:
 
 
 TAB_LINKS = {
-    "loss": TabLink(lambda: LOSS_FIELDS, lambda values, notices, host: _check_loss(values, notices)),
+    "loss": TabLink(lambda: ()),            # the page in the tab reads its own parameters
     "score": TabLink(lambda: SCORE_FIELDS, None, SCORE_NAMES, _score_defaults,
                      lambda values: set() if values.get("scheme") == score_view.SCHEMES["custom"]
                      else {"categories", "gap"}),

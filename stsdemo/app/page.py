@@ -50,8 +50,6 @@ footer {visibility: hidden;}
 #start-here-hide {align-self: flex-start; width: auto !important; flex: 0 0 auto !important;}
 .sts-start-hidden #start-here {display: none !important;}
 @media (max-width: 720px) {
-  /* the Loss explorer's chart first, its sliders right below it: both in view while a slider moves */
-  #loss-chart-column {order: -1;}
   .js-plotly-plot .modebar-container {display: none !important;}
   .sts-wrap {flex-direction: column !important;}
   .sts-wrap > * {min-width: 0 !important; width: 100% !important; flex: 1 1 auto !important;}
@@ -120,19 +118,17 @@ def build_demo(state: AppState | None = None) -> gr.Blocks:
         with gr.Tabs(overflow_behavior="wrap", elem_id="sts-tabs") as tabs:
             score = score_tab.build()
             playground_tab.build()
-            loss = loss_tab.build()
+            loss_tab.build()
             tune = finetune_tab.build()
             bench = benchmark_tab.build()
         gr.Markdown(f"Tasks: {', '.join(TASKS)}. Code: the `stsdemo` package (CLI `python -m stsdemo`). Runs and "
                     "uploads are kept per browser session and removed after a day.", elem_classes="sts-note")
         lists = ChoiceLists(score.model, tune.base_model, bench.model, tune.run_pick)
-        # A link (?tab=loss&k=3...) reopens a state: restored on load, before the Score tab scores its pair.
+        # A link (?tab=score&s1=...) reopens a state: restored on load, before the Score tab scores its pair.
         restored = share.wire_restore(
-            demo, tabs, {"score": vars(score), "loss": vars(loss), "train": tune.form_fields()},
-            {"score": score.link, "loss": loss.link, "train": tune.link},
-            (loss.chart, loss.formulas, loss.table), opener)
+            demo, tabs, {"score": vars(score), "train": tune.form_fields()},
+            {"score": score.link, "train": tune.link}, opener)
         score_tab.wire(score, state, demo, restored)
-        loss_tab.wire(loss)
         finetune_tab.wire(tune, state, lists)
         benchmark_tab.wire(bench, state, demo)
         tools.wire(state)

@@ -15,8 +15,6 @@ from typing import Mapping
 import gradio as gr
 
 from .. import links
-from ..loss_explorer import view as loss_view
-from ..loss_explorer.figures import REFERENCE_LOSSES
 
 # The query from the server -> the whole link, copied where the clipboard allows it; what the box then shows.
 COPY_JS = """
@@ -144,17 +142,16 @@ def wire_copy(box: LinkBox, tab: str, components: Mapping) -> None:
 
 
 def wire_restore(demo: gr.Blocks, tabs: gr.Tabs, parts: dict[str, Mapping], boxes: dict[str, LinkBox],
-                 loss_outputs: tuple | None = None, opener: LinkOpener | None = None) -> list:
+                 opener: LinkOpener | None = None) -> list:
     """On page load, and when a link to another state of the page is followed in place (``opener``, see
     :data:`PAGE_JS`), a link's tab is selected and its fields filled; bad values fall back with a notice (a
     toast and a line under the tab's link box). Nothing is started. ``parts``: per tab, its components by name,
-    the fields a link carries among them (:func:`link_fields`); ``loss_outputs``: the Loss explorer's chart,
-    formulas and table, redrawn for restored settings. Returns the restoring events (the Score tab scores its
-    pair after each)."""
+    the fields a link carries among them (:func:`link_fields`); the framed tabs (Playground, Loss explorer) read
+    their link's parameters in their page. Returns the restoring events (the Score tab scores its pair after
+    each)."""
     order = [(tab, name, component) for tab, components in parts.items()
              for name, component in link_fields(tab, components).items()]
     notice_boxes = list(boxes.items())
-    extra = list(loss_outputs or ())
 
     def restored(state: links.Restored) -> list:
         out = [gr.Tabs(selected=state.tab) if state.tab else gr.skip()]
@@ -162,8 +159,6 @@ def wire_restore(demo: gr.Blocks, tabs: gr.Tabs, parts: dict[str, Mapping], boxe
                 for tab, name, _ in order]
         message = "\n\n".join(f"⚠ {n}" for n in state.notices)
         out += [message if tab == (state.tab or "") else gr.skip() for tab, _ in notice_boxes]
-        if extra:
-            out += _loss_redraw(state) if state.tab == "loss" else [gr.skip()] * len(extra)
         if state.notices:
             gr.Warning("This link was partly restored: " + " · ".join(state.notices), duration=15)
         return out
@@ -174,7 +169,7 @@ def wire_restore(demo: gr.Blocks, tabs: gr.Tabs, parts: dict[str, Mapping], boxe
     def follow(query: str):
         return restored(links.parse(str(query or "")))
 
-    outputs = [tabs, *(component for *_, component in order), *(box.notice for _, box in notice_boxes), *extra]
+    outputs = [tabs, *(component for *_, component in order), *(box.notice for _, box in notice_boxes)]
     # queued (so the notice's toast reaches the page), never waiting behind another event; a link followed while
     # the last one is still being restored is restored after it ("once", the default, dropped it: under load the
     # Score tab's scoring of the last link held it pending, and the next link was never opened)
@@ -185,9 +180,3 @@ def wire_restore(demo: gr.Blocks, tabs: gr.Tabs, parts: dict[str, Mapping], boxe
                                           api_visibility="private", concurrency_limit=None, show_progress="hidden",
                                           trigger_mode="always_last"))
     return events
-
-
-def _loss_redraw(state: links.Restored) -> list:
-    v = state.values
-    view = loss_view.loss_view(v["k"], v["x0"], v["d"], REFERENCE_LOSSES, v["prediction"], v["label"])
-    return [view.figure, view.formulas, view.table]

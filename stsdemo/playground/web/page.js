@@ -15,10 +15,13 @@
     box.hidden = false;
   }
 
-  // Framed by the app's Playground tab: the app has its own header, start-here steps and Loss explorer.
-  if (window.parent !== window) document.documentElement.classList.add("framed");
+  // Framed by the app: its Playground tab (the app has its own header, start-here steps and Loss explorer tab), or
+  // its Loss explorer tab, which is this page's Loss explorer alone (?view=loss) and plays nothing.
+  const framed = window.parent !== window;
+  const lossOnly = framed && new URLSearchParams(location.search).get("view") === "loss";
+  if (framed) document.documentElement.classList.add(lossOnly ? "loss-only" : "framed");
 
-  if (typeof Worker === "undefined") {
+  if (!lossOnly && typeof Worker === "undefined") {
     $("no-worker").hidden = false;
     $("status").replaceChildren(Panels.el("p", {}, "The Playground cannot play in this browser: see the message above."));
     return;
@@ -27,7 +30,21 @@
   fetch("site.json").then((response) => {
     if (!response.ok) throw new Error(`site.json could not be loaded (HTTP ${response.status})`);
     return response.json();
-  }).then(start).catch((error) => fail(`The Playground could not start: ${error.message}.`));
+  }).then(lossOnly ? startLoss : start).catch((error) => fail(`The Playground could not start: ${error.message}.`));
+
+  // The page sizes the app's frame to itself.
+  function sizeTheFrame() {
+    new ResizeObserver(() => window.parent.postMessage({ playgroundHeight: document.documentElement.scrollHeight },
+                                                       location.origin)).observe(document.body);
+  }
+
+  // The app's Loss explorer tab: the explorer, its link opening the app's tab.
+  function startLoss(site) {
+    const settings = new Settings(site.settings, site.presets), app = window.parent.location;
+    PlaygroundSections.lossExplorer(site.loss, settings, app.origin + app.pathname)
+      .open(new URLSearchParams(location.search), false);
+    sizeTheFrame();
+  }
 
   function start(site) {
     PlaygroundEngine.configure(site.engine);   // every constant the engine and the player read, from Python
@@ -194,10 +211,7 @@
       chartsWidth = $("dots-wrap").clientWidth;
       if (view && chartsWidth !== drawn.width) draw();
     }).observe($("dots-wrap"));
-    if (window.parent !== window) {   // framed by the app's tab: it sizes the frame to the page
-      new ResizeObserver(() => window.parent.postMessage({ playgroundHeight: document.documentElement.scrollHeight },
-                                                         location.origin)).observe(document.body);
-    }
+    if (framed) sizeTheFrame();
 
     $("preset-list").replaceChildren(...Panels.presetList(site.presets, settings));
     $("lesson").replaceChildren(...Panels.lesson(site.lesson));

@@ -8,6 +8,7 @@
   const $ = (id) => document.getElementById(id);
   const POLL_MS = 700;
   const REFERENCES = { l1: "L1", mse: "MSE" };
+  const LINKED = ["k", "x0", "d", "prediction", "label"];   // what the explorer's link carries
 
   // context: {settings, rule, state, player, tell(notices), setValue(name, value), current() -> the shown view}
   function build(site, context) {
@@ -24,7 +25,7 @@
     reading.addEventListener("change", drawMap);
     new ResizeObserver(drawMap).observe($("map"));
 
-    const explorer = lossExplorer(site.loss, context.settings);
+    const explorer = lossExplorer(site.loss, context.settings, location.origin + location.pathname);
     appParts(site.app, context);
     return {
       settingsChanged(next) { values = next; drawMap(); },
@@ -33,34 +34,44 @@
   }
 
   // ---- the Loss explorer ----
-  function lossExplorer(declared, settings) {
+  // `linkBase`: where this explorer's link opens it (the static page, or the app that frames it, whose Loss explorer
+  // tab is this section alone: ?view=loss).
+  function lossExplorer(declared, settings, linkBase) {
     const knobs = { ...declared.start, prediction: declared.sample[0], label: declared.sample[1] };
+    const reach = declared.sample_reach;   // |prediction| and |label| the explorer takes
     const references = new Set(Object.keys(REFERENCES));
     const boxes = {}, clamped = el("p", { id: "loss-clamped", className: "note", role: "status" });
+    // a number for knob `name` from text (typed, or a link's): within the knob's range, and said when it is not
+    const read = (name, text) => {
+      const number = Number(text), given = text !== "" && text !== null && Number.isFinite(number);
+      const { low, high } = declared.sliders[name];
+      if (!given) return { value: knobs[name], said: text === "" ? "" : `${settings.title(name)} is not a number: it stays ${knobs[name]}.` };
+      const value = Math.min(Math.max(number, low), high);
+      return { value, said: value === number ? "" : `${settings.title(name)} ${number} is outside this explorer's range (${low} to ${high}): drawn at ${value}.` };
+    };
     const knob = (name) => {
       const { low, high, step } = declared.sliders[name], id = `loss-${name}`;
       const slider = el("input", { type: "range", min: low, max: high, step, tabIndex: -1 });
       slider.setAttribute("aria-hidden", "true");
       const box = el("input", { type: "number", id, min: low, max: high, step, inputMode: "decimal" });
       const set = (text) => {
-        const number = Number(text), typed = Number.isFinite(number) && text !== "";
-        knobs[name] = typed ? Math.min(Math.max(number, low), high) : knobs[name];
-        // a typed value past the slider's range is drawn at its end: say so, not silently
-        clamped.textContent = typed && knobs[name] !== number
-          ? `${settings.title(name)} ${number} is outside this explorer's range (${low} to ${high}): drawn at ${knobs[name]}.`
-          : "";
+        const { value, said } = read(name, text);
+        knobs[name] = value;
+        clamped.textContent = said;   // a typed value past the slider's range is drawn at its end: say so, not silently
         draw();
       };
       slider.addEventListener("input", () => set(slider.value));
       box.addEventListener("change", () => set(box.value));
       boxes[name] = [slider, box];
-      return el("div", { className: "field" }, el("label", { htmlFor: id }, settings.title(name)), el("div", { className: "field-inputs" }, slider, box));
+      const hint = name === "k" && declared.hint ? [el("span", { className: "note" }, declared.hint)] : [];
+      return el("div", { className: "field" }, el("label", { htmlFor: id }, settings.title(name)),
+                el("div", { className: "field-inputs" }, slider, box), ...hint);
     };
     const sample = (name, title) => {
       const box = el("input", { type: "number", id: `loss-${name}`, step: name === "label" ? 0.5 : 0.05, inputMode: "decimal" });
       box.addEventListener("change", () => {
         const number = Number(box.value);
-        if (box.value !== "" && Number.isFinite(number) && Math.abs(number) <= 100) knobs[name] = number;
+        if (box.value !== "" && Number.isFinite(number) && Math.abs(number) <= reach) knobs[name] = number;
         draw();
       });
       boxes[name] = [box];
@@ -77,8 +88,19 @@
          "training also clamps predictions beyond the outermost nodes)."),
       el("div", { className: "sample-row" }, sample("prediction", "Prediction"), sample("label", "Label")));
 
+    const link = $("loss-link");
+    $("loss-copy-link").addEventListener("click", () => {
+      const said = (text) => { $("loss-copied").textContent = text; };
+      link.select();
+      (navigator.clipboard ? navigator.clipboard.writeText(link.value) : Promise.reject(new Error("no clipboard")))
+        .then(() => said("Copied."), () => said("Select the link above and copy it."));
+    });
+
     function draw() {
       for (const [name, inputs] of Object.entries(boxes)) inputs.forEach((input) => { input.value = String(knobs[name]); });
+      const query = new URLSearchParams({ tab: "loss" });
+      for (const name of LINKED) query.set(name, String(knobs[name]));
+      link.value = `${linkBase}?${query}`;
       Charts.draw($("loss-chart"), Loss.spec(knobs, [...references]), $("loss-chart").parentElement.clientWidth);
       const verdict = $("loss-verdict");
       verdict.textContent = Loss.verdict(knobs);
@@ -96,17 +118,26 @@
     new ResizeObserver(draw).observe($("loss"));
 
     return {
-      // a start-here link (?tab=loss&k=...&x0=...): its numbers, each within its range, then the explorer in view
-      open(query) {
-        for (const name of ["k", "x0", "d", "prediction", "label"]) {
-          const number = Number(query.get(name));
-          if (query.has(name) && Number.isFinite(number)) {
-            const range = declared.sliders[name];
-            knobs[name] = range ? Math.min(Math.max(number, range.low), range.high) : Math.max(-100, Math.min(100, number));
+      // a link (?tab=loss&k=...&x0=...): its numbers, each within its range (said when one is not); `bring`: the
+      // explorer scrolled into view (not when it is the whole page, in the app's tab)
+      open(query, bring = true) {
+        const said = [];
+        for (const name of LINKED) {
+          if (!query.has(name)) continue;
+          const text = query.get(name);
+          if (declared.sliders[name]) {
+            const found = read(name, text);
+            knobs[name] = found.value;
+            if (found.said) said.push(found.said);
+          } else {
+            const number = Number(text);
+            if (text !== "" && Number.isFinite(number) && Math.abs(number) <= reach) knobs[name] = number;
+            else said.push(`${name} ${text.slice(0, 20)} is not a number within ±${reach}: it stays ${knobs[name]}.`);
           }
         }
+        clamped.textContent = said.join(" ");
         draw();
-        $("loss").scrollIntoView({ block: "start" });
+        if (bring) $("loss").scrollIntoView({ block: "start" });
       },
     };
   }
@@ -182,5 +213,5 @@
     }
   }
 
-  root.PlaygroundSections = { build };
+  root.PlaygroundSections = { build, lossExplorer };
 })(typeof globalThis !== "undefined" ? globalThis : this);
