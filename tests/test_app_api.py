@@ -70,8 +70,8 @@ def test_score_reports_truncation_and_rejects_empty_input(client):
 
 def test_loss_at_gives_one_samples_numbers_and_an_error_for_x0_beyond_half_gap(client):
     rows = {row["loss"]: row for row in json.loads(client.predict(3.6, 3.0, 2.0, 0.25, 1.0, api_name="/loss_at"))["losses"]}
-    assert rows["trelu"]["value"] == pytest.approx(2.0 * (0.6 - 0.25))      # f = k (x - x0)
-    assert rows["sk2"]["gradient"] == pytest.approx(2 * 2.0 * (0.6 - 0.25))   # df/dpred = 2k (x - x0)
+    assert rows["Translated ReLU"]["value"] == pytest.approx(2.0 * (0.6 - 0.25))      # f = k (x - x0)
+    assert rows["Smooth K2"]["gradient"] == pytest.approx(2 * 2.0 * (0.6 - 0.25))   # df/dpred = 2k (x - x0)
     with pytest.raises(AppError, match=r"d/2.*zero gradient"):
         client.predict(3.6, 3.0, 2.0, 0.6, 1.0, api_name="/loss_at")
 
