@@ -41,9 +41,14 @@
     const reach = declared.sample_reach;   // |prediction| and |label| the explorer takes
     const references = new Set(Object.keys(REFERENCES));
     const boxes = {}, clamped = el("p", { id: "loss-clamped", className: "note", role: "status" });
-    // a number for knob `name` from text (typed, or a link's): within the knob's range, and said when it is not
+    // a number for `name` from text (typed, or a link's), and what to say of it: a knob's is held to its range; the
+    // sample's prediction or label, past ±reach or not a number, keeps its value
     const read = (name, text) => {
       const number = Number(text), given = text !== "" && text !== null && Number.isFinite(number);
+      if (!declared.sliders[name]) {
+        return given && Math.abs(number) <= reach ? { value: number, said: "" }
+          : { value: knobs[name], said: `${name} ${String(text).slice(0, 20)} is not a number within ±${reach}: it stays ${knobs[name]}.` };
+      }
       const { low, high } = declared.sliders[name];
       if (!given) return { value: knobs[name], said: text === "" ? "" : `${settings.title(name)} is not a number: it stays ${knobs[name]}.` };
       const value = Math.min(Math.max(number, low), high);
@@ -69,11 +74,7 @@
     };
     const sample = (name, title) => {
       const box = el("input", { type: "number", id: `loss-${name}`, step: name === "label" ? 0.5 : 0.05, inputMode: "decimal" });
-      box.addEventListener("change", () => {
-        const number = Number(box.value);
-        if (box.value !== "" && Number.isFinite(number) && Math.abs(number) <= reach) knobs[name] = number;
-        draw();
-      });
+      box.addEventListener("change", () => { knobs[name] = read(name, box.value).value; draw(); });
       boxes[name] = [box];
       return el("div", { className: "field" }, el("label", { htmlFor: `loss-${name}` }, title), box);
     };
@@ -124,16 +125,9 @@
         const said = [];
         for (const name of LINKED) {
           if (!query.has(name)) continue;
-          const text = query.get(name);
-          if (declared.sliders[name]) {
-            const found = read(name, text);
-            knobs[name] = found.value;
-            if (found.said) said.push(found.said);
-          } else {
-            const number = Number(text);
-            if (text !== "" && Number.isFinite(number) && Math.abs(number) <= reach) knobs[name] = number;
-            else said.push(`${name} ${text.slice(0, 20)} is not a number within ±${reach}: it stays ${knobs[name]}.`);
-          }
+          const found = read(name, query.get(name));
+          knobs[name] = found.value;
+          if (found.said) said.push(found.said);
         }
         clamped.textContent = said.join(" ");
         draw();
