@@ -18,6 +18,8 @@ from stsdemo.labels import get_scheme
 from stsdemo.model import SiameseRegressor
 
 PAIR = ("A man is playing a guitar.", "A man plays the guitar.")
+# 64 pairs at batch 16 are 4 steps an epoch: 50 epochs keep a run going until the test stops it.
+LONG_RUN = dict(max_steps=200, epochs=50.0, eval_every=2)
 STS, NLI = "STS 0–5", "NLI (contradiction · neutral · entailment)"
 
 
@@ -139,7 +141,7 @@ def test_short_fine_tune_streams_curves_and_yields_a_usable_run(client, tmp_path
 
 
 def test_stop_ends_the_run_after_the_current_step_and_shows_the_final_event(client, app_state):
-    job = client.submit(*train_args(max_steps=200, eval_every=2), api_name="/train")
+    job = client.submit(*train_args(**LONG_RUN), api_name="/train")
     _wait_for_new_points(job)
     client.predict(api_name="/stop")
     outputs = list(job)
@@ -153,7 +155,7 @@ def test_stop_ends_the_run_after_the_current_step_and_shows_the_final_event(clie
 
 def test_cancelled_run_ends_without_threads_and_keeps_a_loadable_checkpoint(client, app_state):
     before = len(_session_runs(client))
-    job = client.submit(*train_args(max_steps=200, eval_every=2), api_name="/train")
+    job = client.submit(*train_args(**LONG_RUN), api_name="/train")
     _wait_for_new_points(job)
     job.cancel()
     _wait_until_idle(app_state)
@@ -236,7 +238,7 @@ def test_compare_refuses_what_it_cannot_compare_and_starts_nothing(client, overr
 
 
 def test_compare_while_a_run_of_the_session_goes_is_refused(client, app_state):
-    job = client.submit(*train_args(max_steps=200, eval_every=2), api_name="/train")
+    job = client.submit(*train_args(**LONG_RUN), api_name="/train")
     _wait_for_new_points(job)
     try:
         with pytest.raises(AppError, match="already training or waiting"):
