@@ -40,7 +40,7 @@ def main(argv=None) -> None:
     parts = [p.strip() for p in args.parts.split(",") if p.strip()]
     quick = ["--quick"] if args.quick else []
     if "quality" in parts:
-        from . import quality
+        from .evidence import quality
 
         options = ["--model", args.model, "--arms", args.arms, "--seeds", "1" if args.quick else str(args.seeds)]
         for flag, value in (("--max-steps", args.max_steps), ("--stage1-max-steps", args.stage1_max_steps),
@@ -52,33 +52,34 @@ def main(argv=None) -> None:
         log("== quality")
         quality.main(options + quick)
     if "fusion" in parts and (args.quick or not (args.max_steps or args.stage1_max_steps or args.eval_every)):
-        from . import fusion
+        from .evidence import fusion
 
-        log("== fusion")  # the paper's budget (or the quick runs); other budgets: python -m bench.fusion --budget TAG
+        # the paper's budget (or the quick runs); other budgets: python -m bench.evidence.fusion --budget TAG
+        log("== fusion")
         fusion.main(["--model", args.model] + (["--skip-done"] if args.skip_done else []) + quick)
     if "nli" in parts:
-        from . import nli
+        from .evidence import nli
 
         log("== NLI")
         nli.main(["--seeds", "1" if args.quick else str(args.seeds)] + (["--skip-done"] if args.skip_done else [])
                  + quick)
     if "speed" in parts:
-        from . import speed
+        from .perf import speed
 
         log("== speed")
         speed.main(quick)
     if "memory" in parts:
-        from . import memory
+        from .perf import memory
 
         log("== memory")
         memory.main(quick)
     if "scaling" in parts:
-        from . import scaling
+        from .perf import scaling
 
         log("== scaling")
         scaling.main(quick)
     if "report" in parts and not args.quick:
-        from . import report
+        from .evidence import report
 
         log("== report")
         report.main([])

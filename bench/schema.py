@@ -4,33 +4,33 @@ report and the claims read the file through its accessors.
 The file is one JSON object of sections; each writer merges its entries into its own section
 (:func:`bench.common.update_results`), so records are kept as they were written:
 
-* ``quality``: ``{"runs": {run key: QualityRun}, "failed": {run key: "Error: message"}}`` (bench.quality)
-* ``nli``: ``{"runs": {run key: NliRun}}`` (bench.nli)
-* ``fusion``: ``{fusion key: FusionEntry}`` (bench.fusion)
+* ``quality``: ``{"runs": {run key: QualityRun}, "failed": {run key: "Error: message"}}`` (bench.evidence.quality)
+* ``nli``: ``{"runs": {run key: NliRun}}`` (bench.evidence.nli)
+* ``fusion``: ``{fusion key: FusionEntry}`` (bench.evidence.fusion)
 * ``tuning``: ``{"runs": {run key: TuningRun}, "failed": {run key: "Error: message"}}``: the dev-only runs
-  of bench.tuning (the grid, tag ``grid``, and the CoSENT/AnglE diagnosis, tag ``diagnosis``); its tuned
+  of bench.evidence.tuning (the grid, tag ``grid``, and the CoSENT/AnglE diagnosis, tag ``diagnosis``); its tuned
   runs, with test scores, are quality runs (tag ``tuned``); a run that failed twice is in its section's
   ``failed``
 * ``sweep``: ``{"speedup": measurements}``: a small sweep timed serially and on local Ray workers, with the
-  load before and after (bench.sweep_speed)
-* ``speed``: ``{part: measurements}``, parts train, eval, latency, view, cli, eval7 and stsb (bench.speed),
-  app_default and app_compare (bench.app_default); ``<part>_quick`` for ``--quick``; and ``machines``:
-  ``{machine: {part: measurements, "precision": [bench.precision rows], "source": folder}}``, the figures of
-  another machine merged from its folder (bench.merge_runs), beside this machine's and never over them; bench.speed
-  writes ``speed.<part>`` when that holds the same device's record (or none), else ``machines[<device>][part]``.
-  A part's record names its ``device``, its ``repeats`` and ``warmup_repeats`` (left out of the medians) and, where
-  measured, the ``load`` before and after and ``gpu_shared``
-* ``memory``: ``{"peak" | "quick": measurements}``, claim C6 reads ``peak`` (bench.memory)
-* ``playground``: ``{"speed" | "speed_quick": measurements}`` (bench.playground_speed) and ``{cell key: payoff
-  cell}``, keys ``payoff/<data>/<loss>/<head>/noise<sigma>/pairs<N>`` (bench.payoff; stsdemo.playground.payoff
+  load before and after (bench.perf.sweep_speed)
+* ``speed``: ``{part: measurements}``, parts train, eval, latency, view, cli, eval7 and stsb (bench.perf.speed),
+  app_default and app_compare (bench.perf.app_default); ``<part>_quick`` for ``--quick``; and ``machines``:
+  ``{machine: {part: measurements, "precision": [bench.perf.precision rows], "source": folder}}``, the figures of
+  another machine merged from its folder (bench.evidence.merge_runs), beside this machine's and never over them;
+  bench.perf.speed writes ``speed.<part>`` when that holds the same device's record (or none), else
+  ``machines[<device>][part]``. A part's record names its ``device``, its ``repeats`` and ``warmup_repeats`` (left out
+  of the medians) and, where measured, the ``load`` before and after and ``gpu_shared``
+* ``memory``: ``{"peak" | "quick": measurements}``, claim C6 reads ``peak`` (bench.perf.memory)
+* ``playground``: ``{"speed" | "speed_quick": measurements}`` (bench.perf.playground_speed) and ``{cell key: payoff
+  cell}``, keys ``payoff/<data>/<loss>/<head>/noise<sigma>/pairs<N>`` (bench.evidence.payoff; stsdemo.playground.payoff
   reads them), their confirmations on fresh seeds under ``confirm/<data>/...`` and the presets' under
-  ``preset/<name>`` (bench.presets)
-* ``scaling``: ``{"cost" | "quick": measurements}`` (bench.scaling)
+  ``preset/<name>`` (bench.evidence.presets)
+* ``scaling``: ``{"cost" | "quick": measurements}`` (bench.perf.scaling)
 * ``cost_fit``: ``{"fit" | "fit_before_fix" | "quick": measurements}``: the fine-tune cost model against short
-  real runs, with each model's worst under-estimate (bench.cost_fit)
+  real runs, with each model's worst under-estimate (bench.perf.cost_fit)
 * ``load``: ``{"classroom" | "quick": measurements}``: a classroom of visitors against a running app, each kind's
-  success rate and latency, the server's peak RSS (bench.load); ``{"one_address" | "one_address_quick":
-  measurements}``: 30 students' sessions and a flooder at one address, each round's refusals (bench.classroom)
+  success rate and latency, the server's peak RSS (bench.perf.load); ``{"one_address" | "one_address_quick":
+  measurements}``: 30 students' sessions and a flooder at one address, each round's refusals (bench.perf.classroom)
 * ``machine``: the first writer's machine: python, torch, cpus, torch_threads, platform, cuda, gpu, ram_gib
   (bench.common.machine)
 
@@ -53,12 +53,12 @@ def run_key(model: str, arm: str, seed: int, tag: str) -> str:
 
 
 class _QualityRunRequired(TypedDict):
-    arm: str                      # a key of bench.quality.ARMS
+    arm: str                      # a key of bench.evidence.quality.ARMS
     seed: int                     # 42, 43 or 44
     label: str                    # the arm's label, its encoder named
     group: str                    # the arm's group: main, stages, variant, head, nli, sweep
     kind: str                     # base (no training), ours (stsdemo.train), st (sentence-transformers' trainer)
-    budget: dict                  # bench.quality.QualityBudget as a dict
+    budget: dict                  # bench.evidence.quality.QualityBudget as a dict
     budget_key: str               # QualityBudget.key(): every budget setting in one string
     test: dict                    # {SentEval task or "Avg.": Spearman x100 of cosine}
     eval_seconds: float           # the 7-task test pass (0 where the base run's scores were reused)
@@ -69,7 +69,7 @@ class _QualityRunRequired(TypedDict):
 
 
 class QualityRun(_QualityRunRequired, total=False):
-    """One run of ``bench.quality`` (``run_one``, from ``run_base``, ``run_ours`` or ``run_st``)."""
+    """One run of ``bench.evidence.quality`` (``run_one``, from ``run_base``, ``run_ours`` or ``run_st``)."""
 
     model: str                    # minilm, mpnet, or a folder / hub id; absent: minilm (see record_model)
     model_path: str               # the encoder it loaded
@@ -89,15 +89,15 @@ class QualityRun(_QualityRunRequired, total=False):
     train_seconds: float
     pairs_per_s: float            # ours
     train_runtime: float          # st: the trainer's own runtime
-    checkpoint: str               # folder of the best checkpoint (bench.fusion reads it)
+    checkpoint: str               # folder of the best checkpoint (bench.evidence.fusion reads it)
     chosen_by_dev: dict           # a "best:a|b" plan entry: {entry, first_seed_dev}
-    point: dict                   # bench.tuning: the settings that override the arm's (lr, k, x0, scale, data)
+    point: dict                   # bench.evidence.tuning: the settings that override the arm's (lr, k, x0, scale, data)
     lr: float | None              # the (encoder) learning rate it trained at; None: no training
-    chosen_from: dict             # bench.tuning, tag tuned: {grid run key: STS-B dev} the point was chosen from
+    chosen_from: dict             # bench.evidence.tuning, tag tuned: {grid run key: STS-B dev}, the point's choice
 
 
 class _TuningRunRequired(TypedDict):
-    arm: str                      # a key of bench.quality.ARMS
+    arm: str                      # a key of bench.evidence.quality.ARMS
     seed: int
     point: dict                   # the settings that override the arm's (lr, k, x0; scale, data)
     lr: float | None
@@ -114,7 +114,8 @@ class _TuningRunRequired(TypedDict):
 
 
 class TuningRun(_TuningRunRequired, total=False):
-    """One dev-only run of ``bench.tuning`` (``quality.run_one`` with no test sets): no test score, no checkpoint."""
+    """One dev-only run of ``bench.evidence.tuning`` (``quality.run_one`` with no test sets): no test score, no
+    checkpoint."""
 
     model: str
     model_path: str
@@ -133,15 +134,15 @@ class TuningRun(_TuningRunRequired, total=False):
 
 
 class NliRun(TypedDict):
-    """One run of ``bench.nli`` (``run_one``); the encoder is always all-MiniLM-L6-v2."""
+    """One run of ``bench.evidence.nli`` (``run_one``); the encoder is always all-MiniLM-L6-v2."""
 
-    arm: str                      # a key of bench.nli.ARMS
+    arm: str                      # a key of bench.evidence.nli.ARMS
     seed: int
     label: str
     loss: str
     k: float | None               # None: the loss's paper default
     x0: float | None
-    budget: dict                  # bench.nli.NliBudget as a dict
+    budget: dict                  # bench.evidence.nli.NliBudget as a dict
     budget_tag: str               # epoch, epoch-<N>pairs, <E>epochs-<N>pairs, or quick
     train_pairs: int
     held_out_pairs: int           # SNLI dev pairs kept out of training to select the checkpoint
@@ -184,7 +185,7 @@ class _FusionEntryRequired(TypedDict):
 
 
 class FusionEntry(_FusionEntryRequired, total=False):
-    """One fusion of ``bench.fusion`` (``fuse_run`` or ``fuse_seeds``)."""
+    """One fusion of ``bench.evidence.fusion`` (``fuse_run`` or ``fuse_seeds``)."""
 
     run: str                      # linear: the run key
     runs: list                    # delta: the run keys

@@ -11,7 +11,7 @@ differences are read by the paired-seed rule (:mod:`stsdemo.paired`).
 
 Two front ends run the same schedule (:func:`run_pairs`): the app's *Compare with and without the buffer*
 (:mod:`stsdemo.app.finetune.compare`), which streams each run as a queued job of a visitor's session, and
-:func:`compare`, which trains the runs here (``bench.app_default --compare``, a library user).
+:func:`compare`, which trains the runs here (``bench.perf.app_default --compare``, a library user).
 """
 
 from __future__ import annotations

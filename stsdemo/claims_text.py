@@ -1,7 +1,7 @@
 """The verdicts on the paper's claims in words, as the Benchmark tab and docs/evidence.md show them: one line per
 claim with the numbers behind it, and a plain reading a student can follow. Read from the recorded evidence
 (:mod:`stsdemo.evidence`), so the tab (:mod:`stsdemo.app.benchmark.evidence_view`) and the page bench writes
-(:mod:`bench.app_evidence`) say the same, in the same words."""
+(:mod:`bench.evidence.app_evidence`) say the same, in the same words."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ MEMORY = re.compile(r"\((?P<kind>[^:]+): ours \(batch (?P<ours>\d+)\) / InfoNCE 
 
 def memory_reading(claim: Claim) -> tuple[str, str, str] | None:
     """C6 worded as what it measured: ``(what was measured, the figure, a plain reading)``, read from the claim's
-    text as ``bench.claims.memory_verdict`` writes it; None when the text has another form (it is then shown
+    text as ``bench.evidence.claims.memory_verdict`` writes it; None when the text has another form (it is then shown
     as written)."""
     found = MEMORY.search(claim.text)
     if claim.claim != "C6" or not found:

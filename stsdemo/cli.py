@@ -272,8 +272,8 @@ def cmd_pin(args) -> int:
     record = build(args.model or None)
     for name, entry in record["sets"].items():
         print(f"{name}: sha256 {entry['sha256']} ({entry['bytes']:,} bytes, {entry['sentences']:,} sentences)")
-    print(f"stsdemo: wrote {FOLDER}; the Playground's records were made on the old files: run bench.presets and "
-          "bench.payoff again", file=sys.stderr)
+    print(f"stsdemo: wrote {FOLDER}; the Playground's records were made on the old files: run "
+          "bench.evidence.presets and bench.evidence.payoff again", file=sys.stderr)
     return 0
 
 

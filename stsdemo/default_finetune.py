@@ -1,5 +1,5 @@
 """The default fine-tune, declared once: the run a visitor's Fine-tune form starts at
-(:mod:`stsdemo.app.finetune.form` draws its fields' defaults from here) and the run ``bench.app_default`` times, so
+(:mod:`stsdemo.app.finetune.form` draws its fields' defaults from here) and the run ``bench.perf.app_default`` times, so
 what the benchmark reports is what a visitor gets.
 
 A warm start from the shipped scorer (the embedded encoder when none is shipped), Smooth K2 on a·cos + b with the

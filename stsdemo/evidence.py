@@ -1,7 +1,7 @@
 """The project's recorded evidence as plain data: each arm's figures over its seeds, and the paper's claims with
 the paired comparisons behind their verdicts.
 
-``bench`` computes them from the benchmark runs in ``docs/results.json`` (:mod:`bench.app_evidence`) and writes
+``bench`` computes them from the benchmark runs in ``docs/results.json`` (:mod:`bench.evidence.app_evidence`) and writes
 them as the app's ``evidence.json``; the app reads that file back and shows it
 (:mod:`stsdemo.app.benchmark.evidence_view`). The types live in the core so that both read one definition of the file,
 and neither imports the other for it.

@@ -6,7 +6,7 @@ left alone. :func:`install` runs once when :mod:`stsdemo` is imported. (A filter
 safe in the app's threads.)
 
 Fixed at their cause instead, so not listed here: the DataLoader's "``pin_memory`` ... no accelerator"
-(``bench/quality.py`` asks for pinned memory only on a GPU).
+(``bench/evidence/quality.py`` asks for pinned memory only on a GPU).
 """
 
 from __future__ import annotations

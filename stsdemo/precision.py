@@ -114,7 +114,7 @@ def training_step_timer(model, loss_fn, batches: list[tuple[dict, dict, torch.Te
     """A :data:`StepSeconds` on the device of ``batches`` (tokenized pairs and their targets): a copy of ``model`` (so
     the run starts from the weights it was given) trains on them with a fused AdamW, as the loop does; the median of
     :data:`PROBE_TIMED_STEPS` steps after :data:`PROBE_WARMUP_STEPS`, each between two CUDA synchronisations on a
-    GPU. The loop times only a GPU's candidates; ``bench.precision`` times the CPU's too, to check the CPU rule."""
+    GPU. The loop times only a GPU's candidates; ``bench.perf.precision`` times the CPU's too, to check the CPU rule."""
     device = batches[0][2].device
     synchronize = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
 

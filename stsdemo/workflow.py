@@ -4,8 +4,8 @@
         print(event.to_dict())
 
 The command line (``stsdemo train``), the app's Fine-tune tab (through a thin ``spaces.GPU`` wrapper) and
-``bench.quality`` all run :func:`train_and_evaluate`: :func:`stsdemo.train.train`'s events, then, for a run that
-finished with a checkpoint, :class:`~stsdemo.events.FinalEvalEvent` s while the best checkpoint (and, given a
+``bench.evidence.quality`` all run :func:`train_and_evaluate`: :func:`stsdemo.train.train`'s events, then, for a run
+that finished with a checkpoint, :class:`~stsdemo.events.FinalEvalEvent` s while the best checkpoint (and, given a
 :class:`~stsdemo.final_eval.ResultCache` without it, the base model) is encoded; the last of each carries its
 scores. The checkpoint's ``senteval.json`` and model card are written as the scores come. A consumer that wants
 no evaluation after all closes the generator after the :class:`~stsdemo.events.DoneEvent`. A run over the

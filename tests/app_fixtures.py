@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from tiny_models import tiny_encoder
 
-from bench.served_app import wait_for_info
+from bench.perf.served_app import wait_for_info
 
 DEV_PAIRS = 60      # each dev score encodes 2 x DEV_PAIRS sentences
 PLAYGROUND_PAIRS = 240   # per part of a Playground data set embedded for another encoder (the built-ins are pinned)

@@ -5,7 +5,7 @@
   clear message; when the first run stops, the waiting one starts. Nobody's run is dropped silently.
 * Start/stop cycles through the API (Stop button, and a cancelled job as a closed tab does) leave no training
   thread, give the memory back (within 10 %) and keep the best checkpoint (full figures for 10 cycles:
-  ``python -m bench.robustness --part app-cycles``).
+  ``python -m bench.perf.robustness --part app-cycles``).
 * Out of memory in a run of the app ends that run with a message; the app goes on scoring.
 * One visitor cannot score with, download or delete another visitor's run, or read its files by URL; the
   app serves no file outside what it hands out; uploads above the stated cap are refused.
@@ -153,7 +153,7 @@ def test_scoring_answers_20_clients_while_runs_train_and_wait_in_line(app_url, a
 
 
 def test_stop_and_cancel_cycles_leave_no_thread_and_keep_memory(app_url, app_state):  # noqa: F811
-    """Light version of ``python -m bench.robustness --part app-cycles`` (10 cycles)."""
+    """Light version of ``python -m bench.perf.robustness --part app-cycles`` (10 cycles)."""
     client = new_client(app_url)
     threads = rss = None
     for cycle in range(3):  # cycle 0 warms up

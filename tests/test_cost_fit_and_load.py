@@ -1,13 +1,13 @@
-"""The two benchmarks of issue 40 read their figures right: bench.cost_fit names each cost model's worst
-under-estimate and the case it came from; bench.load counts each kind of visitor's outcomes and latencies, and
+"""The two benchmarks of issue 40 read their figures right: bench.perf.cost_fit names each cost model's worst
+under-estimate and the case it came from; bench.perf.load counts each kind of visitor's outcomes and latencies, and
 calls the app's endpoints with arguments they declare."""
 
 import random
 
 import pytest
 
-from bench.cost_fit import worst
-from bench.load import FINE_TUNE, Tally, arguments
+from bench.perf.cost_fit import worst
+from bench.perf.load import FINE_TUNE, Tally, arguments
 
 
 def test_the_worst_under_estimate_of_each_model_is_the_largest_ratio_with_its_case():

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench import evidence_prose, report
+from bench.evidence import evidence_prose, report
 from bench.common import load_results
 from stsdemo.app.benchmark import evidence_view
 from stsdemo.app.benchmark import tuning_view
@@ -24,7 +24,7 @@ def _page_prose() -> str:
 
 def test_the_page_prose_is_what_the_records_give():
     assert _page_prose().strip() == evidence_prose.prose(load_results()).strip(), \
-        "stale prose in docs/evidence.md: run python -m bench.report"
+        "stale prose in docs/evidence.md: run python -m bench.evidence.report"
 
 
 def test_every_verdict_word_in_the_prose_is_the_recomputed_verdict_of_its_figure(recomputed):

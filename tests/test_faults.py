@@ -311,7 +311,7 @@ def start_stop_cycle(index: int, folder: Path, close: bool, model: SiameseRegres
 
 
 def test_start_stop_cycles_leave_no_thread_and_keep_memory_and_checkpoint(tmp_path, embedded_model):
-    """The light version (3 cycles) of ``bench/robustness.py --cycles 10``."""
+    """The light version (3 cycles) of ``bench/perf/robustness.py --cycles 10``."""
     folder = tmp_path / "run"
     start_stop_cycle(0, folder, close=False, model=fresh_head_on(embedded_model))  # warm-up: first-use allocations
     threads, rss = threading.active_count(), _rss_mib()

@@ -1,4 +1,4 @@
-"""bench.merge_runs: another machine's runs join docs/results.json checked, and its speed sits beside this
+"""bench.evidence.merge_runs: another machine's runs join docs/results.json checked, and its speed sits beside this
 machine's instead of over it."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from bench import merge_runs
+from bench.evidence import merge_runs
 from bench.common import load_results
 from bench.schema import quality_runs
 
@@ -37,7 +37,7 @@ def test_a_folder_merges_its_runs_and_keeps_each_machines_speed_apart(tmp_path):
     assert gpu["train"]["device"] == GPU and gpu["eval7"]["device"] == GPU
     assert [(row["precision"], row["batch_size"], row["log"]) for row in gpu["precision"]] == \
         [("fp32", merge_runs.DEFAULT_BATCH, "precision-1.log:2"), ("bf16", 64, "precision-1.log:3")]
-    from bench.speed_tables import machine_tables
+    from bench.perf.speed_tables import machine_tables
 
     table = "\n".join(machine_tables(merged))
     assert f"**{GPU}**" in table and "bf16, batch 64" in table and "0.70 % of the dense peak" in table

@@ -1,5 +1,5 @@
 """The shipped NLI scorer (stsdemo/nli_scorer/): a compact scorer on the NLI line whose SNLI test metrics,
-recorded beside it (snli.json, written by ``python -m bench.nli --evaluate``), still come out of today's code
+recorded beside it (snli.json, written by ``python -m bench.evidence.nli --evaluate``), still come out of today's code
 on the recorded slice; and scoring with the NLI scheme uses it."""
 
 from __future__ import annotations

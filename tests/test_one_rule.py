@@ -119,7 +119,7 @@ def test_the_kept_checkpoint_is_the_best_of_the_metric_selection_reads(select_by
 
 @pytest.mark.parametrize("select_by", list(selection.METRICS))
 def test_the_app_default_benchmark_reports_the_metric_that_kept_its_checkpoint(select_by, tmp_path, monkeypatch):
-    from bench import app_default
+    from bench.perf import app_default
     from stsdemo import default_finetune, train
     from stsdemo.events import DoneEvent
 
@@ -137,7 +137,7 @@ def test_the_app_default_benchmark_reports_the_metric_that_kept_its_checkpoint(s
 
 def percentile_users() -> list[str]:
     """The bench modules that take a percentile."""
-    return sorted(f"bench.{path.stem}" for path in (REPO / "bench").glob("*.py")
+    return sorted(".".join(path.relative_to(REPO).with_suffix("").parts) for path in (REPO / "bench").rglob("*.py")
                   if "percentile(" in path.read_text(encoding="utf-8"))
 
 
@@ -151,7 +151,7 @@ def test_every_bench_percentile_is_numpys():
         assert common.percentile(values, q) == pytest.approx(np.percentile(values, q))
     assert np.isnan(common.percentile([], 50))
     users = percentile_users()
-    assert "bench.robustness" in users
+    assert "bench.perf.robustness" in users
     for module in users:
         assert importlib.import_module(module).percentile is common.percentile, module
 
@@ -189,9 +189,9 @@ def test_no_family_default_is_written_anywhere_but_its_one_declaration():
 
 
 def test_the_tuning_grid_takes_the_paper_k_of_the_encoder_it_runs_on():
-    """bench.tuning's grid runs on the embedded MiniLM: its family is the one the core reads off that encoder,
+    """bench.evidence.tuning's grid runs on the embedded MiniLM: its family is the one the core reads off that encoder,
     and every buffer arm's k is the spec's for it."""
-    from bench import quality, tuning
+    from bench.evidence import quality, tuning
     from stsdemo.losses.spec import paper_k
     from stsdemo.model_source import start_family
 

@@ -1,4 +1,4 @@
-"""The story presets say only what their recorded 20-seed runs show (``python -m bench.presets``, recorded in
+"""The story presets say only what their recorded 20-seed runs show (``python -m bench.evidence.presets``, recorded in
 docs/results.json): the verdict each sentence names for each reading at the run's end, and every mean ± se it
 quotes, are the record's; and a holds or reversed a sentence quotes repeats on 100 fresh seeds (``--confirm``)."""
 

@@ -4,9 +4,9 @@ The record files (docs/results.json, written by bench/ through ``bench.common.po
 the repository relative to it; the app's stsdemo/app/evidence.json and the Playground's
 stsdemo/playground/payoff.json, built from it) hold these paths:
 
-* ``source``: the folder of another machine's logs (bench.merge_runs: docs/runs/<gpu>-<date>), a note in such a
-  folder saying the logs were not kept, or the file a record was built from (stsdemo.evidence). bench.speed's
-  ``python -m bench.speed on that machine`` names a command, not a path;
+* ``source``: the folder of another machine's logs (bench.evidence.merge_runs: docs/runs/<gpu>-<date>), a note in such a
+  folder saying the logs were not kept, or the file a record was built from (stsdemo.evidence). bench.perf.speed's
+  ``python -m bench.perf.speed on that machine`` names a command, not a path;
 * ``log``: ``FILE`` or ``FILE:LINE`` in the folder of the nearest ``source`` above it; where that source is a note,
   the note names the file;
 * any other string that is one relative path starting at a top-level entry of the repository (``start``:
@@ -101,7 +101,7 @@ def test_the_check_names_each_kind_of_dangling_path():
                  "precision": [{"log": "precision-1.log:3"}, {"log": "precision-1.log:4"}, {"log": "other.log"}]},
         "note": {"source": "docs/runs/h200-2026-11-28/README.md", "train": {"log": "speed-2.log"},
                  "eval7": {"log": "speed-9.log"}},
-        "here": {"source": "python -m bench.speed on that machine", "train": {"device": "GPU"}}},
+        "here": {"source": "python -m bench.perf.speed on that machine", "train": {"device": "GPU"}}},
         "run": {"checkpoint": "bench/out/checkpoints/minilm/paper/x", "start": "stsdemo/default_scorer",
                 "model": "docs/nowhere", "notes": "prose about examples/.../sts/training.py", "key": "minilm/a/b"}}
     problems = dangling(record)

@@ -2,8 +2,8 @@
 
 import json
 
-from bench.speed import record_speed, steady
-from bench.speed_tables import repeats_text
+from bench.perf.speed import record_speed, steady
+from bench.perf.speed_tables import repeats_text
 
 CPU = {"device": "CPU (2 cores)", "ours_pairs_per_s": 52.0, "repeats": 4, "warmup_repeats": 1}
 GPU = {"device": "NVIDIA H100 80GB HBM3", "ours_pairs_per_s": 489.0, "repeats": 4, "warmup_repeats": 1}

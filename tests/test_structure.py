@@ -133,10 +133,23 @@ def test_what_the_playground_builds_on_imports_nothing_of_the_playground():
 def test_bench_reads_the_core_not_the_app():
     """bench imports nothing from ``stsdemo.app``, nor ``app.py`` (which builds it), lazily or not: a bench module
     that formats, compares or computes reads the core, and one that measures the app serves it in a process of its
-    own and talks to it over HTTP (bench/served_app.py)."""
-    found = {f"{path.stem}: {name}" for path in sorted((REPO / "bench").glob("*.py"))
+    own and talks to it over HTTP (bench/perf/served_app.py)."""
+    found = {f"{module}: {name}" for module, path in module_names(REPO / "bench").items()
              for name in absolute_imports(path) if within(name, APP) or name == "app"}
     assert not found, sorted(found)
+
+
+BENCH_SHARED = ("bench.common", "bench.schema", "bench.sweep")   # run_all, also at the top, runs both packages
+
+
+def test_bench_shared_modules_import_neither_the_evidence_nor_perf():
+    """bench's shared modules sit below its two packages (bench.evidence, bench.perf), which both read them: one
+    that reached into either would tie every benchmark to that side's code."""
+    graph = import_graph(REPO / "bench")
+    assert set(BENCH_SHARED) <= set(graph), sorted(graph)
+    found = [f"{module}: {target}" for module in BENCH_SHARED for target in sorted(graph[module])
+             if within(target, "bench.evidence") or within(target, "bench.perf")]
+    assert not found, found
 
 
 def app_only_packages() -> set[str]:

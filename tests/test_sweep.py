@@ -169,7 +169,7 @@ def test_a_task_asking_for_more_than_the_cluster_has_is_one_line_not_a_wait():
 @pytest.mark.slow
 def test_the_speed_measure_times_both_runs_with_their_load_and_checks_their_records_equal():
     pytest.importorskip("ray")
-    from bench import sweep_speed
+    from bench.perf import sweep_speed
 
     found = sweep_speed.main(["--tasks", "2", "--rounds", "2", "--workers", "2", "--no-record"])
     assert found["speedup"] == round(found["serial"]["wall_seconds"] / found["ray"]["wall_seconds"], 2)
@@ -222,9 +222,9 @@ def test_docs_sweeps_quotes_the_recorded_speed_up_with_its_load():
 
 @pytest.mark.slow
 def test_the_payoff_map_on_ray_prints_the_readings_of_the_serial_run():
-    """``python -m bench.payoff --ray --no-record`` on two small cells: the same records as the serial run (the
+    """``python -m bench.evidence.payoff --ray --no-record`` on two small cells: the same records as the serial run (the
     engine is exact, so the readings are the same bits), the times and finishing clocks aside."""
-    from bench import payoff
+    from bench.evidence import payoff
 
     cells = ["--data", "sts", "--losses", "sk2", "--heads", "paper", "--noises", "0.5", "--sizes", "50", "200",
              "--no-tuned", "--no-record"]
@@ -238,7 +238,7 @@ def test_the_payoff_map_on_ray_prints_the_readings_of_the_serial_run():
 
 
 def test_the_payoff_map_with_a_bad_ray_address_is_one_line_and_exit_2(capsys):
-    from bench import payoff
+    from bench.evidence import payoff
 
     with pytest.raises(SystemExit) as stopped:
         payoff.main(["--heads", "paper", "--sizes", "50", "--noises", "0", "--no-record", "--ray", "127.0.0.1:1"])
@@ -247,7 +247,7 @@ def test_the_payoff_map_with_a_bad_ray_address_is_one_line_and_exit_2(capsys):
 
 @pytest.mark.slow
 def test_a_preset_on_ray_gives_the_serial_record():
-    from bench import presets
+    from bench.evidence import presets
 
     def readings(found: dict) -> str:
         return json.dumps({name: entry["checkpoints"] for name, entry in found.items()}, sort_keys=True)

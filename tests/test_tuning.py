@@ -1,7 +1,7 @@
-"""The tuning protocol (bench.tuning): the same learning-rate grid for every arm, the buffer losses chosen at the
-paper's x0 and k only (their x0 x k sweep apart, as an ablation), a point chosen on dev from a whole grid only, keys
-that never collide; and the tuned evidence (bench.tuning_report): a verdict reads the chosen point on one machine and
-precision, and names what it leaves out and what is not run."""
+"""The tuning protocol (bench.evidence.tuning): the same learning-rate grid for every arm, the buffer losses chosen at
+the paper's x0 and k only (their x0 x k sweep apart, as an ablation), a point chosen on dev from a whole grid only,
+keys that never collide; and the tuned evidence (bench.evidence.tuning_report): a verdict reads the chosen point on one
+machine and precision, and names what it leaves out and what is not run."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from bench import quality, tuning, tuning_evidence, tuning_report
+from bench.evidence import quality, tuning, tuning_evidence, tuning_report
 from bench.common import load_results
 from stsdemo.losses.spec import PAPER_X0
 from stsdemo.paired import paired
@@ -215,7 +215,7 @@ def test_the_benchmark_tab_shows_the_shipped_tuned_evidence_and_a_notice_without
     from stsdemo.app.benchmark import tuning_view
 
     block = tuning_view.load_tuning()
-    assert block is not None, "the shipped evidence.json has no tuning block: run python -m bench.report"
+    assert block is not None, "the shipped evidence.json has no tuning block: run python -m bench.evidence.report"
     table, grid = tuning_view.tuned_frame(block), tuning_view.grid_frame(block)
     assert len(table) == len(block["rows"]) and set(table["encoder"]) == {"all-MiniLM-L6-v2", "all-mpnet-base-v2"}
     assert len(grid) == len(block["grid"]) and all("lr" in point for point in grid["chosen point"])
@@ -266,4 +266,4 @@ def test_tuning_on_a_bad_ray_address_exits_2_with_one_line_before_it_loads_anyth
         tuning.main(["--steps", "grid", "--ray", "127.0.0.1:1"])
     err = capsys.readouterr().err.splitlines()
     assert exited.value.code == 2 and len(err) == 1
-    assert err[0].startswith("python -m bench.tuning: error: no Ray cluster answers at 127.0.0.1:1")
+    assert err[0].startswith("python -m bench.evidence.tuning: error: no Ray cluster answers at 127.0.0.1:1")

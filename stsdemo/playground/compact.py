@@ -5,7 +5,7 @@ Sentence vectors are stored as int8 codes with one float32 scale per sentence (`
 ``code = round(v / scale)``): a quarter of float32's size, so the static site's STS-B and SNLI sets fit in about
 10 MB. Every reader turns them back into float64 the same way, ``code * scale``, a product that float64 holds
 exactly, so nothing depends on the language that reads them. The rounding moves an all-MiniLM-L6-v2 cosine by
-about 0.001 (``python -m bench.browser_playground`` measures what it does to the report set's Spearman).
+about 0.001 (``python -m bench.perf.browser_playground`` measures what it does to the report set's Spearman).
 
 The file's tensors: ``codes`` int8 ``(sentences, dim)``, ``scales`` float32 ``(sentences,)``, ``train_u``,
 ``train_v``, ``held_u``, ``held_v`` int32 (sentence positions) and ``train_labels``, ``held_labels`` float64;

@@ -1,7 +1,7 @@
 """Each distinct sentence of a data set embedded once by a frozen encoder, and kept on disk.
 
 The heads of the Playground read only these vectors, so a run on 13,000 STS-B sentences costs one encoding pass
-(45.7 s cold for the embedded all-MiniLM-L6-v2 on 2 CPU cores, recorded by ``python -m bench.playground_speed``)
+(45.7 s cold for the embedded all-MiniLM-L6-v2 on 2 CPU cores, recorded by ``python -m bench.perf.playground_speed``)
 and every later run a file read (0.02 s). The file is ``<cache dir>/playground/<key>.safetensors``: the vectors in the
 compact form the page's engine reads too (:mod:`.compact`: int8 ``codes`` (sentences x dim) and float32
 ``scales``), in the order of the data set's sentence list, where

@@ -12,7 +12,7 @@ size, over :data:`SEEDS` seeds, read three ways (:data:`READINGS`):
 
 A data set is read by its own measure (:data:`~stsdemo.playground.metrics.READ_BY`): held-out Spearman on STS, the
 share on the gold node (accuracy) on NLI. A cell's verdict is :mod:`stsdemo.paired`'s t-test, corrected over all
-the recorded cells of a reading by Benjamini-Hochberg at 5 % (:func:`verdicts`). ``python -m bench.payoff``
+the recorded cells of a reading by Benjamini-Hochberg at 5 % (:func:`verdicts`). ``python -m bench.evidence.payoff``
 computes the grid, records every cell in ``docs/results.json`` and writes the map the app shows (``payoff.json``
 beside this module).
 """
@@ -164,11 +164,12 @@ def reading(cells: dict[tuple[float, int], dict], marks: dict[str, Verdict], tot
     negligible or no measurable difference (``marks``: :func:`verdicts` over all ``total`` cells of the reading),
     and where it pays off ("nowhere" when it does not)."""
     if not cells:
-        return "This map has not been recorded yet (`python -m bench.payoff`)."
+        return "This map has not been recorded yet (`python -m bench.evidence.payoff`)."
     found = {place: marks.get(cell_key_of(entry)) for place, entry in cells.items()}
     found = {place: verdict for place, verdict in found.items() if verdict is not None}
     if not found:
-        return f"This map has no {READINGS[label]} reading (the paper's head has one; `python -m bench.payoff`)."
+        return (f"This map has no {READINGS[label]} reading (the paper's head has one; "
+                "`python -m bench.evidence.payoff`).")
     holds = sorted(place for place, verdict in found.items() if verdict == Verdict.HOLDS)
     costs = sorted(place for place, verdict in found.items() if verdict == Verdict.REVERSED)
     negligible = sum(verdict == Verdict.NEGLIGIBLE for verdict in found.values())

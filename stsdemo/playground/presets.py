@@ -1,6 +1,6 @@
 """Story presets: named Playground states, each with what to do and one sentence to notice, written from the
 recorded 20-seed run of that very state (what the page shows, by the same engine on the same pinned data) and its
-run on 100 fresh seeds (``python -m bench.presets [--confirm]``; a
+run on 100 fresh seeds (``python -m bench.evidence.presets [--confirm]``; a
 test checks every sentence's figures and verdicts against the records, and that each mark it quotes from the 20 seeds
 repeats on the fresh ones). Each preset is a link (:mod:`stsdemo.app.links`), and a teacher's link may hide
 controls.

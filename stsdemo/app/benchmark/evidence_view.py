@@ -1,6 +1,6 @@
 """What the project measured, as the app shows it: the recorded arms and the verdicts on the paper's claims.
 
-The numbers come from ``evidence.json`` beside this module, which ``python -m bench.report`` writes from the
+The numbers come from ``evidence.json`` beside this module, which ``python -m bench.evidence.report`` writes from the
 benchmark runs recorded in ``docs/results.json`` (each run names its machine; the file's layout and types:
 :mod:`stsdemo.evidence`). The app only reads it: no recomputation, no network. A missing or unreadable file
 leaves the app working and says the evidence is unavailable.

@@ -3,9 +3,9 @@ grid of four rates for every arm, the buffer-zone losses at the paper's x0 and k
 those arms for each encoder beside the fixed-setting verdicts (each on one machine and precision, with the seeds left
 out and the runs not yet run named), and why CoSENT and AnglE lowered dev at the fixed settings.
 
-The numbers are the ``tuning`` block of the app's ``evidence.json``, written by ``python -m bench.report`` from the
-runs of ``python -m bench.tuning`` recorded in docs/results.json (each names its machine; ``python -m
-bench.tuning_report`` rewrites that block alone). Read only; a file without the block shows a one-line notice.
+The numbers are the ``tuning`` block of the app's ``evidence.json``, written by ``python -m bench.evidence.report`` from
+the runs of ``python -m bench.evidence.tuning`` recorded in docs/results.json (each names its machine; ``python -m
+bench.evidence.tuning_report`` rewrites that block alone). Read only; a file without the block shows a one-line notice.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ import pandas as pd
 
 from ...evidence import EVIDENCE_FILE
 
-UNAVAILABLE = "No tuned evidence is recorded yet (`python -m bench.tuning`, then `python -m bench.report`)."
+UNAVAILABLE = ("No tuned evidence is recorded yet (`python -m bench.evidence.tuning`, then "
+               "`python -m bench.evidence.report`).")
 TUNED_COLUMNS = ["encoder", "arm", "seeds", "tuned: 7-task mean ± sd", "fixed settings: 7-task mean (seeds)",
                  "STS-B test on node (%)", "point", "machine, precision", "in the verdicts"]
 GRID_COLUMNS = ["arm", "chosen point", "STS-B dev at the grid seed", "dev at lr 2e-5",

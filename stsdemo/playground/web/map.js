@@ -71,8 +71,9 @@
       const first = Object.values(this.recorded.cells || {})[0];
       if (first) {
         lines.push(`Each cell: ${first.seeds.length} seeds × ${grouped(first.config.steps)} steps of the default settings ` +
-                   `at that noise and size, recorded by python -m bench.payoff on ${first.machine}. ▲ holds (the buffer ` +
-                   "pays off), ▼ reversed (it costs), unmarked: negligible or no measurable difference.");
+                   `at that noise and size, recorded by python -m bench.evidence.payoff on ${first.machine}. ` +
+                   "▲ holds (the buffer pays off), ▼ reversed (it costs), " +
+                   "unmarked: negligible or no measurable difference.");
       }
       return { title, rows: this.noises.map((noise) => `σ ${noise}`), columns: this.sizes.map(sizeName), cells, current, lines };
     }

@@ -1,0 +1,7 @@
+"""``python -m bench.evidence``: the evidence plan (:mod:`bench.evidence.plan`)."""
+
+import sys
+
+from .plan import main
+
+main(sys.argv[1:])
