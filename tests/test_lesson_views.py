@@ -5,7 +5,6 @@ tab's plain readings, paper rows, legend and axis (issue 27). The layout cases a
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
@@ -16,8 +15,6 @@ from stsdemo.app.score import view as score_view
 from stsdemo.evidence import Claim, ClaimLine
 from stsdemo.labels import get_scheme
 from stsdemo.scoring import label_summary
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 # ---- the start-here path ------------------------------------------------------------------------------------
@@ -31,24 +28,6 @@ def test_every_start_here_step_is_a_link_that_opens_its_tab_without_a_notice():
         assert (restored.tab, restored.notices) == (step.tab, []), step.query
     text = lesson.start_markdown()
     assert all(f"]({step.query})" in text for step in lesson.STEPS) and "[Benchmark](?tab=bench)" in text
-
-
-def test_the_readme_opens_with_the_same_start_here_path():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    path = readme.split("## Start here", 1)[1].split("\n## ", 1)[0]
-    for step in lesson.STEPS:
-        assert step.query in path and step.title in path, step.title
-    # what it is and the two commands, then the path, then where data comes from; the evidence lives in docs/
-    headings = [line for line in readme.splitlines() if line.startswith("## ")]
-    assert headings[:2] == ["## Start here", "## Where the data comes from"]
-    opening = readme.split("## Start here", 1)[0]
-    ci_tests = (Path(__file__).resolve().parent.parent / ".ci" / "run").read_text().strip().splitlines()[-1]
-    assert ci_tests.startswith("python -m pytest")       # CI runs the README's test command
-    readme_tests = ci_tests.replace(" -p no:cacheprovider", "")
-    assert f"pip install -r requirements.txt -r requirements-test.txt && {readme_tests}\n" in opening
-    assert "pip install -r requirements.txt && python app.py" in opening
-    assert "BEGIN EVIDENCE" not in readme and "(docs/evidence.md)" in readme and "(docs/history.md)" in readme
-    assert re.search(r"\d+ s\b|\bminutes?\b|pairs/s", readme) is None  # no timing the README cannot re-measure
 
 
 # ---- Score a pair ------------------------------------------------------------------------------------------
