@@ -2,7 +2,7 @@
 dev-evaluation time, and the final 7-task evaluation's time, from its settings, its encoder's ``config.json``
 (:class:`Encoder`) and the sentence lengths of its data (:class:`DataProfile`). The estimates are upper bounds on
 shape; each constant below says where its number comes from, and ``python -m bench.cost_fit`` measures them
-against real runs (docs/results.json, ``cost_fit``). :mod:`stsdemo.budget` holds a run (or a Compare's whole job)
+against real runs (docs/results.json, ``cost_fit``). :mod:`.budget` holds a run (or a Compare's whole job)
 against the caps with them.
 """
 
@@ -15,10 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from . import environment
-from .config import TrainConfig
-from .data import PairSet, load_dev_data
-from .model_source import hub_config, is_hub_id, start_encoder_config
+from .. import environment
+from ..config import TrainConfig
+from ..data import PairSet, load_dev_data
+from ..model_source import hub_config, is_hub_id, start_encoder_config
 
 # ---- constants, and where they come from --------------------------------------------------------------------
 # Activation memory kept for the backward pass, per token and encoder layer (fp32, CPU): ACTIVATION_BYTES per
@@ -49,10 +49,10 @@ RUN_OVERHEAD_BYTES = 256 * 1024 ** 2
 # under a load of 9-13, one thread's CPU time over 6 runs (batch 4-64, max length 32-256, short and ~300-token
 # pairs) fitted 2.8 s + 1.98 x the estimate at 70 GFLOP/s a core, 6.0x under for the smallest run (its start-up:
 # loading, checkpoints). So a CPU core is counted at 50 GFLOP/s and each run starts with RUN_START_SECONDS; the
-# wall-clock limit (stsdemo.caps) stops what a busier machine still makes longer.
+# wall-clock limit (stsdemo.serving.caps) stops what a busier machine still makes longer.
 # NVIDIA H100 shared by 6-10 jobs: 389.7 and 193.7 pairs/s, i.e. 41.1 and 82.6 ms a step for 60.5 and 480.8
 # GFLOP: 10.1 TFLOP/s plus 35 ms a step (a GPU to itself is faster, so the estimate errs long); its start-up
-# (the model onto the GPU, the precision probe's 4 x 7 steps) is stsdemo.gpu_time's 20 s.
+# (the model onto the GPU, the precision probe's 4 x 7 steps) is stsdemo.serving.gpu_time's 20 s.
 CPU_FLOPS_PER_CORE = 50e9
 RUN_START_SECONDS = {"cpu": 5.0, "gpu": 20.0}
 GPU_FLOPS = 10e12
@@ -226,7 +226,7 @@ def _tokenizer():
 def _named_profile(name: str, scheme: str, dev: bool, source: tuple) -> DataProfile:
     """A training or dev set's profile, computed once per process; ``source`` (where the data is read, and a
     file's time stamp and size) is part of the key, so a changed file is read anew."""
-    from .train import load_pairs
+    from ..train import load_pairs
 
     pairs = load_dev_data(name) if dev else load_pairs(TrainConfig(scheme=scheme), name)
     return DataProfile.of(pairs)
