@@ -12,9 +12,9 @@ STSDEMO_MAX_TRAINING / STSDEMO_MAX_WAITING (fine-tunes at once / waiting, defaul
 No ``allowed_paths`` (and the output folder is blocked): Gradio serves every file under an allowed path to
 anyone who asks for it by URL, and the output folder holds every visitor's runs. Files handed to a visitor
 (zips, scored CSVs) are staged in the system temp dir, whence Gradio copies them into its cache
-(stsdemo.app.session_files).
+(stsdemo.serving.session_files).
 
-Disk (stsdemo.app.session_files): at start-up the orphans of a killed server are removed, and Gradio's folder
+Disk (stsdemo.serving.session_files): at start-up the orphans of a killed server are removed, and Gradio's folder
 (GRADIO_TEMP_DIR; by default one of this server's own in the system temp dir) is cleared; then a sweeper
 thread removes stale sessions, handed-over downloads and uploads past their time every minute, and Gradio
 deletes its cached copies on a schedule (``delete_cache``). Uploads are held to STSDEMO_VISITOR_UPLOADS a
@@ -33,7 +33,7 @@ import threading
 from transformers.utils import logging as hf_logging
 
 from stsdemo import environment
-from stsdemo.app import session_files, uploads
+from stsdemo.serving import session_files, uploads
 
 # Gradio's uploads and copies in a folder of this server's own (unless the operator names one): cleared
 # at start-up
@@ -43,7 +43,7 @@ if OWN_GRADIO_FOLDER:
 
 from stsdemo.app.app_state import AppState  # noqa: E402  (Gradio reads GRADIO_TEMP_DIR when imported)
 from stsdemo.app.page import build_demo, launch_kwargs, mcp_wanted  # noqa: E402
-from stsdemo.app.ui import gradio_seam  # noqa: E402
+from stsdemo.serving import gradio_seam  # noqa: E402
 
 session_files.recover_interrupted()   # runs a killed server left "running" say so, their checkpoints are listed again
 if OWN_GRADIO_FOLDER:    # a killed server's uploads and copies

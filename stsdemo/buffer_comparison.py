@@ -60,7 +60,7 @@ def check_comparable(config: TrainConfig) -> None:
 
 class RunRecord(Protocol):
     """What the comparison reads of a run: a name for messages, how it ended, its events (the app's
-    :class:`~stsdemo.app.session_files.RunInfo` is one; :class:`PairRun` is this module's)."""
+    :class:`~stsdemo.serving.session_files.RunInfo` is one; :class:`PairRun` is this module's)."""
 
     label: str
     status: str                   # "running" until its DoneEvent, then the event's Outcome (its word on disk)

@@ -21,7 +21,7 @@ from pathlib import Path
 from .errors import InputError
 
 if typing.TYPE_CHECKING:
-    from .budget import Host
+    from .serving.budget import Host
 
 EXIT_BAD_INPUT = 2
 EXIT_FAILED = 1
@@ -94,7 +94,7 @@ def cmd_train(args) -> int:
     from .final_eval import TestScores
     from .preflight import preflight
     from .save_format import is_scorer
-    from .budget import HOST
+    from .serving.budget import HOST
     from .workflow import train_and_evaluate
 
     config = preflight(_config_from_args(args))
@@ -348,7 +348,7 @@ def _one_line(error: Exception) -> str:
 
 def main(argv=None, host: Host | None = None) -> int:
     """Run the command ``argv`` names; its exit status. ``host``: the machine and hub a training run is held to
-    (:class:`stsdemo.budget.Host`; None: this machine's and the hub's, imported only by the commands that
+    (:class:`stsdemo.serving.budget.Host`; None: this machine's and the hub's, imported only by the commands that
     train), carried in the parsed arguments."""
     args = build_parser().parse_args(argv, argparse.Namespace(host=host))
     from transformers.utils import logging as hf_logging

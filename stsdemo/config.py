@@ -16,7 +16,7 @@ import os
 from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from typing import Any, Callable
 
-from . import caps
+from .serving import caps
 from .errors import InputError, check_range
 from .losses.spec import FAMILIES, LOSSES, MAX_K, PAPER_X0, loss_spec, paper_k, paper_k_text
 
@@ -52,7 +52,7 @@ def setting(default: Any, help: str, *, low=None, high=None, low_open=False, int
     ``low``/``high`` bound a number (``low_open``: strictly above ``low``); ``optional`` lets it be None;
     ``choices`` lists the allowed words; ``paper`` is the paper's value, shown in help texts (a function
     gives it where it is declared elsewhere, as the losses' k is). ``budget``: the server's work budget
-    (:class:`WorkBudget`, :mod:`stsdemo.budget`) bounds this setting too, from above (``"most"``: more costs
+    (:class:`WorkBudget`, :mod:`stsdemo.serving.budget`) bounds this setting too, from above (``"most"``: more costs
     more) or from below (``"least"``: less costs more); its bound depends on the other settings and the machine.
     """
     meta = dict(help=help, low=low, high=high, low_open=low_open, integer=integer, choices=choices, paper=paper,
@@ -209,7 +209,7 @@ class TrainConfig:
 class WorkBudget:
     """What one fine-tune, and a model a visitor names, may cost on this server: the caps on the settings declared
     with ``budget=`` above. The defaults fit a free Hugging Face Space (2 CPU cores, 16 GB, shared by every
-    visitor); :mod:`stsdemo.budget` reads each from its environment variable, which opens it for a private
+    visitor); :mod:`stsdemo.serving.budget` reads each from its environment variable, which opens it for a private
     deployment, and estimates a run's peak memory and time against it before the run starts."""
 
     memory_share: float = setting(caps.CAPS["train_memory_share"].default,

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import torch
 
-from . import environment, gpu_time, save_format
+from . import environment, save_format
+from .serving import gpu_time
 from .config import TrainConfig
 from .losses.spec import paper_k
 from .preflight import preflight

@@ -9,7 +9,8 @@ STSDEMO_MODEL_ROOTS   extra folders (``:``-separated) from which the app may loa
                       Python API load from any path).
 STSDEMO_TRUST_REMOTE_CODE  comma-separated hub ids allowed to run their own modelling code.
 Caps (STSDEMO_MAX_UPLOAD, STSDEMO_MAX_TRAINING, STSDEMO_MAX_WAITING, STSDEMO_SESSION_DISK, STSDEMO_TOTAL_DISK
-and the rest) are declared in :mod:`stsdemo.caps`, with their defaults; ``python -m stsdemo.caps`` lists them.
+and the rest) are declared in :mod:`stsdemo.serving.caps`, with their defaults; ``python -m stsdemo.serving.caps``
+lists them.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import caps
+from .serving import caps
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -84,7 +85,7 @@ def model_roots() -> list[Path]:
     return [r.resolve() for r in roots]
 
 
-# The caps below are declared in stsdemo.caps (their defaults, units and variables); these read them.
+# The caps below are declared in stsdemo.serving.caps (their defaults, units and variables); these read them.
 
 
 def max_upload() -> int:

@@ -9,7 +9,7 @@ that finished with a checkpoint, :class:`~stsdemo.events.FinalEvalEvent` s while
 :class:`~stsdemo.final_eval.ResultCache` without it, the base model) is encoded; the last of each carries its
 scores. The checkpoint's ``senteval.json`` and model card are written as the scores come. A consumer that wants
 no evaluation after all closes the generator after the :class:`~stsdemo.events.DoneEvent`. A run over the
-server's work budget (:func:`stsdemo.budget.check_run`) is refused before its first step, so the command line
+server's work budget (:func:`stsdemo.serving.budget.check_run`) is refused before its first step, so the command line
 refuses it too (one line, exit status 2; ``STSDEMO_TRAIN_MINUTES`` and ``STSDEMO_TRAIN_MEMORY_SHARE`` open it).
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Iterator
 
 from .atomic import write_json_atomic
-from .budget import HOST, Host, check_run
+from .serving.budget import HOST, Host, check_run
 from .config import TrainConfig
 from .data import PairSet, senteval_test_sets
 from .events import DoneEvent, Event, FinalEvalEvent, Outcome

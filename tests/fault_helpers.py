@@ -78,7 +78,7 @@ def app_run(output: str, at_swap: bool) -> None:
     """The ``app-run`` and ``app-swap`` scenarios (STSDEMO_OUTPUT_DIR is ``output``): every dev evaluation scores
     higher than the last, so each is saved; the second save hangs (:func:`hang_at_second_save`)."""
     import stsdemo.evaluate
-    from stsdemo.app import session_files
+    from stsdemo.serving import session_files
     from stsdemo.app.finetune import view as finetune_view
     from stsdemo.app.app_state import StopSignal
     from stsdemo.preflight import preflight
@@ -107,7 +107,7 @@ def app_run(output: str, at_swap: bool) -> None:
 
 def finished_run(session: str, run_id: str) -> None:
     """A finished run of ``session`` in the app's output folder: a tiny scorer as its checkpoint."""
-    from stsdemo.app import session_files
+    from stsdemo.serving import session_files
 
     checkpoint = session_files.session_run_folder(session, run_id) / "checkpoint"
     tiny_model(seed=3).save(checkpoint)
@@ -119,7 +119,7 @@ def zip_run() -> None:
     """The ``zip`` scenario: the zip of a finished run hangs after its first file is written."""
     import zipfile
 
-    from stsdemo.app import session_files
+    from stsdemo.serving import session_files
     from stsdemo.app.app_state import AppState
 
     finished_run("zipped", "tiny-run")

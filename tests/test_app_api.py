@@ -12,7 +12,7 @@ import tiny_models
 from gradio_client.exceptions import AppError
 
 from stsdemo import environment
-from stsdemo.app import session_files
+from stsdemo.serving import session_files
 from stsdemo.events import DoneEvent, EvalEvent, StartEvent
 from stsdemo.labels import get_scheme
 from stsdemo.model import SiameseRegressor

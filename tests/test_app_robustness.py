@@ -33,7 +33,7 @@ from gradio_client import Client, handle_file
 from gradio_client.exceptions import AppError
 
 from stsdemo import environment
-from stsdemo.app import session_files
+from stsdemo.serving import session_files
 from stsdemo.app.ui.common import upload_note
 from stsdemo.model import SiameseRegressor
 

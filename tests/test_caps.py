@@ -1,7 +1,7 @@
 """The server's work caps (issue 32): each cap refusing with the setting named and its bound (batch, length, steps,
 epochs, data size, evaluation, hub model size, one place per visitor), a link clamped with a notice, and the
 environment variables that open them. No timing is measured: the estimates are arithmetic on a declared machine,
-handed to the code under test as a :class:`stsdemo.budget.Host` (and the hub's answers as a
+handed to the code under test as a :class:`stsdemo.serving.budget.Host` (and the hub's answers as a
 :class:`stsdemo.model_source.HubAnswers`), never patched into it."""
 
 from dataclasses import replace
@@ -9,10 +9,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from stsdemo import budget, run_cost
+from stsdemo.serving import budget, run_cost
 from stsdemo.app import links, model_cache
 from stsdemo.app.finetune import form
-from stsdemo.app.slots import JobLine, client_address, visitor_of
+from stsdemo.serving.slots import JobLine, client_address, visitor_of
 from stsdemo.config import TrainConfig, describe
 from stsdemo.errors import InputError
 
@@ -147,7 +147,7 @@ def test_every_budgeted_setting_can_be_named():
 def test_a_comparison_is_held_to_the_budget_as_one_job_before_anything_starts():
     """Compare runs 2 x seeds fine-tunes as one job: each run of 300 steps fits alone, the six together do not,
     and the refusal names the job's estimate, each run's, the cap and the steps that fit the whole job."""
-    from stsdemo.app import session_files
+    from stsdemo.serving import session_files
     from stsdemo.app.finetune import compare as compare_view
     from stsdemo.app.app_state import AppState
 

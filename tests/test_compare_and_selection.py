@@ -19,7 +19,7 @@ TINY = dict(data="STS-B train", loss="Smooth K2 (ours) [sk2]", target="head", k=
 
 
 def _run(label: str, x0: float, last: float, status: str = "finished", accuracy: float = 30.0):
-    from stsdemo.app import session_files
+    from stsdemo.serving import session_files
 
     evals = [EvalEvent(1, step, 4, cosine, cosine, accuracy, cosine, StageStep(1, step), True, 1.0, {}, x0, 1.0)
              for step, cosine in ((0, 85.0), (4, last))]
@@ -108,7 +108,7 @@ def test_compare_seeds_are_bounded_by_their_one_declaration(value):
 def test_a_stopped_comparison_keeps_the_pairs_that_finished(tmp_path):
     """Two seeds as one job: after the first pair, the stop ends the third run; the comparison reads the finished
     pair, and the charts keep every run of every pair, each named by its seed and x0."""
-    from stsdemo.app import session_files
+    from stsdemo.serving import session_files
     from stsdemo.app.finetune import compare as compare_view
     from stsdemo.app.finetune import form
     from stsdemo.app.app_state import AppState
@@ -190,7 +190,7 @@ def test_a_preset_picks_its_checkpoint_by_what_it_trains():
 def test_the_paper_preset_keeps_its_trained_head_and_says_which_metric_picked_it():
     """A tiny real run of "Paper · BERT · Smooth K2 (NLI)" from the form: the head is picked by its dev Spearman,
     so the kept checkpoint is a trained step, not the untouched start."""
-    from stsdemo.app import session_files
+    from stsdemo.serving import session_files
     from stsdemo.app.finetune import view as finetune_view
     from stsdemo.app.finetune import form
     from stsdemo.train import train
@@ -238,7 +238,7 @@ def test_a_kept_start_is_explained():
 
 
 def test_a_summary_prints_words_not_booleans():
-    from stsdemo.app import session_files
+    from stsdemo.serving import session_files
     from stsdemo.app.finetune import view as finetune_view
 
     for name, words in (("tune-sk2", "two stages (the head on nli with the encoder frozen, then everything)"),
@@ -251,7 +251,7 @@ def test_a_summary_prints_words_not_booleans():
 def test_a_calibrated_two_stage_run_counts_three_stages_in_its_live_text_and_its_summary():
     """The stage plan is the one the training loop follows (head stage, main stage, calibration): the live
     progress and the summary count the same stages and name the same place."""
-    from stsdemo.app import session_files
+    from stsdemo.serving import session_files
     from stsdemo.app.finetune import view as finetune_view
     from stsdemo.selection import encoder_frozen, stage_plan
 

@@ -11,8 +11,8 @@ import time
 import pytest
 
 from stsdemo import environment
-from stsdemo.app import session_files
-from stsdemo.app.uploads import UploadLedger
+from stsdemo.serving import session_files
+from stsdemo.serving.uploads import UploadLedger
 from stsdemo.errors import InputError
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from stsdemo.app import session_files, uploads
-from stsdemo.app.session_files import RunInfo
+from stsdemo.serving import session_files, uploads
+from stsdemo.serving.session_files import RunInfo
 
 
 def _file(path, size: int = 10, age_s: float = 0):
@@ -77,7 +77,7 @@ def test_gradios_upload_route_holds_a_visitor_to_its_share_and_the_sweep_frees_i
     import httpx
     from starlette.middleware import Middleware
 
-    from stsdemo.app.ui import gradio_seam
+    from stsdemo.serving import gradio_seam
 
     monkeypatch.setenv("GRADIO_TEMP_DIR", str(tmp_path / "gradio"))
     monkeypatch.setenv("STSDEMO_PROXY_HOPS", "1")

@@ -26,7 +26,7 @@ def test_every_event_type_is_in_the_round_trip():
 
 
 def test_every_event_type_survives_history_json(tmp_path, monkeypatch):
-    from stsdemo.app import session_files
+    from stsdemo.serving import session_files
 
     monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path))
     info = session_files.RunInfo("run-1", "#1 sk2", events=list(EVENTS), best=72.0, best_step=StageStep(2, 3))
@@ -43,7 +43,7 @@ def test_every_event_type_survives_history_json(tmp_path, monkeypatch):
 
 
 def test_a_history_written_before_typed_events_still_reads(tmp_path, monkeypatch):
-    from stsdemo.app import session_files
+    from stsdemo.serving import session_files
 
     monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path))
     old = [dict(EVENTS[1].to_dict(), best_step="1:0"), dict(EVENTS[4].to_dict(), best_step="2:3")]
@@ -67,7 +67,7 @@ def test_a_done_event_written_before_outcomes_reads_as_its_outcome(stopped, reas
 
 
 def test_start_up_recovery_leaves_the_runs_of_this_server_and_ended_runs_alone(tmp_path, monkeypatch):
-    from stsdemo.app import session_files
+    from stsdemo.serving import session_files
 
     monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path))
     for run_id, status, owner in (("ours", "running", session_files.PROCESS), ("done", "finished", "gone"),

@@ -1,5 +1,5 @@
 """The fair queue (issues 40 and 51): every queued or running event counts against its visitor (session and
-client address, an IPv6 one by its /64), over the caps of stsdemo.caps the rest are refused at once, a busy
+client address, an IPv6 one by its /64), over the caps of stsdemo.serving.caps the rest are refused at once, a busy
 address's sessions each get their share, and another visitor's cheap read still answers while one client
 floods (from one address, or from a fresh address in one /64 for every call)."""
 
@@ -13,10 +13,8 @@ import gradio as gr
 import httpx
 import pytest
 
-from stsdemo import caps
-from stsdemo.app import fair_queue
-from stsdemo.app.fair_queue import Holder
-from stsdemo.app.ui import gradio_seam
+from stsdemo.serving import caps, fair_queue, gradio_seam
+from stsdemo.serving.fair_queue import Holder
 
 
 def test_a_class_behind_one_address_gets_its_places_and_a_busy_session_its_share(monkeypatch):

@@ -179,7 +179,7 @@ def test_kill_between_the_two_renames_of_the_fallback_swap_gives_a_clear_error(t
 def test_kill_9_during_an_app_run_is_recovered_at_start_up(tmp_path, monkeypatch):
     """A server killed (SIGKILL) while it trains leaves the run ``running`` and a half-written checkpoint in its
     staging folder; the next start-up marks it ``interrupted``, lists its good checkpoint and clears the staging."""
-    from stsdemo.app import session_files
+    from stsdemo.serving import session_files
     from stsdemo.app.finetune import view as finetune_view
 
     monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path))
@@ -205,7 +205,7 @@ def test_kill_9_just_after_the_checkpoint_swap_leaves_the_new_weights_with_their
     and its zip carries the record and the card, with no server path or session id in them."""
     import zipfile
 
-    from stsdemo.app import session_files
+    from stsdemo.serving import session_files
     from stsdemo.app.app_state import AppState
 
     monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path))
@@ -227,7 +227,7 @@ def test_kill_9_just_after_the_checkpoint_swap_leaves_the_new_weights_with_their
 
 
 def _zip_orphans(output: Path) -> list[Path]:
-    from stsdemo.app import session_files
+    from stsdemo.serving import session_files
 
     return [*output.glob(f"sessions/*/*/{session_files.EXPORT_PREFIX}*"), *session_files.downloads_root().glob("*/.*.tmp")]
 
@@ -240,7 +240,7 @@ ORPHANS = {"zip": ("ZIPPING", _zip_orphans),     # the zip's export folder and i
 def test_what_a_kill_leaves_beside_the_runs_does_not_survive_a_restart(scenario, tmp_path, monkeypatch):
     """A server killed while it zips a run (its export folder and a partial zip) or writes the Playground's
     embedding cache (a partial table) leaves them behind; the start-up recovery removes them."""
-    from stsdemo.app import session_files
+    from stsdemo.serving import session_files
 
     monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path))
     marker, orphans = ORPHANS[scenario]
@@ -354,7 +354,7 @@ def test_one_model_serves_many_threads_at_once(embedded_model):
 
 
 def test_job_line_admits_in_order_and_refuses_when_full():
-    from stsdemo.app.slots import JobLine
+    from stsdemo.serving.slots import JobLine
 
     line = JobLine(slots=1, waiting=2)
     first, second, third = line.join("a"), line.join("b"), line.join("c")

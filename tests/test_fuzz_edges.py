@@ -252,7 +252,7 @@ def problems(case: Case, answer: Answer, log: str) -> list[str]:
 
 
 def test_a_refusal_does_not_tell_another_sessions_folder_from_a_missing_one(live_app):
-    from stsdemo.app import session_files
+    from stsdemo.serving import session_files
 
     url, _ = live_app
     existing = session_files.sessions_root() / "fuzzothersession" / "run1" / "checkpoint"

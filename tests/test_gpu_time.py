@@ -1,6 +1,6 @@
 """The ZeroGPU time a fine-tune asks for, from measured speeds with a margin, and the visitor's share said up front."""
 
-from stsdemo import gpu_time, run_cost
+from stsdemo.serving import gpu_time, run_cost
 from stsdemo.config import TrainConfig
 
 DEFAULT_RUN = dict(max_steps=60, batch_size=16, max_dev_pairs=500, eval_every=20)
@@ -34,7 +34,7 @@ def test_the_note_gives_the_share_of_a_visitors_day():
 
 
 def test_the_fine_tune_tab_says_it_before_the_gpu_is_asked_for(monkeypatch):
-    from stsdemo.app import session_files
+    from stsdemo.serving import session_files
     from stsdemo.app.finetune import view as finetune_view
 
     config = TrainConfig(run_name="r1", **DEFAULT_RUN)

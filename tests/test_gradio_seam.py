@@ -1,4 +1,4 @@
-"""The Gradio seam (stsdemo/app/ui/gradio_seam.py): each workaround for Gradio 6.31 is still needed (Gradio
+"""The Gradio seam (stsdemo/serving/gradio_seam.py): each workaround for Gradio 6.31 is still needed (Gradio
 unpatched still shows what it works around) and still works (the private attribute it uses is there and acts
 as assumed). After a Gradio upgrade, run this file first: a failure names the workaround to re-check.
 
@@ -19,11 +19,12 @@ import gradio as gr
 import pytest
 from gradio_client import utils as client_utils
 
-from stsdemo.app.ui import gradio_seam, rest, tools
+from stsdemo.app.ui import tools
+from stsdemo.serving import gradio_seam, rest
 from stsdemo.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
-SEAM = ROOT / "stsdemo" / "app" / "ui" / "gradio_seam.py"
+SEAM = ROOT / "stsdemo" / "serving" / "gradio_seam.py"
 
 
 def tiny_demo() -> gr.Blocks:
@@ -66,7 +67,7 @@ def test_the_seam_names_the_gradio_it_was_written_for():
     version, check in the browser test (its Fine-tune curves) whether a LinePlot's colour scale follows an
     in-place data update, and drop the sender if it does."""
     assert gr.__version__ == gradio_seam.WRITTEN_FOR, (
-        f"Gradio {gr.__version__}: re-check every workaround of stsdemo/app/ui/gradio_seam.py (written for "
+        f"Gradio {gr.__version__}: re-check every workaround of stsdemo/serving/gradio_seam.py (written for "
         f"{gradio_seam.WRITTEN_FOR}), then update WRITTEN_FOR")
 
 
@@ -152,11 +153,12 @@ def test_the_curve_sender_sends_data_first_and_the_colour_map_one_update_later(m
     import pandas as pd
 
     from stsdemo.app.finetune import view as finetune_view
+    from stsdemo.app.finetune.curves import dev_y_range
 
     curves = finetune_view.curves_for("")
     curves.dev = pd.DataFrame({"step": [0, 1], "spearman": [80.0, 81.0], "run": ["a", "a"]})
     curves.dev_colors = {"a": "#1f77b4"}
-    sender = gradio_seam.CurveSender()
+    sender = gradio_seam.CurveSender(dev_y_range)
     first = sender.updates(curves)
     assert "color_map" not in first[0] and not sender.settled()
     assert first[1:] == (None, None)     # loss and buffer have no point yet: no empty table for Vega to warn about
@@ -333,7 +335,7 @@ def test_strict_calls_take_only_files_uploaded_to_this_app():
     assert _post(demo, "/gradio_api/call/v2/count", {"pairs": "x"})[0] == 422
 
 
-# ---- the edge's reading rules (stsdemo.app.ui.rest) ---------------------------------------------------------------
+# ---- the edge's reading rules (stsdemo.serving.rest) ---------------------------------------------------------------
 
 
 def test_reading_rules():
@@ -417,7 +419,7 @@ def test_private_gradio_attributes_and_internal_modules_appear_in_the_seam_only(
             if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__") \
                     and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno} uses .{node.attr}")
-    assert not found, "private Gradio use outside stsdemo/app/ui/gradio_seam.py:\n" + "\n".join(found)
+    assert not found, "private Gradio use outside stsdemo/serving/gradio_seam.py:\n" + "\n".join(found)
 
 
 # ---- bounded bodies, unknown events and component functions (issue 40) -------------------------------------------

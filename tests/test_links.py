@@ -141,7 +141,7 @@ def test_a_playground_link_opens_the_tab_and_leaves_its_parameters_to_the_page()
 def test_a_link_and_a_raw_api_call_read_the_same_boolean_text_alike(text):
     """One rule for true/false: a word a link's ``final_eval`` takes, a REST argument takes as the same value,
     and a word one refuses (with a notice, falling back to the default) the other refuses too."""
-    from stsdemo.app.ui import rest
+    from stsdemo.serving import rest
     from stsdemo.errors import InputError
 
     restored = links.parse("?tab=train&final_eval=" + text.replace(" ", "+"))

@@ -131,7 +131,8 @@ def test_the_app_zips_the_cached_results_of_the_chosen_model(tmp_path, monkeypat
     in the session's download folder; a model not evaluated yet is refused."""
     import shutil
 
-    from stsdemo.app import model_cache, session_files
+    from stsdemo.app import model_cache
+    from stsdemo.serving import session_files
     from stsdemo.app.benchmark import view as benchmark_view
 
     monkeypatch.setenv("STSDEMO_CACHE_DIR", str(tmp_path / "cache"))

@@ -1,4 +1,4 @@
-"""One budget (issue 40): the caps declared once in stsdemo.caps and read by what enforces them, the fine-tune
+"""One budget (issue 40): the caps declared once in stsdemo.serving.caps and read by what enforces them, the fine-tune
 memory estimate an upper bound on the measured peak with long pairs, and a wall-clock limit that stops a run and
 keeps its partial result."""
 
@@ -9,7 +9,8 @@ import pytest
 from fault_helpers import PAIRS
 from tiny_models import tiny_model
 
-from stsdemo import budget, caps, environment, run_cost
+from stsdemo import environment
+from stsdemo.serving import budget, caps, run_cost
 from stsdemo.app.app_state import StopSignal
 from stsdemo.config import TrainConfig, WorkBudget
 from stsdemo.data import PairSet

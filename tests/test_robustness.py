@@ -465,7 +465,7 @@ from app_fixtures import app_state, app_url, client  # noqa: E402,F401  (pytest 
 def test_api(case, inputs, client, capfd):  # noqa: F811
     from gradio_client.exceptions import AppError
 
-    from stsdemo.app import session_files as runs
+    from stsdemo.serving import session_files as runs
 
     capfd.readouterr()
     api_name, args = case.api(inputs)
@@ -547,7 +547,7 @@ def test_a_fields_own_check_names_it_in_every_copy_of_the_field():
     the check that names the field must hold for a component built after the app, not only for the app's own."""
     import gradio as gr
 
-    from stsdemo.app.ui.gradio_seam import name_input_errors
+    from stsdemo.serving.gradio_seam import name_input_errors
 
     name_input_errors()
     name_input_errors()                                    # once per process: no label twice

@@ -1,7 +1,8 @@
 """The code's shape: no import circle in ``stsdemo/``, no import of ``bench`` from it, a core (``stsdemo/`` without
-``stsdemo/app/``) that imports neither the app nor what only the app needs (gradio), nothing the Playground builds
-on importing the Playground, no function over 100 lines and no .py or .js file over 500 in ``stsdemo/`` and ``bench/``,
-slow-test names that still exist, and every paper value declared once."""
+``stsdemo/app/`` and ``stsdemo/serving/``) that imports neither the app nor what only the app needs (gradio), a
+server policy (``stsdemo/serving/``) that imports nothing of the app, nothing the Playground builds on importing the
+Playground, no function over 100 lines and no .py or .js file over 500 in ``stsdemo/`` and ``bench/``, slow-test
+names that still exist, and every paper value declared once."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGE = REPO / "stsdemo"
-APP = "stsdemo.app"                       # the app layer; everything else in the package is the core
+APP = "stsdemo.app"                       # the app layer: the tabs and what they share
+SERVING = "stsdemo.serving"               # what a visitor of the public server may do; the rest is the core
 SOURCES = (PACKAGE, REPO / "bench")       # the trees the size rules hold for
 
 
@@ -162,17 +164,30 @@ def app_only_packages() -> set[str]:
 
 
 def test_the_core_imports_neither_the_app_nor_gradio():
-    """The library installs without the app's extra (pyproject.toml), so the core imports none of the extra's
-    packages and no module of ``stsdemo.app``, lazily or not; the app and bench read the core, not the reverse."""
+    """The library installs without the app's extra (pyproject.toml), so the core imports no module of
+    ``stsdemo.app`` and, itself or through what it loads, none of the extra's packages, lazily or not. The core
+    reads the server's declarations (``stsdemo.serving``'s caps and budget: config.py bounds its settings by them),
+    never its Gradio side; the app and bench read the core, not the reverse."""
     outside = app_only_packages()
     assert "gradio" in outside, outside
+    graph, paths = import_graph(), module_names()
+    core = {module for module in graph if not within(module, APP) and not within(module, SERVING)}
+    found = [f"{module}: {target}" for module in sorted(core) for target in sorted(graph[module])
+             if within(target, APP)]
+    for module in sorted(core | reached_from(graph, core)):
+        found += [f"{module} (loaded by the core): {name}" for name in absolute_imports(paths[module])
+                  if name.split(".")[0] in outside]
+    assert not found, found
+
+
+def test_the_server_policy_imports_no_tab():
+    """``stsdemo.serving`` sits under the tabs: they import it, and it imports no module of ``stsdemo.app`` (no
+    tab, nothing of ``stsdemo.app.ui``), lazily or not; what it needs from a tab is passed in by the tab (the
+    Fine-tune tab hands the curve sender its dev chart's y range)."""
     graph = import_graph()
-    found = []
-    for module, path in module_names().items():
-        if within(module, APP):
-            continue
-        found += [f"{module}: {target}" for target in sorted(graph[module]) if within(target, APP)]
-        found += [f"{module}: {name}" for name in absolute_imports(path) if name.split(".")[0] in outside]
+    assert any(within(module, SERVING) for module in graph)
+    found = [f"{module}: {target}" for module, targets in sorted(graph.items()) if within(module, SERVING)
+             for target in sorted(targets) if within(target, APP)]
     assert not found, found
 
 

@@ -2,7 +2,7 @@
 calling ``loss_at`` and ``score_pair`` one call at a time with a pause between, beside a flooder at the same
 address who fires ``score_pair`` 16 at a time with no pause. The app (``python app.py``, started here behind
 one trusted proxy hop, every call's X-Forwarded-For the school's address) holds them to the fair queue's caps:
-40 places an address, 4 a session, and while the address is busy each session its share (:mod:`stsdemo.caps`).
+40 places an address, 4 a session, and while the address is busy each session its share (:mod:`stsdemo.serving.caps`).
 
 Two rounds: the flooder in one session, then with a fresh session for every call (one client opening many
 sessions). Each round prints and records the students' calls, refusals (429 over a cap, 503 queue full) and
@@ -30,7 +30,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from stsdemo import caps
+from stsdemo.serving import caps
 
 from ..common import log, machine, machine_load, out_dir, update_results
 from .load import PAIRS, Tally

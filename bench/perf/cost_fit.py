@@ -1,5 +1,6 @@
-"""How far the fine-tune cost model (:mod:`stsdemo.run_cost`, held against the caps by :mod:`stsdemo.budget`) is
-from real runs on this machine, over the range of its settings: batch size, max length, short and long pairs.
+"""How far the fine-tune cost model (:mod:`stsdemo.serving.run_cost`, held against the caps by
+:mod:`stsdemo.serving.budget`) is from real runs on this machine, over the range of its settings: batch size, max
+length, short and long pairs.
 
 Each case is a short real fine-tune of the embedded all-MiniLM-L6-v2 (``stsdemo.train.train``, its dev set
 scored at step 0 and at the end) beside the estimate of the same settings on the same data. Four models are
@@ -8,7 +9,7 @@ read, each as measured / estimated (above 1: an under-estimate):
 * ``run``: the whole run's time (start-up, steps, evaluations, checkpoints) against ``Estimate.seconds``, the
   number the budget holds against the caps;
 * ``encode``: encoding sentences (the dev and the final 7-task evaluations' cost) against
-  :func:`stsdemo.run_cost.encode_seconds`;
+  :func:`stsdemo.serving.run_cost.encode_seconds`;
 * ``memory``: the process's peak RSS growth during the run against ``Estimate.memory`` (a bound: it should stay
   under 1).
 
@@ -84,7 +85,7 @@ class Clocks:
         self.wall, self.cpu = time.perf_counter() - self._wall, time.process_time() - self._cpu
 
     def seconds(self) -> float:
-        from stsdemo.run_cost import machine
+        from stsdemo.serving.run_cost import machine
 
         return self.wall if machine().gpu else self.cpu
 
@@ -115,8 +116,8 @@ class PeakRss:
 
 def plan_for(data: dict, name: str):
     """The budget's plan of a run on ``data[name]`` with the dev set above, on this machine."""
-    from stsdemo import run_cost
-    from stsdemo.budget import RunPlan, work_budget
+    from stsdemo.serving import run_cost
+    from stsdemo.serving.budget import RunPlan, work_budget
 
     return RunPlan(run_cost.encoder_of(""), {"stsb": run_cost.DataProfile.of(data[name])},
                    run_cost.DataProfile.of(data["dev"]), run_cost.machine(), work_budget())
@@ -148,7 +149,7 @@ def run_encode(name: str, count: int, max_length: int, data: dict) -> dict:
     """Encoding ``count`` sentences of ``data[name]`` at ``max_length`` beside :func:`encode_seconds`."""
     import numpy as np
 
-    from stsdemo import run_cost
+    from stsdemo.serving import run_cost
     from stsdemo.model import SiameseRegressor
 
     model = SiameseRegressor.from_encoder(None, max_length=max_length)

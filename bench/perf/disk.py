@@ -10,8 +10,8 @@ output folder: each run's checkpoint and history), ``staged`` (the system temp f
 until handed over) and ``gradio_cache`` (Gradio's copies of what it handed out, deleted on the app's schedule).
 Reported: each run's sizes, the growth per run, and the disk after the last run once the app's sweeper has had
 ``--settle`` seconds to remove the handed-over zip (the steady state after the runs). The app's own schedule
-runs unchanged (its schedule is declared in :mod:`stsdemo.caps`: sweep every minute, a staged file removed a minute
-after hand-over, Gradio's copies deleted after 10 minutes; sessions kept 24 h).
+runs unchanged (its schedule is declared in :mod:`stsdemo.serving.caps`: sweep every minute, a staged file removed a
+minute after hand-over, Gradio's copies deleted after 10 minutes; sessions kept 24 h).
 """
 
 from __future__ import annotations
@@ -95,7 +95,8 @@ def one_visit(app: Served, output: Path, overrides: dict, downloads: Path) -> di
 def measure(places: dict[str, Path], runs: int, overrides: dict, settle: float | None) -> dict:
     """Serve the app as app.py does, run ``runs`` visits, and measure the disk after each and after ``settle``
     seconds more (default: a sweep period and the hand-over time, so the last zip's staged copy is gone)."""
-    from stsdemo import caps, environment
+    from stsdemo import environment
+    from stsdemo.serving import caps
 
     schedule = {name: int(caps.value(name)) for name in ("sweep_every_seconds", "handed_over_seconds",
                                                         "gradio_sweep_seconds", "gradio_keep_seconds",

@@ -5,7 +5,7 @@ browser or an API caller would. bench imports nothing of ``stsdemo.app`` (tests/
 measures is the served app, not a copy of its wiring.
 
 What the app wrote is read where it wrote it: its output folder (``STSDEMO_OUTPUT_DIR``, one per served app) holds
-``sessions/<session>/<run>/history.json`` for each run (the layout :mod:`stsdemo.app.session_files` documents), read
+``sessions/<session>/<run>/history.json`` for each run (the layout :mod:`stsdemo.serving.session_files` documents), read
 here as plain JSON (:func:`session_runs`). The server's memory and threads are its process's (psutil).
 
     python -m bench.perf.served_app echo   # the bare Gradio echo app bench.perf.speed compares /score with, on

@@ -23,19 +23,19 @@ What several tabs (or the server) share stays at this level, so a file here is n
 * ``page.py``: the page (header, start-here path, the five tabs) and how the server launches it.
 * ``app_state.py``: :class:`~stsdemo.app.app_state.AppState`, the one object holding what the app keeps in
   memory (loaded models, runs in progress, the training line, benchmark rows) and the locks that guard it;
-  ``model_cache.py``: loaded models, the model dropdowns' choices, the 7-task result cache;
-  ``session_files.py``: sessions and their run folders on disk (``RunInfo``, ``history.json``, zips, pruning,
-  the start-up recovery of runs a killed server left ``running``); ``slots.py``: the line long jobs wait in;
-  ``fair_queue.py``: each visitor held to their share of Gradio's queue.
+  ``model_cache.py``: loaded models, the model dropdowns' choices, the 7-task result cache.
 * ``links.py``: links that reopen a tab's state (``?tab=score&s1=...&gold=4``), written and read back with
-  every value checked; ``value_text.py``: the one reader of number and true/false text (links and raw API
-  calls); ``lesson.py``: the start-here path.
+  every value checked (their number and true/false text read by :mod:`stsdemo.value_text`, as raw API calls
+  are); ``lesson.py``: the start-here path.
 * ``progress.py``: progress, time left, durations in words and the bar they show in; ``figure_style.py``: the
   palette and shapes every tab's figures use; ``task_tables.py``: the 7-task score tables (Fine-tune and
   Benchmark).
 * ``ui/``: the Gradio pieces every ``tab.py`` uses: error toasts (``common.py``), the link controls
-  (``share.py``), the REST/MCP tools (``tools.py``), the raw REST reading rules (``rest.py``) and every
-  workaround for Gradio itself (``gradio_seam.py``).
+  (``share.py``) and the REST/MCP tools (``tools.py``).
+
+What a visitor of the public server may do (sessions and their files, uploads, the training line, the fair queue,
+the caps and the budget, the raw REST reading rules and every workaround for Gradio) is :mod:`stsdemo.serving`,
+which the tabs import and which imports nothing from here.
 
 A tab folder's ``__init__.py`` imports nothing, so its parts import each other and the shared modules without a
 circle. The core (``stsdemo/*.py``) never imports from here, and neither imports ``bench``. Importing

@@ -2,7 +2,7 @@
 
 ``app.py`` makes one and hands it to :func:`stsdemo.app.page.build_demo`; tests make their own, so each app
 in a process has its own models, runs and line. Everything on disk (sessions, runs) is in
-:mod:`stsdemo.app.session_files`.
+:mod:`stsdemo.serving.session_files`.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from ..data import senteval_test_sets
 from ..errors import InputError
 from .model_cache import ModelCache
 from .playground.memory import PlaygroundMemory
-from .uploads import UploadLedger
-from .slots import JobLine, Ticket
+from ..serving.slots import JobLine, Ticket
+from ..serving.uploads import UploadLedger
 
 MAX_BENCH_SESSIONS = 500          # sessions whose benchmark rows are remembered
 
@@ -29,7 +29,7 @@ class StopSignal(threading.Event):
     Pickled (into a ZeroGPU worker process) it becomes a fresh signal watching the same flag file, which
     :meth:`AppState.request_stop` writes, so a stop reaches the worker too. It is also set once the wall clock
     (``clock``, seconds since the epoch) passes ``deadline``, the job's wall-clock limit
-    (:func:`stsdemo.caps.wall_clock_seconds`): the run stops as if stopped, keeping its best checkpoint."""
+    (:func:`stsdemo.serving.caps.wall_clock_seconds`): the run stops as if stopped, keeping its best checkpoint."""
 
     def __init__(self, flag: Path, deadline: float | None = None, clock: Callable[[], float] = time.time):
         super().__init__()

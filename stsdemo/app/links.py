@@ -17,8 +17,8 @@ A link names its tab and that tab's state, e.g. ``?tab=score&s1=...&s2=...&gold=
 a field the link leaves out takes its default, a bad or out-of-range value (markup, a number too large, NaN,
 negative ``k``, ``x0 > d/2``, text too long, an unknown tab, ...) its default *and a notice* saying why; an
 unknown key is ignored. A Fine-tune link whose run would be over the server's work budget has the settings that
-take it over set to their bounds, with a notice (:func:`stsdemo.budget.clamp`). Nothing here raises on any input.
-A link only fills fields: it never starts a run (nor a Playground's play, nor the embedding of its data).
+take it over set to their bounds, with a notice (:func:`stsdemo.serving.budget.clamp`). Nothing here raises on any
+input. A link only fills fields: it never starts a run (nor a Playground's play, nor the embedding of its data).
 
 Notices never repeat a link's text beyond a short plain word or number, so a link cannot put markup on the
 page through them.
@@ -31,14 +31,15 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping
 from urllib.parse import parse_qsl, quote, urlencode
 
-from .. import budget
+from .. import value_text
+from ..serving import budget
 from ..config import check_setting, describe
 from ..data import clean_text
 from ..errors import InputError, check_range
 from ..labels import get_scheme
 from ..losses.buffer import check_x0
 from ..losses.spec import LOSSES
-from . import model_cache, value_text
+from . import model_cache
 from .finetune import form
 from .score import view as score_view
 
@@ -269,7 +270,7 @@ def _check_train(values: dict, notices: list[str], host: budget.Host) -> None:
 
 def _clamp_to_budget(values: dict, notices: list[str], host: budget.Host) -> None:
     """Each setting that takes the link's run over the server's work budget set to its bound, with a notice
-    (:func:`stsdemo.budget.clamp` on ``host``): a link never starts a run, but its form would be refused as it
+    (:func:`stsdemo.serving.budget.clamp` on ``host``): a link never starts a run, but its form would be refused as it
     stands."""
     model = "" if values["model"] == model_cache.DEFAULT_CHOICE else model_cache.scorer_source()
     try:
@@ -334,7 +335,7 @@ def _tab_word(text: str) -> str:
 def parse(query, host: budget.Host = budget.HOST) -> Restored:
     """What a link restores. Never raises: a bad value takes its default with a notice, an unknown key is
     ignored, a link without ``tab`` restores nothing (an ordinary visit, e.g. ``?__theme=dark``). A Fine-tune
-    link's settings are clamped to the work budget on ``host`` (:class:`stsdemo.budget.Host`)."""
+    link's settings are clamped to the work budget on ``host`` (:class:`stsdemo.serving.budget.Host`)."""
     try:
         return _parse(query, host)
     except Exception as error:  # noqa: BLE001 - a link must never break the page

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import torch
 
-from .. import budget, environment, gpu_time, save_format
+from .. import environment, save_format
+from ..serving import budget, gpu_time, session_files
 from ..errors import InputError
 from ..final_eval import ResultCache
 from ..losses.spec import PAPER_X0
 from ..model import SiameseRegressor, default_device
 from ..model_source import is_hub_id, resolve_model
-from . import session_files
 
 DEFAULT_CHOICE = "default"
 SCORER_CHOICE = "scorer"
@@ -88,7 +88,7 @@ def resolve_choice(session: str, choice: str | None, encoder_default: bool = Fal
     scorer; ``run:<id>`` a run of *this* session; anything else a hub id or a local path, checked by the
     core's :func:`~stsdemo.model_source.resolve_model` against :func:`allowed_roots` and refused when it points into
     another session's folder. A hub id must be on the server's allow list or within its size
-    (:func:`stsdemo.budget.check_hub_model`, asking ``host``): every tab's model choice comes through here.
+    (:func:`stsdemo.serving.budget.check_hub_model`, asking ``host``): every tab's model choice comes through here.
     """
     text = str(choice or "").strip()
     if text in ("", DEFAULT_CHOICE):

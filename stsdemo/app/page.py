@@ -2,7 +2,7 @@
 over one :class:`~stsdemo.app.app_state.AppState`, and how the server launches it.
 
 Bad input anywhere becomes a ``gr.Error`` toast with the core's message (see :func:`.ui.common.user_errors`);
-what works around Gradio itself is :mod:`.ui.gradio_seam`.
+what works around Gradio itself is :mod:`stsdemo.serving.gradio_seam`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import os
 import gradio as gr
 from starlette.middleware import Middleware
 
-from .. import caps, environment
+from .. import environment
+from ..serving import caps, gradio_seam
 from ..evaluate import TASKS
 from . import lesson
 from .app_state import AppState
@@ -24,7 +25,7 @@ from .loss_explorer import tab as loss_tab
 from .playground import tab as playground_tab
 from .playground.site import PlaygroundSite
 from .score import tab as score_tab
-from .ui import gradio_seam, share, tools
+from .ui import share, tools
 from .ui.common import LATEX, ChoiceLists, session_of
 
 PAPER = "https://arxiv.org/abs/2406.05326"
@@ -70,8 +71,8 @@ def launch_kwargs(mcp: bool | None = None, demo: gr.Blocks | None = None, state=
     """Theme, CSS and the MCP server (``mcp``; by default with ``STSDEMO_MCP=1``): launch() arguments in
     Gradio 6, shared by app.py and the tests. The MCP server needs ``pip install "gradio[mcp]"``; its tools
     are the three of :mod:`.ui.tools` (given the ``demo``, its server's tool table holds only them). Raw REST calls
-    are read strictly (:class:`.ui.gradio_seam.StrictCalls`). Given the app's ``state``, the Playground's page
-    is served under ``/playground/`` (:class:`~stsdemo.app.playground.site.PlaygroundSite`). Run history is
+    are read strictly (:class:`stsdemo.serving.gradio_seam.StrictCalls`). Given the app's ``state``, the Playground's
+    page is served under ``/playground/`` (:class:`~stsdemo.app.playground.site.PlaygroundSite`). Run history is
     chosen, not Gradio's default (:func:`stsdemo.environment.run_history`: off on a Space)."""
     theme = gr.themes.Soft(primary_hue="blue", secondary_hue="orange", neutral_hue="slate",
                            font=["ui-sans-serif", "system-ui", "Segoe UI", "Roboto", "sans-serif"],
@@ -139,7 +140,7 @@ def build_demo(state: AppState | None = None) -> gr.Blocks:
 
         demo.unload(leave)
         demo.queue(max_size=int(caps.value("queue_size")), default_concurrency_limit=1)
-        gradio_seam.fair_queue(demo)   # each visitor held to their share of it (stsdemo.app.fair_queue)
+        gradio_seam.fair_queue(demo)   # each visitor held to their share of it (stsdemo.serving.fair_queue)
     gradio_seam.name_input_errors()
     gradio_seam.tools_only(demo, tools.MCP_TOOLS)
     return demo

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 
-from .. import caps
+from ..serving import caps
 from ..config import as_written, check_setting, describe, setting
 from ..errors import InputError
 from ..losses.buffer import check_buffer

@@ -13,7 +13,7 @@ of the model folder, and of the base model's folder for a scorer stored as a hea
 stands for itself). Another model, changed weights, other data or another max length is another key, so a
 cache is never read for anything but what it was computed from. A damaged file is computed again. A table is
 written through :func:`stsdemo.atomic.atomic_write` (``.<key>.safetensors.<random>.tmp``, then renamed): the
-temporary file a killed writer leaves is removed at the app's next start-up (:mod:`stsdemo.app.session_files`).
+temporary file a killed writer leaves is removed at the app's next start-up (:mod:`stsdemo.serving.session_files`).
 """
 
 from __future__ import annotations

@@ -24,7 +24,8 @@ from ...atomic import atomic_write
 from ...errors import InputError
 from ...final_eval import TestScores, scoring_steps
 from ...model import SiameseRegressor, default_device
-from .. import model_cache, session_files, task_tables
+from ...serving import session_files
+from .. import model_cache, task_tables
 from ..progress import SKIP, duration, progress_html
 from . import evidence_view, figures
 from .reference import PUBLISHED_SCORES

@@ -17,7 +17,7 @@ from typing import Iterator
 
 import plotly.graph_objects as go
 
-from ... import budget
+from ...serving import budget, session_files
 from ...buffer_comparison import (Pair, check_comparable, compare_seeds, paired_result, plan_pairs, run_pairs,
                                   shown_values)
 from ...config import TrainConfig
@@ -25,7 +25,6 @@ from ...errors import InputError
 from ...losses.spec import LOSSES
 from ...paired import rule_text
 from ...selection import METRICS, paired_metric
-from .. import session_files
 from ..benchmark import view as benchmark_view
 from ..benchmark.evidence_view import buffer_line, buffer_spread
 from ..progress import SKIP, progress_html
@@ -118,8 +117,8 @@ def stream_comparison(state, session: str, values: dict, visitor: str | None = N
     """Queue the pairs as one job and stream their runs; the last view overlays the last finished pair and
     states the comparison. InputError before anything starts for a loss without a buffer, x0 already 0, seeds
     out of range, a session over its disk budget, a job of this session already going or its address at its
-    cap of them (``visitor``: :func:`stsdemo.app.slots.visitor_of`); ``host``: the machine and hub the job is
-    held to (:class:`stsdemo.budget.Host`)."""
+    cap of them (``visitor``: :func:`stsdemo.serving.slots.visitor_of`); ``host``: the machine and hub the job is
+    held to (:class:`stsdemo.serving.budget.Host`)."""
     busy = set(state.active_runs())
     session_files.prune_sessions(busy)
     session_files.check_disk_budget(session, busy)

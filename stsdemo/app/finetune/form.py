@@ -4,7 +4,7 @@ Each setting in :data:`MAIN_ROWS` / :data:`MORE_ROWS` becomes a field from :func
 (label, help, lower bound, choices, the paper's value): :func:`field_spec` says how, the UI draws it, and
 the handler gets the values keyed by field name. :func:`build_config` turns them into
 ``TrainConfig(**values)`` and checks it (:func:`stsdemo.preflight.preflight`, then the server's work budget,
-:mod:`stsdemo.budget`, which bounds the settings declared with ``budget=``); the app re-checks no range itself.
+:mod:`stsdemo.serving.budget`, which bounds the settings declared with ``budget=``); the app re-checks no range itself.
 A new setting in the form is one more name in a row here. The start model, the data (with an upload) and the
 final evaluation are the app's own inputs.
 """
@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ... import budget, default_finetune
+from ... import default_finetune
+from ...serving import budget, session_files
 from ...config import PRESETS, TrainConfig, as_written, describe
 from ...data import PairSet, load_csv
 from ...errors import InputError
@@ -22,7 +23,7 @@ from ...labels import get_scheme
 from ...losses.spec import LOSSES
 from ...model_source import saved_config
 from ...preflight import preflight
-from .. import model_cache, session_files
+from .. import model_cache
 
 # Where each TrainConfig setting sits in the form: rows of the main block, then rows under "More settings".
 MAIN_ROWS = (("loss", "target"), ("k", "x0", "lr"), ("batch_size", "max_steps", "epochs"),
@@ -200,7 +201,7 @@ def build_config(session: str, run_id: str, values: dict, runs: int = 1,
     """A checked TrainConfig from the form's ``values`` (keyed by field name; a missing one takes its form
     default), before the run is queued: its settings (:func:`stsdemo.preflight.preflight`), then its estimate
     (with the final 7-task evaluation where ``values`` turn it on) against the server's work budget
-    (:func:`stsdemo.budget.check_run`; ``runs``: the job trains that many runs of these settings, a Compare's
+    (:func:`stsdemo.serving.budget.check_run`; ``runs``: the job trains that many runs of these settings, a Compare's
     pairs; ``host``: the machine and hub it is held to); the best checkpoint goes to the run's folder."""
     scheme = str(values.get("scheme") or "sts").strip() or "sts"
     data, uploaded = _training_data(session, run_id, values.get("data") or "stsb", values.get("upload"), scheme)

@@ -13,13 +13,15 @@ import gradio as gr
 
 from ...buffer_comparison import CompareSettings
 from ...config import preset_label
-from .. import model_cache, session_files, slots
+from ...serving import session_files, slots
+from ...serving.gradio_seam import CurveSender
+from .. import model_cache
 from ..progress import progress_html
 from ..ui import share
 from ..ui.common import session_of, skip, upload_note, user_errors
-from ..ui.gradio_seam import CurveSender
 from . import compare as compare_view
 from . import curves, form, histograms
+from .curves import dev_y_range
 from . import view as finetune_view
 
 IDLE = ("Not started. The defaults continue the shipped scorer for about a minute on a CPU; one run trains at a "
@@ -172,7 +174,7 @@ def wire(tab: FinetuneTab, state, lists) -> None:
 
     def stream(session: str, views):
         """The UI updates of a session's stream of TrainViews: each names the outputs it changes."""
-        sender, view = CurveSender(), None
+        sender, view = CurveSender(dev_y_range), None
         for number, view in enumerate(views):
             update = {tab.progress: view.progress, tab.status: view.status, tab.histogram: skip(view.histogram),
                       **(dict(zip(curves, sender.updates(view.curves))) if view.curves.drawn() else {})}
@@ -229,7 +231,7 @@ def wire(tab: FinetuneTab, state, lists) -> None:
     def delete_run(choice, request: gr.Request):
         session = session_of(request)
         gr.Info(session_files.delete_run(state, session, session_files.choice_run_id(choice)))
-        sender, now = CurveSender(), finetune_view.curves_for(session)
+        sender, now = CurveSender(dev_y_range), finetune_view.curves_for(session)
         yield {**dict(zip(lists.components, lists.updates(session))), tab.run_zip: None,
                **(dict(zip(curves, sender.updates(now))) if now.drawn() else dict.fromkeys(curves))}
         if now.drawn():

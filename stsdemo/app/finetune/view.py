@@ -7,9 +7,9 @@ as views, and what a session's runs look like.
   events in memory; the session's earlier runs are read from disk once, when the run starts. Stopping: :meth:`AppState.request_stop` sets the
   run's stop signal; the run ends after the current step and still reports its final event. Closing the
   stream (tab closed) ends the run as well.
-* Fine-tunes go through the state's :class:`~stsdemo.app.slots.JobLine` (``STSDEMO_MAX_TRAINING`` at
+* Fine-tunes go through the state's :class:`~stsdemo.serving.slots.JobLine` (``STSDEMO_MAX_TRAINING`` at
   once, ``STSDEMO_MAX_WAITING`` waiting, more refused with a message, one place per visitor); a waiting run
-  shows its place. A run over the server's work budget (:mod:`stsdemo.budget`) is refused before it joins.
+  shows its place. A run over the server's work budget (:mod:`stsdemo.serving.budget`) is refused before it joins.
 * The GPU side (:func:`training_events`) carries ``@spaces.GPU``: on a ZeroGPU Space it runs in a GPU
   worker with picklable arguments only, elsewhere the decorator returns the function unchanged.
 """
@@ -26,14 +26,14 @@ from typing import Callable, Iterator
 
 import pandas as pd
 
-from ... import caps, gpu_time
+from ...serving import caps, gpu_time, session_files
 from ...config import TrainConfig
 from ...errors import InputError
 from ...events import DoneEvent, EvalEvent, Event, FinalEvalEvent, Outcome, StartEvent, StepEvent
 from ...losses.spec import LOSSES, PAPER_X0
 from ...selection import curve_of, metric_name, score_text, selection_text, stage_plan, where
 from ...workflow import train_and_evaluate
-from .. import model_cache, session_files, task_tables
+from .. import model_cache, task_tables
 from ..app_state import StopSignal
 from ..progress import SKIP, Progress, duration, progress_html
 from . import curves, form, histograms
@@ -176,7 +176,8 @@ def run_summary(info: session_files.RunInfo) -> str:
 
 
 def _training_seconds(config: TrainConfig, final_eval: bool, *_) -> int:
-    """ZeroGPU time to ask for: measured speeds with a stated margin (:func:`stsdemo.gpu_time.requested_seconds`)."""
+    """ZeroGPU time to ask for: measured speeds with a stated margin
+    (:func:`stsdemo.serving.gpu_time.requested_seconds`)."""
     cached = final_eval and model_cache.result_cache().get(config.model) is not None
     return gpu_time.requested_seconds(config, final_eval, base_cached=cached)
 
@@ -294,7 +295,7 @@ def stream_training(state, session: str, values: dict, visitor: str | None = Non
 
     Raises InputError (before anything starts, leaving no record) for bad settings, a run over the work budget,
     a session over its disk budget, a session that already has a place in the line, or an address at its cap
-    (``visitor``: :func:`stsdemo.app.slots.visitor_of`), or a full line. A run waits in the state's line for a
+    (``visitor``: :func:`stsdemo.serving.slots.visitor_of`), or a full line. A run waits in the state's line for a
     free slot, showing its place. Closing the stream ends the run after its current step; ``state.request_stop``
     does the same but lets the final update through.
     """

@@ -1,7 +1,7 @@
 """The Playground for programs: the app's ``playground`` API endpoint and MCP tool run the page's engine
 (:func:`stsdemo.playground.run.run_seeds`) on the data sets the app keeps prepared (a built-in set with the default
 encoder: its pinned file, ready at once), bounded by the one-call budget and stopped at a wall-clock limit
-(``playground_seconds`` in :mod:`stsdemo.caps`) with its readings there. The limit covers the preparation a call
+(``playground_seconds`` in :mod:`stsdemo.serving.caps`) with its readings there. The limit covers the preparation a call
 sets going (a data set embedded for another encoder): a call whose data is not ready within it is refused with the
 preparation's progress and the time it has left. The tab's own runs train in the visitor's browser
 (:mod:`stsdemo.app.playground.site`)."""
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from ... import caps
+from ...serving import caps
 from ...errors import InputError
 from ...playground.config import BUILT_IN_DATA, UPLOADED, PlaygroundConfig
 from ...playground.run import TWIN_NAMES, run_seeds, twin_labels

@@ -6,9 +6,9 @@ the disk cache when it holds them) in a background thread, one encoding at a tim
 watches its progress. The least recently used prepared sets beyond :data:`MAX_PREPARED` are dropped.
 
 A visitor's upload lives under their page's session key, within the client address it came from (the one the
-caps trust: :func:`stsdemo.app.slots.client_address`; the session is a field the page writes). Uploads are
+caps trust: :func:`stsdemo.serving.slots.client_address`; the session is a field the page writes). Uploads are
 evicted among uploads only, least recently used first: beyond ``playground_uploads`` or
-``playground_kept_bytes`` (:mod:`stsdemo.caps`) an address's own; beyond :data:`MAX_SESSIONS`
+``playground_kept_bytes`` (:mod:`stsdemo.serving.caps`) an address's own; beyond :data:`MAX_SESSIONS`
 anyone's. Their embeddings are prepared and cached apart from the built-in sets' (:data:`MAX_UPLOADS_PREPARED`
 in memory, :data:`UPLOAD_CACHE` on disk), so no number of uploads pushes a built-in set out.
 No run lives here: the page trains in the visitor's browser.
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from ... import caps
+from ...serving import caps
 from ...errors import InputError
 from ...model_source import resolve_model
 from ...playground import pinned

@@ -34,7 +34,8 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route, Router
 
-from ... import caps, environment
+from ... import environment
+from ...serving import caps, session_files, slots
 from ...errors import InputError
 from ...playground import payoff
 from ...atomic import atomic_write
@@ -43,7 +44,7 @@ from ...playground.config import BUILT_IN_DATA, PlaygroundConfig
 from ...playground.export_run import export_playground, page_head
 from ...playground.run import Playground
 from ...static_site import manifest, page_files
-from .. import model_cache, session_files, slots
+from .. import model_cache
 from .memory import PlaygroundMemory, Prepared
 
 PREFIX = "/playground"

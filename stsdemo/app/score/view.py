@@ -10,11 +10,11 @@ from typing import Callable, Iterator
 
 import pandas as pd
 
-from ... import caps
+from ...serving import caps, session_files
 from ...errors import InputError, check_range
 from ...labels import LabelScheme, get_scheme
 from ...scoring import CHUNK_TOKENS, PairScore, load_pairs_to_score, score_pair, scored_file_summary, scoring_steps
-from .. import model_cache, session_files
+from .. import model_cache
 from ..progress import duration, progress_html, time_left
 from . import figures
 
@@ -254,7 +254,7 @@ def score_file_steps(state, session: str, choice: str, path: str | None, scheme_
     its first rows and a note: the model used when it is not the chosen one (the one that fits the scheme) and,
     when the file has a label column, the Spearman and the share on the label's node
     (:func:`stsdemo.scoring.label_summary`). InputError before anything is embedded for a bad file, or one over
-    the caps on a scoring file's size, rows and tokens (:mod:`stsdemo.caps`)."""
+    the caps on a scoring file's size, rows and tokens (:mod:`stsdemo.serving.caps`)."""
     if not path:
         raise InputError("upload a CSV or TSV file with two sentence columns (e.g. sentence1, sentence2)")
     scheme = parse_scheme(scheme_choice, custom, gap)

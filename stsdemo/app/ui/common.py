@@ -1,5 +1,5 @@
 """What the tab builders share: error toasts, the session of a request, the model lists. (What works around
-Gradio itself is :mod:`.gradio_seam`.)"""
+Gradio itself is :mod:`stsdemo.serving.gradio_seam`.)"""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ import logging
 
 import gradio as gr
 
-from ... import caps, environment
+from ... import environment
+from ...serving import caps, session_files
 from ...errors import InputError
-from .. import model_cache, session_files
+from .. import model_cache
 from ..progress import SKIP
 
 log = logging.getLogger("stsdemo.app.ui")
@@ -59,7 +60,8 @@ def skip(value):
 
 def upload_note(kind: str = "training") -> str:
     """The size cap of a ``kind`` of file ("score", "training"), stated where it is uploaded: its one declaration,
-    ``<kind>_file_bytes`` in :mod:`stsdemo.caps`, under the upload cap that launch(max_file_size=...) enforces."""
+    ``<kind>_file_bytes`` in :mod:`stsdemo.serving.caps`, under the upload cap that launch(max_file_size=...)
+    enforces."""
     limit = min(caps.value(f"{kind}_file_bytes"), environment.max_upload_bytes())
     return f"Files up to {caps.size_text(limit)}."
 

@@ -5,9 +5,9 @@ its twin over seeds). Answers are JSON text (no figures), public in the API (``/
 Gradio makes every public endpoint an MCP tool named after its function, described by the function's
 docstring (the text before ``Args:``; each argument's line under ``Args:`` describes that argument). The
 app's other endpoints (the tabs' /score with its figure, /train, /zip_run, ...) stay in the API but are kept
-off the tool list (:func:`.gradio_seam.tools_only`), so an agent sees three tools that answer in plain data.
-Each reads its arguments by their annotations (:func:`.rest.reads_arguments`) before the core checks them
-against their declarations.
+off the tool list (:func:`stsdemo.serving.gradio_seam.tools_only`), so an agent sees three tools that answer in
+plain data. Each reads its arguments by their annotations (:func:`stsdemo.serving.rest.reads_arguments`) before the
+core checks them against their declarations.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from ..loss_explorer import view as loss_view
 from ..playground import api as playground_api
 from ..score import view as score_view
 from .common import session_of, user_errors
-from .rest import reads_arguments
+from ...serving.rest import reads_arguments
 
 MCP_TOOLS = ("score_pair", "loss_at", "playground")   # api names (and the tools' names: the functions' names)
 PLAYGROUND = PlaygroundConfig()

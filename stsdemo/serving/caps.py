@@ -1,13 +1,13 @@
 """Every cap the server holds its visitors to, declared once: work, time, memory, disk, queue, request bodies and
 files. Each has its default (sized for a free Hugging Face Space: 2 CPU cores, 16 GB, 50 GB of disk, shared by
 every visitor), its unit and, where the operator may change it, its environment variable. Whatever enforces a
-cap reads it here (:func:`value`): the queue (:mod:`stsdemo.app.fair_queue`), the request gate
-(:class:`stsdemo.app.ui.gradio_seam.StrictCalls`), the upload cap (Gradio's ``max_file_size``), each kind of
-file, the fine-tune and Compare estimates (:mod:`stsdemo.budget`, whose :class:`~stsdemo.config.WorkBudget`
-takes its defaults from here), the run's wall clock, the disk totals and how long files stay (:mod:`stsdemo.app.session_files`) and the
-Playground API's work (``playground_work``; its cost model is the Playground's own).
+cap reads it here (:func:`value`): the queue (:mod:`.fair_queue`), the request gate
+(:class:`.gradio_seam.StrictCalls`), the upload cap (Gradio's ``max_file_size``), each kind of file, the fine-tune
+and Compare estimates (:mod:`.budget`, whose :class:`~stsdemo.config.WorkBudget` takes its defaults from here), the
+run's wall clock, the disk totals and how long files stay (:mod:`.session_files`) and the Playground API's work
+(``playground_work``; its cost model is the Playground's own).
 
-Pure declarations: nothing heavy imported, nothing read but the environment. ``python -m stsdemo.caps`` prints
+Pure declarations: nothing heavy imported, nothing read but the environment. ``python -m stsdemo.serving.caps`` prints
 the table.
 """
 
@@ -93,7 +93,7 @@ CAPS = {
                                "STSDEMO_GRADIO_FOLDER"),
     "hub_cache_bytes": Cap(5 * 1024 ** 3, "bytes", "hub models downloaded for visitors, beside the runs' total "
                                                    "(over it, the least recently used go first)", "STSDEMO_HUB_CACHE"),
-    # ---- how long files stay (the sweep: stsdemo.app.session_files) ----------------------------------------------
+    # ---- how long files stay (the sweep: stsdemo.serving.session_files) ----------------------------------------------
     "session_keep_seconds": Cap(24 * 3600, "seconds", "a session untouched for longer is removed, its runs too"),
     "idle_eviction_seconds": Cap(3600, "seconds", "while every session's runs take more than total_disk_bytes, "
                                                   "sessions untouched for longer go, idle longest first"),

@@ -24,7 +24,7 @@ private attribute it uses is gone or behaves otherwise). On an upgrade, run that
    whatever its size. Bodies are capped before they are read. Gradio's upload route takes any number of files
    (each up to ``max_file_size``) from anyone: each upload is held to its visitor's share of the disk first.
 5. **A fair queue** (:func:`fair_queue`): Gradio's queue takes events first come, first served up to its size, so
-   one client can fill it for everyone; each event is held against its visitor first (:mod:`..fair_queue`).
+   one client can fill it for everyone; each event is held against its visitor first (:mod:`.fair_queue`).
 """
 
 from __future__ import annotations
@@ -43,12 +43,9 @@ from gradio.utils import get_upload_folder
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from ... import caps
-from ...errors import InputError
-from .. import fair_queue as fair, slots
-from ..uploads import UploadLedger, uploaded_paths
-from ..finetune.curves import dev_y_range
-from . import rest
+from ..errors import InputError
+from . import caps, fair_queue as fair, rest, slots
+from .uploads import UploadLedger, uploaded_paths
 
 WRITTEN_FOR = "6.31.0"     # the Gradio version every workaround below was written for and tested against
 
@@ -132,20 +129,21 @@ class CurveSender:
     update does not rebuild it; a changed ``color_map`` does, but the rebuild draws the data of the
     *previous* update. So new data goes out first, and the colour map naming its series one update
     later (:meth:`catch_up` sends the update still owed, after :data:`PAUSE_S` so the page has drawn the
-    data first). The dev chart's y range (:func:`~stsdemo.app.finetune.curves.dev_y_range`, whole points around
-    its data) rebuilds it too, so it travels with the colour map.
+    data first). The dev chart's y range (``dev_range``: its frame -> ``[low, high]`` or None, the Fine-tune tab's
+    :func:`~stsdemo.app.finetune.curves.dev_y_range`) rebuilds it too, so it travels with the colour map.
     """
 
     PAUSE_S = 0.3   # between the data and the colour map that rebuilds the chart: the page draws the data first
     LEGEND = 2      # series the legend names, the newest (a Compare pair): Gradio 6.31's LinePlot legend is one row
                     # that does not wrap, so more names run off a narrow chart; hovering names every line
 
-    def __init__(self):
+    def __init__(self, dev_range):
+        self.dev_range = dev_range          # passed in by the tab: the seam imports no tab
         self.sent = (None, None, None)      # (colour map, y range) the plots were last given
         self.pending = (None, None, None)   # (colour map, y range) of the data sent last
 
     def updates(self, curves) -> tuple:
-        maps = ((curves.dev_colors, dev_y_range(curves.dev)), (curves.loss_colors, None),
+        maps = ((curves.dev_colors, self.dev_range(curves.dev)), (curves.loss_colors, None),
                 (curves.buffer_colors, None))
         out = []
         for frame, lagged, sent in zip((curves.dev, curves.loss, curves.buffer), self.pending, self.sent):
@@ -300,7 +298,7 @@ def parameters_of(endpoint: dict) -> list[rest.Parameter]:
 class StrictCalls:
     """ASGI middleware for every request with a body. A file upload is held to its visitor's share of Gradio's
     folder (:meth:`upload`). Any other body over ``request_body_bytes``
-    (:mod:`stsdemo.caps`) is refused with 413 before more of it is read; a page event or component call naming
+    (:mod:`.caps`) is refused with 413 before more of it is read; a page event or component call naming
     nothing of this app with 404 (:meth:`event_refusal`). Then ``POST /gradio_api/call/<name>`` (v1),
     ``/call/v2/<name>`` (v2) and ``/run/<name>`` (Gradio 6.31): an endpoint the API does not describe (unknown,
     or private) is refused with 404; a call
@@ -350,7 +348,7 @@ class StrictCalls:
 
     async def upload(self, scope, receive, send):
         """A file upload, held to its visitor's share of Gradio's folder and to the folder's cap
-        (:class:`~stsdemo.app.uploads.UploadLedger`) on its declared length, before Gradio reads it (Gradio
+        (:class:`~stsdemo.serving.uploads.UploadLedger`) on its declared length, before Gradio reads it (Gradio
         takes any number of files up to ``max_file_size`` each); the paths Gradio answers with are recorded,
         so that the sweep removes them when their time is up."""
         declared = dict(scope.get("headers") or ()).get(b"content-length", b"")
@@ -473,7 +471,7 @@ class StrictCalls:
 
 
 def fair_queue(demo: gr.Blocks) -> None:
-    """Hold each event to its visitor's caps before Gradio's queue takes it (:func:`..fair_queue.refusal`): an event
+    """Hold each event to its visitor's caps before Gradio's queue takes it (:func:`.fair_queue.refusal`): an event
     over them is answered 429 with the reason, which the page shows as the event's error. Gradio 6.31 keeps every
     queued or running event in ``Queue.event_ids_to_events`` (from ``Queue.push`` until it ends or is
     cancelled); ``push`` is wrapped on this demo's queue."""

@@ -1,6 +1,6 @@
 """A number or a true/false written as text, and the one rule that reads it back: a link's query
-(:mod:`.links`) and a raw API call's arguments (:mod:`.ui.rest`) both read through here, so the same text means
-the same value wherever it arrives."""
+(:mod:`stsdemo.app.links`) and a raw API call's arguments (:mod:`stsdemo.serving.rest`) both read through here, so
+the same text means the same value wherever it arrives. In the core, as both of those layers read it."""
 
 from __future__ import annotations
 

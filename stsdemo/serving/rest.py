@@ -6,10 +6,10 @@ field classes' input check, the MCP server) is :mod:`.gradio_seam`, which calls 
 The rules, one per kind of value, each refusal naming the argument or field (an :class:`InputError`):
 
 * a number: JSON numbers, or text that reads as one (``"2"``, ``"-0.5"``, ``"1e-3"``: ASCII digits, as a link
-  reads them, :data:`stsdemo.app.value_text.NUMBER`); ``true``/``false`` are not numbers, NaN and infinity are not
+  reads them, :data:`stsdemo.value_text.NUMBER`); ``true``/``false`` are not numbers, NaN and infinity are not
   finite, a whole number beyond :data:`MAX_NUMBER` is too large (10**400 is no float), and anything else is refused;
 * true or false: JSON booleans, or the words ``"true"``/``"false"`` (as a link reads them,
-  :func:`stsdemo.app.value_text.boolean`); numbers are not booleans;
+  :func:`stsdemo.value_text.boolean`); numbers are not booleans;
 * text: JSON strings; a name that is looked up (a model, a run) at most :data:`MAX_NAME_CHARS` characters,
   refused before it reaches the filesystem or the hub;
 * a file: only one uploaded to this app (``POST /gradio_api/upload``), as ``{"path": ..., "meta":
@@ -31,8 +31,8 @@ import typing
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...errors import InputError
 from .. import value_text
+from ..errors import InputError
 
 MAX_NUMBER = 1e15       # a whole number beyond any setting's range, and still exact as a float
 MAX_NAME_CHARS = 1_000    # a model or run name: hub ids have at most 96 characters, a folder path far fewer

@@ -23,8 +23,9 @@ import threading
 from contextlib import contextmanager
 from typing import Callable
 
-from .. import budget, caps, environment
+from .. import environment
 from ..errors import InputError
+from . import budget, caps
 
 
 def client_address(host: str | None, forwarded_for: str | None, hops: int) -> str | None:

@@ -3,8 +3,8 @@ estimate before it starts, and which hub models a visitor may name.
 
 A run's peak memory and time (training, dev evaluations and, when on, the final 7-task evaluation) are estimated
 from its settings (batch size, max length, steps, epochs, evaluation, the size of its data) and its encoder's
-``config.json`` by the cost model of :mod:`stsdemo.run_cost`, and held against a budget derived from this machine
-(:class:`stsdemo.config.WorkBudget` declares its parts, with defaults from :mod:`stsdemo.caps`). A job of several
+``config.json`` by the cost model of :mod:`.run_cost`, and held against a budget derived from this machine
+(:class:`stsdemo.config.WorkBudget` declares its parts, with defaults from :mod:`.caps`). A job of several
 runs (a Compare) is held against the minutes one job may take, all its runs together. A run over it is refused
 before it is queued, with the setting named and its largest allowed value (:func:`check_run`), and a link is
 clamped to it with a notice (:func:`clamp`).
@@ -20,7 +20,7 @@ STSDEMO_MODEL_MILLIONS      largest hub model a visitor may name, in millions of
 STSDEMO_HUB_MODELS          comma-separated hub ids a visitor may name whatever their size (default
                             :data:`DEFAULT_HUB_MODELS`); ``*``: any hub id, unchecked.
 STSDEMO_PROXY_HOPS          reverse proxies in front of the app that each append to X-Forwarded-For (default 1 on a
-                            Hugging Face Space, 0 elsewhere); see :func:`stsdemo.app.slots.client_address`.
+                            Hugging Face Space, 0 elsewhere); see :func:`stsdemo.serving.slots.client_address`.
 
 A private GPU deployment opens it with, e.g., ``STSDEMO_TRAIN_MINUTES=600 STSDEMO_TRAIN_MEMORY_SHARE=0.9
 STSDEMO_HUB_MODELS='*'``.
@@ -33,11 +33,11 @@ import os
 from dataclasses import dataclass, fields, replace
 from typing import Callable
 
-from . import environment
-from .config import TrainConfig, WorkBudget, as_written, check_setting, describe
-from .data import PairSet
-from .errors import InputError
-from .model_source import ALLOWED_MODELS, hub_parameter_count
+from .. import environment
+from ..config import TrainConfig, WorkBudget, as_written, check_setting, describe
+from ..data import PairSet
+from ..errors import InputError
+from ..model_source import ALLOWED_MODELS, hub_parameter_count
 from .run_cost import (RUN_OVERHEAD_BYTES, RUN_START_SECONDS, STATIC_BYTES, TRAINED_BYTES, DataProfile, Encoder,
                        Estimate, Machine, encode_seconds, encoder_of, final_eval_seconds, machine, profile_of)
 
@@ -147,7 +147,7 @@ class RunPlan:
         """The plan of a job of ``runs`` runs of ``config`` (with the final evaluation: ``final_eval``) on
         ``host``'s machine; ``given``: data sets by the name the config gives them (an upload not copied yet, a
         caller's own sets); ``hf_config``: the encoder's config where the caller has it loaded."""
-        from .train import plan_stages
+        from ..train import plan_stages
 
         given = given or {}
         data = {stage.data: profile_of(stage.data, config, given) for stage in plan_stages(config)}
@@ -160,7 +160,7 @@ class RunPlan:
         run of ``config``. A batch is padded to its longest sentence, so its memory is counted at ``max_length``
         (one sentence that long sets the whole batch's size), its time at the padded length the data's sentences
         give."""
-        from .train import plan_stages
+        from ..train import plan_stages
 
         encoder, length = self.encoder, min(config.max_length, self.encoder.positions)
         peak, train_seconds, eval_seconds = 0.0, 0.0, 0.0
@@ -197,7 +197,7 @@ class RunPlan:
 
     def unbounded(self, config: TrainConfig, name: str):
         """The value an empty optional setting stands for: all the data, all the dev pairs, the epochs' steps."""
-        from .train import plan_stages
+        from ..train import plan_stages
 
         if name == "max_pairs":
             return max(profile.pairs for profile in self.data.values())

@@ -1,8 +1,8 @@
 """What one fine-tune costs on this machine, estimated before it starts: its peak memory, its training and
 dev-evaluation time, and the final 7-task evaluation's time, from its settings, its encoder's ``config.json``
 (:class:`Encoder`) and the sentence lengths of its data (:class:`DataProfile`). The estimates are upper bounds on
-shape; each constant below says where its number comes from, and ``python -m bench.cost_fit`` measures them
-against real runs (docs/results.json, ``cost_fit``). :mod:`stsdemo.budget` holds a run (or a Compare's whole job)
+shape; each constant below says where its number comes from, and ``python -m bench.perf.cost_fit`` measures them
+against real runs (docs/results.json, ``cost_fit``). :mod:`.budget` holds a run (or a Compare's whole job)
 against the caps with them.
 """
 
@@ -15,10 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from . import environment
-from .config import TrainConfig
-from .data import PairSet, load_dev_data
-from .model_source import hub_config, is_hub_id, start_encoder_config
+from .. import environment
+from ..config import TrainConfig
+from ..data import PairSet, load_dev_data
+from ..model_source import hub_config, is_hub_id, start_encoder_config
 
 # ---- constants, and where they come from --------------------------------------------------------------------
 # Activation memory kept for the backward pass, per token and encoder layer (fp32, CPU): ACTIVATION_BYTES per
@@ -38,31 +38,31 @@ ATTENTION_BYTES = 20
 STATIC_BYTES = 4             # per parameter: fp32 weights
 TRAINED_BYTES = 12           # per trained parameter: its fp32 gradient and AdamW's two moments
 # What a run holds besides weights, optimiser and activations (the libraries' working memory, a checkpoint's copy
-# of the weights while it is written, the dev set's embeddings): bench.cost_fit measured a 524 MiB peak-RSS growth
+# of the weights while it is written, the dev set's embeddings): bench.perf.cost_fit measured a 524 MiB peak-RSS growth
 # for MiniLM at batch 4, max length 32, where the terms above give 418 MiB.
 RUN_OVERHEAD_BYTES = 256 * 1024 ** 2
 # Training throughput, from the FLOPs of a step (forward 2 per multiply-add, backward twice the forward) and the
-# recorded speeds of docs/results.md ("Speed on each machine": the medians of bench.quality's runs, batch 16 on
+# recorded speeds of docs/results.md ("Speed on each machine": the medians of bench.evidence.quality's runs, batch 16 on
 # STS-B + SICK-R, whose batches pad to 29.3 tokens on average). CPU, 2 cores: all-MiniLM-L6-v2 37.6 pairs/s and
 # all-mpnet-base-v2 4.6 pairs/s, i.e. 142 and 138 GFLOP/s: about 70 GFLOP/s a core, no overhead per step.
-# Measured against short real runs (bench.cost_fit, docs/results.json "cost_fit"): on the project's 2-core machine
+# Measured against short real runs (bench.perf.cost_fit, docs/results.json "cost_fit"): on the project's 2-core machine
 # under a load of 9-13, one thread's CPU time over 6 runs (batch 4-64, max length 32-256, short and ~300-token
 # pairs) fitted 2.8 s + 1.98 x the estimate at 70 GFLOP/s a core, 6.0x under for the smallest run (its start-up:
 # loading, checkpoints). So a CPU core is counted at 50 GFLOP/s and each run starts with RUN_START_SECONDS; the
-# wall-clock limit (stsdemo.caps) stops what a busier machine still makes longer.
+# wall-clock limit (stsdemo.serving.caps) stops what a busier machine still makes longer.
 # NVIDIA H100 shared by 6-10 jobs: 389.7 and 193.7 pairs/s, i.e. 41.1 and 82.6 ms a step for 60.5 and 480.8
 # GFLOP: 10.1 TFLOP/s plus 35 ms a step (a GPU to itself is faster, so the estimate errs long); its start-up
-# (the model onto the GPU, the precision probe's 4 x 7 steps) is stsdemo.gpu_time's 20 s.
+# (the model onto the GPU, the precision probe's 4 x 7 steps) is stsdemo.serving.gpu_time's 20 s.
 CPU_FLOPS_PER_CORE = 50e9
 RUN_START_SECONDS = {"cpu": 5.0, "gpu": 20.0}
 GPU_FLOPS = 10e12
 GPU_STEP_SECONDS = 0.035
 # Encoding (the dev and the final evaluations) on a GPU is bound by tokenizing and padding on the host, not by its
 # FLOPs: all-MiniLM-L6-v2 evaluated the 26,289 distinct 7-task sentences in 2.39 s on one H200 to itself
-# (bench.speed --parts eval7; its profile put the GPU's share under 0.1 s, but those logs were not kept:
+# (bench.perf.speed --parts eval7; its profile put the GPU's share under 0.1 s, but those logs were not kept:
 # docs/runs/h200-2026-11-28/README.md);
 # an encoder with more FLOPs a sentence takes proportionally longer. (The H100's 19.8 s of 2026-11-27 was the model
-# left on that machine's CPU cores by the benchmark.) On a CPU the FLOPs bound it (bench.cost_fit measures both).
+# left on that machine's CPU cores by the benchmark.) On a CPU the FLOPs bound it (bench.perf.cost_fit measures both).
 GPU_SENTENCE_SECONDS = 2.39 / 26_289
 # The final 7-task evaluation: the 18,850 test pairs of STS12-16, STS-B and SICK-R hold 26,289 distinct sentences
 # of 14.3 tokens on average by the embedded tokenizer ([CLS] and [SEP] included; counted once from the SentEval
@@ -226,7 +226,7 @@ def _tokenizer():
 def _named_profile(name: str, scheme: str, dev: bool, source: tuple) -> DataProfile:
     """A training or dev set's profile, computed once per process; ``source`` (where the data is read, and a
     file's time stamp and size) is part of the key, so a changed file is read anew."""
-    from .train import load_pairs
+    from ..train import load_pairs
 
     pairs = load_dev_data(name) if dev else load_pairs(TrainConfig(scheme=scheme), name)
     return DataProfile.of(pairs)

@@ -1,7 +1,7 @@
 """Uploads to Gradio's folder (``POST /gradio_api/upload``, ``GRADIO_TEMP_DIR``), held to the caps of
-:mod:`stsdemo.caps`: each visitor's share and the folder's total (:class:`UploadLedger`, which
-:class:`~stsdemo.app.ui.gradio_seam.StrictCalls` asks before Gradio reads an upload), removed when their time
-is up (the disk sweeper, :func:`stsdemo.app.session_files.start_sweeper`), and this server's own folder
+:mod:`stsdemo.serving.caps`: each visitor's share and the folder's total (:class:`UploadLedger`, which
+:class:`~stsdemo.serving.gradio_seam.StrictCalls` asks before Gradio reads an upload), removed when their time
+is up (the disk sweeper, :func:`stsdemo.serving.session_files.start_sweeper`), and this server's own folder
 cleared at start-up (:func:`own_gradio_folder`, :func:`clear_folder`). Gradio takes any number of files up to
 ``max_file_size`` each from anyone, and deletes only what its own process made (issue 51)."""
 
@@ -17,8 +17,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import caps
-from . import session_files
+from . import caps, session_files
 
 
 def own_gradio_folder() -> Path:
@@ -52,7 +51,7 @@ class Upload:
 
 class UploadLedger:
     """The uploads to Gradio's folder (``POST /gradio_api/upload``,
-    :class:`~stsdemo.app.ui.gradio_seam.StrictCalls` asks here first): each visitor may keep
+    :class:`~stsdemo.serving.gradio_seam.StrictCalls` asks here first): each visitor may keep
     ``visitor_upload_bytes`` there, and the folder holds at most ``gradio_folder_bytes``; an upload is removed
     ``gradio_keep_seconds`` after it came (:meth:`sweep`, with the disk sweep), which frees its visitor's
     share again. A visitor is a client address (an upload carries no session); where none is known, every such

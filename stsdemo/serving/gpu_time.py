@@ -7,12 +7,12 @@ short of it: a run past its duration is cut off.
 
 The request: ``MARGIN x (start-up + training + dev evaluations + the 7-task evaluation)``, where
 
-* training is :meth:`stsdemo.budget.RunPlan.estimate` on a GPU: FLOPs at 10 TFLOP/s plus 35 ms a step, fitted to
+* training is :meth:`.budget.RunPlan.estimate` on a GPU: FLOPs at 10 TFLOP/s plus 35 ms a step, fitted to
   the training speeds of an H100 shared by 6-10 jobs; on one H100 to itself all-MiniLM-L6-v2 trained at 508.6 and
   516.0 pairs/s in fp32 at batch 16, length 256 (``docs/runs/h100-2026-11-27``): 31.5 ms a step, where the
   estimate says 41 ms;
 * evaluation runs at the measured speed of all-MiniLM-L6-v2's 7-task evaluation on one H200
-  (:data:`stsdemo.run_cost.GPU_SENTENCE_SECONDS`: 26,289 distinct sentences in 2.39 s), slower in proportion to the
+  (:data:`.run_cost.GPU_SENTENCE_SECONDS`: 26,289 distinct sentences in 2.39 s), slower in proportion to the
   encoder's FLOPs per token beside MiniLM's: the dev evaluations' sentences, and the 7 tasks' (twice when the base
   model's scores are not cached);
 * start-up (:data:`START_SECONDS`): the model onto the GPU and the precision probe (4 precisions x 7 steps);
@@ -25,10 +25,10 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 
+from ..config import TrainConfig
+from ..stages import plan_stages
 from .budget import Encoder, Machine, RunPlan
-from .config import TrainConfig
 from .run_cost import FINAL_EVAL_SENTENCES, GPU_SENTENCE_SECONDS
-from .stages import plan_stages
 
 MARGIN = 1.5
 START_SECONDS = 20.0

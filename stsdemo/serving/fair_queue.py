@@ -1,9 +1,9 @@
 """A fair queue: every queued or running event counts against its visitor, so that no visitor can take the
 queue from the others.
 
-A visitor is a browser session within its client address (:func:`stsdemo.app.slots.client_address`: the
+A visitor is a browser session within its client address (:func:`stsdemo.serving.slots.client_address`: the
 connection's public address, an IPv6 one by its /64, or behind ``STSDEMO_PROXY_HOPS`` trusted proxies the one
-the outermost wrote to X-Forwarded-For). Three caps of :mod:`stsdemo.caps` hold it:
+the outermost wrote to X-Forwarded-For). Three caps of :mod:`stsdemo.serving.caps` hold it:
 
 * ``events_per_session``: one session's events, every endpoint together (the page, REST and MCP calls);
 * ``events_per_address``: every session at one address together, sized for a class on one Wi-Fi, so that fresh
@@ -14,7 +14,7 @@ the outermost wrote to X-Forwarded-For). Three caps of :mod:`stsdemo.caps` hold 
   place.
 
 An event over a cap is refused at once (:func:`refusal`), the others' places untouched. The hook into Gradio's
-queue is :func:`stsdemo.app.ui.gradio_seam.fair_queue`.
+queue is :func:`stsdemo.serving.gradio_seam.fair_queue`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from .. import caps
+from . import caps
 
 
 @dataclass(frozen=True)

@@ -40,17 +40,17 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .. import caps, environment
-from .. import save_format
+from .. import environment, save_format
 from ..atomic import (atomic_write, remove_old_files, remove_partial_writes, remove_stale_staging, retired_path,
                       write_json_atomic)
 from ..errors import InputError
 from ..events import Event, StageStep
 from ..export import export_scorer
+from . import caps
 
 RUN_PREFIX = "run:"
 HISTORY_NAME = "history.json"
-# How long files stay, declared with the other caps (stsdemo.caps): the sweep's schedule and Gradio's delete_cache
+# How long files stay, declared with the other caps (caps.py): the sweep's schedule and Gradio's delete_cache
 SESSION_MAX_AGE_S = int(caps.value("session_keep_seconds"))
 IDLE_EVICTION_S = int(caps.value("idle_eviction_seconds"))
 SWEEP_EVERY_S = int(caps.value("sweep_every_seconds"))
@@ -297,7 +297,7 @@ def sweep_until(stop: threading.Event, state, every_s: float, gradio_folder: Pat
     """Sweep now and then every ``every_s`` seconds until ``stop`` is set, sparing the sessions of ``state``'s
     runs in progress (waiting on ``stop`` itself, so setting it ends the wait at once); with
     ``gradio_folder``, the uploads to it past their time go too (``state.uploads``,
-    :class:`~stsdemo.app.uploads.UploadLedger`)."""
+    :class:`~stsdemo.serving.uploads.UploadLedger`)."""
     while not stop.is_set():
         try:
             sweep(set(state.active_runs()))
