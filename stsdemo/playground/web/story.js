@@ -15,12 +15,12 @@
   const NARROW = "(max-width: 600px)";                        // a phone: the start-here steps fold to one line
   const WORDS = {
     en: { before: "Before you play: ", think: "Think first: ", after: "After you try it",
-          curious: "For the curious", stop: ". ", answer: "The answer: ", yours: "Your answer: ", right: ", right.", wrong: ", not this time.",
+          curious: "For the curious", stop: ". ", colon: ": ", answer: "The answer: ", yours: "Your answer: ", right: ", right.", wrong: ", not this time.",
           unanswered: "No answer was chosen before the run.", glossary: "Glossary", app: " (in the full app: python app.py)",
           so_far: (right, total) => `Your answers so far: ${right} of ${total} right.`,
           step: (step, steps) => `step ${step} of ${steps}`,
           teach: "Teacher's mode: Space plays or pauses, → one step, R resets, + and − change the speed." },
-    zh: { before: "开始之前先想一想：", think: "先想一想：", after: "动手之后再看", curious: "想深入了解", stop: "。",
+    zh: { before: "开始之前先想一想：", think: "先想一想：", after: "动手之后再看", curious: "想深入了解", stop: "。", colon: "：",
           answer: "答案：", yours: "你的答案：", right: "，答对了。", wrong: "，这次没答对。", unanswered: "运行前没有选择答案。",
           glossary: "术语表", app: "（需在完整应用中：python app.py）",
           so_far: (right, total) => `目前的答题情况：${total} 题中答对 ${right} 题。`,
@@ -60,10 +60,14 @@
     function term(key, shown) {
       const entry = glossary[key], id = `term-tip-${++tips}`;
       const tip = el("span", { className: "term-tip", id, role: "tooltip", hidden: true },
-                     el("b", {}, say(entry.name)), ": ", say(entry.meaning));
+                     el("b", {}, say(entry.name)), WORDS.colon, say(entry.meaning));
       const button = el("button", { type: "button", className: "term" }, shown);
       button.setAttribute("aria-describedby", id);
-      const open = (shown) => { tip.hidden = !shown; button.setAttribute("aria-expanded", String(shown)); };
+      const open = (shown) => {
+        tip.hidden = !shown;
+        button.setAttribute("aria-expanded", String(shown));
+        if (shown) onScreen(tip);
+      };
       button.addEventListener("mouseenter", () => open(true));
       button.addEventListener("mouseleave", () => open(document.activeElement === button));
       button.addEventListener("focus", () => open(true));
@@ -146,6 +150,13 @@
                                                           attributeFilter: ["data-step", "data-finished", "data-playing"] });
     if (state.page.teach) teach();
     return { show };
+  }
+
+  // an entry opened near the screen's right edge moves left, within the screen
+  function onScreen(tip) {
+    tip.style.transform = "";
+    const box = tip.getBoundingClientRect(), right = document.documentElement.clientWidth - 8;
+    if (box.right > right) tip.style.transform = `translateX(${Math.round(Math.max(right - box.right, 8 - box.left))}px)`;
   }
 
   // ---- the teacher's mode ----
