@@ -318,6 +318,7 @@ def test_a_student_answers_plays_and_reads_the_reveal_by_keyboard_alone(browser,
     said = lambda words: plain(getattr(words, language))             # noqa: E731 (the page's language)
     page, errors = opened(browser, base_url + SHORT + f"&lang={language}", width)
     assert said(story.question.ask) in page.inner_text("#story .question legend")
+    assert page.inner_text("#notices") == ""                        # the link's short run is the one played
     if width < 600:
         assert page.locator("#start > details").get_attribute("open") is None      # one line on a phone
     tab_to(page, "input[name=quiz-answer]")
@@ -362,8 +363,9 @@ def test_the_teachers_link_is_big_asks_nothing_and_plays_by_its_keys(browser, ba
     from stsdemo.playground.presets import BY_NAME
 
     preset = BY_NAME["memorisation"]
-    page, errors = opened(browser, base_url + "index.html?preset=memorisation&teach=1&quiz=0&seeds=2&steps=40", 1280)
+    page, errors = opened(browser, base_url + "index.html?preset=memorisation&teach=1&quiz=0&seeds=2&steps=50", 1280)
     assert page.evaluate("getComputedStyle(document.body).fontSize") == "20px"
+    assert page.inner_text("#notices") == "" and page.input_value("#setting-steps") == "50"
     shown = [name for name in preset.hide if page.locator(f"#field-{name}").count()
              and page.locator(f"#field-{name}").is_visible()]
     assert shown == []                                              # the preset's finer controls are hidden
