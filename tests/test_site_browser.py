@@ -388,4 +388,14 @@ def test_the_teachers_link_is_big_asks_nothing_and_plays_by_its_keys(browser, ba
     assert reveal.locator(".note").count() == 0                     # no tally without questions
     link = page.input_value("#link")
     assert "teach=1" in link and "quiz=0" in link and "preset=memorisation" in link
+
+    # the slow motion of one pair: the buffered prediction stops at the buffer's edge, its twin reaches the label
+    page.click("#slow summary")
+    for _ in range(80):
+        page.click("#slow-once")
+    moved = [float(value) for value in page.get_attribute("#slow-chart", "data-predictions").split(",")]
+    label = float(page.get_attribute("#slow-chart", "data-label"))
+    distances = [abs(prediction - label) for prediction in moved]
+    assert distances[0] == pytest.approx(float(page.input_value("#setting-x0")), abs=1e-4)
+    assert distances[1] < 1e-4 and "0.000" in page.inner_text("#slow-said")      # no pull left on either
     assert errors == []

@@ -3,9 +3,10 @@
 // a closed fold for the curious; the start-here steps with their stories; the glossary, each marked word a button whose
 // entry shows on hover, focus or tap. The texts are site.json's (stsdemo.story, stsdemo.playground.stories). Answers stay
 // in this browser (localStorage). ?quiz=0 asks nothing; ?teach=1 is the teacher's mode: big type, the story step by
-// step, and the keys Space (play or pause), → (one step), R (reset), + and − (speed). It reads the run from the page's
-// body (data-step, data-finished, data-playing) and presses the page's own buttons: it drives no run itself.
-// A plain script: globalThis.PlaygroundStory; needs language.js and panels.js.
+// step, the keys Space (play or pause), → (one step), R (reset), + and − (speed), and a slow motion of one pair's
+// update with and without the buffer. It reads the run from the page's body (data-step, data-finished, data-playing)
+// and presses the page's own buttons: it drives no run itself.
+// A plain script: globalThis.PlaygroundStory; needs language.js, engine.js, charts.js, panels.js and loss.js.
 (function (root) {
   "use strict";
   const { el, rich } = root.PlaygroundPanels;
@@ -19,13 +20,19 @@
           unanswered: "No answer was chosen before the run.", glossary: "Glossary", app: " (in the full app: python app.py)",
           so_far: (right, total) => `Your answers so far: ${right} of ${total} right.`,
           step: (step, steps) => `step ${step} of ${steps}`,
-          teach: "Teacher's mode: Space plays or pauses, → one step, R resets, + and − change the speed." },
+          teach: "Teacher's mode: Space plays or pauses, → one step, R resets, + and − change the speed.",
+          slow: "Slow motion: one pair's update, with and without the buffer", once: "One update", again: "Start again",
+          twins: ["with the buffer", "without it"],
+          read: (twin, prediction, pull) => `${twin}: prediction ${prediction}, pull ${pull}` },
     zh: { before: "开始之前先想一想：", think: "先想一想：", after: "动手之后再看", curious: "想深入了解", stop: "。", colon: "：",
           answer: "答案：", yours: "你的答案：", right: "，答对了。", wrong: "，这次没答对。", unanswered: "运行前没有选择答案。",
           glossary: "术语表", app: "（需在完整应用中：python app.py）",
           so_far: (right, total) => `目前的答题情况：${total} 题中答对 ${right} 题。`,
           step: (step, steps) => `第 ${step} 步，共 ${steps} 步`,
-          teach: "教师模式：空格键播放或暂停，→ 前进一步，R 重置，+ 和 − 调整速度。" },
+          teach: "教师模式：空格键播放或暂停，→ 前进一步，R 重置，+ 和 − 调整速度。",
+          slow: "慢动作：一个句对的一次更新，带与不带缓冲区", once: "更新一次", again: "重新开始",
+          twins: ["带缓冲区", "不带缓冲区"],
+          read: (twin, prediction, pull) => `${twin}：预测 ${prediction}，拉力 ${pull}` },
   }[LANGUAGE];
   const say = (text) => text[LANGUAGE] || text.en;
   const grouped = (n) => Number(n).toLocaleString("en-US");
@@ -148,7 +155,7 @@
     }
     new MutationObserver(follow).observe(document.body, { attributes: true,
                                                           attributeFilter: ["data-step", "data-finished", "data-playing"] });
-    if (state.page.teach) teach();
+    if (state.page.teach) teach(state);
     return { show };
   }
 
@@ -160,9 +167,10 @@
   }
 
   // ---- the teacher's mode ----
-  function teach() {
+  function teach(state) {
     document.body.classList.add("teach");
     $("playground").prepend(el("p", { className: "note teach-keys" }, WORDS.teach));
+    $("story").after(slowMotion(state));
     const typing = (target) => target.closest("input, select, textarea, [contenteditable]");
     const press = (id) => $(id).click();
     document.addEventListener("keydown", (event) => {
@@ -185,6 +193,60 @@
     const next = Math.min(Number(box.max), Math.max(Number(box.min), Math.round(Number(box.value) * factor)));
     box.value = String(next);
     box.dispatchEvent(new Event("change"));
+  }
+
+  // ---- the teacher's slow motion: one pair pulled toward its label, update by update, by the run's loss (k, x0) and
+  // by its twin without the buffer; the buffered prediction stops at the buffer's edge, the other reaches the label ----
+  const SLOW = { prediction: 3.6, label: 3, rate: 0.05, reach: 1 };   // the Loss explorer's start-here sample
+  function slowMotion(state) {
+    const { CURVES } = root.PlaygroundLoss, { COLORS } = root.PlaygroundCharts;
+    const canvas = el("canvas", { id: "slow-chart", height: 90 });
+    canvas.setAttribute("role", "img");
+    canvas.setAttribute("aria-label", WORDS.slow);
+    const said = el("p", { className: "note", id: "slow-said", role: "status" });
+    let predictions = [];
+    const curve = (twin) => (twin === 0 ? CURVES[state.values.loss]
+                                        : CURVES[root.PlaygroundEngine.LOSSES[state.values.loss].twin.toLowerCase()]);
+    const pull = (twin, prediction) => {   // df/dprediction: the buffered loss takes x0, its twin is k times its own
+      const { k, x0 } = state.values, x = Math.abs(prediction - SLOW.label), sign = Math.sign(prediction - SLOW.label);
+      return sign * (twin === 0 ? curve(0).df(x, k, x0) : k * curve(1).df(x));
+    };
+    function draw() {
+      const width = canvas.parentElement.clientWidth || 600, context = canvas.getContext("2d"), margin = 120;
+      canvas.width = width;
+      const across = (value) => margin + (value - SLOW.label + SLOW.reach) / (2 * SLOW.reach) * (width - margin - 12);
+      const { x0 } = state.values;
+      context.clearRect(0, 0, width, canvas.height);
+      context.fillStyle = COLORS.buffer;
+      context.fillRect(across(SLOW.label - x0), 4, across(SLOW.label + x0) - across(SLOW.label - x0), 82);
+      context.fillStyle = "#1f2937";
+      context.fillRect(across(SLOW.label) - 1, 4, 2, 82);
+      context.font = "13px sans-serif";
+      predictions.forEach((prediction, twin) => {
+        const y = 26 + twin * 40;
+        context.fillStyle = "#1f2937";
+        context.fillText(WORDS.twins[twin], 4, y + 4);
+        context.fillStyle = twin === 0 ? COLORS[state.values.loss] : "#7f7f7f";
+        context.beginPath();
+        context.arc(across(prediction), y, 7, 0, 2 * Math.PI);
+        context.fill();
+      });
+      Object.assign(canvas.dataset, { predictions: predictions.join(","), label: String(SLOW.label) });
+      said.textContent = predictions.map((prediction, twin) =>
+        WORDS.read(WORDS.twins[twin], prediction.toFixed(3), Math.abs(pull(twin, prediction)).toFixed(3))).join(" · ");
+    }
+    const start = () => { predictions = [SLOW.prediction, SLOW.prediction]; draw(); };
+    const once = el("button", { type: "button", id: "slow-once" }, WORDS.once);
+    once.addEventListener("click", () => {
+      predictions = predictions.map((prediction, twin) => prediction - SLOW.rate * pull(twin, prediction));
+      draw();
+    });
+    const again = el("button", { type: "button", id: "slow-again" }, WORDS.again);
+    again.addEventListener("click", start);
+    const box = el("details", { id: "slow", className: "slow" }, el("summary", {}, WORDS.slow), canvas, said,
+                   el("div", { className: "slow-buttons" }, once, again));
+    box.addEventListener("toggle", () => { if (box.open) start(); });
+    return box;
   }
 
   root.PlaygroundStory = { build, LANGUAGE };
