@@ -4,8 +4,9 @@ file server (or a static Hugging Face Space) serves with no Python behind it.
 The folder holds the page (``stsdemo/playground/web/``: ``index.html``, the engine and its Web Worker), the
 Playground's data sets in the compact form the Python core reads too (``data/<name>.safetensors``,
 :mod:`stsdemo.playground.compact`), and ``site.json``: every setting's declaration, the story presets, the
-recorded payoff map with its verdicts, the paired-verdict rule as data, the Loss explorer's knobs and the
-start-here steps. The app serves the same page with the same manifest plus its upload and export routes
+recorded payoff map with its verdicts, the paired-verdict rule as data, the Loss explorer's knobs, the
+start-here steps, and the stories and glossary in English and 简体中文 (:mod:`stsdemo.story`). The app serves the
+same page with the same manifest plus its upload and export routes
 (:func:`manifest`'s ``app``). ``README.md`` carries a static Space's front matter (``sdk: static``).
 """
 
@@ -25,6 +26,7 @@ from .playground import payoff
 from .playground import pinned
 from .playground.config import BUILT_IN_DATA, PlaygroundConfig, declaration, engine_declarations
 from .playground.presets import PRESETS
+from .story import glossary_data
 
 WEB = Path(__file__).parent / "playground" / "web"
 SITE_VERSION = 1
@@ -95,13 +97,14 @@ def manifest(app: dict | None = None) -> dict:
     recorded["confirmation_text"] = {reading: payoff.confirmation_text(recorded, reading)
                                      for reading in payoff.READINGS}
     recorded["readings"] = payoff.READINGS
-    lesson = [{"tab": step.tab, "title": step.title, "query": step.query, "do": step.do, "notice": step.notice,
-               "in_page": step.tab in PLAYABLE_STEPS} for step in STEPS]
-    presets = [{"name": p.name, "title": p.title, "settings": p.settings, "do": p.do, "notice": p.notice,
+    lesson = [{"tab": step.tab, "title": step.title, "query": step.query, "do": step.do,
+               "story": step.story.as_data(), "in_page": step.tab in PLAYABLE_STEPS} for step in STEPS]
+    presets = [{"name": p.name, "title": p.title, "settings": p.settings, "do": p.do, "story": p.story.as_data(),
                 "hide": list(p.hide)} for p in PRESETS]
     return {"version": SITE_VERSION, "settings": settings, "engine": engine_declarations(), "presets": presets,
             "payoff": recorded,
             "rule": rule_as_data(max_n=MAX_RULE_SEEDS), "datasets": datasets, "lesson": lesson,
+            "glossary": glossary_data(),
             "loss": {"start": START, "sample": list(SAMPLE), "sample_reach": SAMPLE_REACH,
                      "hint": f"Paper: {paper_k_text()}",
                      "sliders": {name: dict(zip(("low", "high", "step"), bounds)) for name, bounds in SLIDERS.items()}},

@@ -1,6 +1,7 @@
 """The story presets say only what their recorded 20-seed runs show (``python -m bench.evidence.presets``, recorded in
-docs/results.json): the verdict each sentence names for each reading at the run's end, and every mean ± se it
-quotes, are the record's; and a holds or reversed a sentence quotes repeats on 100 fresh seeds (``--confirm``)."""
+docs/results.json): the verdict each story names for each reading at the run's end, and every mean ± se its fold for
+the curious quotes (in English and in Chinese), are the record's; and a holds or reversed it quotes repeats on 100
+fresh seeds (``--confirm``). The reveals' one number each is checked in test_story.py."""
 
 import json
 import re
@@ -15,7 +16,7 @@ from stsdemo.playground.run import ENGINE
 
 RESULTS = Path(__file__).resolve().parent.parent / "docs" / "results.json"
 QUOTED = re.compile(r"[+−-]\d+\.\d+ ± \d+\.\d+")
-INTERVAL = re.compile(r"interval ([+−-]\d+\.\d+) to ([+−-]\d+\.\d+)")
+INTERVAL = re.compile(r"(?:interval|置信区间) ([+−-]\d+\.\d+) (?:to|到) ([+−-]\d+\.\d+)")
 
 
 @pytest.fixture(scope="module")
@@ -32,17 +33,20 @@ def test_a_presets_sentence_is_what_its_recorded_run_shows(preset, recorded):
     assert entry["engine"] == ENGINE                                     # recorded by the engine the page runs
     metric = READ_BY[config.data]
     last = entry["checkpoints"][-1]
-    assert preset.expects and preset.notice
+    assert preset.expects
     for reading, verdict in preset.expects.items():                     # under today's rule, from the differences
         found = last[f"{reading}_reading"][metric]
         assert Paired(found["diffs"], found["seeds"], metric).verdict == verdict, (reading, verdict)
     said = {figure(part) for point in entry["checkpoints"]                        # as the record wrote them
             for reading in ("best_reading", "step_reading") for part in point[reading].values()}
     said |= confirmed_figures(recorded.get(f"preset/{preset.name}/confirm"), entry)
-    quoted = quoted_figures(preset.notice)
-    assert quoted and all(number in said for number in quoted), (quoted, sorted(said))
-    intervals = [f"{low} to {high}" for low, high in INTERVAL.findall(preset.notice)]
-    assert all(interval.replace("−", "-") in said for interval in intervals), (intervals, sorted(said))
+    for text in curious_texts(preset):
+        quoted = quoted_figures(text)
+        assert quoted and all(number in said for number in quoted), (quoted, sorted(said))
+        intervals = [f"{low} to {high}" for low, high in INTERVAL.findall(text)]
+        assert all(interval.replace("−", "-") in said for interval in intervals), (intervals, sorted(said))
+    english, chinese = ((sorted(quoted_figures(text)), INTERVAL.findall(text)) for text in curious_texts(preset))
+    assert english == chinese                                 # the translation quotes the same figures and intervals
 
 
 @pytest.mark.parametrize("preset", PRESETS, ids=lambda preset: preset.name)
@@ -51,7 +55,7 @@ def test_a_mark_a_preset_quotes_repeats_on_fresh_seeds(preset, recorded):
     verdict on the preset's 100 fresh seeds, at the same step and reading: a mark that does not repeat is not stated
     as a finding."""
     entry, confirm = recorded[f"preset/{preset.name}"], recorded.get(f"preset/{preset.name}/confirm")
-    quoted = set(quoted_figures(preset.notice))
+    quoted = {number for text in curious_texts(preset) for number in quoted_figures(text)}
     for place, point in enumerate(entry["checkpoints"]):
         for reading in ("best_reading", "step_reading"):
             for metric, found in point[reading].items():
@@ -64,9 +68,14 @@ def test_a_mark_a_preset_quotes_repeats_on_fresh_seeds(preset, recorded):
                 assert Paired(again["diffs"], again["seeds"], metric).verdict == verdict, (reading, metric, again)
 
 
-def quoted_figures(notice: str) -> list[str]:
-    """Every mean ± se a sentence quotes, with the minus sign the records write."""
-    return [number.replace("−", "-") for number in QUOTED.findall(notice)]
+def curious_texts(preset) -> tuple[str, str]:
+    """A preset's fold for the curious, in English and in Chinese."""
+    return preset.story.curious.en, preset.story.curious.zh
+
+
+def quoted_figures(text: str) -> list[str]:
+    """Every mean ± se a text quotes, with the minus sign the records write."""
+    return [number.replace("−", "-") for number in QUOTED.findall(text)]
 
 
 def figure(reading: dict) -> str:

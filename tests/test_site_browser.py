@@ -287,3 +287,115 @@ def test_a_browser_without_web_workers_is_told_so(browser, base_url):
     page.goto(base_url + "index.html")
     page.wait_for_selector("#no-worker", state="visible")
     assert "Web Worker" in page.inner_text("#no-worker")
+
+
+# ---- the lesson on the page (story.js): by keyboard alone, on a desktop in English and a phone in Chinese ----
+SHORT = "index.html?preset=memorisation&seeds=2&steps=200&speed=5"
+FOCUSED = "(selector) => document.activeElement && document.activeElement.matches(selector)"
+OUTLINED = "() => getComputedStyle(document.activeElement).outlineStyle !== 'none'"
+# every change of ▶ Play's aria-pressed, kept from before the press: a short run may be over before a poll looks
+WATCH_PLAY = """() => { window.pressed = []; new MutationObserver(() => window.pressed.push(
+    document.getElementById('play').getAttribute('aria-pressed'))).observe(document.getElementById('play'),
+    { attributes: true, attributeFilter: ['aria-pressed'] }); }"""
+
+
+def tab_to(page, selector: str, key: str = "Tab", most: int = 120) -> None:
+    """Press Tab (or ``key``) until the focus is on ``selector``, as a keyboard user would."""
+    for _ in range(most):
+        page.keyboard.press(key)
+        if page.evaluate(FOCUSED, selector):
+            assert page.evaluate(OUTLINED), f"{selector} has no visible focus"
+            return
+    raise AssertionError(f"{key} never reached {selector}")
+
+
+@pytest.mark.parametrize("width, language", [(1280, "en"), (390, "zh")])
+def test_a_student_answers_plays_and_reads_the_reveal_by_keyboard_alone(browser, base_url, width, language):
+    from stsdemo.playground.presets import BY_NAME
+    from stsdemo.story import GLOSSARY, plain
+
+    story = BY_NAME["memorisation"].story
+    said = lambda words: plain(getattr(words, language))             # noqa: E731 (the page's language)
+    page, errors = opened(browser, base_url + SHORT + f"&lang={language}", width)
+    assert said(story.question.ask) in page.inner_text("#story .question legend")
+    assert page.inner_text("#notices") == ""                        # the link's short run is the one played
+    if width < 600:
+        assert page.locator("#start > details").get_attribute("open") is None      # one line on a phone
+    tab_to(page, "input[name=quiz-answer]")
+    page.keyboard.press("Space")                                    # the first choice, the records' answer
+    assert page.is_checked(f"input[name=quiz-answer][value='{story.question.answer}']")
+    assert page.evaluate("JSON.parse(localStorage.getItem('stsdemo-quiz'))") == {"memorisation": 0}
+    assert not page.locator("#reveal").is_visible()                 # nothing is revealed before the run
+
+    tab_to(page, "#play")
+    page.evaluate(WATCH_PLAY)
+    page.keyboard.press("Enter")
+    page.wait_for_function("Number(document.body.dataset.step) > 0")
+    button, count = page.locator("#play").bounding_box(), page.locator("#step-count").bounding_box()
+    assert count["y"] + count["height"] <= 900 and abs(count["y"] - button["y"]) < 60   # beside or under ▶ Play
+    page.wait_for_function("document.body.dataset.finished === 'true'", timeout=60_000)
+    assert "true" in page.evaluate("window.pressed")                # ▶ Play said it was playing
+    assert page.inner_text("#step-count").replace(",", "").count("200") == 2           # step 200 of 200
+
+    reveal = page.locator("#reveal")
+    assert reveal.is_visible() and said(story.reveal) in reveal.inner_text().replace("\n", "")
+    right = {"en": ", right.", "zh": "，答对了。"}[language]
+    assert said(story.question.choices[0]) + right in reveal.inner_text()
+    assert reveal.locator(".note").inner_text() == {"en": "Your answers so far: 1 of 1 right.",
+                                                    "zh": "目前的答题情况：1 题中答对 1 题。"}[language]
+    tab_to(page, "#reveal .curious summary", key="Shift+Tab")          # the fold, just before ▶ Play
+    assert not page.locator("#reveal .curious p").is_visible()
+    page.keyboard.press("Enter")
+    assert page.locator("#reveal .curious p").inner_text() == said(story.curious)
+
+    tab_to(page, "#reveal .term", key="Shift+Tab")                   # a glossary word: its entry on focus
+    tip = page.locator("#" + page.evaluate("document.activeElement.getAttribute('aria-describedby')"))
+    key = next(key for key in GLOSSARY if said(GLOSSARY[key][0]) in tip.inner_text())
+    assert tip.is_visible() and said(GLOSSARY[key][1]) in tip.inner_text()
+    overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert overflow <= 0, f"the glossary entry overflows by {overflow} px at {width} px"
+    page.keyboard.press("Escape")
+    assert not tip.is_visible()
+    assert errors == []
+
+
+def test_the_teachers_link_is_big_asks_nothing_and_plays_by_its_keys(browser, base_url):
+    from stsdemo.playground.presets import BY_NAME
+
+    preset = BY_NAME["memorisation"]
+    page, errors = opened(browser, base_url + "index.html?preset=memorisation&teach=1&quiz=0&seeds=2&steps=50", 1280)
+    assert page.evaluate("getComputedStyle(document.body).fontSize") == "20px"
+    assert page.inner_text("#notices") == "" and page.input_value("#setting-steps") == "50"
+    shown = [name for name in preset.hide if page.locator(f"#field-{name}").count()
+             and page.locator(f"#field-{name}").is_visible()]
+    assert shown == []                                              # the preset's finer controls are hidden
+    assert not page.locator("#story .question").is_visible()        # quiz=0: no question
+    assert not page.locator("#story .watch").is_visible()           # the story step by step: watch once it plays
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("document.body.dataset.step === '1'")
+    assert page.locator("#story .watch").is_visible()
+    speed = int(page.input_value("#setting-speed"))
+    page.keyboard.press("+")
+    assert int(page.input_value("#setting-speed")) == min(2 * speed, 100)
+    page.keyboard.press("-")
+    assert int(page.input_value("#setting-speed")) == speed
+    page.keyboard.press("r")
+    page.wait_for_function("document.body.dataset.step === '0'")
+    page.keyboard.press("Space")
+    page.wait_for_function("document.body.dataset.finished === 'true'", timeout=60_000)
+    reveal = page.locator("#reveal")
+    assert reveal.is_visible() and reveal.inner_text().startswith("The answer: ")
+    assert reveal.locator(".note").count() == 0                     # no tally without questions
+    link = page.input_value("#link")
+    assert "teach=1" in link and "quiz=0" in link and "preset=memorisation" in link
+
+    # the slow motion of one pair: the buffered prediction stops at the buffer's edge, its twin reaches the label
+    page.click("#slow summary")
+    for _ in range(80):
+        page.click("#slow-once")
+    moved = [float(value) for value in page.get_attribute("#slow-chart", "data-predictions").split(",")]
+    label = float(page.get_attribute("#slow-chart", "data-label"))
+    distances = [abs(prediction - label) for prediction in moved]
+    assert distances[0] == pytest.approx(float(page.input_value("#setting-x0")), abs=1e-4)
+    assert distances[1] < 1e-4 and "0.000" in page.inner_text("#slow-said")      # no pull left on either
+    assert errors == []

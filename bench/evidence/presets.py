@@ -48,10 +48,11 @@ def _readings(point: dict, metric: str) -> list[str]:
 def markdown(results: dict) -> list[str]:
     """The recorded presets as a table: each one's settings and both readings at its last step (buffer − none of
     its data set's metric, mean ± se over 20 seeds, with the verdict), the same on its 100 fresh seeds where that
-    run is recorded (``--confirm``), and the twins' median best steps."""
+    run is recorded (``--confirm``), and the twins' median best steps on both (the 20 seeds' alone can order the
+    twins the other way round from the fresh seeds')."""
     recorded = results.get(SECTION, {})
     rows = ["| preset | settings | stopped at its best | at the last step | on 100 fresh seeds (best · last step) | "
-            "median best step (buffer / none) |", "| --- | --- | --- | --- | --- | --- |"]
+            "median best step, buffer / none (20 seeds · fresh) |", "| --- | --- | --- | --- | --- | --- |"]
     for preset in PRESETS:
         entry = recorded.get(f"preset/{preset.name}")
         if entry is None:
@@ -61,9 +62,11 @@ def markdown(results: dict) -> list[str]:
         cells = _readings(last, metric)
         confirm = recorded.get(f"preset/{preset.name}/confirm")
         again = " · ".join(_readings(confirm["checkpoints"][-1], metric)) if confirm else "not run"
+        steps = " · ".join(f"{found['best_steps']['buffer']:g} / {found['best_steps']['none']:g}"
+                           for found in (last, *([confirm["checkpoints"][-1]] if confirm else [])))
         settings = ", ".join(f"{name} {value}" for name, value in preset.settings.items())
         rows.append(f"| {preset.title} | {settings} ({metric}) | {cells[0]} | {cells[1]} (step {last['step']:,}) | "
-                    f"{again} | {last['best_steps']['buffer']:g} / {last['best_steps']['none']:g} |")
+                    f"{again} | {steps} |")
     machines = sorted({recorded[key]["machine"] for key in recorded if key.startswith("preset/")})
     return ["\n".join(rows) + f"\n\nMachine: {', '.join(machines) or '–'}. The Playground's story presets "
             "(stsdemo/playground/presets.py); their sentences quote these records, and each mark (holds, reversed) a "

@@ -5,6 +5,7 @@ of the page (dismissable, reopened by the header's *Start here* link); the READM
 from __future__ import annotations
 
 from ..lesson import CLOSING, STEPS, Step  # noqa: F401 (the app reads the steps here)
+from ..story import plain
 from . import links
 
 
@@ -14,7 +15,9 @@ def step(tab: str) -> Step:
 
 
 def start_markdown() -> str:
-    """The start-here panel: a numbered list, each step a link to its state, then what to do and to notice."""
+    """The start-here panel: a numbered list, each step a link to its state, then what to do, to watch and what it
+    shows (the story's reveal, in English: the app's quiz is the Playground page's)."""
     items = [f"{i}. **[{step.title}]({step.query})** ({links.TABS[step.tab]}). {step.do}  \n"
-             f"   *Notice:* {step.notice}" for i, step in enumerate(STEPS, 1)]
+             f"   *Watch:* {plain(step.story.watch.en)} *What it shows:* {plain(step.story.reveal.en)}"
+             for i, step in enumerate(STEPS, 1)]
     return "### Start here\n" + "\n".join(items) + f"\n\n{CLOSING}"

@@ -1,8 +1,8 @@
 // The Playground page: reads site.json, restores the state its link names, and wires the controls, the player
 // (player.js, training in Web Workers) and the views together. Rendering stays apart from the state: a setting goes
 // through setValue (checked, the x0 <= d/2 rule applied, the link rewritten, the run told), and each view is drawn
-// by draw(), at most once an animation frame. The map, the Loss explorer, the start-here steps and the app's upload
-// and export are sections.js's.
+// by draw(), at most once an animation frame. The map, the Loss explorer and the app's upload and export are
+// sections.js's; the start-here steps and the presets' questions and reveals story.js's.
 (function () {
   "use strict";
   const { Settings } = PlaygroundState, { Controls } = PlaygroundControls, Panels = PlaygroundPanels;
@@ -51,7 +51,8 @@
     const settings = new Settings(site.settings, site.presets), rule = new PlaygroundPaired.Rule(site.rule);
     const query = new URLSearchParams(location.search), tab = query.get("tab");
     const restored = settings.fromQuery(tab === "loss" ? "" : location.search);
-    const state = { values: restored.values, preset: restored.preset, hidden: restored.hidden, upload: restored.upload };
+    const state = { values: restored.values, preset: restored.preset, hidden: restored.hidden, upload: restored.upload,
+                    page: restored.page };
     let view = null, selected = null;
 
     const player = new PlaygroundPlayer.Player({
@@ -68,6 +69,7 @@
     const controls = new Controls($("settings"), settings, setValue);
     const sections = PlaygroundSections.build(site, { settings, rule, state, player, tell, setValue,
                                                       current: () => view });
+    const story = PlaygroundStory.build(site, state);
 
     // ---- the state: one setting changed, checked, shown, linked and told to the run ----
     function setValue(name, value, refused) {
@@ -120,6 +122,7 @@
       const box = $("preset-box"), preset = site.presets.find((p) => p.name === state.preset);
       box.hidden = !preset;
       if (preset) box.replaceChildren(...Panels.presetBox(preset, settings.matchesPreset(state.values, state.preset)));
+      story.show(preset);
     }
 
     // ---- a view, drawn ----
@@ -214,7 +217,6 @@
     if (framed) sizeTheFrame();
 
     $("preset-list").replaceChildren(...Panels.presetList(site.presets, settings));
-    $("lesson").replaceChildren(...Panels.lesson(site.lesson));
     tell(restored.notices);
     apply();
     if (tab || state.preset) $("start").querySelector("details").open = false;   // a link opens its own step

@@ -1,6 +1,6 @@
 // The Playground page's text panels, built as DOM nodes (every text set as text, never as markup): the run's status
-// with both readings, the inspected pair, the pairs the buffer moved most, the story presets and the start-here
-// steps. A plain script: globalThis.PlaygroundPanels; needs engine.js and paired.js.
+// with both readings, the inspected pair, the pairs the buffer moved most and the story presets (their stories and
+// the start-here steps are story.js's). A plain script: globalThis.PlaygroundPanels; needs engine.js and paired.js.
 (function (root) {
   "use strict";
   const Engine = root.PlaygroundEngine, { fixed, grouped } = root.PlaygroundPaired;
@@ -153,24 +153,17 @@
     return presets.map((preset) => {
       const hide = preset.hide.filter((name) => settings.names.includes(name));
       return el("li", {}, el("a", { href: `?preset=${encodeURIComponent(preset.name)}` }, preset.title), ". ", rich(preset.do),
-        el("br"), el("em", {}, "Notice: "), rich(preset.notice), " ",
-        el("a", { href: `?preset=${encodeURIComponent(preset.name)}&hide=${hide.join(",")}`, className: "classroom" },
-           "classroom link (hides the finer controls)"));
+        " ", el("a", { href: `?preset=${encodeURIComponent(preset.name)}&hide=${hide.join(",")}`, className: "classroom" },
+           "classroom link (hides the finer controls)"), " · ",
+        el("a", { href: `?preset=${encodeURIComponent(preset.name)}&teach=1`, className: "teach-link" }, "teacher's mode"));
     });
   }
 
   function presetBox(preset, stillIt) {
     return [el("p", { className: "preset-title" }, "Preset: ", el("b", {}, preset.title),
               stillIt ? "" : " (a setting changed since, so the sentences below describe the preset's own run)"),
-            el("p", {}, rich(preset.do)), el("p", {}, el("em", {}, "Notice: "), rich(preset.notice))];
+            el("p", {}, rich(preset.do))];
   }
 
-  function lesson(steps) {
-    return steps.map((step) => el("li", {},
-      step.in_page ? el("a", { href: step.query }, step.title) : el("b", {}, step.title),
-      step.in_page ? "" : " (in the full app: python app.py)", ". ", rich(step.do),
-      el("br"), el("em", {}, "Notice: "), rich(step.notice)));
-  }
-
-  root.PlaygroundPanels = { el, sync, rich, status, pair, moved, dotsNote, presetList, presetBox, lesson, METRICS, DIGITS };
+  root.PlaygroundPanels = { el, sync, rich, status, pair, moved, dotsNote, presetList, presetBox, METRICS, DIGITS };
 })(typeof globalThis !== "undefined" ? globalThis : this);

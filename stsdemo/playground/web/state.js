@@ -2,12 +2,15 @@
 // declaration from site.json, read from and written to the page's link as the app's links are
 // (stsdemo.app.links): `preset=<name>` starts from a story preset's settings, the link's own values win, a bad value
 // takes its default with a notice, x0 > d/2 takes min(x0's default, d/2), and `hide=a,b` hides those controls (a
-// teacher's classroom link). `data=upload&upload=<key>` plays a visitor's own pairs in the app. No DOM here.
-// A plain script: globalThis.PlaygroundState.
+// teacher's classroom link). `data=upload&upload=<key>` plays a visitor's own pairs in the app. The page's own words
+// are kept too: `teach=1` (the teacher's mode, which also hides the preset's finer controls), `quiz=0` (no
+// questions) and `lang=<en|zh>`. No DOM here.
+// A plain script: globalThis.PlaygroundState; needs language.js.
 (function (root) {
   "use strict";
   const NOT_IN_PAGE = ["model"];        // the page plays the shipped encoder only
   const UPLOAD_KEY = /^[A-Za-z0-9_-]{1,80}$/;
+  const LANGUAGES = PlaygroundLanguage.LANGUAGES;   // language.js: the languages a link may ask for
 
   const titleOf = (name, meta) => meta.label || name.replace(/_/g, " ");
 
@@ -66,7 +69,8 @@
       return { ...values, x0 };
     }
 
-    // What a link restores: {values, preset (its name or null), hidden (names), upload (a key or null), notices}.
+    // What a link restores: {values, preset (its name or null), hidden (names), upload (a key or null),
+    // page ({teach, quiz, lang}), notices}.
     fromQuery(search) {
       const params = new URLSearchParams(search), notices = [];
       let values = this.defaults(), preset = null;
@@ -102,12 +106,17 @@
         notices.push(`hide= names ${unknown.length} unknown control${unknown.length > 1 ? "s" : ""}, left out ` +
                      `(the settings are: ${this.names.join(", ")})`);
       }
-      return { values, preset, hidden, upload: values.data === "upload" ? upload : null, notices };
+      const page = { teach: params.get("teach") === "1", quiz: params.get("quiz") !== "0",
+                     lang: LANGUAGES.includes(params.get("lang")) ? params.get("lang") : null };
+      if (page.teach && preset) {
+        hidden.push(...this.presets[preset].hide.filter((name) => this.names.includes(name) && !hidden.includes(name)));
+      }
+      return { values, preset, hidden, upload: values.data === "upload" ? upload : null, page, notices };
     }
 
     // The link of a state: its preset, each value that differs from where the preset (or the defaults) start, its
-    // upload key and the hidden controls, so a copied classroom link keeps hide=.
-    toQuery({ values, preset, hidden, upload }) {
+    // upload key, the hidden controls and the page's own words, so a copied classroom link keeps hide= and teach=.
+    toQuery({ values, preset, hidden, upload, page = {} }) {
       const start = preset ? { ...this.defaults(), ...this.presets[preset].settings } : this.defaults();
       const params = new URLSearchParams();
       if (preset) params.set("preset", preset);
@@ -116,6 +125,9 @@
       }
       if (values.data === "upload" && upload) params.set("upload", upload);
       if (hidden.length) params.set("hide", hidden.join(","));
+      if (page.teach) params.set("teach", "1");
+      if (page.quiz === false) params.set("quiz", "0");
+      if (page.lang) params.set("lang", page.lang);
       return params.toString().replace(/%2C/g, ",");
     }
 

@@ -1,0 +1,253 @@
+// The lesson on the page, in the page's language (language.js): a preset's question before ▶ Play, what to watch, and
+// after the run (the player at the preset's last step) the reveal, whether the answer was right, the answers so far and
+// a closed fold for the curious; the start-here steps with their stories; the glossary, each marked word a button whose
+// entry shows on hover, focus or tap. The texts are site.json's (stsdemo.story, stsdemo.playground.stories). Answers stay
+// in this browser (localStorage). ?quiz=0 asks nothing; ?teach=1 is the teacher's mode: big type, the story step by
+// step, the keys Space (play or pause), → (one step), R (reset), + and − (speed), and a slow motion of one pair's
+// update with and without the buffer. It reads the run from the page's body (data-step, data-finished, data-playing)
+// and presses the page's own buttons: it drives no run itself.
+// A plain script: globalThis.PlaygroundStory; needs language.js, engine.js, charts.js, panels.js and loss.js.
+(function (root) {
+  "use strict";
+  const { el, rich } = root.PlaygroundPanels;
+  const $ = (id) => document.getElementById(id);
+  const LANGUAGE = PlaygroundLanguage.pageLanguage();   // language.js; read before the page rewrites its link
+  const STORE = "stsdemo-quiz";                               // {preset name: the chosen choice's place}
+  const NARROW = "(max-width: 600px)";                        // a phone: the start-here steps fold to one line
+  const WORDS = {
+    en: { before: "Before you play: ", think: "Think first: ", after: "After you try it",
+          curious: "For the curious", stop: ". ", colon: ": ", answer: "The answer: ", yours: "Your answer: ", right: ", right.", wrong: ", not this time.",
+          unanswered: "No answer was chosen before the run.", glossary: "Glossary", app: " (in the full app: python app.py)",
+          so_far: (right, total) => `Your answers so far: ${right} of ${total} right.`,
+          step: (step, steps) => `step ${step} of ${steps}`,
+          teach: "Teacher's mode: Space plays or pauses, → one step, R resets, + and − change the speed.",
+          slow: "Slow motion: one pair's update, with and without the buffer", once: "One update", again: "Start again",
+          twins: ["with the buffer", "without it"],
+          read: (twin, prediction, pull) => `${twin}: prediction ${prediction}, pull ${pull}` },
+    zh: { before: "开始之前先想一想：", think: "先想一想：", after: "动手之后再看", curious: "想深入了解", stop: "。", colon: "：",
+          answer: "答案：", yours: "你的答案：", right: "，答对了。", wrong: "，这次没答对。", unanswered: "运行前没有选择答案。",
+          glossary: "术语表", app: "（需在完整应用中：python app.py）",
+          so_far: (right, total) => `目前的答题情况：${total} 题中答对 ${right} 题。`,
+          step: (step, steps) => `第 ${step} 步，共 ${steps} 步`,
+          teach: "教师模式：空格键播放或暂停，→ 前进一步，R 重置，+ 和 − 调整速度。",
+          slow: "慢动作：一个句对的一次更新，带与不带缓冲区", once: "更新一次", again: "重新开始",
+          twins: ["带缓冲区", "不带缓冲区"],
+          read: (twin, prediction, pull) => `${twin}：预测 ${prediction}，拉力 ${pull}` },
+  }[LANGUAGE];
+  const say = (text) => text[LANGUAGE] || text.en;
+  const grouped = (n) => Number(n).toLocaleString("en-US");
+  const TERM = /\[\[([a-z-]+):([^\]]+)\]\]/g;                // stsdemo.story.TERM
+
+  // the answers kept in this browser; a browser that keeps none (storage off) keeps them for this visit
+  const answers = {
+    kept: {},
+    read() { try { return JSON.parse(localStorage.getItem(STORE)) || {}; } catch { return this.kept; } },
+    write(name, choice) {
+      const all = { ...this.read(), [name]: choice };
+      this.kept = all;
+      try { localStorage.setItem(STORE, JSON.stringify(all)); } catch { /* kept for this visit */ }
+    },
+  };
+
+  function build(site, state) {
+    const glossary = site.glossary;
+    for (const id of ["lesson", "story"]) $(id).lang = LANGUAGE === "zh" ? "zh-Hans" : "en";
+    let tips = 0;
+    // a text as nodes: each [[key:words]] a button that shows its glossary entry on hover, focus or tap
+    function text(words) {
+      const source = say(words), nodes = [];
+      let last = 0;
+      for (const match of source.matchAll(TERM)) {
+        nodes.push(source.slice(last, match.index), term(match[1], match[2]));
+        last = match.index + match[0].length;
+      }
+      nodes.push(source.slice(last));
+      return nodes;
+    }
+    function term(key, shown) {
+      const entry = glossary[key], id = `term-tip-${++tips}`;
+      const tip = el("span", { className: "term-tip", id, role: "tooltip", hidden: true },
+                     el("b", {}, say(entry.name)), WORDS.colon, say(entry.meaning));
+      const button = el("button", { type: "button", className: "term" }, shown);
+      button.setAttribute("aria-describedby", id);
+      const open = (shown) => {
+        tip.hidden = !shown;
+        button.setAttribute("aria-expanded", String(shown));
+        if (shown) onScreen(tip);
+      };
+      button.addEventListener("mouseenter", () => open(true));
+      button.addEventListener("mouseleave", () => open(document.activeElement === button));
+      button.addEventListener("focus", () => open(true));
+      button.addEventListener("blur", () => open(false));
+      button.addEventListener("click", () => open(tip.hidden));
+      button.addEventListener("keydown", (event) => { if (event.key === "Escape") open(false); });
+      open(false);
+      return el("span", { className: "term-wrap" }, button, tip);
+    }
+    const curious = (story) => el("details", { className: "curious" }, el("summary", {}, WORDS.curious),
+                                  el("p", {}, text(story.curious)));
+
+    // ---- the start-here steps, each with its story, and the glossary ----
+    $("lesson").replaceChildren(...site.lesson.map((step) => {
+      const { question } = step.story;
+      return el("li", {},
+        step.in_page ? el("a", { href: step.query }, step.title) : el("b", {}, step.title),
+        step.in_page ? "" : WORDS.app, ". ", rich(step.do),
+        el("p", { className: "ask" }, el("b", {}, WORDS.think), text(question.ask), " ",
+           question.choices.map((choice, i) => el("span", { className: "choice" }, `${"ABC"[i]}. `, say(choice), " "))),
+        el("p", { className: "watch" }, text(step.story.watch)),
+        el("details", { className: "after" }, el("summary", {}, WORDS.after),
+           el("p", {}, el("b", {}, WORDS.answer), say(question.choices[question.answer]), WORDS.stop,
+              text(step.story.reveal)), curious(step.story)));
+    }));
+    $("lesson").after(el("details", { id: "glossary", className: "glossary" }, el("summary", {}, WORDS.glossary),
+      el("dl", {}, Object.values(glossary).map((entry) => [el("dt", {}, say(entry.name)), el("dd", {}, say(entry.meaning))]))));
+    if (matchMedia(NARROW).matches) $("start").querySelector("details").open = false;
+
+    // ---- a preset's story beside the Playground ----
+    const box = $("story");
+    let shown = null, parts = null;
+    function show(preset) {
+      if (preset === shown) return;
+      shown = preset;
+      box.hidden = !preset;
+      if (!preset) { box.replaceChildren(); return; }
+      const { question } = preset.story, chosen = answers.read()[preset.name];
+      const choices = question.choices.map((choice, i) => {
+        const radio = el("input", { type: "radio", name: "quiz-answer", value: String(i), checked: chosen === i });
+        radio.addEventListener("change", () => answers.write(preset.name, i));
+        return el("label", { className: "choice" }, radio, " ", say(choice));
+      });
+      parts = {
+        ask: el("fieldset", { className: "question", hidden: !state.page.quiz },
+                el("legend", {}, WORDS.before, text(question.ask)), choices),
+        watch: el("p", { className: "watch" }, text(preset.story.watch)),
+        reveal: el("div", { className: "reveal", id: "reveal", hidden: true, ariaLive: "polite" }),
+      };
+      box.replaceChildren(parts.ask, parts.watch, parts.reveal);
+      follow();
+    }
+    function reveal(preset) {
+      const { question } = preset.story, all = answers.read(), chosen = all[preset.name];
+      const right = say(question.choices[question.answer]);
+      const verdict = !state.page.quiz ? [el("b", {}, WORDS.answer), right, WORDS.stop]
+        : chosen === undefined ? [WORDS.unanswered, " ", el("b", {}, WORDS.answer), right, WORDS.stop]
+        : [el("b", {}, WORDS.yours), say(question.choices[chosen]),
+           chosen === question.answer ? WORDS.right : WORDS.wrong,
+           chosen === question.answer ? "" : [" ", el("b", {}, WORDS.answer), right, WORDS.stop]];
+      const scored = site.presets.filter((p) => all[p.name] !== undefined);
+      const tally = scored.filter((p) => all[p.name] === p.story.question.answer).length;
+      parts.reveal.replaceChildren(el("p", { className: "verdict-line" }, verdict), el("p", {}, text(preset.story.reveal)),
+        state.page.quiz ? el("p", { className: "note" }, WORDS.so_far(tally, scored.length)) : null, curious(preset.story));
+    }
+
+    // ---- the run, as the page's body says it: the step beside ▶ Play, the story's stages ----
+    function follow() {
+      const { step, finished, playing } = document.body.dataset;
+      if (step !== undefined) $("step-count").textContent = WORDS.step(grouped(step), grouped(state.values.steps));
+      if (!parts) return;
+      const done = finished === "true";
+      parts.ask.disabled = Number(step) > 0;        // the answer is the one given before the run
+      if (done && parts.reveal.hidden) reveal(shown);
+      parts.reveal.hidden = !done;
+      // the teacher's mode tells the story step by step: what to watch once it plays, the question until then
+      if (state.page.teach) parts.watch.hidden = !(playing === "true" || done || Number(step) > 0);
+    }
+    new MutationObserver(follow).observe(document.body, { attributes: true,
+                                                          attributeFilter: ["data-step", "data-finished", "data-playing"] });
+    if (state.page.teach) teach(state);
+    return { show };
+  }
+
+  // an entry opened near the screen's right edge moves left, within the screen
+  function onScreen(tip) {
+    tip.style.transform = "";
+    const box = tip.getBoundingClientRect(), right = document.documentElement.clientWidth - 8;
+    if (box.right > right) tip.style.transform = `translateX(${Math.round(Math.max(right - box.right, 8 - box.left))}px)`;
+  }
+
+  // ---- the teacher's mode ----
+  function teach(state) {
+    document.body.classList.add("teach");
+    $("playground").prepend(el("p", { className: "note teach-keys" }, WORDS.teach));
+    $("story").after(slowMotion(state));
+    const typing = (target) => target.closest("input, select, textarea, [contenteditable]");
+    const press = (id) => $(id).click();
+    document.addEventListener("keydown", (event) => {
+      if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
+      const key = event.key;
+      if (key === " ") {
+        if (event.target.closest("button, summary, a")) return;   // Space presses what has the focus
+        press(document.body.dataset.playing === "true" ? "pause" : "play");
+      } else if (key === "ArrowRight") press("step");
+      else if (key === "r" || key === "R") press("reset");
+      else if (key === "+" || key === "=" || key === "-" || key === "−") speed(key === "-" || key === "−" ? 0.5 : 2);
+      else return;
+      event.preventDefault();
+    });
+  }
+
+  // the speed box (hidden in a teacher's link, still the page's one control for it), doubled or halved in its range
+  function speed(factor) {
+    const box = $("setting-speed");
+    const next = Math.min(Number(box.max), Math.max(Number(box.min), Math.round(Number(box.value) * factor)));
+    box.value = String(next);
+    box.dispatchEvent(new Event("change"));
+  }
+
+  // ---- the teacher's slow motion: one pair pulled toward its label, update by update, by the run's loss (k, x0) and
+  // by its twin without the buffer; the buffered prediction stops at the buffer's edge, the other reaches the label ----
+  const SLOW = { prediction: 3.6, label: 3, rate: 0.05, reach: 1 };   // the Loss explorer's start-here sample
+  function slowMotion(state) {
+    const { CURVES } = root.PlaygroundLoss, { COLORS } = root.PlaygroundCharts;
+    const canvas = el("canvas", { id: "slow-chart", height: 90 });
+    canvas.setAttribute("role", "img");
+    canvas.setAttribute("aria-label", WORDS.slow);
+    const said = el("p", { className: "note", id: "slow-said", role: "status" });
+    let predictions = [];
+    const curve = (twin) => (twin === 0 ? CURVES[state.values.loss]
+                                        : CURVES[root.PlaygroundEngine.LOSSES[state.values.loss].twin.toLowerCase()]);
+    const pull = (twin, prediction) => {   // df/dprediction: the buffered loss takes x0, its twin is k times its own
+      const { k, x0 } = state.values, x = Math.abs(prediction - SLOW.label), sign = Math.sign(prediction - SLOW.label);
+      return sign * (twin === 0 ? curve(0).df(x, k, x0) : k * curve(1).df(x));
+    };
+    function draw() {
+      const width = canvas.parentElement.clientWidth || 600, context = canvas.getContext("2d"), margin = 120;
+      canvas.width = width;
+      const across = (value) => margin + (value - SLOW.label + SLOW.reach) / (2 * SLOW.reach) * (width - margin - 12);
+      const { x0 } = state.values;
+      context.clearRect(0, 0, width, canvas.height);
+      context.fillStyle = COLORS.buffer;
+      context.fillRect(across(SLOW.label - x0), 4, across(SLOW.label + x0) - across(SLOW.label - x0), 82);
+      context.fillStyle = "#1f2937";
+      context.fillRect(across(SLOW.label) - 1, 4, 2, 82);
+      context.font = "13px sans-serif";
+      predictions.forEach((prediction, twin) => {
+        const y = 26 + twin * 40;
+        context.fillStyle = "#1f2937";
+        context.fillText(WORDS.twins[twin], 4, y + 4);
+        context.fillStyle = twin === 0 ? COLORS[state.values.loss] : "#7f7f7f";
+        context.beginPath();
+        context.arc(across(prediction), y, 7, 0, 2 * Math.PI);
+        context.fill();
+      });
+      Object.assign(canvas.dataset, { predictions: predictions.join(","), label: String(SLOW.label) });
+      said.textContent = predictions.map((prediction, twin) =>
+        WORDS.read(WORDS.twins[twin], prediction.toFixed(3), Math.abs(pull(twin, prediction)).toFixed(3))).join(" · ");
+    }
+    const start = () => { predictions = [SLOW.prediction, SLOW.prediction]; draw(); };
+    const once = el("button", { type: "button", id: "slow-once" }, WORDS.once);
+    once.addEventListener("click", () => {
+      predictions = predictions.map((prediction, twin) => prediction - SLOW.rate * pull(twin, prediction));
+      draw();
+    });
+    const again = el("button", { type: "button", id: "slow-again" }, WORDS.again);
+    again.addEventListener("click", start);
+    const box = el("details", { id: "slow", className: "slow" }, el("summary", {}, WORDS.slow), canvas, said,
+                   el("div", { className: "slow-buttons" }, once, again));
+    box.addEventListener("toggle", () => { if (box.open) start(); });
+    return box;
+  }
+
+  root.PlaygroundStory = { build, LANGUAGE };
+})(typeof globalThis !== "undefined" ? globalThis : this);
