@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from stsdemo import lesson
+from stsdemo.story import plain
 
 REPO = Path(__file__).resolve().parent.parent
 README = REPO / "README.md"
@@ -217,7 +218,10 @@ def test_the_readme_lists_the_start_here_path_in_order_and_lesson_md_tells_each_
     assert all(f"`{step.query}`" in path for step in lesson.STEPS) and "`?tab=bench`" in path
     page = (REPO / "docs" / "lesson.md").read_text(encoding="utf-8")
     for step in lesson.STEPS:
-        assert all(part in page for part in (step.title, f"`{step.query}`", step.do, step.notice)), step.title
+        story = step.story
+        said = (story.question.ask, story.question.choices[story.question.answer], story.watch, story.reveal)
+        parts = (step.title, f"`{step.query}`", step.do, *(plain(words.en) for words in said))
+        assert all(part in page for part in parts), step.title
     for text in (readme(), page):       # app links are relative to wherever the app runs, never a fixed port
         assert re.search(r"7860/\?tab=", text) is None
 
