@@ -14,7 +14,8 @@ def step(tab: str) -> Step:
 
 
 def start_markdown() -> str:
-    """The start-here panel: a numbered list, each step a link to its state, then what to do and to notice."""
+    """The start-here steps (under the panel's heading): a numbered list, each step a link to its state, then what
+    to do and to notice."""
     items = [f"{i}. **[{step.title}]({step.query})** ({links.TABS[step.tab]}). {step.do}  \n"
              f"   *Notice:* {step.notice}" for i, step in enumerate(STEPS, 1)]
-    return "### Start here\n" + "\n".join(items) + f"\n\n{CLOSING}"
+    return "\n".join(items) + f"\n\n{CLOSING}"

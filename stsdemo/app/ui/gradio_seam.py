@@ -49,6 +49,7 @@ from .. import fair_queue as fair, slots
 from ..uploads import UploadLedger, uploaded_paths
 from ..finetune.curves import dev_y_range
 from . import rest
+from .words import english
 
 WRITTEN_FOR = "6.31.0"     # the Gradio version every workaround below was written for and tested against
 
@@ -79,7 +80,7 @@ def name_input_errors() -> None:
 
 def field_name(block) -> str:
     """How a refusal names a field: its label (what the page shows), else its id."""
-    return str(block.label or block.elem_id or type(block).__name__.lower())
+    return english(block.label or block.elem_id or type(block).__name__.lower())
 
 
 def read_field(block, payload, name: str):

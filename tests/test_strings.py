@@ -1,0 +1,75 @@
+"""The words of the app and the Playground page, declared once in stsdemo/strings.json in English and 简体中文: every
+entry in both languages, every key the app or the page uses declared in both, and the app hands Gradio both."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from stsdemo import strings
+
+WEB = Path(strings.__file__).parent / "playground" / "web"
+
+
+def test_every_declared_string_is_in_both_languages_and_only_the_english_reads_english():
+    for part in ("app", "page"):
+        table = strings.table(part)
+        assert set(table) == set(strings.LANGUAGES) and set(table["en"]) == set(table["zh"])
+        assert all(table[lang][key].strip() for lang in strings.LANGUAGES for key in table["en"])
+    # a Chinese text that is the English one again is a text someone forgot to translate (names excepted)
+    kept = {key for key, texts in strings.declared()["app"].items() if texts["en"] == texts["zh"]}
+    assert kept == {"tab_playground"}
+
+
+@pytest.mark.parametrize("part, key, lang", [("app", "tab_score", "zh"), ("page", "play", "en"), ("page", "play", "zh")])
+def test_a_string_in_one_language_only_is_refused(part, key, lang):
+    broken = copy.deepcopy(strings.declared())
+    del broken[part][key][lang]
+    with pytest.raises(ValueError, match=rf"not in every language: {part}\.{key} \({lang}\)"):
+        strings.check(broken)
+    broken[part][key][lang] = ""
+    with pytest.raises(ValueError, match=rf"{part}\.{key}"):
+        strings.check(broken)
+
+
+def test_every_setting_the_page_shows_has_its_title_in_both_languages():
+    broken = copy.deepcopy(strings.declared())
+    del broken["playground_settings"]["x0"]
+    with pytest.raises(ValueError, match="not: x0"):
+        strings.check(broken)
+    page = strings.table("page")
+    assert page["en"]["setting_x0"] == "buffer x0" and page["zh"]["setting_x0"] == "缓冲区 x0"
+
+
+def test_the_app_hands_gradio_both_languages_of_every_text_it_shows():
+    from app_fixtures import small_app_state
+
+    from stsdemo.app.page import build_demo, launch_kwargs
+    from stsdemo.app.ui.words import I18N
+
+    demo = build_demo(small_app_state())
+    config = json.dumps(demo.get_config_file(), default=str)
+    used = set(re.findall(r'translation_metadata\\+", \\+"key\\+": \\+"(\w+)', config))
+    translations = launch_kwargs(mcp=False)["i18n"].translations
+    assert launch_kwargs(mcp=False)["i18n"] is I18N
+    declared = {re.sub(r"_[0-9a-f]{12}$", "", key) for key in used}   # a text with values filled: key_<hash>
+    assert {"tab_score", "tab_train", "score_button", "train_start", "start_here", "header", "train_upload"} <= declared
+    missing = sorted(key for key in used for lang in strings.LANGUAGES if not translations[lang].get(key))
+    assert not missing
+    tabs = [translations["zh"][f"tab_{tab}"] for tab in ("score", "loss", "train", "bench")]
+    assert tabs == ["句对打分", "损失函数探索", "微调", "基准测试"]
+
+
+def test_a_text_with_values_is_filled_in_each_language_and_an_unknown_key_is_refused():
+    from stsdemo.app.ui.words import I18N, english, say
+
+    filled = say("train_upload", cap=say("upload_cap", size="1 MB"))
+    assert english(filled) == "Training CSV / TSV (sentence1, sentence2, label). Files up to 1 MB."
+    assert I18N.translations["zh"][filled.key] == "训练用 CSV / TSV（sentence1、sentence2、label）。文件最大 1 MB。"
+    assert "}" not in filled.key   # Gradio's page reads a marker up to its first "}"
+    with pytest.raises(KeyError):
+        say("no_such_text")
