@@ -17,6 +17,7 @@ import shutil
 from dataclasses import fields
 from pathlib import Path
 
+from . import strings
 from .lesson import STEPS
 from .losses.explorer import SAMPLE, SAMPLE_REACH, SLIDERS, START
 from .losses.spec import paper_k_text
@@ -105,7 +106,7 @@ def manifest(app: dict | None = None) -> dict:
             "loss": {"start": START, "sample": list(SAMPLE), "sample_reach": SAMPLE_REACH,
                      "hint": f"Paper: {paper_k_text()}",
                      "sliders": {name: dict(zip(("low", "high", "step"), bounds)) for name, bounds in SLIDERS.items()}},
-            "app": app}
+            "strings": strings.table("page"), "app": app}
 
 
 def copy_page(folder: Path) -> None:

@@ -287,3 +287,23 @@ def test_a_browser_without_web_workers_is_told_so(browser, base_url):
     page.goto(base_url + "index.html")
     page.wait_for_selector("#no-worker", state="visible")
     assert "Web Worker" in page.inner_text("#no-worker")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_page_speaks_the_language_its_link_names(browser, base_url, lang):
+    from stsdemo.strings import table
+
+    words = table("page")[lang]
+    page, errors = opened(browser, f"{base_url}index.html?lang={lang}", 1280)
+    assert page.evaluate("document.documentElement.lang") == lang and page.title() == words["title"]
+    assert page.locator("#play").inner_text() == words["play"]
+    assert page.locator("#map-title").inner_text() == words["map_title"]
+    for name in ("loss", "x0", "lr"):
+        assert page.locator(f"label[for=setting-{name}]").text_content() == words[f"setting_{name}"]
+    assert page.locator("#setting-loss option[value=sk2]").inner_text() == words["choice_loss_sk2"]
+    titles = page.evaluate("document.getElementById('curves').frames.map(([panel]) => panel.title)")
+    assert titles == [words["curve_report"].format(metric=words["metric_spearman"]),
+                      words["curve_selection"].format(metric=words["metric_spearman"]),
+                      words["curve_memorisation"], words["curve_inside"]]
+    assert not errors
+    page.close()

@@ -2,7 +2,7 @@
 // cell's per-seed differences and each reading's corrected verdicts) for the settings' data, loss and head, under one
 // of its readings: a grid of label noise x training pairs, ▲ where the buffer holds, ▼ where it is reversed, the
 // cell nearest the settings outlined, and what the map shows in words. A plain script: globalThis.PlaygroundMap;
-// needs paired.js.
+// needs paired.js and panels.js.
 (function (root) {
   "use strict";
   const { Paired, fixed, grouped } = root.PlaygroundPaired;
@@ -10,7 +10,6 @@
   const READ_BY = root.PlaygroundEngine.READ_BY;   // site.json's engine.read_by
   const HEADS = ["paper", "mlp"];
   const MATCHED = ["head", "width", "loss", "k", "x0", "d", "round_labels", "lr", "batch_size", "steps", "seeds"];
-  const METRIC_NAMES = { spearman: "Spearman ×100", accuracy: "on the gold node (%)" };
   const LOSS_NAMES = { sk2: "Smooth K2", trelu: "Translated ReLU" };
 
   const key = (data, loss, head, noise, size) => `payoff/${data}/${loss}/${head}/noise${noise}/pairs${size}`;
@@ -55,7 +54,7 @@
       }));
       const pool = (this.datasets[data] || {}).pool || 1;
       const current = this.nearest(config.noise, config.train_pairs, pool);
-      const title = `${LOSS_NAMES[config.loss]} − its x0 = 0 twin · ${METRIC_NAMES[metric]} · ${data.toUpperCase()} · ` +
+      const title = `${LOSS_NAMES[config.loss]} − its x0 = 0 twin · ${root.PlaygroundPanels.metricName(metric)} · ${data.toUpperCase()} · ` +
                     `${head} head · ${this.readings[reading]}`;
       const lines = [this.reading(cells, reading)];
       if (data !== config.data) lines.unshift(`No map is recorded for uploaded pairs; this is the ${data.toUpperCase()} map, to compare with.`);

@@ -3,9 +3,8 @@
 // steps. A plain script: globalThis.PlaygroundPanels; needs engine.js and paired.js.
 (function (root) {
   "use strict";
-  const Engine = root.PlaygroundEngine, { fixed, grouped } = root.PlaygroundPaired;
-  const METRICS = { spearman: "Spearman ×100", accuracy: "on the gold node (%)", error: "mean |error|",
-                    inside: "training pairs within x0 of their label (%)" };
+  const Engine = root.PlaygroundEngine, { fixed, grouped } = root.PlaygroundPaired, { text } = root.PlaygroundText;
+  const metricName = (metric) => text(`metric_${metric}`);   // spearman, accuracy, error, inside
   const DIGITS = { spearman: 2, accuracy: 1, error: 3, inside: 1 };
 
   // el("p", {className: "x"}, "text", child, ...): an element with properties and children (strings become text)
@@ -49,7 +48,7 @@
   // ---- the status: where the run is, both twins' numbers, both readings with verdicts, the rule ----
   // Its step is the one its numbers were measured at: while playing, the dots (a glance) run ahead of it.
   function status(view, encoder) {
-    const { config, about, readBy, now, atBest } = view, name = METRICS[readBy], step = view.measurement.step;
+    const { config, about, readBy, now, atBest } = view, name = metricName(readBy), step = view.measurement.step;
     const head = config.head + " head" + (config.head === "mlp" ? ` (${config.width} hidden units)` : "");
     const where = el("p", {}, el("b", {}, `Step ${grouped(step)} of ${grouped(config.steps)}`),
       ` · ${view.seeds} seed${view.seeds > 1 ? "s" : ""} · ${head} on frozen ${encoder} embeddings · ` +
@@ -64,7 +63,7 @@
        view.bestSteps.map((step) => el("td", {}, grouped(step)))],
       [`${name}, training pairs − selection set (memorisation)`, cells(view.memorisation, DIGITS[readBy])],
       ...["spearman", "accuracy", "error"].filter((metric) => metric !== readBy)
-        .map((metric) => [`${METRICS[metric]} · at this step`, cells(now[metric], DIGITS[metric])]),
+        .map((metric) => [`${metricName(metric)} · at this step`, cells(now[metric], DIGITS[metric])]),
       [`training pairs within x0 = ${config.x0} of their label (%): both twins measured against the buffered ` +
        "twin's x0", cells(now.inside, DIGITS.inside)],
     ];
@@ -72,7 +71,7 @@
       el("tr", {}, el("th", {}, ""), view.twinLabels.map((text, t) => el("th", { scope: "col", title: text }, twinHeading(t, config)))),
       rows.map(([title, tds]) => el("tr", {}, el("th", { scope: "row" }, title), tds)));
     const readings = view.readings.map((reading) => el("li", {}, el("b", {}, reading.title), ": ",
-      reading.comparisons.map(({ metric, paired }, i) => [i ? " · " : "", `${METRICS[metric]} `,
+      reading.comparisons.map(({ metric, paired }, i) => [i ? " · " : "", `${metricName(metric)} `,
         el("b", { className: "reading" }, paired.numbers()), ": ",
         el("span", { className: "verdict", dataset: { verdict: paired.verdict } }, paired.verdict)])));
     return [where, el("div", { className: "scroll" }, table), el("p", {}, el("b", {}, "Buffer − none"), ", paired over the seeds:"),
@@ -172,5 +171,5 @@
       el("br"), el("em", {}, "Notice: "), rich(step.notice)));
   }
 
-  root.PlaygroundPanels = { el, sync, rich, status, pair, moved, dotsNote, presetList, presetBox, lesson, METRICS, DIGITS };
+  root.PlaygroundPanels = { el, sync, rich, status, pair, moved, dotsNote, presetList, presetBox, lesson, metricName, DIGITS };
 })(typeof globalThis !== "undefined" ? globalThis : this);

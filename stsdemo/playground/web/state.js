@@ -9,8 +9,6 @@
   const NOT_IN_PAGE = ["model"];        // the page plays the shipped encoder only
   const UPLOAD_KEY = /^[A-Za-z0-9_-]{1,80}$/;
 
-  const titleOf = (name, meta) => meta.label || name.replace(/_/g, " ");
-
   class Settings {
     constructor(declarations, presets) {
       this.declarations = declarations;
@@ -18,7 +16,7 @@
       this.presets = Object.fromEntries(presets.map((preset) => [preset.name, preset]));
     }
     meta(name) { return this.declarations[name]; }
-    title(name) { return titleOf(name, this.meta(name)); }
+    title(name) { return root.PlaygroundText.text(`setting_${name}`); }   // strings.json's, in the page's language
     defaults() { return Object.fromEntries(Object.entries(this.declarations).map(([name, meta]) => [name, meta.default])); }
 
     // One value checked against its declaration (stsdemo.config.check_setting): the value, or an Error saying why.
