@@ -305,5 +305,8 @@ def test_the_page_speaks_the_language_its_link_names(browser, base_url, lang):
     assert titles == [words["curve_report"].format(metric=words["metric_spearman"]),
                       words["curve_selection"].format(metric=words["metric_spearman"]),
                       words["curve_memorisation"], words["curve_inside"]]
+    axes = page.evaluate("document.getElementById('dots').frames.map(([panel]) => panel.x_title)")
+    assert axes == [words["axis_gold"]] * 2
+    assert page.locator("#status b").first.inner_text() == words["status_step"].format(step=0, steps="1,000")
     assert not errors
     page.close()

@@ -73,3 +73,31 @@ def test_a_text_with_values_is_filled_in_each_language_and_an_unknown_key_is_ref
     assert "}" not in filled.key   # Gradio's page reads a marker up to its first "}"
     with pytest.raises(KeyError):
         say("no_such_text")
+
+
+def test_every_key_the_app_names_is_declared_and_every_declared_key_is_named():
+    app = Path(strings.__file__).parent / "app"
+    named = {key for path in app.rglob("*.py") for key in re.findall(r'\bsay\("(\w+)"', path.read_text(encoding="utf-8"))}
+    assert named == set(strings.table("app")["en"])
+
+
+def test_every_key_the_page_names_is_declared_and_every_declared_key_is_named():
+    from stsdemo.playground.config import declaration
+
+    sources = {path.name: path.read_text(encoding="utf-8") for path in [*WEB.glob("*.js"), WEB / "index.html"]}
+    everything = "\n".join(sources.values())
+    named = set(re.findall(r'data-text(?:-label|-title)?="(\w+)"', everything))
+    for argument in re.findall(r"\btext\(([^,()]*)", everything):   # text("key", ...), text(x ? "a" : "b")
+        named |= set(re.findall(r'"(\w+)"', argument))
+    declared = set(strings.table("page")["en"])
+    assert named - declared == set()
+    # keys a script names through a variable: a list of keys or a word ("yes"), then the families it builds
+    named |= declared & set(re.findall(r'"(\w+)"', everything))
+    named |= {f"{key}_short" for key in named if f"{key}_short" in declared and "${key}_short" in sources["panels.js"]}
+    metrics = re.search(r"const DIGITS = \{([^}]*)\}", sources["panels.js"]).group(1)
+    named |= {f"metric_{metric}" for metric in re.findall(r"(\w+):", metrics)}
+    worded = re.search(r"WORDED = \[([^\]]*)\]", sources["controls.js"]).group(1)
+    named |= {f"choice_{name}_{choice}" for name in re.findall(r'"(\w+)"', worded)
+              for choice in declaration(name)["choices"]}
+    named |= {f"setting_{name}" for name in strings.setting_titles()}
+    assert named == declared

@@ -17,8 +17,7 @@
   const POINTS = 400;
 
   function problem(k, x0, d) {   // stsdemo.losses.buffer.check_buffer's rule, in words ("" when the knobs are valid)
-    return x0 > d / 2 ? `x0 = ${x0} is more than d/2 = ${d / 2}: predictions in the red band already round to a ` +
-                        "wrong node, yet get no pull" : "";
+    return x0 > d / 2 ? text("loss_problem", { x0, half: d / 2 }) : "";
   }
 
   // Two panels, the loss and its pull, over x from 0 to max(2.5 d, x0 + d); `references`: the names drawn besides.
@@ -49,16 +48,17 @@
   function formulas({ k, x0, d }) {
     return {
       losses: [
-        { name: "Translated ReLU", says: "the same pull k on every sample outside the buffer",
+        { name: "Translated ReLU", says: text("loss_says_trelu"),
           general: "f(x) = max(0, k (x − x0))", here: `f(x) = max(0, ${k} (x − ${x0}))` },
-        { name: "Smooth K2", says: "the pull 2k (x − x0) grows with the error; smooth at x0",
+        { name: "Smooth K2", says: text("loss_says_sk2"),
           general: "f(x) = k max(0, x − x0)²", here: `f(x) = ${k} max(0, x − ${x0})²` },
       ],
-      note: `x = |prediction − label|, buffer 0 ≤ x0 ≤ d/2, here d/2 = ${d / 2}.`,
+      note: text("loss_note", { half: d / 2 }),
     };
   }
 
-  // The loss and pull one sample gets under each loss, before the batch mean (df/dprediction: negative raises it).
+  // The loss and pull one sample gets under each loss, before the batch mean (df/dprediction: negative raises it);
+  // inside: "yes" or "no", the page's keys of those words.
   function sampleRows({ k, x0, prediction, label }) {
     const x = Math.abs(prediction - label), sign = Math.sign(prediction - label);
     return Object.values(CURVES).map((curve) => ({
@@ -69,9 +69,7 @@
 
   function verdict({ k, x0, d }) {
     const found = problem(k, x0, d);
-    return found ? `✗ Invalid setting: ${found}.`
-      : `✓ Valid. A prediction within ±${x0} of its label gets no gradient; every prediction that rounds to a wrong ` +
-        `node (x > ${d / 2}) is still pulled back.`;
+    return found ? text("loss_invalid", { problem: found }) : text("loss_valid", { x0, half: d / 2 });
   }
 
   root.PlaygroundLoss = { spec, formulas, sampleRows, verdict, problem, CURVES };

@@ -26,7 +26,9 @@
     if (!response.ok) throw new Error(`site.json could not be loaded (HTTP ${response.status})`);
     return response.json();
   }).then((site) => {
-    PlaygroundText.use(site.strings, PlaygroundLanguage.pageLanguage());
+    const language = PlaygroundLanguage.pageLanguage();
+    PlaygroundText.use(site.strings, language);
+    document.documentElement.lang = language;
     document.title = text("title");
     PlaygroundText.fill(document.body);
     if (!lossOnly && typeof Worker === "undefined") {

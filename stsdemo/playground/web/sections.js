@@ -44,16 +44,16 @@
     const boxes = {}, clamped = el("p", { id: "loss-clamped", className: "note", role: "status" });
     // a number for `name` from text (typed, or a link's), and what to say of it: a knob's is held to its range; the
     // sample's prediction or label, past ±reach or not a number, keeps its value
-    const read = (name, text) => {
-      const number = Number(text), given = text !== "" && text !== null && Number.isFinite(number);
+    const read = (name, typed) => {
+      const number = Number(typed), given = typed !== "" && typed !== null && Number.isFinite(number);
       if (!declared.sliders[name]) {
         return given && Math.abs(number) <= reach ? { value: number, said: "" }
-          : { value: knobs[name], said: `${name} ${String(text).slice(0, 20)} is not a number within ±${reach}: it stays ${knobs[name]}.` };
+          : { value: knobs[name], said: text("loss_sample_refused", { name, given: String(typed).slice(0, 20), reach, value: knobs[name] }) };
       }
       const { low, high } = declared.sliders[name];
-      if (!given) return { value: knobs[name], said: text === "" ? "" : `${settings.title(name)} is not a number: it stays ${knobs[name]}.` };
+      if (!given) return { value: knobs[name], said: typed === "" ? "" : text("loss_knob_not_number", { title: settings.title(name), value: knobs[name] }) };
       const value = Math.min(Math.max(number, low), high);
-      return { value, said: value === number ? "" : `${settings.title(name)} ${number} is outside this explorer's range (${low} to ${high}): drawn at ${value}.` };
+      return { value, said: value === number ? "" : text("loss_knob_clamped", { title: settings.title(name), given: number, low, high, value }) };
     };
     const knob = (name) => {
       const { low, high, step } = declared.sliders[name], id = `loss-${name}`;
@@ -115,7 +115,7 @@
         el("tr", {}, [text("loss_column_loss"), text("loss_column_x"), "f(x)", "df/dprediction", text("loss_column_in_buffer")]
           .map((heading) => el("th", { scope: "col" }, heading))),
         rows.map((row) => el("tr", {}, el("th", { scope: "row" }, row.loss), el("td", {}, row.x), el("td", {}, row.f),
-                                      el("td", {}, row.pull), el("td", {}, row.inside)))));
+                                      el("td", {}, row.pull), el("td", {}, text(row.inside))))));
     }
     new ResizeObserver(draw).observe($("loss"));
 

@@ -9,7 +9,6 @@
 
   function use(strings, language) {
     table = strings[language];
-    document.documentElement.lang = language;
   }
 
   function text(key, values = {}) {
