@@ -2,8 +2,9 @@
 
 Its ``app`` part goes to Gradio (``gr.I18n``, :mod:`stsdemo.app.ui.words`), its ``page`` part to the page (site.json's
 ``strings``, :mod:`stsdemo.static_site`). Each entry holds every language of :data:`LANGUAGES`; ``{name}`` marks a
-value filled in where the text is used. The Playground's setting titles are declared in English once, with their
-settings (:mod:`stsdemo.playground.config`); ``playground_settings`` holds their Chinese.
+value filled in where the text is used. The settings' titles are declared in English once, with their settings
+(:mod:`stsdemo.playground.config`, :mod:`stsdemo.config`); ``playground_settings`` and ``train_settings`` (the
+Fine-tune form's) hold their Chinese.
 """
 
 from __future__ import annotations

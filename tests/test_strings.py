@@ -64,6 +64,15 @@ def test_the_app_hands_gradio_both_languages_of_every_text_it_shows():
     assert tabs == ["句对打分", "损失函数探索", "微调", "基准测试"]
 
 
+def test_every_setting_of_the_fine_tune_form_has_its_label_in_both_languages():
+    from stsdemo.app.finetune import form
+    from stsdemo.app.ui.words import I18N, english, setting_label
+
+    assert set(strings.declared()["train_settings"]) == {*form.FORM_FIELDS, "seeds"}   # seeds: the Compare's
+    label = setting_label("lr", form.field_spec("lr").label)
+    assert english(label) == "Learning rate" and I18N.translations["zh"][label.key] == "学习率"
+
+
 def test_a_text_with_values_is_filled_in_each_language_and_an_unknown_key_is_refused():
     from stsdemo.app.ui.words import I18N, english, say
 

@@ -18,7 +18,7 @@ from ..progress import progress_html
 from ..ui import share
 from ..ui.common import session_of, skip, upload_note, user_errors
 from ..ui.gradio_seam import CurveSender
-from ..ui.words import say
+from ..ui.words import say, setting_label
 from . import compare as compare_view
 from . import curves, form, histograms
 from . import view as finetune_view
@@ -29,7 +29,7 @@ IDLE = ("Not started. The defaults continue the shipped scorer for about a minut
 
 def field(spec: form.FieldSpec):
     """The component of one setting of the form."""
-    common = dict(label=spec.label, info=spec.info, value=spec.value, elem_id=f"train-{spec.name}")
+    common = dict(label=setting_label(spec.name, spec.label), info=spec.info, value=spec.value, elem_id=f"train-{spec.name}")
     if spec.kind == "checkbox":
         return gr.Checkbox(**common)
     if spec.kind == "choice":

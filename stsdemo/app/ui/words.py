@@ -34,6 +34,15 @@ def say(key: str, **values) -> I18nData:
     return I18nData(filled)
 
 
+def setting_label(name: str, english_label: str) -> I18nData:
+    """A Fine-tune setting's label: its English as its declaration reads (:func:`.finetune.form.field_spec`), its
+    Chinese from strings.json's ``train_settings``."""
+    key = f"train_setting_{name}"
+    I18N.translations["en"][key] = english_label
+    I18N.translations["zh"][key] = strings.declared()["train_settings"][name]
+    return I18nData(key)
+
+
 def english(text) -> str:
     """A text as the server writes it (an error message naming a field): a translated one in English."""
     return I18N.translations["en"][text.key] if isinstance(text, I18nData) else str(text)
