@@ -62,6 +62,10 @@ def test_the_app_hands_gradio_both_languages_of_every_text_it_shows():
     assert not missing
     tabs = [translations["zh"][f"tab_{tab}"] for tab in ("score", "loss", "train", "bench")]
     assert tabs == ["句对打分", "损失函数探索", "微调", "基准测试"]
+    # the API's docs name the fields in English, not by Gradio's translation markers
+    endpoints = demo.get_api_info()["named_endpoints"]
+    assert [item["label"] for item in endpoints["/score"]["parameters"][:2]] == ["Model", "Sentence 1"]
+    assert "__i18n__" not in json.dumps(endpoints)
 
 
 def test_every_setting_of_the_fine_tune_form_has_its_label_in_both_languages():

@@ -26,7 +26,7 @@ from .playground.site import PlaygroundSite
 from .score import tab as score_tab
 from .ui import gradio_seam, share, tools
 from .ui.common import LATEX, ChoiceLists, session_of
-from .ui.words import I18N, say
+from .ui.words import I18N, english_api_info, say
 
 PAPER = "https://arxiv.org/abs/2406.05326"
 
@@ -134,4 +134,5 @@ def build_demo(state: AppState | None = None) -> gr.Blocks:
         gradio_seam.fair_queue(demo)   # each visitor held to their share of it (stsdemo.app.fair_queue)
     gradio_seam.name_input_errors()
     gradio_seam.tools_only(demo, tools.MCP_TOOLS)
+    english_api_info(demo)
     return demo
