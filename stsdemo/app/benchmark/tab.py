@@ -38,12 +38,7 @@ class BenchmarkTab:
 def build() -> BenchmarkTab:
     table_now, sts_now, nli_now, verdicts_now = benchmark_view.evidence_views({})
     with gr.Tab(say("tab_bench"), id="bench") as tab:
-        gr.Markdown("### What this project measured\n"
-                    "Every arm below was trained and scored by this repository's benchmarks (`python -m "
-                    "bench.evidence`) and recorded with its seeds and machine. Each claim of the paper has a verdict "
-                    "from paired seeds and a plain reading; the charts show each arm's mean (dot) and its spread "
-                    "over seeds (whiskers, ± sd), blue for the buffer-zone losses. Your own evaluations join the "
-                    f"table.\n\n{evidence_view.SPREADS}", elem_classes="sts-note")
+        gr.Markdown(say("bench_measured", spreads=evidence_view.SPREADS), elem_classes="sts-note")
         verdicts = gr.Markdown(verdicts_now, elem_id="evidence-verdicts")
         with gr.Row(elem_classes="sts-wrap", elem_id="evidence-chart", equal_height=False):  # one column on a phone
             sts_chart = gr.Plot(sts_now, show_label=False, scale=2, min_width=340)
@@ -70,8 +65,7 @@ def build() -> BenchmarkTab:
             model = gr.Dropdown(model_cache.bench_choices(""), value=model_cache.DEFAULT_CHOICE, label=say("model"),
                                 allow_custom_value=True, scale=4, min_width=220, info=say("bench_model_info"))
             button = gr.Button(say("bench_evaluate"), variant="primary", scale=1, min_width=160)
-        progress = gr.HTML(progress_html(0, "Results are cached per encoder; a first evaluation takes a few "
-                                                  "minutes on a CPU.", "idle"))
+        progress = gr.HTML(progress_html(0, str(say("bench_idle")), "idle"))
         table = gr.Dataframe(benchmark_view.benchmark_table({}), interactive=False, label=say("bench_results"))
         chart = gr.Plot(benchmark_view.benchmark_chart({}), show_label=False)
         gr.Markdown(REFERENCE_NOTE, elem_classes="sts-note")

@@ -23,10 +23,6 @@ from . import compare as compare_view
 from . import curves, form, histograms
 from . import view as finetune_view
 
-IDLE = ("Not started. The defaults continue the shipped scorer for about a minute on a CPU; one run trains at a "
-        "time (others wait in the queue).")
-
-
 def field(spec: form.FieldSpec):
     """The component of one setting of the form."""
     common = dict(label=setting_label(spec.name, spec.label), info=spec.info, value=spec.value, elem_id=f"train-{spec.name}")
@@ -115,7 +111,7 @@ def build() -> FinetuneTab:
                                         elem_id="train-compare")
                     stop = gr.Button(say("train_stop"), variant="stop", scale=1, min_width=80)
                 compare_seeds = field(form.field_spec("seeds", CompareSettings))
-                progress = gr.HTML(progress_html(0, IDLE, "idle"), elem_id="train-progress")
+                progress = gr.HTML(progress_html(0, str(say("train_idle")), "idle"), elem_id="train-progress")
                 status = gr.Markdown("", elem_id="train-status")
                 with gr.Row(elem_classes="sts-wrap"):
                     # no value until a run has points (Curves.drawn)

@@ -81,7 +81,7 @@ def build() -> ScoreTab:
                                        min_width=140)
                 notice = gr.Markdown(elem_classes="sts-note", elem_id="score-notice")
                 number_line = gr.Plot(label="Number line", show_label=False, elem_id="number-line")
-                gr.Markdown(score_view.NUMBERS_NOTE, elem_classes="sts-note", latex_delimiters=LATEX)
+                gr.Markdown(say("score_numbers_note"), elem_classes="sts-note", latex_delimiters=LATEX)
         line = gr.State(None)
         dropped = gr.State(False)
         used = gr.State(None)
@@ -94,7 +94,7 @@ def build() -> ScoreTab:
                 pairs_file = gr.File(label=say("score_pairs_file"), file_types=[".csv", ".tsv", ".txt"], min_width=200)
                 scored = gr.File(label=say("score_scored_file"), interactive=False, min_width=200)
             file_button = gr.Button(say("score_file_button"))
-            file_progress = gr.HTML(progress_html(0, "No file scored yet.", "idle"), elem_id="score-file-progress")
+            file_progress = gr.HTML(progress_html(0, str(say("score_no_file")), "idle"), elem_id="score-file-progress")
             file_summary = gr.Markdown(elem_classes="sts-note", elem_id="score-file-summary")
             preview = gr.Dataframe(label=say("score_first_rows"), visible=False, interactive=False)
     return ScoreTab(tab=tab, s1=s1, s2=s2, model=model, scheme=scheme, gold=gold, custom=custom, gap=gap,
