@@ -104,7 +104,7 @@ def manifest(app: dict | None = None) -> dict:
             "payoff": recorded,
             "rule": rule_as_data(max_n=MAX_RULE_SEEDS), "datasets": datasets, "lesson": lesson,
             "loss": {"start": START, "sample": list(SAMPLE), "sample_reach": SAMPLE_REACH,
-                     "hint": f"Paper: {paper_k_text()}",
+                     "hint": paper_k_text(),   # the paper's k per loss, after the page's "Paper:"
                      "sliders": {name: dict(zip(("low", "high", "step"), bounds)) for name, bounds in SLIDERS.items()}},
             "strings": strings.table("page"), "app": app}
 

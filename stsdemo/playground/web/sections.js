@@ -69,7 +69,7 @@
       slider.addEventListener("input", () => set(slider.value));
       box.addEventListener("change", () => set(box.value));
       boxes[name] = [slider, box];
-      const hint = name === "k" && declared.hint ? [el("span", { className: "note" }, declared.hint)] : [];
+      const hint = name === "k" && declared.hint ? [el("span", { className: "note" }, text("loss_paper_k", { k: declared.hint }))] : [];
       return el("div", { className: "field" }, el("label", { htmlFor: id }, settings.title(name)),
                 el("div", { className: "field-inputs" }, slider, box), ...hint);
     };
