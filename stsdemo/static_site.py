@@ -18,6 +18,7 @@ import shutil
 from dataclasses import fields
 from pathlib import Path
 
+from . import strings
 from .lesson import STEPS
 from .losses.explorer import SAMPLE, SAMPLE_REACH, SLIDERS, START
 from .losses.spec import paper_k_text
@@ -106,9 +107,9 @@ def manifest(app: dict | None = None) -> dict:
             "rule": rule_as_data(max_n=MAX_RULE_SEEDS), "datasets": datasets, "lesson": lesson,
             "glossary": glossary_data(),
             "loss": {"start": START, "sample": list(SAMPLE), "sample_reach": SAMPLE_REACH,
-                     "hint": f"Paper: {paper_k_text()}",
+                     "hint": paper_k_text(),   # the paper's k per loss, after the page's "Paper:"
                      "sliders": {name: dict(zip(("low", "high", "step"), bounds)) for name, bounds in SLIDERS.items()}},
-            "app": app}
+            "strings": strings.table("page"), "app": app}
 
 
 def copy_page(folder: Path) -> None:

@@ -35,6 +35,7 @@ from gradio_client.exceptions import AppError
 from stsdemo import environment
 from stsdemo.serving import session_files
 from stsdemo.app.ui.common import upload_note
+from stsdemo.app.ui.words import english
 from stsdemo.model import SiameseRegressor
 
 STS_CHOICE = "STS 0–5"
@@ -303,7 +304,7 @@ def test_uploads_over_the_stated_cap_are_refused(app_url, tmp_path):  # noqa: F8
     client = new_client(app_url)
     with pytest.raises(Exception, match=r"(?i)(file size|too large|exceeds|maximum allowed size)"):
         client.predict("default", handle_file(str(big)), STS_CHOICE, "", 1.0, api_name="/score_file")
-    assert "1 MB" in upload_note() or "1mb" in upload_note().lower()  # the cap is stated up front
+    assert "1 MB" in english(upload_note()) or "1mb" in english(upload_note()).lower()  # the cap is stated up front
 
 
 # ---- what a visitor sees ------------------------------------------------------------------------------------

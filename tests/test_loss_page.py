@@ -10,6 +10,7 @@ import pytest
 import torch
 from py_mini_racer import MiniRacer
 
+from stsdemo import strings
 from stsdemo.errors import InputError
 from stsdemo.losses.buffer import check_x0
 from stsdemo.losses.sample import DISTANCE_LOSSES, loss_curve, sample_losses
@@ -22,8 +23,9 @@ DISTANCES = [0.0, 0.1, 0.25, 0.2500001, 0.4, 0.6, 1.0, 2.4]  # inside, at and pa
 @functools.cache
 def page() -> MiniRacer:
     context = MiniRacer()
-    for script in ("charts.js", "paired.js", "loss.js"):
+    for script in ("text.js", "charts.js", "paired.js", "loss.js"):
         context.eval((WEB / script).read_text())
+    context.eval(f"PlaygroundText.use({json.dumps(strings.table('page'))}, 'en')")
     return context
 
 

@@ -399,3 +399,26 @@ def test_the_teachers_link_is_big_asks_nothing_and_plays_by_its_keys(browser, ba
     assert distances[0] == pytest.approx(float(page.input_value("#setting-x0")), abs=1e-4)
     assert distances[1] < 1e-4 and "0.000" in page.inner_text("#slow-said")      # no pull left on either
     assert errors == []
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_page_speaks_the_language_its_link_names(browser, base_url, lang):
+    from stsdemo.strings import table
+
+    words = table("page")[lang]
+    page, errors = opened(browser, f"{base_url}index.html?lang={lang}", 1280)
+    assert page.evaluate("document.documentElement.lang") == lang and page.title() == words["title"]
+    assert page.locator("#play").inner_text() == words["play"]
+    assert page.locator("#map-title").inner_text() == words["map_title"]
+    for name in ("loss", "x0", "lr"):
+        assert page.locator(f"label[for=setting-{name}]").text_content() == words[f"setting_{name}"]
+    assert page.locator("#setting-loss option[value=sk2]").inner_text() == words["choice_loss_sk2"]
+    titles = page.evaluate("document.getElementById('curves').frames.map(([panel]) => panel.title)")
+    assert titles == [words["curve_report"].format(metric=words["metric_spearman"]),
+                      words["curve_selection"].format(metric=words["metric_spearman"]),
+                      words["curve_memorisation"], words["curve_inside"]]
+    axes = page.evaluate("document.getElementById('dots').frames.map(([panel]) => panel.x_title)")
+    assert axes == [words["axis_gold"]] * 2
+    assert page.locator("#status b").first.inner_text() == words["status_step"].format(step=0, steps="1,000")
+    assert not errors
+    page.close()

@@ -27,9 +27,9 @@ from .playground.site import PlaygroundSite
 from .score import tab as score_tab
 from .ui import share, tools
 from .ui.common import LATEX, ChoiceLists, session_of
+from .ui.words import I18N, english, english_api_info, say
 
 PAPER = "https://arxiv.org/abs/2406.05326"
-TITLE = "STS as regression: Translated ReLU & Smooth K2"
 
 # Narrow windows (phones): the page's own flex containers may shrink below their content (min-width 0), the
 # tab bar wraps (``overflow_behavior="wrap"``), and under 720 px every row marked ``sts-wrap`` becomes one
@@ -71,8 +71,9 @@ def launch_kwargs(mcp: bool | None = None, demo: gr.Blocks | None = None, state=
     """Theme, CSS and the MCP server (``mcp``; by default with ``STSDEMO_MCP=1``): launch() arguments in
     Gradio 6, shared by app.py and the tests. The MCP server needs ``pip install "gradio[mcp]"``; its tools
     are the three of :mod:`.ui.tools` (given the ``demo``, its server's tool table holds only them). Raw REST calls
-    are read strictly (:class:`stsdemo.serving.gradio_seam.StrictCalls`). Given the app's ``state``, the Playground's
-    page is served under ``/playground/`` (:class:`~stsdemo.app.playground.site.PlaygroundSite`). Run history is
+    are read strictly (:class:`stsdemo.serving.gradio_seam.StrictCalls`). The page speaks the browser's language
+    where strings.json has it (:mod:`.ui.words`). Given the app's ``state``, the Playground's page is served under
+    ``/playground/`` (:class:`~stsdemo.app.playground.site.PlaygroundSite`). Run history is
     chosen, not Gradio's default (:func:`stsdemo.environment.run_history`: off on a Space)."""
     theme = gr.themes.Soft(primary_hue="blue", secondary_hue="orange", neutral_hue="slate",
                            font=["ui-sans-serif", "system-ui", "Segoe UI", "Roboto", "sans-serif"],
@@ -83,29 +84,21 @@ def launch_kwargs(mcp: bool | None = None, demo: gr.Blocks | None = None, state=
     app_kwargs = {"middleware": [*site, calls]}
     if mcp and demo is not None:
         app_kwargs["lifespan"] = gradio_seam.mcp_lifespan(demo, tools.MCP_TOOLS)
-    return dict(theme=theme, css=CSS, js=share.PAGE_JS, app_kwargs=app_kwargs,
+    return dict(theme=theme, css=CSS, js=share.PAGE_JS, app_kwargs=app_kwargs, i18n=I18N,
                 run_history=environment.run_history(), **({"mcp_server": True} if mcp else {}))
 
 
 def header() -> None:
     found, _ = benchmark_view.recorded_evidence()
-    gr.Markdown(
-        f"# {TITLE}\n"
-        "Ordered labels sit on evenly spaced nodes (STS 0…5, or contradiction · neutral · entailment). A Siamese "
-        "encoder predicts a point on that line (a head on $[u, v, |u-v|]$, or a calibrated cosine "
-        "$a\\cdot\\cos(u, v) + b$); the category is the nearest node. Training uses losses with a zero-gradient "
-        f"**buffer zone** around each label. After Zhang & Li (2024), [arXiv 2406.05326]({PAPER}). "
-        f"{evidence_view.headline(found)} [See the evidence](?tab=bench). "
-        f"First visit? **[Watch the buffer act]({lesson.step('playground').query})** in the Playground. "
-        "New here? [Start here](#start-here).",
-        elem_id="sts-header", latex_delimiters=LATEX)
+    gr.Markdown(say("header", paper=PAPER, headline=evidence_view.headline(found),
+                    watch=lesson.step("playground").query), elem_id="sts-header", latex_delimiters=LATEX)
 
 
 def start_here() -> None:
     """The start-here path (:mod:`stsdemo.app.lesson`): dismissable; the header's *Start here* reopens it."""
     with gr.Column(elem_id="start-here", elem_classes="sts-start"):
-        gr.Markdown(lesson.start_markdown(), elem_id="start-here-steps")
-        gr.Button("Hide these steps", size="sm", elem_id="start-here-hide").click(
+        gr.Markdown("### " + say("start_here") + "\n" + lesson.start_markdown(), elem_id="start-here-steps")
+        gr.Button(say("start_here_hide"), size="sm", elem_id="start-here-hide").click(
             None, js=share.HIDE_START_JS, api_visibility="private", queue=False)
 
 
@@ -122,8 +115,7 @@ def build_demo(state: AppState | None = None) -> gr.Blocks:
             loss_tab.build()
             tune = finetune_tab.build()
             bench = benchmark_tab.build()
-        gr.Markdown(f"Tasks: {', '.join(TASKS)}. Code: the `stsdemo` package (CLI `python -m stsdemo`). Runs and "
-                    "uploads are kept per browser session and removed after a day.", elem_classes="sts-note")
+        gr.Markdown(say("footer", tasks=", ".join(TASKS)), elem_classes="sts-note")
         lists = ChoiceLists(score.model, tune.base_model, bench.model, tune.run_pick)
         # A link (?tab=score&s1=...) reopens a state: restored on load, before the Score tab scores its pair.
         restored = share.wire_restore(
@@ -141,6 +133,7 @@ def build_demo(state: AppState | None = None) -> gr.Blocks:
         demo.unload(leave)
         demo.queue(max_size=int(caps.value("queue_size")), default_concurrency_limit=1)
         gradio_seam.fair_queue(demo)   # each visitor held to their share of it (stsdemo.serving.fair_queue)
-    gradio_seam.name_input_errors()
+    gradio_seam.name_input_errors(label_text=english)   # refusals name a field in English
     gradio_seam.tools_only(demo, tools.MCP_TOOLS)
+    english_api_info(demo)
     return demo

@@ -54,10 +54,12 @@ WRITTEN_FOR = "6.31.0"     # the Gradio version every workaround below was writt
 
 FIELD_CLASSES = (gr.Number, gr.Slider, gr.Dropdown, gr.Radio, gr.CheckboxGroup, gr.Textbox, gr.Checkbox)
 TYPE_REPR = re.compile(r" \(type: <class '[^']*'>\)")   # in Gradio's "Value: 'x' (type: <class 'str'>) is not in ..."
+_label_text = str   # a label as a refusal writes it (the app passes its translator to name_input_errors)
 
 
-def name_input_errors() -> None:
-    """Make every field's input check read its value strictly and name the field (Gradio 6.31).
+def name_input_errors(label_text=str) -> None:
+    """Make every field's input check read its value strictly and name the field (Gradio 6.31), by
+    ``label_text(label)``: the app passes its translator, so a message names a field in English.
 
     Gradio checks a Number's or Slider's bounds (and a Dropdown's choices) before our handlers run, with a
     message that names no field ("Value 0 is less than minimum value 0.1."); an API caller sends many values
@@ -69,6 +71,8 @@ def name_input_errors() -> None:
     The field classes' ``preprocess`` is wrapped, once per process, rather than each block's: Gradio copies a
     session's blocks when an event updates them (a link restored at page load does), and a copy would lose a
     per-block wrapper."""
+    global _label_text
+    _label_text = label_text
     for cls in FIELD_CLASSES:
         if not getattr(cls.preprocess, "names_the_field", False):
             cls.preprocess = _naming_preprocess(cls.preprocess)
@@ -76,7 +80,7 @@ def name_input_errors() -> None:
 
 def field_name(block) -> str:
     """How a refusal names a field: its label (what the page shows), else its id."""
-    return str(block.label or block.elem_id or type(block).__name__.lower())
+    return _label_text(block.label or block.elem_id or type(block).__name__.lower())
 
 
 def read_field(block, payload, name: str):

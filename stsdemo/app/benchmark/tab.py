@@ -10,6 +10,7 @@ import gradio as gr
 from .. import model_cache
 from ..progress import progress_html
 from ..ui.common import session_of, skip, user_errors
+from ..ui.words import say
 from . import evidence_view, tuning_view
 from . import view as benchmark_view
 from .reference import REFERENCE_NOTE
@@ -36,56 +37,42 @@ class BenchmarkTab:
 
 def build() -> BenchmarkTab:
     table_now, sts_now, nli_now, verdicts_now = benchmark_view.evidence_views({})
-    with gr.Tab("Benchmark", id="bench") as tab:
-        gr.Markdown("### What this project measured\n"
-                    "Every arm below was trained and scored by this repository's benchmarks (`python -m "
-                    "bench.evidence`) and recorded with its seeds and machine. Each claim of the paper has a verdict "
-                    "from paired seeds and a plain reading; the charts show each arm's mean (dot) and its spread "
-                    "over seeds (whiskers, ± sd), blue for the buffer-zone losses. Your own evaluations join the "
-                    f"table.\n\n{evidence_view.SPREADS}", elem_classes="sts-note")
+    with gr.Tab(say("tab_bench"), id="bench") as tab:
+        gr.Markdown(say("bench_measured", spreads=evidence_view.SPREADS), elem_classes="sts-note")
         verdicts = gr.Markdown(verdicts_now, elem_id="evidence-verdicts")
         with gr.Row(elem_classes="sts-wrap", elem_id="evidence-chart", equal_height=False):  # one column on a phone
             sts_chart = gr.Plot(sts_now, show_label=False, scale=2, min_width=340)
             nli_chart = gr.Plot(nli_now, show_label=False, scale=1, min_width=300)
-        evidence_table = gr.Dataframe(table_now, interactive=False, label="Recorded evidence (± sd over seeds)",
+        evidence_table = gr.Dataframe(table_now, interactive=False, label=say("bench_evidence_table"),
                                       wrap=True, column_widths=evidence_view.COLUMN_WIDTHS, max_height=720,
                                       datatype=["html", *["str"] * (len(evidence_view.COLUMNS) - 1)],
                                       elem_id="evidence-table")
         gr.Markdown(evidence_view.paper_reading(), elem_classes="sts-note", elem_id="paper-reading")
-        gr.Dataframe(evidence_view.paper_frame(), interactive=False, label="What the paper reported (not run here)",
+        gr.Dataframe(evidence_view.paper_frame(), interactive=False, label=say("bench_paper_table"),
                      wrap=True, column_widths=evidence_view.PAPER_WIDTHS, elem_id="paper-table")
         tuned = tuning_view.load_tuning()
         gr.Markdown("### Tuned evidence: every arm at its own best settings\n" + tuning_view.claims_markdown(tuned),
                     elem_classes="sts-note", elem_id="tuned-claims")
-        with gr.Accordion("The tuned arms, the grid point each chose, and why CoSENT and AnglE lowered dev",
-                          open=False, elem_id="tuned-evidence"):
+        with gr.Accordion(say("bench_tuned"), open=False, elem_id="tuned-evidence"):
             gr.Dataframe(tuning_view.tuned_frame(tuned), interactive=False, wrap=True, elem_id="tuned-table",
-                         label="Tuned arms beside the fixed settings (7-task mean ± sd over seeds)")
+                         label=say("bench_tuned_table"))
             gr.Dataframe(tuning_view.grid_frame(tuned), interactive=False, wrap=True, elem_id="tuned-grid",
-                         label="The grid point each arm chose (STS-B dev ×100)")
+                         label=say("bench_tuned_grid"))
             gr.Dataframe(tuning_view.diagnosis_frame(tuned), interactive=False, wrap=True, elem_id="tuned-diagnosis",
-                         label="Why CoSENT and AnglE lowered dev: one factor changed at a time")
-        gr.Markdown("### Evaluate a model\n"
-                    "SentEval's seven STS test sets (STS12–16 in the *all* setting, STS-B test, SICK-R test): "
-                    "Spearman ×100 of the cosine similarity of the two sentence embeddings, as SimCSE and the paper "
-                    "report. A run's head does not enter this score; only its encoder does.", elem_classes="sts-note")
+                         label=say("bench_tuned_diagnosis"))
+        gr.Markdown(say("bench_evaluate_note"), elem_classes="sts-note")
         with gr.Row(elem_classes="sts-wrap"):
-            model = gr.Dropdown(model_cache.bench_choices(""), value=model_cache.DEFAULT_CHOICE, label="Model",
-                                allow_custom_value=True, scale=4, min_width=220,
-                                info="Default, one of your runs, or a hub id / local folder")
-            button = gr.Button("Evaluate on 7 tasks", variant="primary", scale=1, min_width=160)
-        progress = gr.HTML(progress_html(0, "Results are cached per encoder; a first evaluation takes a few "
-                                                  "minutes on a CPU.", "idle"))
-        table = gr.Dataframe(benchmark_view.benchmark_table({}), interactive=False, label="Results")
+            model = gr.Dropdown(model_cache.bench_choices(""), value=model_cache.DEFAULT_CHOICE, label=say("model"),
+                                allow_custom_value=True, scale=4, min_width=220, info=say("bench_model_info"))
+            button = gr.Button(say("bench_evaluate"), variant="primary", scale=1, min_width=160)
+        progress = gr.HTML(progress_html(0, str(say("bench_idle")), "idle"))
+        table = gr.Dataframe(benchmark_view.benchmark_table({}), interactive=False, label=say("bench_results"))
         chart = gr.Plot(benchmark_view.benchmark_chart({}), show_label=False)
         gr.Markdown(REFERENCE_NOTE, elem_classes="sts-note")
-        gr.Markdown("**MTEB format.** Once the model above is evaluated, its scores download as MTEB result files: "
-                    "one JSON per task (STS12–16, STSBenchmark, SICK-R) and `model_meta.json`, laid out as MTEB's "
-                    "result cache. The scores are this page's, on SentEval's copies of the test sets, not an MTEB "
-                    "run; each file says so, and SICK-R's test set is smaller than MTEB's.", elem_classes="sts-note")
+        gr.Markdown(say("bench_mteb_note"), elem_classes="sts-note")
         with gr.Row(elem_classes="sts-wrap"):
-            mteb_button = gr.Button("Download as MTEB results", scale=1, min_width=160)
-            mteb_zip = gr.File(label="MTEB-format results (zip)", interactive=False, scale=3, min_width=220)
+            mteb_button = gr.Button(say("bench_mteb"), scale=1, min_width=160)
+            mteb_zip = gr.File(label=say("bench_mteb_zip"), interactive=False, scale=3, min_width=220)
     return BenchmarkTab(tab=tab, verdicts=verdicts, sts_chart=sts_chart, nli_chart=nli_chart,
                         evidence_table=evidence_table, model=model, button=button, progress=progress, table=table,
                         chart=chart, mteb_button=mteb_button, mteb_zip=mteb_zip)

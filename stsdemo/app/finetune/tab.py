@@ -19,18 +19,15 @@ from .. import model_cache
 from ..progress import progress_html
 from ..ui import share
 from ..ui.common import session_of, skip, upload_note, user_errors
+from ..ui.words import say, setting_label
 from . import compare as compare_view
 from . import curves, form, histograms
 from .curves import dev_y_range
 from . import view as finetune_view
 
-IDLE = ("Not started. The defaults continue the shipped scorer for about a minute on a CPU; one run trains at a "
-        "time (others wait in the queue).")
-
-
 def field(spec: form.FieldSpec):
     """The component of one setting of the form."""
-    common = dict(label=spec.label, info=spec.info, value=spec.value, elem_id=f"train-{spec.name}")
+    common = dict(label=setting_label(spec.name, spec.label), info=spec.info, value=spec.value, elem_id=f"train-{spec.name}")
     if spec.kind == "checkbox":
         return gr.Checkbox(**common)
     if spec.kind == "choice":
@@ -89,45 +86,34 @@ class FinetuneTab:
 
 def build() -> FinetuneTab:
     defaults = form.form_defaults()
-    with gr.Tab("Fine-tune", id="train") as tab:
+    with gr.Tab(say("tab_train"), id="train") as tab:
         with gr.Row(equal_height=False, elem_classes="sts-wrap"):
             with gr.Column(scale=5, min_width=280):
                 preset = gr.Dropdown([(preset_label(key), key) for key in form.form_presets()], value=None,
-                                     label="Presets", info="A whole recipe in one click (the paper's, or beyond it); "
-                                                          "the run's length stays as set below, and each picks its "
-                                                          "checkpoint by what it trains (the Select by setting)")
+                                     label=say("train_presets"), info=say("train_presets_info"))
                 base_model = gr.Dropdown(model_cache.base_model_choices(""), value=defaults["model"],
-                                         label="Start from",
-                                         allow_custom_value=True,
-                                         info="The embedded encoder with a fresh head, the shipped scorer or one of "
-                                              "your runs (training continues from its head or calibration), or a "
-                                              "hub id")
-                data = gr.Radio(list(form.TRAINING_DATA_CHOICES), value=defaults["data"], label="Training data",
-                                info="Filtered = the paper's tune data: STS-B + SICK-R train without any pair of the 7 "
-                                     "test sets. NLI: SNLI dev + test on contradiction 0, neutral 1, entailment 2; "
-                                     "a model trained on it is never scored on SNLI test (the project's NLI "
-                                     "accuracy comes from runs that keep SNLI test out).")
+                                         label=say("train_start_from"), allow_custom_value=True,
+                                         info=say("train_start_from_info"))
+                data = gr.Radio(list(form.TRAINING_DATA_CHOICES), value=defaults["data"], label=say("train_data"),
+                                info=say("train_data_info"))
                 with gr.Row(elem_classes="sts-wrap"):
-                    upload = gr.File(label="Training CSV / TSV (sentence1, sentence2, label). "
-                                           + upload_note("training"),
+                    upload = gr.File(label=say("train_upload", cap=upload_note("training")),
                                      file_types=[".csv", ".tsv", ".txt"], visible=False, min_width=200)
-                    scheme = gr.Textbox(label="Label scheme of the file", value=defaults["scheme"], visible=False,
-                                        info="sts, nli, or your ordered list 'bad, fair, good'", min_width=200)
+                    scheme = gr.Textbox(label=say("train_file_scheme"), value=defaults["scheme"], visible=False,
+                                        info=say("train_file_scheme_info"), min_width=200)
                 settings = fields(form.MAIN_ROWS)
-                final_eval = gr.Checkbox(label="Final 7-task evaluation vs. the base model (~26k sentences: under a "
-                                               "minute on a GPU, several minutes on a CPU)",
-                                         value=defaults["final_eval"])
-                with gr.Accordion("More settings", open=False):
+                final_eval = gr.Checkbox(label=say("train_final_eval"), value=defaults["final_eval"])
+                with gr.Accordion(say("train_more_settings"), open=False):
                     settings.update(fields(form.MORE_ROWS))
                 link = share.link_box("train")
             with gr.Column(scale=7, min_width=280):
                 with gr.Row():
-                    start = gr.Button("Start training", variant="primary", scale=3, min_width=120)
-                    compare = gr.Button("Compare with and without the buffer", scale=3, min_width=120,
+                    start = gr.Button(say("train_start"), variant="primary", scale=3, min_width=120)
+                    compare = gr.Button(say("train_compare"), scale=3, min_width=120,
                                         elem_id="train-compare")
-                    stop = gr.Button("Stop", variant="stop", scale=1, min_width=80)
+                    stop = gr.Button(say("train_stop"), variant="stop", scale=1, min_width=80)
                 compare_seeds = field(form.field_spec("seeds", CompareSettings))
-                progress = gr.HTML(progress_html(0, IDLE, "idle"), elem_id="train-progress")
+                progress = gr.HTML(progress_html(0, str(say("train_idle")), "idle"), elem_id="train-progress")
                 status = gr.Markdown("", elem_id="train-status")
                 with gr.Row(elem_classes="sts-wrap"):
                     # no value until a run has points (Curves.drawn)
@@ -144,19 +130,17 @@ def build() -> FinetuneTab:
                     buffer_curve = gr.LinePlot(None, x="step", y="share", color="run", height=230,
                                                title="Share of pairs in the buffer zone", x_title="step",
                                                min_width=280, elem_id="buffer-curve", **curves.CURVE_AXES["buffer"])
-                results = gr.Dataframe(label="7 STS tasks: best checkpoint vs. base model (Spearman ×100)",
+                results = gr.Dataframe(label=say("train_results"),
                                        visible=False, interactive=False)
-        with gr.Accordion("Runs of this session", open=False):
-            gr.Markdown("Runs live only in your session. Pick one to see its summary and dev error histogram, "
-                        "download it as a zip (loads with `SentenceTransformer(folder)` and "
-                        "`SiameseRegressor.load(folder)`), or delete it.", elem_classes="sts-note")
+        with gr.Accordion(say("train_runs"), open=False):
+            gr.Markdown(say("train_runs_note"), elem_classes="sts-note")
             with gr.Row(elem_classes="sts-wrap"):
                 # the session's runs fill it per visitor; an API caller names "run:<id>" (checked by the store)
-                run_pick = gr.Dropdown([], label="Run", scale=3, min_width=200, allow_custom_value=True)
-                zip_button = gr.Button("Prepare zip", scale=1, min_width=120)
-                delete_button = gr.Button("Delete run", variant="stop", scale=1, min_width=120)
+                run_pick = gr.Dropdown([], label=say("train_run"), scale=3, min_width=200, allow_custom_value=True)
+                zip_button = gr.Button(say("train_zip"), scale=1, min_width=120)
+                delete_button = gr.Button(say("train_delete"), variant="stop", scale=1, min_width=120)
             run_info = gr.Markdown()
-            run_zip = gr.File(label="Download (zip of the best checkpoint)", interactive=False, elem_id="run-zip")
+            run_zip = gr.File(label=say("train_download"), interactive=False, elem_id="run-zip")
     return FinetuneTab(tab=tab, preset=preset, base_model=base_model, data=data, upload=upload, scheme=scheme,
                        settings=settings, final_eval=final_eval, link=link, start=start, compare=compare, stop=stop,
                        compare_seeds=compare_seeds, progress=progress, status=status, dev_plot=dev_plot,

@@ -10,9 +10,10 @@ from __future__ import annotations
 import gradio as gr
 
 from ..ui.page_frame import page_frame
+from ..ui.words import say
 
 
 def build() -> gr.Tab:
-    with gr.Tab("Loss explorer", id="loss") as tab:
+    with gr.Tab(say("tab_loss"), id="loss") as tab:
         page_frame("loss", "Loss explorer: the two losses and their pulls", 900, view="loss")
     return tab

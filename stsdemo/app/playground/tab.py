@@ -13,14 +13,11 @@ from __future__ import annotations
 import gradio as gr
 
 from ..ui.page_frame import page_frame
-
-NOTE = ("The Playground trains in your browser: nothing is sent to the server while it plays, so a whole class can "
-        "play at once. [Open it on its own page](playground/index.html). The same runs are available to programs "
-        "through this app's `playground` API endpoint and MCP tool, which run the same engine.")
+from ..ui.words import say
 
 
 def build() -> gr.Tab:
-    with gr.Tab("Playground", id="playground") as tab:
+    with gr.Tab(say("tab_playground"), id="playground") as tab:
         page_frame("playground", "Playground: the buffered loss beside its no-buffer twin", 1400)
-        gr.Markdown(NOTE, elem_classes="sts-note")
+        gr.Markdown(say("playground_note"), elem_classes="sts-note")
     return tab

@@ -10,6 +10,7 @@ from .. import model_cache
 from ..progress import progress_html
 from ..ui import share
 from ..ui.common import LATEX, session_of, upload_note, user_errors
+from ..ui.words import say
 from . import view as score_view
 
 EXAMPLES, START = score_view.EXAMPLES, score_view.START   # STS Benchmark test pairs with their gold score 0..5
@@ -50,56 +51,52 @@ class ScoreTab:
 
 def build() -> ScoreTab:
     """The tab's layout; :func:`wire` connects it."""
-    with gr.Tab("Score a pair", id="score") as tab:
+    with gr.Tab(say("tab_score"), id="score") as tab:
         with gr.Row(equal_height=False, elem_classes="sts-wrap"):
             with gr.Column(scale=5, min_width=280):
-                s1 = gr.Textbox(label="Sentence 1", lines=2, value=START[0])
-                s2 = gr.Textbox(label="Sentence 2", lines=2, value=START[1])
-                model = gr.Dropdown(model_cache.model_choices(""), value=model_cache.DEFAULT_CHOICE, label="Model",
-                                    allow_custom_value=True,
-                                    info="Your finished runs appear here; or type a hub id / local folder.")
+                s1 = gr.Textbox(label=say("score_sentence1"), lines=2, value=START[0])
+                s2 = gr.Textbox(label=say("score_sentence2"), lines=2, value=START[1])
+                model = gr.Dropdown(model_cache.model_choices(""), value=model_cache.DEFAULT_CHOICE, label=say("model"),
+                                    allow_custom_value=True, info=say("score_model_info"))
                 with gr.Row(elem_classes="sts-wrap"):
                     scheme = gr.Radio(list(score_view.SCHEME_CHOICES), value=score_view.SCHEMES["own"],
-                                      label="Label scheme", scale=3, min_width=200)
-                    gold = gr.Number(label="Gold label (optional)", value=START[2], scale=1, min_width=120)
+                                      label=say("score_scheme"), scale=3, min_width=200)
+                    gold = gr.Number(label=say("score_gold"), value=START[2], scale=1, min_width=120)
                 with gr.Row(elem_classes="sts-wrap"):
-                    custom = gr.Textbox(label="Ordered categories", value=score_view.CUSTOM_START[0], visible=False,
+                    custom = gr.Textbox(label=say("score_custom"), value=score_view.CUSTOM_START[0], visible=False,
                                         scale=3, min_width=200,
-                                        info="Lowest first, comma-separated; node i sits at i·d.")
-                    gap = gr.Number(label="Gap d", value=score_view.CUSTOM_START[1], minimum=0.01, visible=False,
+                                        info=say("score_custom_info"))
+                    gap = gr.Number(label=say("score_gap"), value=score_view.CUSTOM_START[1], minimum=0.01, visible=False,
                                     scale=1, min_width=120)
-                button = gr.Button("Score the pair", variant="primary")
+                button = gr.Button(say("score_button"), variant="primary")
                 link = share.link_box("score")
             with gr.Column(scale=7, min_width=280):
                 with gr.Row(elem_classes="sts-wrap sts-results"):
-                    prediction = gr.Number(label="Prediction (on the label line)", interactive=False,
+                    prediction = gr.Number(label=say("score_prediction"), interactive=False,
                                            elem_classes="sts-result", min_width=140)
-                    category = gr.Textbox(label="Category", interactive=False, elem_classes="sts-result",
+                    category = gr.Textbox(label=say("score_category"), interactive=False, elem_classes="sts-result",
                                           min_width=140)
-                    node = gr.Number(label="Node", interactive=False, elem_classes="sts-result", min_width=100)
-                    cosine = gr.Number(label="Cosine similarity", interactive=False, elem_classes="sts-result",
+                    node = gr.Number(label=say("score_node"), interactive=False, elem_classes="sts-result", min_width=100)
+                    cosine = gr.Number(label=say("score_cosine"), interactive=False, elem_classes="sts-result",
                                        min_width=140)
                 notice = gr.Markdown(elem_classes="sts-note", elem_id="score-notice")
                 number_line = gr.Plot(label="Number line", show_label=False, elem_id="number-line")
-                gr.Markdown(score_view.NUMBERS_NOTE, elem_classes="sts-note", latex_delimiters=LATEX)
+                gr.Markdown(say("score_numbers_note"), elem_classes="sts-note", latex_delimiters=LATEX)
         line = gr.State(None)
         dropped = gr.State(False)
         used = gr.State(None)
-        examples = gr.Examples(EXAMPLES, inputs=[s1, s2, gold], label="STS Benchmark test pairs (gold score 0–5)",
+        examples = gr.Examples(EXAMPLES, inputs=[s1, s2, gold], label=say("score_examples"),
                                example_labels=[f"{g:g} · {a}  /  {b}" for a, b, g in EXAMPLES])
-        with gr.Accordion("Batch mode: score a CSV / TSV file", open=False):
-            gr.Markdown("A header row with two sentence columns (`sentence1,sentence2`, `premise,hypothesis`, …); a "
-                        "label column is optional. You get the file back with `prediction`, `category`, `node` and "
-                        "`cosine` per row, and with a label column, its Spearman and the share on the label's node "
-                        f"(up to {score_view.MAX_SCORED_ROWS:,} rows). " + upload_note("score"),
+        with gr.Accordion(say("score_batch"), open=False):
+            gr.Markdown(say("score_batch_note", rows=f"{score_view.MAX_SCORED_ROWS:,}", cap=upload_note("score")),
                         elem_classes="sts-note")
             with gr.Row(elem_classes="sts-wrap"):
-                pairs_file = gr.File(label="Pairs to score", file_types=[".csv", ".tsv", ".txt"], min_width=200)
-                scored = gr.File(label="Scored file", interactive=False, min_width=200)
-            file_button = gr.Button("Score the file")
-            file_progress = gr.HTML(progress_html(0, "No file scored yet.", "idle"), elem_id="score-file-progress")
+                pairs_file = gr.File(label=say("score_pairs_file"), file_types=[".csv", ".tsv", ".txt"], min_width=200)
+                scored = gr.File(label=say("score_scored_file"), interactive=False, min_width=200)
+            file_button = gr.Button(say("score_file_button"))
+            file_progress = gr.HTML(progress_html(0, str(say("score_no_file")), "idle"), elem_id="score-file-progress")
             file_summary = gr.Markdown(elem_classes="sts-note", elem_id="score-file-summary")
-            preview = gr.Dataframe(label="First rows", visible=False, interactive=False)
+            preview = gr.Dataframe(label=say("score_first_rows"), visible=False, interactive=False)
     return ScoreTab(tab=tab, s1=s1, s2=s2, model=model, scheme=scheme, gold=gold, custom=custom, gap=gap,
                     button=button, link=link, prediction=prediction, category=category, node=node, cosine=cosine,
                     notice=notice, number_line=number_line, line=line, dropped=dropped, used=used, examples=examples,

@@ -47,14 +47,6 @@ FITTING_TEXT = {
     "nli": "the shipped NLI scorer predicts on contradiction 0, neutral 1, entailment 2",
 }
 
-# Which number is which (shown under the results).
-NUMBERS_NOTE = (
-    "**Prediction**: the model's float on the label line: from its head on $[u, v, |u-v|]$, or for a "
-    "calibrated scorer $a\\cdot\\cos(u, v) + b$ with learned $a, b$. **Category** and **Node**: the nearest "
-    "label node to the prediction (what the buffer-zone losses train towards). **Cosine**: the raw cosine "
-    "similarity of the two sentence embeddings, before any head — what the 7-task benchmark scores."
-)
-
 
 def parse_scheme(choice: str, custom: str = "", gap: float = 1.0) -> LabelScheme | None:
     """None = the model's own scheme; else STS, NLI or the user's ``"a, b, c"`` with gap ``d``."""

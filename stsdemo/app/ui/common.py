@@ -14,6 +14,7 @@ from ...serving import caps, session_files
 from ...errors import InputError
 from .. import model_cache
 from ..progress import SKIP
+from .words import say
 
 log = logging.getLogger("stsdemo.app.ui")
 
@@ -58,12 +59,12 @@ def skip(value):
     return gr.skip() if value is SKIP else value
 
 
-def upload_note(kind: str = "training") -> str:
+def upload_note(kind: str = "training"):
     """The size cap of a ``kind`` of file ("score", "training"), stated where it is uploaded: its one declaration,
     ``<kind>_file_bytes`` in :mod:`stsdemo.serving.caps`, under the upload cap that launch(max_file_size=...)
     enforces."""
     limit = min(caps.value(f"{kind}_file_bytes"), environment.max_upload_bytes())
-    return f"Files up to {caps.size_text(limit)}."
+    return say("upload_cap", size=caps.size_text(limit))
 
 
 class ChoiceLists:

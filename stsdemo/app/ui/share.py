@@ -15,6 +15,7 @@ from typing import Mapping
 import gradio as gr
 
 from .. import links
+from .words import say
 
 # The query from the server -> the whole link, copied where the clipboard allows it; what the box then shows.
 COPY_JS = """
@@ -111,8 +112,8 @@ def link_opener() -> LinkOpener:
 def link_box(tab: str) -> LinkBox:
     """The "Copy link" button and the box that shows the link (and any notice about it) in a tab."""
     with gr.Row(elem_classes="sts-wrap sts-link", equal_height=False):
-        button = gr.Button("Copy link", size="sm", scale=0, min_width=110, elem_id=f"{tab}-copy-link")
-        text = gr.Textbox(show_label=False, placeholder="A link to what this tab shows: press Copy link",
+        button = gr.Button(say("copy_link"), size="sm", scale=0, min_width=110, elem_id=f"{tab}-copy-link")
+        text = gr.Textbox(show_label=False, placeholder=say("link_placeholder"),
                           interactive=False, lines=1, max_lines=4, scale=4, min_width=200, elem_id=f"{tab}-link",
                           container=False)
     notice = gr.Markdown(elem_classes="sts-note", elem_id=f"{tab}-link-notice")

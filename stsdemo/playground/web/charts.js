@@ -2,9 +2,10 @@
 // legend each; the form the page's canvas draws) drawn in a few milliseconds, 1,200
 // dots included, where a plotting library took hundreds. dotsSpec and curvesSpec build the Playground's two charts
 // from a view (player.js), heatmap draws the payoff map. Panels sit in `spec.columns` columns, one below 560 px.
-// A plain script: globalThis.PlaygroundCharts.
+// Their words are the page's (text.js, read when a chart is built). A plain script: globalThis.PlaygroundCharts.
 (function (root) {
   "use strict";
+  const text = (key, values) => root.PlaygroundText.text(key, values);
   const FONT = "12px ui-sans-serif, system-ui, -apple-system, 'Segoe UI', sans-serif";
   const INK = "#1f2937", GRID = "rgba(31, 41, 55, 0.12)", SUBTLE = "#4b5563";
   const LINE_MARKS = ["line", "dash", "dot-line"], DASHES = { line: [], dash: [5, 4], "dot-line": [2, 3] };
@@ -214,12 +215,12 @@
       if (hollow && twin === 1) continue;
       const chosen = shown.map((_, i) => i).filter((i) => dots.inside[twin][i] === hollow);
       groups.push({ x: chosen.map((i) => dots.across[i]), y: chosen.map((i) => shown[i]), i: chosen, color, hollow });
-      legend.push({ name: `${hollow ? "inside" : "outside"} the buffer (${chosen.length})`, color,
+      legend.push({ name: text(hollow ? "dots_inside" : "dots_outside", { count: chosen.length }), color,
                     mark: hollow ? "hollow" : "dot" });
     }
     const ticks = nodesOf(scheme).map((node) => [node, String(+node.toFixed(3))]);
     return { title, legend, x_range: [low, high], y_range: [low, high], x_ticks: ticks, y_ticks: ticks,
-             x_title: "gold label", y_title: "prediction",
+             x_title: text("axis_gold"), y_title: text("axis_prediction"),
              bands: nodesOf(scheme).map((node) => ({ box: [node - gap / 2, node + gap / 2, node - config.x0, node + config.x0],
                                                      color: COLORS.buffer })),
              lines: [{ x: [low, high], y: [low, high], color: "rgba(31,41,55,0.35)", width: 1, dash: true }],
@@ -227,31 +228,32 @@
   }
 
   function dotsSpec(view) {
-    const titles = [`With the buffer · ${view.twinLabels[0]}`, `Without · ${view.twinLabels[1]}`];
+    const titles = [text("dots_with", { twin: view.twinLabels[0] }), text("dots_without", { twin: view.twinLabels[1] })];
     return { columns: 2, panel_height: 330, legends: true, panels: [0, 1].map((t) => dotsPanel(view, t, titles[t])) };
   }
 
   // The twins' means over seeds against the step: the report set and the selection set in the data set's own metric
   // (each twin's best step, the median over seeds, a dotted line), the memorisation gap (fit on the training pairs
   // minus the selection set) and the share of training pairs within the buffered twin's x0.
-  function curvesSpec(view, names) {
+  function curvesSpec(view) {
     const x = view.history.map((point) => point.step), colors = twinColors(view.config.loss), readBy = view.readBy;
+    const metric = text(`metric_${readBy}`);
     const panels = [
-      [`report set · ${names[readBy]}`, (point) => point[readBy], true],
-      [`selection set (picks the step) · ${names[readBy]}`, (point) => point.selection, true],
-      ["memorisation: training − selection", (point) => [0, 1].map((t) => point.fit[t] - point.selection[t]), false],
-      ["training pairs within the buffered twin's x0 (%), both twins", (point) => point.inside, false],
+      [text("curve_report", { metric }), (point) => point[readBy], true],
+      [text("curve_selection", { metric }), (point) => point.selection, true],
+      [text("curve_memorisation"), (point) => [0, 1].map((t) => point.fit[t] - point.selection[t]), false],
+      [text("curve_inside"), (point) => point.inside, false],
     ].map(([title, valueOf, marked], index) => {
       const series = [0, 1].map((t) => view.history.map((point) => valueOf(point)[t]));
       const yRange = paddedRange(series[0].concat(series[1]));
       const lines = series.map((y, t) => ({ x, y, color: colors[t], width: t === 0 ? 2.2 : 1.8, dash: t === 1 }));
       if (marked) view.bestSteps.forEach((step, t) => lines.push({ x: [step, step], y: yRange, color: colors[t], width: 1.4, dot: true }));
       const legend = index ? [] : view.twinLabels.map((name, t) => ({ name, color: colors[t], mark: t ? "dash" : "line" }))
-        .concat([{ name: "best step (median of seeds)", color: SUBTLE, mark: "dot-line" }]);
+        .concat([{ name: text("curve_best"), color: SUBTLE, mark: "dot-line" }]);
       return { title, x_range: [0, view.steps], y_range: yRange, x_ticks: niceTicks(0, view.steps),
                y_ticks: niceTicks(yRange[0], yRange[1], 3), lines, legend };
     });
-    panels[2].x_title = panels[3].x_title = "step";
+    panels[2].x_title = panels[3].x_title = text("axis_step");
     return { columns: 2, panel_height: 210, legends: true, panels };
   }
 
@@ -287,7 +289,7 @@
     });
     ctx.fillStyle = SUBTLE;
     map.columns.forEach((name, c) => ctx.fillText(name, left + (c + 0.5) * cellWidth, top + rows * rowHeight + 12));
-    ctx.fillText("training pairs per seed", left + (width - left) / 2, top + rows * rowHeight + 32);
+    ctx.fillText(text("map_pairs_axis"), left + (width - left) / 2, top + rows * rowHeight + 32);
   }
 
   function divergingColor(share) {   // blue where the buffer helped (share > 0), red where it cost, white at 0

@@ -1,20 +1,16 @@
 // The Playground's controls, generated from the settings' declarations (site.json): a choice is a select, a yes/no
 // a checkbox, a number with a slider step a slider with its box, any other number a box; each with its label, range
 // and help. A box always shows the value the run uses (a value the rule x0 <= d/2 moved is shown moved). The hidden
-// width appears for the mlp head only; a teacher's hide= hides controls. A plain script: globalThis.PlaygroundControls;
-// needs state.js and panels.js.
+// width appears for the mlp head only; a teacher's hide= hides controls. Titles and a choice's words are the page's
+// (text.js). A plain script: globalThis.PlaygroundControls; needs state.js, panels.js and text.js.
 (function (root) {
   "use strict";
-  const { el } = root.PlaygroundPanels;
+  const { el } = root.PlaygroundPanels, { text } = root.PlaygroundText;
   const GROUPS = [   // the controls a visitor moves most, then the training's finer ones
     { title: null, names: ["data", "loss", "noise", "train_pairs", "round_labels", "k", "x0", "d", "head", "width"] },
-    { title: "Training and seeds", names: ["lr", "batch_size", "steps", "seeds", "speed"] },
+    { title: "group_training", names: ["lr", "batch_size", "steps", "seeds", "speed"] },
   ];
-  const CHOICE_WORDS = {
-    data: { sts: "STS-B", nli: "SNLI", upload: "your own pairs" },
-    head: { paper: "paper: Linear on [u, v, |u−v|]", cosine: "cosine: a·cos(u, v) + b", mlp: "mlp: one hidden layer" },
-    loss: { sk2: "Smooth K2 (twin: k·MSE)", trelu: "Translated ReLU (twin: k·L1)" },
-  };
+  const WORDED = ["data", "head", "loss"];   // the choices read as words (choice_<setting>_<value>); others as they are
 
   class Controls {
     // settings: a PlaygroundState.Settings; onChange(name, value) when a visitor sets a value
@@ -23,17 +19,17 @@
       for (const group of GROUPS) {
         const names = group.names.filter((name) => settings.names.includes(name));
         const fields = names.map((name) => this.field(name));
-        container.append(group.title ? el("details", { className: "group" }, el("summary", {}, group.title), fields) : el("div", { className: "group" }, fields));
+        container.append(group.title ? el("details", { className: "group" }, el("summary", {}, text(group.title)), fields) : el("div", { className: "group" }, fields));
       }
     }
 
     field(name) {
       const meta = this.settings.meta(name), id = `setting-${name}`, helpId = `${id}-help`;
-      const help = el("p", { className: "help", id: helpId, hidden: true }, meta.help + (meta.paper ? ` (paper: ${meta.paper})` : ""));
-      const helpButton = el("button", { type: "button", className: "help-button", title: "what this does" }, "?");
+      const help = el("p", { className: "help", id: helpId, hidden: true }, meta.help + (meta.paper ? text("paper_value", { value: meta.paper }) : ""));
+      const helpButton = el("button", { type: "button", className: "help-button", title: text("help_title") }, "?");
       helpButton.setAttribute("aria-expanded", "false");
       helpButton.setAttribute("aria-controls", helpId);
-      helpButton.setAttribute("aria-label", `what ${this.settings.title(name)} does`);
+      helpButton.setAttribute("aria-label", text("help_label", { title: this.settings.title(name) }));
       helpButton.addEventListener("click", () => {
         help.hidden = !help.hidden;
         helpButton.setAttribute("aria-expanded", String(!help.hidden));
@@ -50,7 +46,7 @@
     inputs(name, meta, id) {
       if (meta.choices) {
         const select = el("select", { id }, meta.choices.map((choice) =>
-          el("option", { value: choice }, (CHOICE_WORDS[name] || {})[choice] || choice)));
+          el("option", { value: choice }, WORDED.includes(name) ? text(`choice_${name}_${choice}`) : choice)));
         select.addEventListener("change", () => this.onChange(name, select.value));
         return [select];
       }

@@ -2,9 +2,10 @@
 // x = |prediction − label|, and their pulls df/dx, for a slope k, buffer x0 and node gap d; the buffer [0, x0), the
 // margin up to d/2 and, past the rule x0 <= d/2, the red band where a prediction rounds to a wrong node yet gets no
 // pull. Pure math, drawn on a canvas (charts.js). Its knobs' start and ranges come from site.json's "loss".
-// A plain script: globalThis.PlaygroundLoss; needs charts.js and paired.js.
+// Its chart's words are the page's (text.js). A plain script: globalThis.PlaygroundLoss; needs charts.js and paired.js.
 (function (root) {
   "use strict";
+  const text = (key, values) => root.PlaygroundText.text(key, values);
   const { COLORS, niceTicks, paddedRange, INK } = root.PlaygroundCharts, { fixed } = root.PlaygroundPaired;
   // f(x) and df/dx of each loss (stsdemo.losses): the buffer losses take k and x0, the references neither
   const CURVES = {
@@ -16,8 +17,7 @@
   const POINTS = 400;
 
   function problem(k, x0, d) {   // stsdemo.losses.buffer.check_buffer's rule, in words ("" when the knobs are valid)
-    return x0 > d / 2 ? `x0 = ${x0} is more than d/2 = ${d / 2}: predictions in the red band already round to a ` +
-                        "wrong node, yet get no pull" : "";
+    return x0 > d / 2 ? text("loss_problem", { x0, half: d / 2 }) : "";
   }
 
   // Two panels, the loss and its pull, over x from 0 to max(2.5 d, x0 + d); `references`: the names drawn besides.
@@ -27,7 +27,7 @@
     const sample = Math.abs(prediction - label);
     const bands = [{ box: [0, Math.min(x0, d / 2)], color: COLORS.buffer }, { box: [Math.min(x0, d / 2), d / 2], color: COLORS.margin }];
     if (x0 > d / 2) bands.push({ box: [d / 2, x0], color: COLORS.bad });
-    const panels = [["loss f(x)", "f"], ["pull df/dx", "df"]].map(([title, part], index) => {
+    const panels = [[text("loss_f"), "f"], [text("loss_pull"), "df"]].map(([title, part], index) => {
       const lines = drawn.map(([name, curve]) => ({ x: xs, y: xs.map((x) => curve[part](x, k, x0)), color: COLORS[name],
                                                     width: curve.buffer ? 3 : 1.6, dot: !curve.buffer }));
       const yRange = paddedRange([0].concat(...lines.map((line) => line.y)), 0.05);
@@ -36,9 +36,9 @@
       const dots = sample <= reach ? drawn.filter(([, curve]) => curve.buffer).map(([name, curve]) =>
         ({ x: [sample], y: [curve[part](sample, k, x0)], color: COLORS[name], size: 5.5 })) : [];
       const legend = index ? [] : drawn.map(([name, curve]) => ({ name: curve.name, color: COLORS[name], mark: curve.buffer ? "line" : "dot-line" }))
-        .concat([{ name: "buffer: no pull", color: COLORS.buffer, mark: "band" }, { name: "dashed: d/2", color: INK, mark: "dash" }]);
+        .concat([{ name: text("loss_no_pull"), color: COLORS.buffer, mark: "band" }, { name: text("loss_half_gap"), color: INK, mark: "dash" }]);
       return { title, x_range: [0, reach], y_range: yRange, x_ticks: niceTicks(0, reach), y_ticks: niceTicks(yRange[0], yRange[1], 4),
-               x_title: "x = |prediction − label|", bands: bands.map((band) => ({ box: [...band.box, ...yRange], color: band.color })),
+               x_title: text("loss_distance"), bands: bands.map((band) => ({ box: [...band.box, ...yRange], color: band.color })),
                lines, dots, legend };
     });
     return { columns: 2, panel_height: 300, legends: true, panels };
@@ -48,16 +48,17 @@
   function formulas({ k, x0, d }) {
     return {
       losses: [
-        { name: "Translated ReLU", says: "the same pull k on every sample outside the buffer",
+        { name: "Translated ReLU", says: text("loss_says_trelu"),
           general: "f(x) = max(0, k (x − x0))", here: `f(x) = max(0, ${k} (x − ${x0}))` },
-        { name: "Smooth K2", says: "the pull 2k (x − x0) grows with the error; smooth at x0",
+        { name: "Smooth K2", says: text("loss_says_sk2"),
           general: "f(x) = k max(0, x − x0)²", here: `f(x) = ${k} max(0, x − ${x0})²` },
       ],
-      note: `x = |prediction − label|, buffer 0 ≤ x0 ≤ d/2, here d/2 = ${d / 2}.`,
+      note: text("loss_note", { half: d / 2 }),
     };
   }
 
-  // The loss and pull one sample gets under each loss, before the batch mean (df/dprediction: negative raises it).
+  // The loss and pull one sample gets under each loss, before the batch mean (df/dprediction: negative raises it);
+  // inside: "yes" or "no", the page's keys of those words.
   function sampleRows({ k, x0, prediction, label }) {
     const x = Math.abs(prediction - label), sign = Math.sign(prediction - label);
     return Object.values(CURVES).map((curve) => ({
@@ -68,9 +69,7 @@
 
   function verdict({ k, x0, d }) {
     const found = problem(k, x0, d);
-    return found ? `✗ Invalid setting: ${found}.`
-      : `✓ Valid. A prediction within ±${x0} of its label gets no gradient; every prediction that rounds to a wrong ` +
-        `node (x > ${d / 2}) is still pulled back.`;
+    return found ? text("loss_invalid", { problem: found }) : text("loss_valid", { x0, half: d / 2 });
   }
 
   root.PlaygroundLoss = { spec, formulas, sampleRows, verdict, problem, CURVES };

@@ -2,20 +2,19 @@
 // cell's per-seed differences and each reading's corrected verdicts) for the settings' data, loss and head, under one
 // of its readings: a grid of label noise x training pairs, ▲ where the buffer holds, ▼ where it is reversed, the
 // cell nearest the settings outlined, and what the map shows in words. A plain script: globalThis.PlaygroundMap;
-// needs paired.js.
+// needs paired.js, panels.js and text.js (its words).
 (function (root) {
   "use strict";
-  const { Paired, fixed, grouped } = root.PlaygroundPaired;
+  const { Paired, fixed, grouped } = root.PlaygroundPaired, { text } = root.PlaygroundText;
   const MARKS = { holds: "▲", reversed: "▼" };
   const READ_BY = root.PlaygroundEngine.READ_BY;   // site.json's engine.read_by
   const HEADS = ["paper", "mlp"];
   const MATCHED = ["head", "width", "loss", "k", "x0", "d", "round_labels", "lr", "batch_size", "steps", "seeds"];
-  const METRIC_NAMES = { spearman: "Spearman ×100", accuracy: "on the gold node (%)" };
   const LOSS_NAMES = { sk2: "Smooth K2", trelu: "Translated ReLU" };
 
   const key = (data, loss, head, noise, size) => `payoff/${data}/${loss}/${head}/noise${noise}/pairs${size}`;
-  const sizeName = (size) => (size === 0 ? "all" : grouped(size));
-  const place = ([noise, size]) => `σ ${noise} × ${size === 0 ? "all" : size} pairs`;
+  const sizeName = (size) => (size === 0 ? text("map_all") : grouped(size));
+  const place = ([noise, size]) => text("map_place", { noise, size: size === 0 ? text("map_all") : size });
 
   class PayoffMap {
     constructor(recorded, rule, datasets) {
@@ -55,25 +54,22 @@
       }));
       const pool = (this.datasets[data] || {}).pool || 1;
       const current = this.nearest(config.noise, config.train_pairs, pool);
-      const title = `${LOSS_NAMES[config.loss]} − its x0 = 0 twin · ${METRIC_NAMES[metric]} · ${data.toUpperCase()} · ` +
-                    `${head} head · ${this.readings[reading]}`;
+      const title = text("map_heading", { loss: LOSS_NAMES[config.loss], metric: root.PlaygroundPanels.metricName(metric),
+                                          data: data.toUpperCase(), head, reading: this.readings[reading] });
       const lines = [this.reading(cells, reading)];
-      if (data !== config.data) lines.unshift(`No map is recorded for uploaded pairs; this is the ${data.toUpperCase()} map, to compare with.`);
-      if (head !== config.head) lines.push(`No map is recorded for the ${config.head} head; this is the paper head's.`);
+      if (data !== config.data) lines.unshift(text("map_upload", { data: data.toUpperCase() }));
+      if (head !== config.head) lines.push(text("map_head", { head: config.head }));
       const here = cells[current[0]][current[1]];
       if (here) {
         const found = Object.keys(this.readings).map((name) => [name, this.paired(here.entry, metric, name)])
           .filter(([, result]) => result)
           .map(([name, result]) => `${this.readings[name]} ${result.numbers()}: ${this.verdict(here.entry, name, result)}`);
-        lines.push(`Nearest your settings (${place([this.noises[current[0]], this.sizes[current[1]]])}): ${found.join("; ")}.`);
+        lines.push(text("map_nearest", { place: place([this.noises[current[0]], this.sizes[current[1]]]), found: found.join("; ") }));
         lines.push(matchText(config, here.entry.config));
       }
       const first = Object.values(this.recorded.cells || {})[0];
       if (first) {
-        lines.push(`Each cell: ${first.seeds.length} seeds × ${grouped(first.config.steps)} steps of the default settings ` +
-                   `at that noise and size, recorded by python -m bench.evidence.payoff on ${first.machine}. ` +
-                   "▲ holds (the buffer pays off), ▼ reversed (it costs), " +
-                   "unmarked: negligible or no measurable difference.");
+        lines.push(text("map_cells", { seeds: first.seeds.length, steps: grouped(first.config.steps), machine: first.machine }));
       }
       return { title, rows: this.noises.map((noise) => `σ ${noise}`), columns: this.sizes.map(sizeName), cells, current, lines };
     }
@@ -91,20 +87,16 @@
       cells.forEach((row, r) => row.forEach((cell, c) => {
         if (cell) found.push([[this.noises[r], this.sizes[c]], this.verdict(cell.entry, reading, cell.found)]);
       }));
-      if (!found.length) return `This map has no ${this.readings[reading]} reading (the paper's head has one).`;
+      if (!found.length) return text("map_no_reading", { reading: this.readings[reading] });
       const holds = found.filter(([, v]) => v === "holds").map(([p]) => p);
       const costs = found.filter(([, v]) => v === "reversed").map(([p]) => p);
       const negligible = found.filter(([, v]) => v === "negligible").length;
-      const where = holds.length ? "at " + holds.map(place).join(", ") : "nowhere on this grid";
-      const against = costs.length ? ` (at ${costs.map(place).join(", ")})` : "";
+      const where = holds.length ? text("map_where", { places: holds.map(place).join(", ") }) : text("map_nowhere");
+      const against = costs.length ? text("map_against", { places: costs.map(place).join(", ") }) : "";
       const total = Object.keys((this.recorded.verdicts || {})[reading] || {}).length;
-      return `With ${this.readings[reading]}, the buffer pays off ${where}: it holds in ${holds.length} of ${found.length} ` +
-        `cells, is reversed in ${costs.length}${against}, negligible in ${negligible} and shows no measurable difference ` +
-        `in ${found.length - holds.length - costs.length - negligible}. Each cell is a paired t-test over its seeds, ` +
-        `corrected for the ${total} cells of this reading by Benjamini-Hochberg at 5 %: if the buffer made no difference ` +
-        "anywhere, the whole grid would show any mark at all in at most 1 run in 20, and of the marks it shows at most " +
-        "5 % are expected to be false. A difference whose 95 % interval lies inside ± 0.1 points is negligible and " +
-        "never marked.";
+      return text("map_says", { reading: this.readings[reading], where, holds: holds.length, found: found.length,
+                                costs: costs.length, against, negligible, total,
+                                unclear: found.length - holds.length - costs.length - negligible });
     }
   }
 
@@ -115,13 +107,11 @@
 
   function matchText(config, recorded) {   // stsdemo.playground.payoff.match_text
     const differ = MATCHED.filter((name) => name in recorded && config[name] !== recorded[name])
-      .map((name) => `${name} ${config[name]} (map: ${recorded[name]})`);
+      .map((name) => text("map_differ", { name, value: config[name], recorded: recorded[name] }));
     if (!differ.length) {
-      return config.noise === recorded.noise && config.train_pairs === recorded.train_pairs
-        ? "A recorded cell matches your settings exactly."
-        : "A recorded cell matches your lr, steps, batch and the rest; only your noise or size lies between the grid's.";
+      return text(config.noise === recorded.noise && config.train_pairs === recorded.train_pairs ? "map_matches" : "map_between");
     }
-    return `No recorded cell matches your settings: ${differ.join(", ")}. The map reads its own settings, not yours.`;
+    return text("map_no_match", { differ: differ.join(", ") });
   }
 
   root.PlaygroundMap = { PayoffMap };

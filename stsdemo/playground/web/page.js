@@ -2,11 +2,12 @@
 // (player.js, training in Web Workers) and the views together. Rendering stays apart from the state: a setting goes
 // through setValue (checked, the x0 <= d/2 rule applied, the link rewritten, the run told), and each view is drawn
 // by draw(), at most once an animation frame. The map, the Loss explorer and the app's upload and export are
-// sections.js's; the start-here steps and the presets' questions and reveals story.js's.
+// sections.js's; the start-here steps and the presets' questions and reveals story.js's. Its words are site.json's,
+// in the page's language (language.js, text.js).
 (function () {
   "use strict";
   const { Settings } = PlaygroundState, { Controls } = PlaygroundControls, Panels = PlaygroundPanels;
-  const Charts = PlaygroundCharts;
+  const Charts = PlaygroundCharts, { text } = PlaygroundText;
   const $ = (id) => document.getElementById(id);
 
   function fail(message) {
@@ -21,16 +22,24 @@
   const lossOnly = framed && new URLSearchParams(location.search).get("view") === "loss";
   if (framed) document.documentElement.classList.add(lossOnly ? "loss-only" : "framed");
 
-  if (!lossOnly && typeof Worker === "undefined") {
-    $("no-worker").hidden = false;
-    $("status").replaceChildren(Panels.el("p", {}, "The Playground cannot play in this browser: see the message above."));
-    return;
-  }
-
+  // Until site.json (and so the page's words) is here, a failure can be said in English only.
   fetch("site.json").then((response) => {
     if (!response.ok) throw new Error(`site.json could not be loaded (HTTP ${response.status})`);
     return response.json();
-  }).then(lossOnly ? startLoss : start).catch((error) => fail(`The Playground could not start: ${error.message}.`));
+  }).then((site) => {
+    const language = PlaygroundLanguage.pageLanguage();
+    PlaygroundText.use(site.strings, language);
+    document.documentElement.lang = language;
+    document.title = text("title");
+    PlaygroundText.fill(document.body);
+    if (!lossOnly && typeof Worker === "undefined") {
+      $("no-worker").hidden = false;
+      $("status").replaceChildren(Panels.el("p", {}, text("no_worker_status")));
+      return;
+    }
+    (lossOnly ? startLoss : start)(site);
+  }).catch((error) => fail(PlaygroundText.ready() ? text("could_not_start", { error: error.message })
+                                                  : `The Playground could not start: ${error.message}.`));
 
   // The page sizes the app's frame to itself.
   function sizeTheFrame() {
@@ -64,7 +73,7 @@
         $("play").setAttribute("aria-pressed", String(playing));
         document.body.dataset.playing = String(playing);
       },
-      onError: (error) => fail(`The run stopped: ${error.message}.`),
+      onError: (error) => fail(text("run_stopped", { error: error.message })),
     });
     const controls = new Controls($("settings"), settings, setValue);
     const sections = PlaygroundSections.build(site, { settings, rule, state, player, tell, setValue,
@@ -74,13 +83,13 @@
     // ---- the state: one setting changed, checked, shown, linked and told to the run ----
     function setValue(name, value, refused) {
       const notices = [];
-      if (refused) notices.push(`${refused}: ${settings.title(name)} stays ${state.values[name]}`);
+      if (refused) notices.push(text("refused_stays", { reason: refused, title: settings.title(name), value: state.values[name] }));
       else {
         state.values = { ...state.values, [name]: value };
         if (name === "loss") state.values.k = PlaygroundEngine.LOSSES[value].paper_k;   // each from the paper's k
         if (state.values.x0 > state.values.d / 2) {
           state.values.x0 = state.values.d / 2;
-          notices.push(`buffer x0 is at most d/2 (the rule x0 ≤ d/2): the run uses x0 = ${state.values.x0}`);
+          notices.push(text("x0_moved", { x0: state.values.x0 }));
         }
       }
       tell(notices);
@@ -96,7 +105,7 @@
       sections.settingsChanged(state.values);
       const values = { ...state.values };
       whenServed(values).then(() => player.configure(values)).then((restarted) => {
-        if (restarted && view && view.step > 0) tell(["The settings changed, so the run started again."]);
+        if (restarted && view && view.step > 0) tell([text("settings_changed")]);
       });
     }
 
@@ -109,7 +118,7 @@
         const answer = await fetch(url, { method: "HEAD" });
         if (answer.status !== 503) { served.add(url); break; }
         const waiting = await fetch(url).then((response) => response.json()).catch(() => ({}));
-        $("status").replaceChildren(Panels.el("p", {}, waiting.progress || "The server is preparing the pairs…"));
+        $("status").replaceChildren(Panels.el("p", {}, waiting.progress || text("preparing")));
         await new Promise((resolve) => setTimeout(resolve, 1000 * (waiting.retry_after || 1)));
       }
     }
@@ -146,7 +155,7 @@
       document.body.dataset.finished = String(view.finished);
       if (fresh) {
         Panels.sync($("status"), Panels.status(view, view.about.model || "all-MiniLM-L6-v2"));
-        Charts.draw($("curves"), Charts.curvesSpec(view, Panels.METRICS), width);
+        Charts.draw($("curves"), Charts.curvesSpec(view), width);
         Panels.sync($("dots-note"), [Panels.dotsNote(view)]);
         Panels.sync($("moved"), Panels.moved(view));
         $("dots").dataset.best = view.bestSteps.join(",");
@@ -168,8 +177,8 @@
       }
     }
 
-    const close = Panels.el("button", { type: "button", className: "close", title: "close (Esc)" }, "×");
-    close.setAttribute("aria-label", "close the pair");
+    const close = Panels.el("button", { type: "button", className: "close", title: text("close_title") }, "×");
+    close.setAttribute("aria-label", text("close_label"));
     close.addEventListener("click", () => { choose(null); $("dots").focus(); });
     function describe() {
       const panel = $("pair");
@@ -206,7 +215,7 @@
       const said = (text) => { $("copied").textContent = text; };
       $("link").select();
       (navigator.clipboard ? navigator.clipboard.writeText(location.href) : Promise.reject(new Error("no clipboard")))
-        .then(() => said("Copied."), () => said("Select the link above and copy it."));
+        .then(() => said(text("copied")), () => said(text("copy_by_hand")));
     });
     // The charts' width, kept as the observer sees it: drawing never asks for a layout.
     let chartsWidth = 0;

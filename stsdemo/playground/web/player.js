@@ -8,9 +8,10 @@
 // it is done at most every MEASURE_EVERY_MS, yet at least CURVE_POINTS times a run (so a short or fast run's curves
 // still have their shape), and always at the run's end, at a pause and at a single step: the readings and curves a
 // paused or finished run shows are always those of its step.
-// A plain script: globalThis.PlaygroundPlayer; needs draws.js, engine.js and paired.js.
+// A plain script: globalThis.PlaygroundPlayer; needs draws.js, engine.js, paired.js and text.js (its words).
 (function (root) {
   "use strict";
+  const text = (key, values) => root.PlaygroundText.text(key, values);
   const Engine = root.PlaygroundEngine, { Paired: PairedDifference, grouped } = root.PlaygroundPaired;
   const CONTINUES = ["steps", "speed"];          // changing these continues a run; any other starts it again
   const PAIRED = ["spearman", "accuracy"];       // the metrics whose difference buffer - none is read
@@ -25,7 +26,7 @@
 
   function twinLabels(config) {
     const loss = Engine.LOSSES[config.loss];   // site.json's engine.losses (stsdemo.losses.spec)
-    return [`${loss.short}, x0 = ${config.x0}`, `no buffer: x0 = 0 (${config.k}·${loss.twin})`];
+    return [text("twin_buffer", { loss: loss.short, x0: config.x0 }), text("twin_none", { k: config.k, twin: loss.twin })];
   }
 
   function median(values) {
@@ -76,8 +77,8 @@
       config, about, scheme, readBy, twinLabels: twinLabels(config), seeds: measurement.seeds.length,
       now, atBest, memorisation: [0, 1].map((t) => now.fit[t] - now.selection[t]),
       bestSteps: [0, 1].map((t) => median(measurement.bestSteps.map((row) => row[t]))),
-      readings: [reading("Stopped at its best", measurement.best),
-                 reading(`At this step (${grouped(measurement.step)})`, measurement.values)],
+      readings: [reading(text("reading_best"), measurement.best),
+                 reading(text("reading_step", { step: grouped(measurement.step) }), measurement.values)],
       ruleText: rule.text(measurement.seeds.length, readBy),
       dots: best && {
         across: across(gold, scheme), now: shownNow, best: best.predictions, bestSteps: best.steps,

@@ -5,6 +5,7 @@
 (function (root) {
   "use strict";
   const { el } = root.PlaygroundPanels, Charts = root.PlaygroundCharts, Loss = root.PlaygroundLoss;
+  const { text } = root.PlaygroundText;
   const $ = (id) => document.getElementById(id);
   const POLL_MS = 700;
   const REFERENCES = { l1: "L1", mse: "MSE" };
@@ -43,16 +44,16 @@
     const boxes = {}, clamped = el("p", { id: "loss-clamped", className: "note", role: "status" });
     // a number for `name` from text (typed, or a link's), and what to say of it: a knob's is held to its range; the
     // sample's prediction or label, past ±reach or not a number, keeps its value
-    const read = (name, text) => {
-      const number = Number(text), given = text !== "" && text !== null && Number.isFinite(number);
+    const read = (name, typed) => {
+      const number = Number(typed), given = typed !== "" && typed !== null && Number.isFinite(number);
       if (!declared.sliders[name]) {
         return given && Math.abs(number) <= reach ? { value: number, said: "" }
-          : { value: knobs[name], said: `${name} ${String(text).slice(0, 20)} is not a number within ±${reach}: it stays ${knobs[name]}.` };
+          : { value: knobs[name], said: text("loss_sample_refused", { name, given: String(typed).slice(0, 20), reach, value: knobs[name] }) };
       }
       const { low, high } = declared.sliders[name];
-      if (!given) return { value: knobs[name], said: text === "" ? "" : `${settings.title(name)} is not a number: it stays ${knobs[name]}.` };
+      if (!given) return { value: knobs[name], said: typed === "" ? "" : text("loss_knob_not_number", { title: settings.title(name), value: knobs[name] }) };
       const value = Math.min(Math.max(number, low), high);
-      return { value, said: value === number ? "" : `${settings.title(name)} ${number} is outside this explorer's range (${low} to ${high}): drawn at ${value}.` };
+      return { value, said: value === number ? "" : text("loss_knob_clamped", { title: settings.title(name), given: number, low, high, value }) };
     };
     const knob = (name) => {
       const { low, high, step } = declared.sliders[name], id = `loss-${name}`;
@@ -68,7 +69,7 @@
       slider.addEventListener("input", () => set(slider.value));
       box.addEventListener("change", () => set(box.value));
       boxes[name] = [slider, box];
-      const hint = name === "k" && declared.hint ? [el("span", { className: "note" }, declared.hint)] : [];
+      const hint = name === "k" && declared.hint ? [el("span", { className: "note" }, text("loss_paper_k", { k: declared.hint }))] : [];
       return el("div", { className: "field" }, el("label", { htmlFor: id }, settings.title(name)),
                 el("div", { className: "field-inputs" }, slider, box), ...hint);
     };
@@ -84,17 +85,16 @@
       return el("label", { className: "check" }, box, ` ${title}`);
     });
     $("loss-knobs").replaceChildren(knob("k"), knob("x0"), knob("d"), clamped,
-      el("div", { className: "field" }, el("span", {}, "Reference losses"), el("div", {}, checks)),
-      el("p", { className: "note" }, "Try a prediction: the loss and pull one sample gets (before the batch mean; " +
-         "training also clamps predictions beyond the outermost nodes)."),
-      el("div", { className: "sample-row" }, sample("prediction", "Prediction"), sample("label", "Label")));
+      el("div", { className: "field" }, el("span", {}, text("loss_references")), el("div", {}, checks)),
+      el("p", { className: "note" }, text("loss_try")),
+      el("div", { className: "sample-row" }, sample("prediction", text("loss_prediction")), sample("label", text("loss_label"))));
 
     const link = $("loss-link");
     $("loss-copy-link").addEventListener("click", () => {
       const said = (text) => { $("loss-copied").textContent = text; };
       link.select();
       (navigator.clipboard ? navigator.clipboard.writeText(link.value) : Promise.reject(new Error("no clipboard")))
-        .then(() => said("Copied."), () => said("Select the link above and copy it."));
+        .then(() => said(text("copied")), () => said(text("copy_by_hand")));
     });
 
     function draw() {
@@ -108,13 +108,14 @@
       verdict.classList.toggle("invalid", Boolean(Loss.problem(knobs.k, knobs.x0, knobs.d)));
       const formulas = Loss.formulas(knobs);
       $("loss-formulas").replaceChildren(...formulas.losses.map((loss) => el("p", {}, el("b", {}, loss.name), `: ${loss.says}`,
-        el("br"), el("code", {}, loss.general), el("br"), "here ", el("code", {}, loss.here))), el("p", {}, formulas.note));
+        el("br"), el("code", {}, loss.general), el("br"), text("loss_here"), el("code", {}, loss.here))), el("p", {}, formulas.note));
       const rows = Loss.sampleRows(knobs);
       $("loss-sample").replaceChildren(el("table", { className: "sample-table" },
-        el("caption", {}, "One sample"),
-        el("tr", {}, ["loss", "x = |pred − label|", "f(x)", "df/dprediction", "in buffer"].map((text) => el("th", { scope: "col" }, text))),
+        el("caption", {}, text("loss_one_sample")),
+        el("tr", {}, [text("loss_column_loss"), text("loss_column_x"), "f(x)", "df/dprediction", text("loss_column_in_buffer")]
+          .map((heading) => el("th", { scope: "col" }, heading))),
         rows.map((row) => el("tr", {}, el("th", { scope: "row" }, row.loss), el("td", {}, row.x), el("td", {}, row.f),
-                                      el("td", {}, row.pull), el("td", {}, row.inside)))));
+                                      el("td", {}, row.pull), el("td", {}, text(row.inside))))));
     }
     new ResizeObserver(draw).observe($("loss"));
 
@@ -140,25 +141,22 @@
   function appParts(app, context) {
     const box = $("app-parts");
     if (!app) {
-      box.replaceChildren(el("p", { className: "note", id: "app-only" }, "Uploading your own labelled pairs and exporting " +
-        "a trained head need the full app (python app.py); this static page plays the built-in pairs."));
+      box.replaceChildren(el("p", { className: "note", id: "app-only" }, text("app_only")));
       return;
     }
     const file = el("input", { type: "file", id: "upload-file", accept: ".csv,.tsv,.txt" });
     const scale = el("input", { type: "text", id: "upload-scale", value: "infer" });
-    const said = el("p", { className: "note", id: "upload-said", role: "status" }, "A CSV or TSV with two sentence columns " +
-      "and a label column; a fifth of the pairs is held out as the report set. Embedded once by the app, then trained here.");
+    const said = el("p", { className: "note", id: "upload-said", role: "status" }, text("upload_note"));
     file.addEventListener("change", () => { if (file.files.length) upload(app.upload, file, scale.value, said, context); });
     const exported = el("p", { className: "note", id: "export-said", role: "status" });
-    const button = el("button", { type: "button", id: "export" }, "Export this run (zip)");
+    const button = el("button", { type: "button", id: "export" }, text("export_button"));
     button.addEventListener("click", () => exportRun(app.export, context, exported));
     box.replaceChildren(
-      el("details", { id: "own-pairs" }, el("summary", {}, "Your own labelled pairs"),
-         el("div", { className: "field" }, el("label", { htmlFor: "upload-scale" }, "Scale (infer, sts, nli, or the categories lowest first)"), scale),
-         el("div", { className: "field" }, el("label", { htmlFor: "upload-file" }, "Labelled pairs (one file)"), file), said),
-      el("details", { id: "export-box" }, el("summary", {}, "Export the trained head"),
-         el("p", { className: "note" }, "The buffered twin of the first seed at its best step, over the encoder it read, as a " +
-            "scorer that loads with SentenceTransformer(folder)."), button, exported));
+      el("details", { id: "own-pairs" }, el("summary", {}, text("own_pairs")),
+         el("div", { className: "field" }, el("label", { htmlFor: "upload-scale" }, text("upload_scale")), scale),
+         el("div", { className: "field" }, el("label", { htmlFor: "upload-file" }, text("upload_file")), file), said),
+      el("details", { id: "export-box" }, el("summary", {}, text("export_title")),
+         el("p", { className: "note" }, text("export_note")), button, exported));
   }
 
   async function answer(response) {
@@ -182,28 +180,28 @@
           context.setValue("data", "upload");
           return;
         }
-        said.textContent = found.progress || "Embedding…";
+        said.textContent = found.progress || text("embedding");
         await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       }
     } catch (error) {
       file.value = "";
-      said.textContent = `Not read: ${error.message}. The pairs in use are unchanged.`;
+      said.textContent = text("not_read", { error: error.message });
     }
   }
 
   async function exportRun(url, context, said) {
     const view = context.current();
     try {
-      if (!view || view.step === 0) throw new Error("there is no run to export yet: press Play or Step first");
+      if (!view || view.step === 0) throw new Error(text("nothing_to_export"));
       const head = await context.player.bestHead(0);
-      said.textContent = `Writing the head of step ${head.step}…`;
+      said.textContent = text("writing_head", { step: head.step });
       const { url: zip, name } = await answer(await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ config: view.config, head, step: view.step }) }));
       const link = el("a", { href: zip, download: name }, name);
-      said.replaceChildren("Ready: ", link);
+      said.replaceChildren(text("ready"), link);
       link.click();
     } catch (error) {
-      said.textContent = `Not exported: ${error.message}.`;
+      said.textContent = text("not_exported", { error: error.message });
     }
   }
 

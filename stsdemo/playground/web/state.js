@@ -12,7 +12,7 @@
   const UPLOAD_KEY = /^[A-Za-z0-9_-]{1,80}$/;
   const LANGUAGES = PlaygroundLanguage.LANGUAGES;   // language.js: the languages a link may ask for
 
-  const titleOf = (name, meta) => meta.label || name.replace(/_/g, " ");
+  const text = (key, values) => root.PlaygroundText.text(key, values);   // the page's words (text.js)
 
   class Settings {
     constructor(declarations, presets) {
@@ -21,27 +21,27 @@
       this.presets = Object.fromEntries(presets.map((preset) => [preset.name, preset]));
     }
     meta(name) { return this.declarations[name]; }
-    title(name) { return titleOf(name, this.meta(name)); }
+    title(name) { return text(`setting_${name}`); }   // strings.json's, in the page's language
     defaults() { return Object.fromEntries(Object.entries(this.declarations).map(([name, meta]) => [name, meta.default])); }
 
     // One value checked against its declaration (stsdemo.config.check_setting): the value, or an Error saying why.
     check(name, value) {
       const meta = this.meta(name), title = this.title(name);
       if (meta.choices) {
-        if (!meta.choices.includes(value)) throw new Error(`unknown ${title}; choose one of: ${meta.choices.join(", ")}`);
+        if (!meta.choices.includes(value)) throw new Error(text("refuse_choice", { title, choices: meta.choices.join(", ") }));
         return value;
       }
       if (typeof meta.default === "boolean") {
-        if (typeof value !== "boolean") throw new Error(`${title} must be true or false`);
+        if (typeof value !== "boolean") throw new Error(text("refuse_boolean", { title }));
         return value;
       }
-      if (typeof value !== "number" || !Number.isFinite(value)) throw new Error(`${title} is not a number`);
-      if (meta.integer && !Number.isInteger(value)) throw new Error(`${title} must be a whole number`);
+      if (typeof value !== "number" || !Number.isFinite(value)) throw new Error(text("refuse_number", { title }));
+      if (meta.integer && !Number.isInteger(value)) throw new Error(text("refuse_whole", { title }));
       const low = meta.low, high = meta.high;
       if (low !== null && (meta.low_open ? !(value > low) : value < low)) {
-        throw new Error(`${title} must be ${meta.low_open ? "more than" : "at least"} ${low}`);
+        throw new Error(text(meta.low_open ? "refuse_more_than" : "refuse_at_least", { title, low }));
       }
-      if (high !== null && value > high) throw new Error(`${title} must be at most ${high}`);
+      if (high !== null && value > high) throw new Error(text("refuse_at_most", { title, high }));
       return value;
     }
 
@@ -53,10 +53,10 @@
         const word = text.trim().toLowerCase();
         if (["true", "1", "yes", "on"].includes(word)) return true;
         if (["false", "0", "no", "off"].includes(word)) return false;
-        throw new Error(`${this.title(name)} must be true or false`);
+        throw new Error(text("refuse_boolean", { title: this.title(name) }));
       }
       if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text.trim()) || text.length > 40) {
-        throw new Error(`${this.title(name)} is not a number`);
+        throw new Error(text("refuse_number", { title: this.title(name) }));
       }
       return this.check(name, Number(text));
     }
@@ -65,7 +65,7 @@
     withBuffer(values, notices) {
       if (values.x0 <= values.d / 2) return values;
       const x0 = Math.min(this.meta("x0").default, values.d / 2);
-      notices.push(`buffer x0 = ${values.x0} is more than d/2 = ${values.d / 2}: using x0 = ${x0}`);
+      notices.push(text("link_x0", { x0: values.x0, half: values.d / 2, used: x0 }));
       return { ...values, x0 };
     }
 
@@ -80,7 +80,7 @@
           preset = asked.trim();
           values = { ...values, ...this.presets[preset].settings };
         } else {
-          notices.push(`unknown preset; choose one of: ${Object.keys(this.presets).join(", ")}`);
+          notices.push(text("link_preset", { presets: Object.keys(this.presets).join(", ") }));
         }
       }
       for (const name of this.names) {
@@ -88,12 +88,12 @@
         try {
           values[name] = this.read(name, params.get(name));
         } catch (error) {
-          notices.push(`${error.message}: using ${values[name]}`);
+          notices.push(text("link_using", { error: error.message, value: values[name] }));
         }
       }
       let upload = params.get("upload");
       if (upload !== null && !UPLOAD_KEY.test(upload)) {
-        notices.push("the upload key in this link is not one the app hands out: playing the built-in pairs");
+        notices.push(text("link_upload"));
         upload = null;
       }
       if (values.data === "upload" && upload === null) values.data = this.meta("data").default;
@@ -103,8 +103,8 @@
         (this.names.includes(name) ? hidden : unknown).push(name);
       }
       if (unknown.length) {
-        notices.push(`hide= names ${unknown.length} unknown control${unknown.length > 1 ? "s" : ""}, left out ` +
-                     `(the settings are: ${this.names.join(", ")})`);
+        notices.push(text("link_hide", { count: unknown.length, plural: unknown.length > 1 ? "s" : "",
+                                         names: this.names.join(", ") }));
       }
       const page = { teach: params.get("teach") === "1", quiz: params.get("quiz") !== "0",
                      lang: LANGUAGES.includes(params.get("lang")) ? params.get("lang") : null };

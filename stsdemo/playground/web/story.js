@@ -14,26 +14,8 @@
   const LANGUAGE = PlaygroundLanguage.pageLanguage();   // language.js; read before the page rewrites its link
   const STORE = "stsdemo-quiz";                               // {preset name: the chosen choice's place}
   const NARROW = "(max-width: 600px)";                        // a phone: the start-here steps fold to one line
-  const WORDS = {
-    en: { before: "Before you play: ", think: "Think first: ", after: "After you try it",
-          curious: "For the curious", stop: ". ", colon: ": ", answer: "The answer: ", yours: "Your answer: ", right: ", right.", wrong: ", not this time.",
-          unanswered: "No answer was chosen before the run.", glossary: "Glossary", app: " (in the full app: python app.py)",
-          so_far: (right, total) => `Your answers so far: ${right} of ${total} right.`,
-          step: (step, steps) => `step ${step} of ${steps}`,
-          teach: "Teacher's mode: Space plays or pauses, → one step, R resets, + and − change the speed.",
-          slow: "Slow motion: one pair's update, with and without the buffer", once: "One update", again: "Start again",
-          twins: ["with the buffer", "without it"],
-          read: (twin, prediction, pull) => `${twin}: prediction ${prediction}, pull ${pull}` },
-    zh: { before: "开始之前先想一想：", think: "先想一想：", after: "动手之后再看", curious: "想深入了解", stop: "。", colon: "：",
-          answer: "答案：", yours: "你的答案：", right: "，答对了。", wrong: "，这次没答对。", unanswered: "运行前没有选择答案。",
-          glossary: "术语表", app: "（需在完整应用中：python app.py）",
-          so_far: (right, total) => `目前的答题情况：${total} 题中答对 ${right} 题。`,
-          step: (step, steps) => `第 ${step} 步，共 ${steps} 步`,
-          teach: "教师模式：空格键播放或暂停，→ 前进一步，R 重置，+ 和 − 调整速度。",
-          slow: "慢动作：一个句对的一次更新，带与不带缓冲区", once: "更新一次", again: "重新开始",
-          twins: ["带缓冲区", "不带缓冲区"],
-          read: (twin, prediction, pull) => `${twin}：预测 ${prediction}，拉力 ${pull}` },
-  }[LANGUAGE];
+  const TWINS = ["story_twin_with", "story_twin_without"];     // the slow motion's two twins, in its order
+  const text = (key, values) => root.PlaygroundText.text(key, values);   // the page's words (text.js)
   const say = (text) => text[LANGUAGE] || text.en;
   const grouped = (n) => Number(n).toLocaleString("en-US");
   const TERM = /\[\[([a-z-]+):([^\]]+)\]\]/g;                // stsdemo.story.TERM
@@ -54,7 +36,7 @@
     for (const id of ["lesson", "story"]) $(id).lang = LANGUAGE === "zh" ? "zh-Hans" : "en";
     let tips = 0;
     // a text as nodes: each [[key:words]] a button that shows its glossary entry on hover, focus or tap
-    function text(words) {
+    function marked(words) {
       const source = say(words), nodes = [];
       let last = 0;
       for (const match of source.matchAll(TERM)) {
@@ -67,7 +49,7 @@
     function term(key, shown) {
       const entry = glossary[key], id = `term-tip-${++tips}`;
       const tip = el("span", { className: "term-tip", id, role: "tooltip", hidden: true },
-                     el("b", {}, say(entry.name)), WORDS.colon, say(entry.meaning));
+                     el("b", {}, say(entry.name)), text("story_colon"), say(entry.meaning));
       const button = el("button", { type: "button", className: "term" }, shown);
       button.setAttribute("aria-describedby", id);
       const open = (shown) => {
@@ -84,23 +66,23 @@
       open(false);
       return el("span", { className: "term-wrap" }, button, tip);
     }
-    const curious = (story) => el("details", { className: "curious" }, el("summary", {}, WORDS.curious),
-                                  el("p", {}, text(story.curious)));
+    const curious = (story) => el("details", { className: "curious" }, el("summary", {}, text("story_curious")),
+                                  el("p", {}, marked(story.curious)));
 
     // ---- the start-here steps, each with its story, and the glossary ----
     $("lesson").replaceChildren(...site.lesson.map((step) => {
       const { question } = step.story;
       return el("li", {},
         step.in_page ? el("a", { href: step.query }, step.title) : el("b", {}, step.title),
-        step.in_page ? "" : WORDS.app, ". ", rich(step.do),
-        el("p", { className: "ask" }, el("b", {}, WORDS.think), text(question.ask), " ",
+        step.in_page ? "" : text("in_full_app"), ". ", rich(step.do),
+        el("p", { className: "ask" }, el("b", {}, text("story_think")), marked(question.ask), " ",
            question.choices.map((choice, i) => el("span", { className: "choice" }, `${"ABC"[i]}. `, say(choice), " "))),
-        el("p", { className: "watch" }, text(step.story.watch)),
-        el("details", { className: "after" }, el("summary", {}, WORDS.after),
-           el("p", {}, el("b", {}, WORDS.answer), say(question.choices[question.answer]), WORDS.stop,
-              text(step.story.reveal)), curious(step.story)));
+        el("p", { className: "watch" }, marked(step.story.watch)),
+        el("details", { className: "after" }, el("summary", {}, text("story_after")),
+           el("p", {}, el("b", {}, text("story_answer")), say(question.choices[question.answer]), text("story_stop"),
+              marked(step.story.reveal)), curious(step.story)));
     }));
-    $("lesson").after(el("details", { id: "glossary", className: "glossary" }, el("summary", {}, WORDS.glossary),
+    $("lesson").after(el("details", { id: "glossary", className: "glossary" }, el("summary", {}, text("story_glossary")),
       el("dl", {}, Object.values(glossary).map((entry) => [el("dt", {}, say(entry.name)), el("dd", {}, say(entry.meaning))]))));
     if (matchMedia(NARROW).matches) $("start").querySelector("details").open = false;
 
@@ -120,8 +102,8 @@
       });
       parts = {
         ask: el("fieldset", { className: "question", hidden: !state.page.quiz },
-                el("legend", {}, WORDS.before, text(question.ask)), choices),
-        watch: el("p", { className: "watch" }, text(preset.story.watch)),
+                el("legend", {}, text("story_before"), marked(question.ask)), choices),
+        watch: el("p", { className: "watch" }, marked(preset.story.watch)),
         reveal: el("div", { className: "reveal", id: "reveal", hidden: true, ariaLive: "polite" }),
       };
       box.replaceChildren(parts.ask, parts.watch, parts.reveal);
@@ -130,21 +112,21 @@
     function reveal(preset) {
       const { question } = preset.story, all = answers.read(), chosen = all[preset.name];
       const right = say(question.choices[question.answer]);
-      const verdict = !state.page.quiz ? [el("b", {}, WORDS.answer), right, WORDS.stop]
-        : chosen === undefined ? [WORDS.unanswered, " ", el("b", {}, WORDS.answer), right, WORDS.stop]
-        : [el("b", {}, WORDS.yours), say(question.choices[chosen]),
-           chosen === question.answer ? WORDS.right : WORDS.wrong,
-           chosen === question.answer ? "" : [" ", el("b", {}, WORDS.answer), right, WORDS.stop]];
+      const verdict = !state.page.quiz ? [el("b", {}, text("story_answer")), right, text("story_stop")]
+        : chosen === undefined ? [text("story_unanswered"), " ", el("b", {}, text("story_answer")), right, text("story_stop")]
+        : [el("b", {}, text("story_yours")), say(question.choices[chosen]),
+           chosen === question.answer ? text("story_right") : text("story_wrong"),
+           chosen === question.answer ? "" : [" ", el("b", {}, text("story_answer")), right, text("story_stop")]];
       const scored = site.presets.filter((p) => all[p.name] !== undefined);
       const tally = scored.filter((p) => all[p.name] === p.story.question.answer).length;
-      parts.reveal.replaceChildren(el("p", { className: "verdict-line" }, verdict), el("p", {}, text(preset.story.reveal)),
-        state.page.quiz ? el("p", { className: "note" }, WORDS.so_far(tally, scored.length)) : null, curious(preset.story));
+      parts.reveal.replaceChildren(el("p", { className: "verdict-line" }, verdict), el("p", {}, marked(preset.story.reveal)),
+        state.page.quiz ? el("p", { className: "note" }, text("story_so_far", { right: tally, total: scored.length })) : null, curious(preset.story));
     }
 
     // ---- the run, as the page's body says it: the step beside ▶ Play, the story's stages ----
     function follow() {
       const { step, finished, playing } = document.body.dataset;
-      if (step !== undefined) $("step-count").textContent = WORDS.step(grouped(step), grouped(state.values.steps));
+      if (step !== undefined) $("step-count").textContent = text("story_step", { step: grouped(step), steps: grouped(state.values.steps) });
       if (!parts) return;
       const done = finished === "true";
       parts.ask.disabled = Number(step) > 0;        // the answer is the one given before the run
@@ -169,7 +151,7 @@
   // ---- the teacher's mode ----
   function teach(state) {
     document.body.classList.add("teach");
-    $("playground").prepend(el("p", { className: "note teach-keys" }, WORDS.teach));
+    $("playground").prepend(el("p", { className: "note teach-keys" }, text("story_teach")));
     $("story").after(slowMotion(state));
     const typing = (target) => target.closest("input, select, textarea, [contenteditable]");
     const press = (id) => $(id).click();
@@ -202,7 +184,7 @@
     const { CURVES } = root.PlaygroundLoss, { COLORS } = root.PlaygroundCharts;
     const canvas = el("canvas", { id: "slow-chart", height: 90 });
     canvas.setAttribute("role", "img");
-    canvas.setAttribute("aria-label", WORDS.slow);
+    canvas.setAttribute("aria-label", text("story_slow"));
     const said = el("p", { className: "note", id: "slow-said", role: "status" });
     let predictions = [];
     const curve = (twin) => (twin === 0 ? CURVES[state.values.loss]
@@ -225,7 +207,7 @@
       predictions.forEach((prediction, twin) => {
         const y = 26 + twin * 40;
         context.fillStyle = "#1f2937";
-        context.fillText(WORDS.twins[twin], 4, y + 4);
+        context.fillText(text(TWINS[twin]), 4, y + 4);
         context.fillStyle = twin === 0 ? COLORS[state.values.loss] : "#7f7f7f";
         context.beginPath();
         context.arc(across(prediction), y, 7, 0, 2 * Math.PI);
@@ -233,17 +215,17 @@
       });
       Object.assign(canvas.dataset, { predictions: predictions.join(","), label: String(SLOW.label) });
       said.textContent = predictions.map((prediction, twin) =>
-        WORDS.read(WORDS.twins[twin], prediction.toFixed(3), Math.abs(pull(twin, prediction)).toFixed(3))).join(" · ");
+        text("story_read", { twin: text(TWINS[twin]), prediction: prediction.toFixed(3), pull: Math.abs(pull(twin, prediction)).toFixed(3) })).join(" · ");
     }
     const start = () => { predictions = [SLOW.prediction, SLOW.prediction]; draw(); };
-    const once = el("button", { type: "button", id: "slow-once" }, WORDS.once);
+    const once = el("button", { type: "button", id: "slow-once" }, text("story_once"));
     once.addEventListener("click", () => {
       predictions = predictions.map((prediction, twin) => prediction - SLOW.rate * pull(twin, prediction));
       draw();
     });
-    const again = el("button", { type: "button", id: "slow-again" }, WORDS.again);
+    const again = el("button", { type: "button", id: "slow-again" }, text("story_again"));
     again.addEventListener("click", start);
-    const box = el("details", { id: "slow", className: "slow" }, el("summary", {}, WORDS.slow), canvas, said,
+    const box = el("details", { id: "slow", className: "slow" }, el("summary", {}, text("story_slow")), canvas, said,
                    el("div", { className: "slow-buttons" }, once, again));
     box.addEventListener("toggle", () => { if (box.open) start(); });
     return box;

@@ -1,0 +1,42 @@
+// The page's words in its language (language.js): site.json's "strings", the page part of stsdemo/strings.json, one
+// table a language. text(key, values) fills the {name} marks; a key the table lacks is an error, never a silent
+// English. fill(root) writes every element's declared words: data-text (its text; [words](address) and `code` in it
+// become a link and code), data-text-label (its aria-label) and data-text-title (its title). A plain script:
+// globalThis.PlaygroundText.
+(function (root) {
+  "use strict";
+  let table = null;
+
+  function use(strings, language) {
+    table = strings[language];
+  }
+
+  function text(key, values = {}) {
+    if (!table || !(key in table)) throw new Error(`the page has no text "${key}"`);
+    return table[key].replace(/\{(\w+)\}/g, (mark, name) => (name in values ? String(values[name]) : mark));
+  }
+
+  // A text's links and code as nodes, the rest as text (never as markup).
+  function nodes(words) {
+    const found = [], pattern = /\[([^\]]+)\]\(([^)\s]+)\)|`([^`]+)`/g;
+    let last = 0;
+    for (const match of words.matchAll(pattern)) {
+      found.push(words.slice(last, match.index));
+      if (match[1] !== undefined) found.push(Object.assign(document.createElement("a"), { href: match[2], textContent: match[1] }));
+      else found.push(Object.assign(document.createElement("code"), { textContent: match[3] }));
+      last = match.index + match[0].length;
+    }
+    found.push(words.slice(last));
+    return found;
+  }
+
+  function fill(container) {
+    for (const node of container.querySelectorAll("[data-text]")) node.replaceChildren(...nodes(text(node.dataset.text)));
+    for (const node of container.querySelectorAll("[data-text-label]")) node.setAttribute("aria-label", text(node.dataset.textLabel));
+    for (const node of container.querySelectorAll("[data-text-title]")) node.title = text(node.dataset.textTitle);
+  }
+
+  const ready = () => table !== null;
+
+  root.PlaygroundText = { use, ready, text, fill };
+})(typeof globalThis !== "undefined" ? globalThis : this);

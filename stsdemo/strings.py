@@ -1,0 +1,63 @@
+"""The words of the app and of the Playground page in English and 简体中文, declared once in ``strings.json``.
+
+Its ``app`` part goes to Gradio (``gr.I18n``, :mod:`stsdemo.app.ui.words`), its ``page`` part to the page (site.json's
+``strings``, :mod:`stsdemo.static_site`). Each entry holds every language of :data:`LANGUAGES`; ``{name}`` marks a
+value filled in where the text is used. The settings' titles are declared in English once, with their settings
+(:mod:`stsdemo.playground.config`, :mod:`stsdemo.config`); ``playground_settings`` and ``train_settings`` (the
+Fine-tune form's) hold their Chinese.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import fields
+from pathlib import Path
+
+PATH = Path(__file__).with_name("strings.json")
+LANGUAGES = ("en", "zh")
+
+
+def check(declared: dict) -> None:
+    """ValueError naming every entry that lacks a language of :data:`LANGUAGES` (or has an empty text)."""
+    lacking = [f"{part}.{key} ({', '.join(lang for lang in LANGUAGES if not texts.get(lang))})"
+               for part in ("app", "page") for key, texts in declared[part].items()
+               if any(not texts.get(lang) for lang in LANGUAGES)]
+    unknown = sorted(set(declared["playground_settings"]) ^ set(setting_titles()))
+    if lacking or unknown:
+        raise ValueError("strings.json: " + "; ".join(
+            ([f"not in every language: {', '.join(lacking)}"] if lacking else [])
+            + ([f"playground_settings must name exactly the page's settings, not: {', '.join(unknown)}"]
+               if unknown else [])))
+
+
+@functools.cache
+def declared() -> dict:
+    """strings.json, checked (:func:`check`)."""
+    found = json.loads(PATH.read_text(encoding="utf-8"))
+    check(found)
+    return found
+
+
+def table(part: str) -> dict[str, dict[str, str]]:
+    """``part``'s texts (``"app"`` or ``"page"``) by language: ``{"en": {key: text}, "zh": {...}}``. The page's
+    holds each setting's title as ``setting_<name>``."""
+    entries = dict(declared()[part])
+    if part == "page":
+        entries.update({f"setting_{name}": {"en": title, "zh": declared()["playground_settings"][name]}
+                        for name, title in setting_titles().items()})
+    return {lang: {key: texts[lang] for key, texts in entries.items()} for lang in LANGUAGES}
+
+
+def setting_titles() -> dict[str, str]:
+    """The declared English title of each Playground setting that the page shows as a control (a text setting,
+    the encoder, is not one)."""
+    from .playground.config import PlaygroundConfig, declaration
+
+    found = (declaration(item.name) for item in fields(PlaygroundConfig))
+    return {meta["name"]: meta["title"] for meta in found if not meta["text"]}
+
+
+def text(part: str, key: str, language: str = "en", **values) -> str:
+    """One text in ``language``, its ``{name}`` marks filled from ``values``."""
+    return table(part)[language][key].format(**values)
