@@ -101,7 +101,8 @@ def _walk_through(page):
     expect(page.get_by_test_id("toast-body")).to_contain_text("pick a run of this session first")
     expect(page.locator("#run-zip .error").first).to_be_visible()
     page.get_by_role("button", name="Start training").click()
-    expect(page.locator("#train-progress")).to_contain_text("STS-B dev Spearman", timeout=120_000)
+    # a dev score, while it trains or in the line it ends with (a tiny run can end between two polls)
+    expect(page.locator("#train-progress")).to_contain_text(re.compile(r"STS-B dev (\w+ )?Spearman"), timeout=120_000)
     expect(page.locator("#dev-plot")).to_contain_text("#1 sk2", timeout=30_000)  # the legend of a drawn curve
     expect(page.locator("#train-status")).to_contain_text("or be downloaded below", timeout=180_000)
     expect(page.get_by_label("Run", exact=True)).to_have_value(re.compile(r"^#1 .*finished"))

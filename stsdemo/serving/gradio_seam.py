@@ -58,8 +58,7 @@ _label_text = str   # a label as a refusal writes it (the app passes its transla
 
 
 def name_input_errors(label_text=str) -> None:
-    """Make every field's input check read its value strictly and name the field (Gradio 6.31), by
-    ``label_text(label)``: the app passes its translator, so a message names a field in English.
+    """Make every field's input check read its value strictly and name the field by ``label_text`` (Gradio 6.31).
 
     Gradio checks a Number's or Slider's bounds (and a Dropdown's choices) before our handlers run, with a
     message that names no field ("Value 0 is less than minimum value 0.1."); an API caller sends many values
