@@ -25,6 +25,8 @@ sessions idle longest go first).
 
 import spaces  # noqa: F401  (first: ZeroGPU must patch CUDA before torch initialises it)
 
+# isort: split
+
 import importlib.util
 import os
 import sys
@@ -45,10 +47,10 @@ from stsdemo.app.app_state import AppState  # noqa: E402  (Gradio reads GRADIO_T
 from stsdemo.app.page import build_demo, launch_kwargs, mcp_wanted  # noqa: E402
 from stsdemo.serving import gradio_seam  # noqa: E402
 
-session_files.recover_interrupted()   # runs a killed server left "running" say so, their checkpoints are listed again
-if OWN_GRADIO_FOLDER:    # a killed server's uploads and copies
+session_files.recover_interrupted()  # runs a killed server left "running" say so, their checkpoints are listed again
+if OWN_GRADIO_FOLDER:  # a killed server's uploads and copies
     uploads.clear_folder(gradio_seam.gradio_cache())
-else:                    # a folder shared with others: only the zips and scored files this app hands out
+else:  # a folder shared with others: only the zips and scored files this app hands out
     session_files.remove_cached_downloads(gradio_seam.gradio_cache())
 state = AppState()
 demo = build_demo(state)
@@ -65,15 +67,24 @@ def launch(host: str | None = None, port: int | None = None, mcp: bool = False, 
     output.mkdir(parents=True, exist_ok=True)
     threading.Thread(target=state.models.warm_up, name="stsdemo-warm-up", daemon=True).start()
     session_files.start_sweeper(state, gradio_folder=gradio_seam.gradio_cache())
-    return demo.launch(server_name=host, server_port=port, show_error=True, max_file_size=environment.max_upload(),
-                       blocked_paths=[str(output)], **launch_kwargs(mcp=mcp, demo=demo, state=state), **options)
+    return demo.launch(
+        server_name=host,
+        server_port=port,
+        show_error=True,
+        max_file_size=environment.max_upload(),
+        blocked_paths=[str(output)],
+        **launch_kwargs(mcp=mcp, demo=demo, state=state),
+        **options,
+    )
 
 
 def main() -> None:
     mcp = mcp_wanted(sys.argv[1:])
     if mcp and importlib.util.find_spec("mcp") is None:
-        print('stsdemo: error: --mcp (or STSDEMO_MCP=1) needs the MCP extra: pip install "gradio[mcp]==6.31.0"',
-              file=sys.stderr)
+        print(
+            'stsdemo: error: --mcp (or STSDEMO_MCP=1) needs the MCP extra: pip install "gradio[mcp]==6.31.0"',
+            file=sys.stderr,
+        )
         sys.exit(2)
     hf_logging.disable_progress_bar()  # every model load and save would draw bars in the server log
     on_space = bool(os.environ.get("SPACE_ID"))

@@ -25,7 +25,7 @@ from .schema import SECTIONS
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS_JSON = REPO / "docs" / "results.json"
-OUT_DIR = REPO / "bench" / "out"          # logs and checkpoints (git-ignored)
+OUT_DIR = REPO / "bench" / "out"  # logs and checkpoints (git-ignored)
 ASSETS = REPO / "assets"
 
 
@@ -93,6 +93,7 @@ def _add_entry(section: str, part: str, key: str, value, path: Path | None) -> N
 def portable(record):
     """``record`` as JSON values, every absolute path inside the repository written relative to it (POSIX), so a
     record never carries the folders of the machine that wrote it."""
+
     def relative(value):
         if isinstance(value, dict):
             return {key: relative(item) for key, item in value.items()}
@@ -116,9 +117,14 @@ def _jsonable(value):
 def machine() -> dict:
     import torch
 
-    info = {"python": platform.python_version(), "torch": torch.__version__, "cpus": os.cpu_count(),
-            "torch_threads": torch.get_num_threads(), "platform": platform.platform(),
-            "cuda": torch.cuda.is_available()}
+    info = {
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "cpus": os.cpu_count(),
+        "torch_threads": torch.get_num_threads(),
+        "platform": platform.platform(),
+        "cuda": torch.cuda.is_available(),
+    }
     if torch.cuda.is_available():
         info["gpu"] = torch.cuda.get_device_name(0)
     try:
@@ -151,8 +157,13 @@ def machine_load(before: dict | None = None) -> dict:
         free, total = torch.cuda.mem_get_info()
         now["gpu_memory_used_mib"] = round((total - free) / 2**20)
         try:
-            listed = subprocess.run(["nvidia-smi", "--query-compute-apps=pid", "--format=csv,noheader"],
-                                    capture_output=True, text=True, timeout=20, check=True).stdout.split()
+            listed = subprocess.run(
+                ["nvidia-smi", "--query-compute-apps=pid", "--format=csv,noheader"],
+                capture_output=True,
+                text=True,
+                timeout=20,
+                check=True,
+            ).stdout.split()
             now["gpu_other_processes"] = len([pid for pid in listed if pid.strip() != str(os.getpid())])
         except (OSError, subprocess.SubprocessError):
             now["gpu_other_processes"] = None

@@ -23,13 +23,24 @@ PARTS = ("quality", "fusion", "nli", "speed", "memory", "scaling", "report")
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m bench.run_all", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.run_all",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--parts", default=",".join(PARTS))
-    parser.add_argument("--model", default="minilm", help="quality and fusion: minilm, mpnet or a model folder")
+    parser.add_argument(
+        "--model", default="minilm", help="quality and fusion: minilm, mpnet or a model folder"
+    )
     parser.add_argument("--arms", default="minilm-main", help="quality arms/groups (default: minilm-main)")
-    parser.add_argument("--seeds", type=int, default=3, choices=(1, 2, 3), metavar="N",
-                        help="how many of the seeds 42, 43, 44 each arm runs: 1 to 3")
+    parser.add_argument(
+        "--seeds",
+        type=int,
+        default=3,
+        choices=(1, 2, 3),
+        metavar="N",
+        help="how many of the seeds 42, 43, 44 each arm runs: 1 to 3",
+    )
     parser.add_argument("--max-steps", type=int, default=None)
     parser.add_argument("--stage1-max-steps", type=int, default=None)
     parser.add_argument("--eval-every", type=int, default=None)
@@ -42,9 +53,19 @@ def main(argv=None) -> None:
     if "quality" in parts:
         from .evidence import quality
 
-        options = ["--model", args.model, "--arms", args.arms, "--seeds", "1" if args.quick else str(args.seeds)]
-        for flag, value in (("--max-steps", args.max_steps), ("--stage1-max-steps", args.stage1_max_steps),
-                            ("--eval-every", args.eval_every)):
+        options = [
+            "--model",
+            args.model,
+            "--arms",
+            args.arms,
+            "--seeds",
+            "1" if args.quick else str(args.seeds),
+        ]
+        for flag, value in (
+            ("--max-steps", args.max_steps),
+            ("--stage1-max-steps", args.stage1_max_steps),
+            ("--eval-every", args.eval_every),
+        ):
             if value:
                 options += [flag, str(value)]
         if args.skip_done:
@@ -61,8 +82,11 @@ def main(argv=None) -> None:
         from .evidence import nli
 
         log("== NLI")
-        nli.main(["--seeds", "1" if args.quick else str(args.seeds)] + (["--skip-done"] if args.skip_done else [])
-                 + quick)
+        nli.main(
+            ["--seeds", "1" if args.quick else str(args.seeds)]
+            + (["--skip-done"] if args.skip_done else [])
+            + quick
+        )
     if "speed" in parts:
         from .perf import speed
 

@@ -44,8 +44,20 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-SECTIONS = ("quality", "nli", "fusion", "tuning", "speed", "memory", "scaling", "playground", "cost_fit", "load",
-            "sweep", "machine")
+SECTIONS = (
+    "quality",
+    "nli",
+    "fusion",
+    "tuning",
+    "speed",
+    "memory",
+    "scaling",
+    "playground",
+    "cost_fit",
+    "load",
+    "sweep",
+    "machine",
+)
 
 
 def run_key(model: str, arm: str, seed: int, tag: str) -> str:
@@ -53,58 +65,58 @@ def run_key(model: str, arm: str, seed: int, tag: str) -> str:
 
 
 class _QualityRunRequired(TypedDict):
-    arm: str                      # a key of bench.evidence.quality.ARMS
-    seed: int                     # 42, 43 or 44
-    label: str                    # the arm's label, its encoder named
-    group: str                    # the arm's group: main, stages, variant, head, nli, sweep
-    kind: str                     # base (no training), ours (stsdemo.train), st (sentence-transformers' trainer)
-    budget: dict                  # bench.evidence.quality.QualityBudget as a dict
-    budget_key: str               # QualityBudget.key(): every budget setting in one string
-    test: dict                    # {SentEval task or "Avg.": Spearman x100 of cosine}
-    eval_seconds: float           # the 7-task test pass (0 where the base run's scores were reused)
-    steps: int                    # optimiser steps of the last stage (0 for base)
+    arm: str  # a key of bench.evidence.quality.ARMS
+    seed: int  # 42, 43 or 44
+    label: str  # the arm's label, its encoder named
+    group: str  # the arm's group: main, stages, variant, head, nli, sweep
+    kind: str  # base (no training), ours (stsdemo.train), st (sentence-transformers' trainer)
+    budget: dict  # bench.evidence.quality.QualityBudget as a dict
+    budget_key: str  # QualityBudget.key(): every budget setting in one string
+    test: dict  # {SentEval task or "Avg.": Spearman x100 of cosine}
+    eval_seconds: float  # the 7-task test pass (0 where the base run's scores were reused)
+    steps: int  # optimiser steps of the last stage (0 for base)
     pairs_seen: int
     wall_seconds: float
-    finished: str                 # "YYYY-MM-DD HH:MM:SS"
+    finished: str  # "YYYY-MM-DD HH:MM:SS"
 
 
 class QualityRun(_QualityRunRequired, total=False):
     """One run of ``bench.evidence.quality`` (``run_one``, from ``run_base``, ``run_ours`` or ``run_st``)."""
 
-    model: str                    # minilm, mpnet, or a folder / hub id; absent: minilm (see record_model)
-    model_path: str               # the encoder it loaded
-    family: str | None            # head ([u, v, |u-v|] head), cosine (a*cos + b), or None
+    model: str  # minilm, mpnet, or a folder / hub id; absent: minilm (see record_model)
+    model_path: str  # the encoder it loaded
+    family: str | None  # head ([u, v, |u-v|] head), cosine (a*cos + b), or None
     notes: str
-    budget_tag: str               # QualityBudget.tag(): paper, quick, or "b" + a hash of the settings
-    machine: str                  # the device it ran on; absent: the file's ``machine``
-    stsb_node_accuracy: float     # STS-B test pairs whose prediction rounds to the gold node (%)
-    node_accuracy_from: str       # the prediction it used: the run's own, or a*cos + b fitted on dev
-    test_from: str                # checkpoint, or base (best dev at step 0: the base run's scores)
-    dev_best: float               # best STS-B dev cosine Spearman x100 (trained arms)
-    best_step: str                # "stage:step" of that checkpoint; "1:0" is the untrained encoder
-    dev_curve: list               # [{stage, step, dev_cosine, dev_head (ours only)}]
-    stages: list                  # ours: [{stage, name, train_pairs, total_steps}]
-    settings: dict                # the loss and optimiser settings the arm ran with
+    budget_tag: str  # QualityBudget.tag(): paper, quick, or "b" + a hash of the settings
+    machine: str  # the device it ran on; absent: the file's ``machine``
+    stsb_node_accuracy: float  # STS-B test pairs whose prediction rounds to the gold node (%)
+    node_accuracy_from: str  # the prediction it used: the run's own, or a*cos + b fitted on dev
+    test_from: str  # checkpoint, or base (best dev at step 0: the base run's scores)
+    dev_best: float  # best STS-B dev cosine Spearman x100 (trained arms)
+    best_step: str  # "stage:step" of that checkpoint; "1:0" is the untrained encoder
+    dev_curve: list  # [{stage, step, dev_cosine, dev_head (ours only)}]
+    stages: list  # ours: [{stage, name, train_pairs, total_steps}]
+    settings: dict  # the loss and optimiser settings the arm ran with
     train_pairs: int
     train_seconds: float
-    pairs_per_s: float            # ours
-    train_runtime: float          # st: the trainer's own runtime
-    checkpoint: str               # folder of the best checkpoint (bench.evidence.fusion reads it)
-    chosen_by_dev: dict           # a "best:a|b" plan entry: {entry, first_seed_dev}
-    point: dict                   # bench.evidence.tuning: the settings that override the arm's (lr, k, x0, scale, data)
-    lr: float | None              # the (encoder) learning rate it trained at; None: no training
-    chosen_from: dict             # bench.evidence.tuning, tag tuned: {grid run key: STS-B dev}, the point's choice
+    pairs_per_s: float  # ours
+    train_runtime: float  # st: the trainer's own runtime
+    checkpoint: str  # folder of the best checkpoint (bench.evidence.fusion reads it)
+    chosen_by_dev: dict  # a "best:a|b" plan entry: {entry, first_seed_dev}
+    point: dict  # bench.evidence.tuning: the settings that override the arm's (lr, k, x0, scale, data)
+    lr: float | None  # the (encoder) learning rate it trained at; None: no training
+    chosen_from: dict  # bench.evidence.tuning, tag tuned: {grid run key: STS-B dev}, the point's choice
 
 
 class _TuningRunRequired(TypedDict):
-    arm: str                      # a key of bench.evidence.quality.ARMS
+    arm: str  # a key of bench.evidence.quality.ARMS
     seed: int
-    point: dict                   # the settings that override the arm's (lr, k, x0; scale, data)
+    point: dict  # the settings that override the arm's (lr, k, x0; scale, data)
     lr: float | None
     budget: dict
     budget_key: str
-    budget_tag: str               # grid or diagnosis
-    dev_best: float               # best STS-B dev cosine Spearman x100 over the run's dev evaluations
+    budget_tag: str  # grid or diagnosis
+    dev_best: float  # best STS-B dev cosine Spearman x100 over the run's dev evaluations
     best_step: str
     dev_curve: list
     steps: int
@@ -136,24 +148,24 @@ class TuningRun(_TuningRunRequired, total=False):
 class NliRun(TypedDict):
     """One run of ``bench.evidence.nli`` (``run_one``); the encoder is always all-MiniLM-L6-v2."""
 
-    arm: str                      # a key of bench.evidence.nli.ARMS
+    arm: str  # a key of bench.evidence.nli.ARMS
     seed: int
     label: str
     loss: str
-    k: float | None               # None: the loss's paper default
+    k: float | None  # None: the loss's paper default
     x0: float | None
-    budget: dict                  # bench.evidence.nli.NliBudget as a dict
-    budget_tag: str               # epoch, epoch-<N>pairs, <E>epochs-<N>pairs, or quick
+    budget: dict  # bench.evidence.nli.NliBudget as a dict
+    budget_tag: str  # epoch, epoch-<N>pairs, <E>epochs-<N>pairs, or quick
     train_pairs: int
-    held_out_pairs: int           # SNLI dev pairs kept out of training to select the checkpoint
+    held_out_pairs: int  # SNLI dev pairs kept out of training to select the checkpoint
     test_pairs: int
-    held_out_best: float          # best held-out accuracy (%)
-    best_step: str                # "stage:step" of that checkpoint
-    held_out_curve: list          # [{step, accuracy}]
-    test_accuracy: float          # SNLI test (%)
-    test_macro_f1: float          # SNLI test (%)
-    confusion: list               # rows: gold class, columns: predicted
-    categories: list              # the class names, in the confusion's order
+    held_out_best: float  # best held-out accuracy (%)
+    best_step: str  # "stage:step" of that checkpoint
+    held_out_curve: list  # [{step, accuracy}]
+    test_accuracy: float  # SNLI test (%)
+    test_macro_f1: float  # SNLI test (%)
+    confusion: list  # rows: gold class, columns: predicted
+    categories: list  # the class names, in the confusion's order
     steps: int
     train_seconds: float
     eval_seconds: float
@@ -164,22 +176,22 @@ class NliRun(TypedDict):
 
 
 class _FusionEntryRequired(TypedDict):
-    kind: str                     # linear (one run with the base) or delta (delta-guided fusion of seeds)
+    kind: str  # linear (one run with the base) or delta (delta-guided fusion of seeds)
     model: str
     arm: str
     seeds: list
-    label: str                    # "<arm label> + fusion (alpha=...)"
-    alpha: float                  # chosen on STS-B dev
-    dev_by_alpha: dict            # {alpha as text: STS-B dev}
-    dev: float                    # STS-B dev at the chosen alpha
-    run_dev: float | None         # the fused runs' own dev (mean over seeds)
-    run_test_avg: float           # the fused runs' own 7-task Avg. (mean over seeds)
-    test: dict                    # as QualityRun.test, at the chosen alpha
-    test_from: str                # fused, run (alpha 1) or base (alpha 0)
+    label: str  # "<arm label> + fusion (alpha=...)"
+    alpha: float  # chosen on STS-B dev
+    dev_by_alpha: dict  # {alpha as text: STS-B dev}
+    dev: float  # STS-B dev at the chosen alpha
+    run_dev: float | None  # the fused runs' own dev (mean over seeds)
+    run_test_avg: float  # the fused runs' own 7-task Avg. (mean over seeds)
+    test: dict  # as QualityRun.test, at the chosen alpha
+    test_from: str  # fused, run (alpha 1) or base (alpha 0)
     eval_seconds: float
     budget_key: str
     budget_tag: str | None
-    run_finished: list            # the fused runs' ``finished``: a rerun makes the fusion due again
+    run_finished: list  # the fused runs' ``finished``: a rerun makes the fusion due again
     wall_seconds: float
     finished: str
 
@@ -187,9 +199,9 @@ class _FusionEntryRequired(TypedDict):
 class FusionEntry(_FusionEntryRequired, total=False):
     """One fusion of ``bench.evidence.fusion`` (``fuse_run`` or ``fuse_seeds``)."""
 
-    run: str                      # linear: the run key
-    runs: list                    # delta: the run keys
-    machine: str                  # where it ran (entries from before it was recorded: the results file's machine)
+    run: str  # linear: the run key
+    runs: list  # delta: the run keys
+    machine: str  # where it ran (entries from before it was recorded: the results file's machine)
 
 
 RECORDS = {"quality": QualityRun, "nli": NliRun, "fusion": FusionEntry, "tuning": TuningRun}

@@ -24,13 +24,14 @@ import os
 import socket
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from stsdemo.errors import InputError
 
-RETRIES = 1              # a failed task runs once more before it is handed to ``failed``
-PROBE_SECONDS = 5.0      # how long a cluster's address has to accept a connection
+RETRIES = 1  # a failed task runs once more before it is handed to ``failed``
+PROBE_SECONDS = 5.0  # how long a cluster's address has to accept a connection
 INSTALL = "pip install 'stsdemo[sweep]' (Ray 2.60)"
 
 
@@ -60,13 +61,17 @@ def check_address(address: str) -> None:
         return
     host, colon, port = address.removeprefix("ray://").rpartition(":")
     if not (colon and host and port.isdigit()):
-        raise InputError(f"Ray address {address!r} is not HOST:PORT (as `ray start --head` prints it), "
-                         "ray://HOST:PORT or auto; give --ray alone for a local Ray")
+        raise InputError(
+            f"Ray address {address!r} is not HOST:PORT (as `ray start --head` prints it), "
+            "ray://HOST:PORT or auto; give --ray alone for a local Ray"
+        )
     try:
         socket.create_connection((host, int(port)), timeout=PROBE_SECONDS).close()
     except OSError as error:
-        raise InputError(f"no Ray cluster answers at {address} ({error.strerror or error_line(error)}); "
-                         "start one with `ray start --head`, or give --ray alone for a local Ray") from None
+        raise InputError(
+            f"no Ray cluster answers at {address} ({error.strerror or error_line(error)}); "
+            "start one with `ray start --head`, or give --ray alone for a local Ray"
+        ) from None
 
 
 @contextlib.contextmanager
@@ -89,17 +94,29 @@ def session(address: str | None, cpus: int | None = None):
             raise InputError(f"no Ray cluster at {address}: {error_line(error)}") from None
     else:  # a new Ray even where `ray start` or RAY_ADDRESS names one; its workers import what we import
         path = os.pathsep.join(entry for entry in sys.path if entry)
-        ray.init(address="local", num_cpus=cpus, include_dashboard=False,
-                 runtime_env={"env_vars": {"PYTHONPATH": path}})
+        ray.init(
+            address="local",
+            num_cpus=cpus,
+            include_dashboard=False,
+            runtime_env={"env_vars": {"PYTHONPATH": path}},
+        )
     try:
         yield
     finally:
         ray.shutdown()
 
 
-def run_sweep(tasks, work: Callable[[Task], Any], record: Callable[[str, Any], None], *,
-              ray: str | None = None, done=frozenset(), failed: Callable[[str, str], None] | None = None,
-              progress: bool = True, cpus: int | None = None) -> dict[str, str]:
+def run_sweep(
+    tasks,
+    work: Callable[[Task], Any],
+    record: Callable[[str, Any], None],
+    *,
+    ray: str | None = None,
+    done=frozenset(),
+    failed: Callable[[str, str], None] | None = None,
+    progress: bool = True,
+    cpus: int | None = None,
+) -> dict[str, str]:
     """Run ``work(task)`` for each task whose key is not in ``done``: serially (``ray=None``), or on Ray (the
     session it is called in; else ``""``: a local Ray on ``cpus`` cores, an address: that cluster), calling
     ``record(key, result)`` here as each finishes. A task is tried ``1 + RETRIES`` times; one that still
@@ -149,8 +166,10 @@ def _on_ray(todo: list[Task], work, finished) -> None:
 
     _check_resources(todo, ray.cluster_resources())
     remote = ray.remote(max_retries=RETRIES, retry_exceptions=True)(_call)
-    pending = {remote.options(num_cpus=task.num_cpus, num_gpus=task.num_gpus).remote(work, task): task.key
-               for task in todo}
+    pending = {
+        remote.options(num_cpus=task.num_cpus, num_gpus=task.num_gpus).remote(work, task): task.key
+        for task in todo
+    }
     while pending:
         ready, _ = ray.wait(list(pending), num_returns=1)
         key = pending.pop(ready[0])
@@ -172,7 +191,7 @@ def _check_resources(todo: list[Task], cluster: dict) -> None:
 
 
 def _ray_connected() -> bool:
-    ray = sys.modules.get("ray")          # never imported here: a session would have imported it
+    ray = sys.modules.get("ray")  # never imported here: a session would have imported it
     return ray is not None and ray.is_initialized()
 
 
@@ -208,5 +227,8 @@ class _Line(_Quiet):
     def update(self, count: int) -> None:
         self.count += count
         left = (time.monotonic() - self.started) / self.count * (self.total - self.count)
-        print(f"sweep: {self.count}/{self.total} tasks, ETA {time.strftime('%H:%M:%S', time.gmtime(left))}",
-              file=sys.stderr, flush=True)
+        print(
+            f"sweep: {self.count}/{self.total} tasks, ETA {time.strftime('%H:%M:%S', time.gmtime(left))}",
+            file=sys.stderr,
+            flush=True,
+        )

@@ -26,7 +26,9 @@ PARTIAL_GLOB = ".*.tmp"  # the names atomic_write gives its temporary files: .<t
 
 
 @contextmanager
-def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None = "utf-8", newline: str | None = None):
+def atomic_write(
+    path: str | os.PathLike, mode: str = "w", encoding: str | None = "utf-8", newline: str | None = None
+):
     """``with atomic_write(path) as handle: handle.write(...)``: the file appears complete or not at all."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

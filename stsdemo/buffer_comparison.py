@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Callable, Generator, Iterator, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from .config import TrainConfig, check_setting, describe, setting
 from .errors import InputError
@@ -37,9 +38,15 @@ View = TypeVar("View")
 class CompareSettings:
     """The comparison's own setting, declared once (the rest are the run's)."""
 
-    seeds: int = setting(1, "pairs to run, at the form's seed and the next ones (seed, seed + 1, ...); with 2 or 3 "
-                            "the difference is a paired mean ± se", low=1, high=3, integer=True,
-                         label="compare seeds")
+    seeds: int = setting(
+        1,
+        "pairs to run, at the form's seed and the next ones (seed, seed + 1, ...); with 2 or 3 "
+        "the difference is a paired mean ± se",
+        low=1,
+        high=3,
+        integer=True,
+        label="compare seeds",
+    )
 
 
 def compare_seeds(value) -> int:
@@ -52,10 +59,14 @@ def compare_seeds(value) -> int:
 def check_comparable(config: TrainConfig) -> None:
     """A comparison needs a buffer to switch off: a buffer-zone loss with ``x0 > 0``."""
     if not LOSSES[config.loss].buffer:
-        raise InputError(f"loss {config.loss!r} has no buffer zone to compare; pick Smooth K2 or Translated ReLU")
+        raise InputError(
+            f"loss {config.loss!r} has no buffer zone to compare; pick Smooth K2 or Translated ReLU"
+        )
     if config.x0 == 0:
-        raise InputError(f"x0 is already 0, so there is no buffer to compare with; set x0 above 0 (the paper: "
-                         f"{PAPER_X0:g})")
+        raise InputError(
+            f"x0 is already 0, so there is no buffer to compare with; set x0 above 0 (the paper: "
+            f"{PAPER_X0:g})"
+        )
 
 
 class RunRecord(Protocol):
@@ -63,7 +74,7 @@ class RunRecord(Protocol):
     :class:`~stsdemo.serving.session_files.RunInfo` is one; :class:`PairRun` is this module's)."""
 
     label: str
-    status: str                   # "running" until its DoneEvent, then the event's Outcome (its word on disk)
+    status: str  # "running" until its DoneEvent, then the event's Outcome (its word on disk)
     events: list[Event]
 
 
@@ -72,7 +83,7 @@ class PairRun:
     """A run that :func:`compare` trained: its events as they came."""
 
     label: str
-    status: str = "running"       # then its DoneEvent's Outcome
+    status: str = "running"  # then its DoneEvent's Outcome
     events: list[Event] = field(default_factory=list)
 
 
@@ -99,14 +110,16 @@ def plan_pairs(first: TrainConfig, seeds: int, configure: Callable[[dict], Train
             with_buffer = first if index == 0 else configure({"seed": seed})
             without = configure({"seed": seed, "x0": 0})
         except InputError as error:
-            raise InputError(f"compare seeds {seeds} runs seeds {first.seed} to {first.seed + seeds - 1}: "
-                             f"{error}") from None
+            raise InputError(
+                f"compare seeds {seeds} runs seeds {first.seed} to {first.seed + seeds - 1}: {error}"
+            ) from None
         pairs.append(Pair(seed, (with_buffer, without), []))
     return pairs
 
 
-def run_pairs(pairs: list[Pair], run: Callable[[int, Pair, TrainConfig], Iterator[View]],
-              stopped: Callable[[], bool]) -> Generator[View, None, str]:
+def run_pairs(
+    pairs: list[Pair], run: Callable[[int, Pair, TrainConfig], Iterator[View]], stopped: Callable[[], bool]
+) -> Generator[View, None, str]:
     """Each pair's two runs in turn: ``run(index, pair, config)`` starts one, appends its record to
     ``pair.runs`` and yields what its front end shows until it ends. A stop (``stopped()``) before a run, or a run
     that does not finish, ends the schedule; returns why it ended early ('' when every run finished)."""
@@ -141,17 +154,22 @@ def shown_values(pairs: list[Pair], select_by: str) -> dict[int, tuple[float, fl
 def paired_result(values: dict[int, tuple[float, float]], select_by: str) -> Paired:
     """The paired differences of :func:`shown_values`' ``values`` (with the buffer minus without) and their
     verdict, under the margin of ``select_by``'s metric."""
-    return paired({seed: a for seed, (a, _) in values.items()}, {seed: b for seed, (_, b) in values.items()},
-                  paired_metric(select_by))
+    return paired(
+        {seed: a for seed, (a, _) in values.items()},
+        {seed: b for seed, (_, b) in values.items()},
+        paired_metric(select_by),
+    )
 
 
 def alongside(first: TrainConfig) -> Callable[[dict], TrainConfig]:
     """The ``configure`` of :func:`plan_pairs` for runs trained here: ``first`` with the changes, checked, named
     and saved beside it (``<run name>-seed43-x00``)."""
+
     def configure(changes: dict) -> TrainConfig:
         suffix = "".join(f"-{name}{value:g}" for name, value in changes.items())
-        return preflight(replace(first, **changes, run_name=first.run_name + suffix,
-                                 output_dir=first.output_dir + suffix))
+        return preflight(
+            replace(first, **changes, run_name=first.run_name + suffix, output_dir=first.output_dir + suffix)
+        )
 
     return configure
 
@@ -187,7 +205,7 @@ def compare(first: TrainConfig, seeds: int = 1, stop: threading.Event | None = N
             if isinstance(event, DoneEvent):
                 record.status = event.outcome
         if record.status == "running":
-            record.status = Outcome.FAILED   # the run ended without a final event
+            record.status = Outcome.FAILED  # the run ended without a final event
         yield from ()
 
     schedule = run_pairs(pairs, train_one, stop.is_set)

@@ -24,8 +24,11 @@ QUESTIONS = {
 
 def claims_markdown(evidence: Evidence) -> str:
     """One line per claim: its verdict and the numbers behind it (mean difference ± se), then a plain reading."""
-    lines = [f"Verdicts from paired seeds (recorded {evidence.generated}): {RULE_IN_WORDS}. Each difference reads "
-             "mean ± se (standard error), n = paired seeds.", ""]
+    lines = [
+        f"Verdicts from paired seeds (recorded {evidence.generated}): {RULE_IN_WORDS}. Each difference reads "
+        "mean ± se (standard error), n = paired seeds.",
+        "",
+    ]
     for claim in evidence.claims:
         memory = memory_reading(claim) if not claim.lines else None
         head = f"{memory[0]}: **{memory[1]}**" if memory else f"{claim.text}: **{claim.words}**"
@@ -37,10 +40,13 @@ def claims_markdown(evidence: Evidence) -> str:
 
 
 # how a plain reading counts the comparisons of each verdict
-COUNTED = {Verdict.HOLDS: "yes in {}", Verdict.REVERSED: "the opposite in {}",
-           Verdict.NEGLIGIBLE: "a difference too small to matter in {} (its 95 % interval lies inside the smallest "
-                               "effect of interest)",
-           Verdict.NO_DIFFERENCE: "no measurable difference in {} (the seed-to-seed noise could hide one)"}
+COUNTED = {
+    Verdict.HOLDS: "yes in {}",
+    Verdict.REVERSED: "the opposite in {}",
+    Verdict.NEGLIGIBLE: "a difference too small to matter in {} (its 95 % interval lies inside the smallest "
+    "effect of interest)",
+    Verdict.NO_DIFFERENCE: "no measurable difference in {} (the seed-to-seed noise could hide one)",
+}
 
 
 def plain_reading(claim: Claim) -> str:
@@ -57,14 +63,18 @@ def plain_reading(claim: Claim) -> str:
     marked = [line for line in measured if line.verdict.marked]
     largest = max(marked or measured, key=lambda line: abs(line.mean))
     count = f"{len(measured)} comparison{'' if len(measured) == 1 else 's'}"
-    return (f"{QUESTIONS.get(claim.claim, claim.text)} Of {count}: "
-            f"{', '.join(text.format(found) for text, found in counts if found)}. "
-            f"Largest {'marked ' if marked else ''}difference: {largest.test}, {largest.mean:+.2f} points "
-            f"({largest.metric}; {largest.verdict}).")
+    return (
+        f"{QUESTIONS.get(claim.claim, claim.text)} Of {count}: "
+        f"{', '.join(text.format(found) for text, found in counts if found)}. "
+        f"Largest {'marked ' if marked else ''}difference: {largest.test}, {largest.mean:+.2f} points "
+        f"({largest.metric}; {largest.verdict})."
+    )
 
 
-MEMORY = re.compile(r"\((?P<kind>[^:]+): ours \(batch (?P<ours>\d+)\) / InfoNCE \(batch (?P<theirs>\d+)\) = "
-                    r"(?P<ratio>[\d.]+)x at max length (?P<length>\d+), (?P<device>.+)\)$")
+MEMORY = re.compile(
+    r"\((?P<kind>[^:]+): ours \(batch (?P<ours>\d+)\) / InfoNCE \(batch (?P<theirs>\d+)\) = "
+    r"(?P<ratio>[\d.]+)x at max length (?P<length>\d+), (?P<device>.+)\)$"
+)
 
 
 def memory_reading(claim: Claim) -> tuple[str, str, str] | None:
@@ -75,13 +85,17 @@ def memory_reading(claim: Claim) -> tuple[str, str, str] | None:
     if claim.claim != "C6" or not found:
         return None
     ours, theirs, ratio = int(found["ours"]), int(found["theirs"]), float(found["ratio"])
-    what = (f"memory: {found['kind']} of our fine-tune at batch {ours} over InfoNCE contrastive training at batch "
-            f"{theirs} (max length {found['length']}, {found['device']})")
+    what = (
+        f"memory: {found['kind']} of our fine-tune at batch {ours} over InfoNCE contrastive training at batch "
+        f"{theirs} (max length {found['length']}, {found['device']})"
+    )
     figure = f"{ratio:.2f}×, {'less' if ratio < 1 else 'more'} memory than contrastive training"
-    reading = (f"{QUESTIONS['C6']} Ours used {ratio:.2f}× the memory of InfoNCE, each run at its usual batch size "
-               f"({ours} and {theirs}); the paper reports about half. So {'less' if ratio < 1 else 'more'}"
-               f"{', as claimed' if ratio < 1 else ''}: the ratio compares the two recipes as run, not the memory "
-               "one pair needs.")
+    reading = (
+        f"{QUESTIONS['C6']} Ours used {ratio:.2f}× the memory of InfoNCE, each run at its usual batch size "
+        f"({ours} and {theirs}); the paper reports about half. So {'less' if ratio < 1 else 'more'}"
+        f"{', as claimed' if ratio < 1 else ''}: the ratio compares the two recipes as run, not the memory "
+        "one pair needs."
+    )
     return what, figure, reading
 
 

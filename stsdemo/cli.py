@@ -40,8 +40,12 @@ def _add_config_options(parser: argparse.ArgumentParser) -> None:
     from .config import PRESETS, TrainConfig, describe, help_line, preset_label
 
     presets = "; ".join(f"{name}: {preset_label(name)}" for name in PRESETS)
-    parser.add_argument("--preset", choices=list(PRESETS), metavar="PRESET",
-                        help=f"start from a preset; the options below override it. {presets}".replace("%", "%%"))
+    parser.add_argument(
+        "--preset",
+        choices=list(PRESETS),
+        metavar="PRESET",
+        help=f"start from a preset; the options below override it. {presets}".replace("%", "%%"),
+    )
     hints = typing.get_type_hints(TrainConfig)
     for item in fields(TrainConfig):
         spec = describe(item.name)
@@ -49,12 +53,20 @@ def _add_config_options(parser: argparse.ArgumentParser) -> None:
         kind = hints[item.name]
         base = next((t for t in typing.get_args(kind) if t is not type(None)), kind)
         if base is bool:
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=help_line(item.name))
+            parser.add_argument(
+                flag, action=argparse.BooleanOptionalAction, default=None, help=help_line(item.name)
+            )
         else:
             # Losses take readable aliases too (smooth-k2, translated-relu), so preflight() checks them.
             choices = spec["choices"] if item.name != "loss" else None
-            parser.add_argument(flag, type=base, default=None, choices=choices, metavar=item.name.upper(),
-                                help=help_line(item.name))
+            parser.add_argument(
+                flag,
+                type=base,
+                default=None,
+                choices=choices,
+                metavar=item.name.upper(),
+                help=help_line(item.name),
+            )
 
 
 def _config_from_args(args):
@@ -76,8 +88,12 @@ def _graceful_stop(stop: threading.Event):
         if stop.is_set() and signum == signal.SIGINT:
             raise KeyboardInterrupt
         stop.set()
-        print(f"stsdemo: {signal.Signals(signum).name}: stopping after the current step "
-              "(the best checkpoint is kept; Ctrl-C again to abort)", file=sys.stderr, flush=True)
+        print(
+            f"stsdemo: {signal.Signals(signum).name}: stopping after the current step "
+            "(the best checkpoint is kept; Ctrl-C again to abort)",
+            file=sys.stderr,
+            flush=True,
+        )
 
     for sig in previous:
         signal.signal(sig, handler)
@@ -101,8 +117,9 @@ def cmd_train(args) -> int:
     done, rows = None, None
     stop = threading.Event()
     with _graceful_stop(stop):
-        for event in train_and_evaluate(config, stop, evaluate=not args.no_final_eval,
-                                        host=args.host or HOST):
+        for event in train_and_evaluate(
+            config, stop, evaluate=not args.no_final_eval, host=args.host or HOST
+        ):
             print(json.dumps(event.to_dict()), flush=True)
             if isinstance(event, DoneEvent):
                 done = event
@@ -140,9 +157,13 @@ def cmd_eval(args) -> int:
         *_, (_, scores) = scoring_steps(model, sets, reading)
         rows.update(scores.rows(name or "all-MiniLM-L6-v2"))
         if mteb_out is not None:
-            files = mteb_format.mteb_files(name, scores.cosine, {task: len(pairs) for task, pairs in sets.items()})
+            files = mteb_format.mteb_files(
+                name, scores.cosine, {task: len(pairs) for task, pairs in sets.items()}
+            )
             written = mteb_format.write_mteb_results(mteb_out, files)
-            print(f"stsdemo: MTEB-format results of {name or 'all-MiniLM-L6-v2'} in {written}", file=sys.stderr)
+            print(
+                f"stsdemo: MTEB-format results of {name or 'all-MiniLM-L6-v2'} in {written}", file=sys.stderr
+            )
     print(json.dumps(rows, indent=2) if args.json else format_table(rows, tasks=tuple(tasks)))
     return 0
 
@@ -203,12 +224,25 @@ def cmd_site(args) -> int:
 
     folder = Path(args.folder)
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())) and not args.force:
-        raise InputError(f"{folder} exists and is not empty: name a new folder, or add --force to write into it")
+        raise InputError(
+            f"{folder} exists and is not empty: name a new folder, or add --force to write into it"
+        )
     written = write_site(folder)
-    print(json.dumps({"folder": str(folder), "bytes": written["bytes"], "gzip_bytes": written["gzip_bytes"],
-                      "files": len(written["files"])}))
-    print(f"stsdemo: serve it with `python -m http.server -d {folder}` and open http://127.0.0.1:8000/, or publish "
-          "the folder as a static Hugging Face Space (its README.md carries the front matter)", file=sys.stderr)
+    print(
+        json.dumps(
+            {
+                "folder": str(folder),
+                "bytes": written["bytes"],
+                "gzip_bytes": written["gzip_bytes"],
+                "files": len(written["files"]),
+            }
+        )
+    )
+    print(
+        f"stsdemo: serve it with `python -m http.server -d {folder}` and open http://127.0.0.1:8000/, or publish "
+        "the folder as a static Hugging Face Space (its README.md carries the front matter)",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -217,21 +251,29 @@ def _add_playground_options(parser: argparse.ArgumentParser) -> None:
     from .playground.config import PlaygroundConfig, argument_line
     from .playground.presets import BY_NAME
 
-    parser.add_argument("--preset", choices=sorted(BY_NAME), help="start from a story preset; the options below "
-                                                                  "override it")
-    parser.add_argument("--every", type=int, default=None, metavar="STEPS",
-                        help="steps between two readings (default 250, as a preset's records)")
+    parser.add_argument(
+        "--preset", choices=sorted(BY_NAME), help="start from a story preset; the options below override it"
+    )
+    parser.add_argument(
+        "--every",
+        type=int,
+        default=None,
+        metavar="STEPS",
+        help="steps between two readings (default 250, as a preset's records)",
+    )
     parser.add_argument("--json", action="store_true", help="print the readings as JSON")
     hints = typing.get_type_hints(PlaygroundConfig)
     for item in fields(PlaygroundConfig):
-        if item.name in ("model", "speed"):        # the page's: the command line runs the pinned data
+        if item.name in ("model", "speed"):  # the page's: the command line runs the pinned data
             continue
         flag = "--" + item.name.replace("_", "-")
         text = argument_line(item.name).replace("%", "%%")
         if hints[item.name] is bool:
             parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=text)
         else:
-            parser.add_argument(flag, type=hints[item.name], default=None, metavar=item.name.upper(), help=text)
+            parser.add_argument(
+                flag, type=hints[item.name], default=None, metavar=item.name.upper(), help=text
+            )
 
 
 def cmd_playground(args) -> int:
@@ -241,15 +283,20 @@ def cmd_playground(args) -> int:
     from .playground.presets import BY_NAME
     from .playground.run import CHECKPOINT_EVERY, pinned_source, run_checkpoints
 
-    given = {f.name: getattr(args, f.name) for f in fields(PlaygroundConfig)
-             if getattr(args, f.name, None) is not None}
+    given = {
+        f.name: getattr(args, f.name)
+        for f in fields(PlaygroundConfig)
+        if getattr(args, f.name, None) is not None
+    }
     base = BY_NAME[args.preset].config() if args.preset else PlaygroundConfig()
-    config = replace(base, **given)                       # checked against the declarations: InputError
+    config = replace(base, **given)  # checked against the declarations: InputError
     if config.data not in BUILT_IN_DATA:
         raise InputError(f"--data must be one of {', '.join(BUILT_IN_DATA)} (an upload is the app's)")
     every = CHECKPOINT_EVERY if args.every is None else args.every
     if not 1 <= every <= config.steps:
-        raise InputError(f"--every must be a whole number from 1 to the run's {config.steps} steps, got {every}")
+        raise InputError(
+            f"--every must be a whole number from 1 to the run's {config.steps} steps, got {every}"
+        )
     found = run_checkpoints(config, pinned_source(config.data), every=every)
     if args.json:
         print(json.dumps(found))
@@ -257,12 +304,16 @@ def cmd_playground(args) -> int:
     from .playground.metrics import READ_BY
 
     metric = READ_BY[config.data]
-    print(f"{config.data} · {config.loss} x0 {config.x0:g} vs x0 0 · {config.seeds} seeds · buffer − none of {metric} "
-          f"(mean ± se) · data sha256 {found['data_sha256'][:12]}")
+    print(
+        f"{config.data} · {config.loss} x0 {config.x0:g} vs x0 0 · {config.seeds} seeds · buffer − none of {metric} "
+        f"(mean ± se) · data sha256 {found['data_sha256'][:12]}"
+    )
     for point in found["checkpoints"]:
-        print(f"step {point['step']:>5,}: at this step {point['step_reading'][metric]['text']} "
-              f"({point['step_reading'][metric]['verdict']}); stopped at its best "
-              f"{point['best_reading'][metric]['text']} ({point['best_reading'][metric]['verdict']})")
+        print(
+            f"step {point['step']:>5,}: at this step {point['step_reading'][metric]['text']} "
+            f"({point['step_reading'][metric]['verdict']}); stopped at its best "
+            f"{point['best_reading'][metric]['text']} ({point['best_reading'][metric]['verdict']})"
+        )
     return 0
 
 
@@ -271,72 +322,113 @@ def cmd_pin(args) -> int:
 
     record = build(args.model or None)
     for name, entry in record["sets"].items():
-        print(f"{name}: sha256 {entry['sha256']} ({entry['bytes']:,} bytes, {entry['sentences']:,} sentences)")
-    print(f"stsdemo: wrote {FOLDER}; the Playground's records were made on the old files: run "
-          "bench.evidence.presets and bench.evidence.payoff again", file=sys.stderr)
+        print(
+            f"{name}: sha256 {entry['sha256']} ({entry['bytes']:,} bytes, {entry['sentences']:,} sentences)"
+        )
+    print(
+        f"stsdemo: wrote {FOLDER}; the Playground's records were made on the old files: run "
+        "bench.evidence.presets and bench.evidence.payoff again",
+        file=sys.stderr,
+    )
     return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
     from . import environment
 
-    parser = OneLineParser(prog="stsdemo", description="STS as regression with Translated ReLU and Smooth K2 "
-                                                        "(Zhang & Li 2024, arXiv 2406.05326).")
+    parser = OneLineParser(
+        prog="stsdemo",
+        description="STS as regression with Translated ReLU and Smooth K2 "
+        "(Zhang & Li 2024, arXiv 2406.05326).",
+    )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
 
-    train = commands.add_parser("train", help="fine-tune; prints one JSON line per event, then the 7-task table")
+    train = commands.add_parser(
+        "train", help="fine-tune; prints one JSON line per event, then the 7-task table"
+    )
     _add_config_options(train)
     train.add_argument("--no-final-eval", action="store_true", help="skip the 7-task evaluation at the end")
     train.set_defaults(run=cmd_train)
 
-    evaluate = commands.add_parser("eval", help="7-task SentEval table (STS12-16, STS-B, SICK-R) for models or runs")
-    evaluate.add_argument("models", nargs="*", default=[""], help="hub ids, folders or saved runs (default: embedded)")
+    evaluate = commands.add_parser(
+        "eval", help="7-task SentEval table (STS12-16, STS-B, SICK-R) for models or runs"
+    )
+    evaluate.add_argument(
+        "models", nargs="*", default=[""], help="hub ids, folders or saved runs (default: embedded)"
+    )
     evaluate.add_argument("--tasks", help="comma-separated subset of STS12,...,SICKRelatedness")
     evaluate.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    evaluate.add_argument("--head", action="store_true",
-                          help="also score the prediction (head or a*cos+b): Spearman and share on the right node")
-    evaluate.add_argument("--mteb-out", metavar="DIR",
-                          help="also write MTEB-format results: DIR/<model>/<revision>/<task>.json and model_meta.json "
-                               "(the cosine scores of SentEval's test sets; see stsdemo.mteb_format)")
+    evaluate.add_argument(
+        "--head",
+        action="store_true",
+        help="also score the prediction (head or a*cos+b): Spearman and share on the right node",
+    )
+    evaluate.add_argument(
+        "--mteb-out",
+        metavar="DIR",
+        help="also write MTEB-format results: DIR/<model>/<revision>/<task>.json and model_meta.json "
+        "(the cosine scores of SentEval's test sets; see stsdemo.mteb_format)",
+    )
     evaluate.set_defaults(run=cmd_eval)
 
     score = commands.add_parser("score", help="score a pair (float, category, cosine) or a CSV of pairs")
     score.add_argument("sentence1", nargs="?")
     score.add_argument("sentence2", nargs="?")
-    score.add_argument("--model", default=None, help="saved scorer, run or encoder (default: the shipped scorer, "
-                                                     f"{environment.default_scorer_dir()}; with --scheme nli the "
-                                                     f"shipped NLI scorer, {environment.nli_scorer_dir()})")
+    score.add_argument(
+        "--model",
+        default=None,
+        help="saved scorer, run or encoder (default: the shipped scorer, "
+        f"{environment.default_scorer_dir()}; with --scheme nli the "
+        f"shipped NLI scorer, {environment.nli_scorer_dir()})",
+    )
     score.add_argument("--scheme", help="sts, nli or an ordered list 'a, b, c' (default: the model's)")
     score.add_argument("--csv", help="CSV/TSV with two sentence columns to score")
     score.add_argument("--out", help="where to write the scored CSV")
     score.set_defaults(run=cmd_score)
 
-    export = commands.add_parser("export", help="write a scorer with full encoder weights (a LoRA adapter merged), "
-                                                "its run's records and model card, so it loads as "
-                                                "SentenceTransformer(folder)")
+    export = commands.add_parser(
+        "export",
+        help="write a scorer with full encoder weights (a LoRA adapter merged), "
+        "its run's records and model card, so it loads as "
+        "SentenceTransformer(folder)",
+    )
     export.add_argument("model", help="saved scorer or run")
     export.add_argument("out", help="folder to write")
-    export.add_argument("--fp16", action="store_true", help="store the encoder's weights in fp16 (half the size)")
+    export.add_argument(
+        "--fp16", action="store_true", help="store the encoder's weights in fp16 (half the size)"
+    )
     export.set_defaults(run=cmd_export)
 
-    site = commands.add_parser("site", help="write the Playground as a static site (index.html, its engine, the "
-                                            "pinned data sets, presets and map) that plays in the browser")
+    site = commands.add_parser(
+        "site",
+        help="write the Playground as a static site (index.html, its engine, the "
+        "pinned data sets, presets and map) that plays in the browser",
+    )
     site.add_argument("folder", help="folder to write (new or empty)")
     site.add_argument("--force", action="store_true", help="write into a folder that is not empty")
     site.set_defaults(run=cmd_site)
 
-    playground = commands.add_parser("playground", help="run the Playground's engine (the page's, on the pinned "
-                                                        "data) and print both readings at its checkpoints")
+    playground = commands.add_parser(
+        "playground",
+        help="run the Playground's engine (the page's, on the pinned "
+        "data) and print both readings at its checkpoints",
+    )
     _add_playground_options(playground)
     playground.set_defaults(run=cmd_playground)
 
-    pin = commands.add_parser("pin", help="embed the built-in Playground data sets again (for another encoder) into "
-                                          "the pinned files every run reads, and print their new sha256")
-    pin.add_argument("--model", default=None, help="encoder: hub id or folder (default: the embedded "
-                                                   "all-MiniLM-L6-v2)")
+    pin = commands.add_parser(
+        "pin",
+        help="embed the built-in Playground data sets again (for another encoder) into "
+        "the pinned files every run reads, and print their new sha256",
+    )
+    pin.add_argument(
+        "--model", default=None, help="encoder: hub id or folder (default: the embedded all-MiniLM-L6-v2)"
+    )
     pin.set_defaults(run=cmd_pin)
 
-    filt = commands.add_parser("filter", help="Appendix A leakage filter: counts, and optionally the filtered pairs")
+    filt = commands.add_parser(
+        "filter", help="Appendix A leakage filter: counts, and optionally the filtered pairs"
+    )
     filt.add_argument("--out", help="write the filtered STS-B + SICK-R train pairs as TSV")
     filt.set_defaults(run=cmd_filter)
     return parser

@@ -13,21 +13,30 @@ from __future__ import annotations
 import torch
 
 from . import environment, save_format
-from .serving import gpu_time
 from .config import TrainConfig
 from .losses.spec import paper_k
 from .preflight import preflight
+from .serving import gpu_time
 
-DEFAULT_STEPS = 60                # the CPU default run: about a minute of training on 2 cores
-DATA = "stsb"                     # STS-B train, on the STS line
+DEFAULT_STEPS = 60  # the CPU default run: about a minute of training on 2 cores
+DATA = "stsb"  # STS-B train, on the STS line
 SCHEME = "sts"
 
 START = dict(target="cosine", loss="sk2", k=paper_k("sk2", "bert"))
 # None: the setting is left empty (every step of the epochs, every pair); final_eval: the 7-task evaluation after
 # the run, which is no TrainConfig setting but the run's workflow (stsdemo.workflow.train_and_evaluate)
-GPU_RUN = dict(max_steps=None, eval_every=250, log_every=10, max_pairs=None, max_dev_pairs=None, final_eval=True)
-CPU_RUN = dict(max_steps=DEFAULT_STEPS, eval_every=20, log_every=5, max_length=128, max_pairs=None,
-               max_dev_pairs=500, final_eval=False)
+GPU_RUN = dict(
+    max_steps=None, eval_every=250, log_every=10, max_pairs=None, max_dev_pairs=None, final_eval=True
+)
+CPU_RUN = dict(
+    max_steps=DEFAULT_STEPS,
+    eval_every=20,
+    log_every=5,
+    max_length=128,
+    max_pairs=None,
+    max_dev_pairs=500,
+    final_eval=False,
+)
 
 
 def on_gpu() -> bool:
@@ -58,5 +67,8 @@ def default_config(run_name: str, output_dir: str) -> TrainConfig:
     """The default run, checked (:func:`stsdemo.preflight.preflight`), its best checkpoint written to
     ``output_dir``; whether to run the 7-task evaluation after it is ``default_settings()["final_eval"]``."""
     settings = {name: value for name, value in default_settings().items() if name != "final_eval"}
-    return preflight(run_config(settings, model=start_model(), data=DATA, scheme=SCHEME, run_name=run_name,
-                                output_dir=output_dir))
+    return preflight(
+        run_config(
+            settings, model=start_model(), data=DATA, scheme=SCHEME, run_name=run_name, output_dir=output_dir
+        )
+    )

@@ -24,8 +24,12 @@ def check_range(name: str, value, low=None, high=None, *, low_open: bool = False
         raise InputError(f"{name} must be a whole number, got {value!r}")
     if low is not None and (number <= low if low_open else number < low):
         bound = f"> {low}" if low_open else f">= {low}"
-        raise InputError(f"{name} must be {bound}" + (f" and <= {high}" if high is not None else "") + f", got {value!r}")
+        raise InputError(
+            f"{name} must be {bound}" + (f" and <= {high}" if high is not None else "") + f", got {value!r}"
+        )
     if high is not None and number > high:
-        bound = f"> {low} and " if low_open and low is not None else (f">= {low} and " if low is not None else "")
+        bound = (
+            f"> {low} and " if low_open and low is not None else (f">= {low} and " if low is not None else "")
+        )
         raise InputError(f"{name} must be {bound}<= {high}, got {value!r}")
     return int(number) if integer else number

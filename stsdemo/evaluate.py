@@ -7,7 +7,7 @@ subsets joined), STS-B test and SICK-R test; "Avg." is the mean over the tasks.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -24,7 +24,9 @@ def spearman100(a, b) -> float:
     """Spearman's rank correlation of ``a`` and ``b``, times 100 (NaN when either is constant)."""
     from scipy.stats import spearmanr  # here, not at the top: scoring one pair should not pay scipy's import
 
-    return float(spearmanr(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)).statistic * 100.0)
+    return float(
+        spearmanr(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)).statistic * 100.0
+    )
 
 
 def encode_unique(encode: Encode, sentences: list[str]) -> dict[str, np.ndarray]:
@@ -32,7 +34,9 @@ def encode_unique(encode: Encode, sentences: list[str]) -> dict[str, np.ndarray]
     unique = list(dict.fromkeys(sentences))
     embeddings = np.asarray(encode(unique), dtype=np.float64)
     if embeddings.ndim != 2 or embeddings.shape[0] != len(unique):
-        raise ValueError(f"encode returned shape {embeddings.shape} for {len(unique)} sentences; expected (n, dim)")
+        raise ValueError(
+            f"encode returned shape {embeddings.shape} for {len(unique)} sentences; expected (n, dim)"
+        )
     return dict(zip(unique, embeddings))
 
 
@@ -82,7 +86,9 @@ def evaluate_senteval(encode: Encode, tasks=TASKS, test_sets=None, source="auto"
     tasks = tuple(tasks)
     unknown = [t for t in tasks if t not in TASKS]
     if unknown or not tasks:
-        raise InputError(f"unknown or no evaluation tasks {unknown or list(tasks)}; allowed: {', '.join(TASKS)}")
+        raise InputError(
+            f"unknown or no evaluation tasks {unknown or list(tasks)}; allowed: {', '.join(TASKS)}"
+        )
     if test_sets is None:
         test_sets = senteval_test_sets(source)
     missing = [t for t in tasks if t not in test_sets]
@@ -104,9 +110,11 @@ def classification_metrics(predicted, gold, categories: int) -> dict:
     :meth:`stsdemo.labels.LabelScheme.node_accuracy` gives it)."""
     from sklearn.metrics import accuracy_score, f1_score  # here: only classification metrics need it
 
-    return {"accuracy": 100.0 * float(accuracy_score(gold, predicted)),
-            "macro_f1": 100.0 * float(f1_score(gold, predicted, labels=list(range(categories)), average="macro",
-                                               zero_division=0))}
+    return {
+        "accuracy": 100.0 * float(accuracy_score(gold, predicted)),
+        "macro_f1": 100.0
+        * float(f1_score(gold, predicted, labels=list(range(categories)), average="macro", zero_division=0)),
+    }
 
 
 def classified(model, scheme):

@@ -73,7 +73,7 @@ class StepEvent(Event):
     total_steps: int
     loss: float
     lr: float
-    buffer_share: float | None   # share of this window's pairs inside the zero-gradient zone
+    buffer_share: float | None  # share of this window's pairs inside the zero-gradient zone
     pairs_per_s: float
     elapsed: float
 
@@ -86,14 +86,14 @@ class EvalEvent(Event):
     total_steps: int
     dev_cosine: float
     dev_head: float
-    dev_accuracy: float          # % of dev pairs in their gold category (the node nearest the prediction)
+    dev_accuracy: float  # % of dev pairs in their gold category (the node nearest the prediction)
     best: float
-    best_step: StageStep         # of the best checkpoint so far
+    best_step: StageStep  # of the best checkpoint so far
     is_best: bool
     elapsed: float
     error_hist: dict = field(default_factory=dict)  # |prediction - label| on dev: {"width", "counts"}
-    x0: float = 0.0              # the buffer zone of this stage's loss (0 for losses without one)
-    gap: float = 1.0             # the gap d between nodes
+    x0: float = 0.0  # the buffer zone of this stage's loss (0 for losses without one)
+    gap: float = 1.0  # the gap d between nodes
 
 
 class Outcome(StrEnum):
@@ -101,9 +101,9 @@ class Outcome(StrEnum):
     recorded word is read back as the Outcome (:class:`DoneEvent`). Readers ask ``outcome is Outcome.FINISHED``,
     never the word (tests/test_typed_values.py checks it)."""
 
-    FINISHED = "finished"    # every step ran
-    STOPPED = "stopped"      # asked to stop
-    FAILED = "failed"        # it ended on its own (out of memory, ...)
+    FINISHED = "finished"  # every step ran
+    STOPPED = "stopped"  # asked to stop
+    FAILED = "failed"  # it ended on its own (out of memory, ...)
 
 
 @dataclass
@@ -151,5 +151,6 @@ class FinalEvalEvent(Event):
     node_from: str = ""
 
 
-EVENT_TYPES: dict[str, type[Event]] = {cls.kind: cls for cls in (StartEvent, StepEvent, EvalEvent, DoneEvent,
-                                                                  FinalEvalEvent)}
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.kind: cls for cls in (StartEvent, StepEvent, EvalEvent, DoneEvent, FinalEvalEvent)
+}

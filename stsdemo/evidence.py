@@ -23,7 +23,7 @@ from .verdict import Combined, Verdict, combine
 
 # bench writes it and the app ships and reads it: package data of stsdemo.app, named here so neither imports the other
 EVIDENCE_FILE = Path(__file__).parent / "app" / "evidence.json"
-EVIDENCE_VERSION = 2    # 2: every verdict is a stsdemo.verdict.Verdict value, read under the equivalence rule
+EVIDENCE_VERSION = 2  # 2: every verdict is a stsdemo.verdict.Verdict value, read under the equivalence rule
 STS, NLI = "STS", "NLI"
 
 
@@ -34,25 +34,25 @@ class EvidenceRow:
     arm: str
     label: str
     encoder: str
-    task: str                      # "STS" (7-task Avg. of cosine Spearman x100) or "NLI" (SNLI test)
+    task: str  # "STS" (7-task Avg. of cosine Spearman x100) or "NLI" (SNLI test)
     seeds: list[int]
-    avg: float | None = None       # 7-task Avg.
+    avg: float | None = None  # 7-task Avg.
     avg_sd: float | None = None
-    node: float | None = None      # STS-B test pairs on their node (%)
+    node: float | None = None  # STS-B test pairs on their node (%)
     node_sd: float | None = None
-    node_n: int | None = None      # seeds with a node accuracy (runs recorded before it existed have none)
-    nli: float | None = None       # SNLI test accuracy (%)
+    node_n: int | None = None  # seeds with a node accuracy (runs recorded before it existed have none)
+    nli: float | None = None  # SNLI test accuracy (%)
     nli_sd: float | None = None
-    nli_f1: float | None = None    # SNLI test macro-F1 (%)
-    dev: float | None = None       # STS-B dev Spearman of the kept checkpoint (NLI: held-out accuracy)
+    nli_f1: float | None = None  # SNLI test macro-F1 (%)
+    dev: float | None = None  # STS-B dev Spearman of the kept checkpoint (NLI: held-out accuracy)
     dev_sd: float | None = None
     loss: str = ""
     target: str = ""
-    setting: str = ""              # the budget in words
+    setting: str = ""  # the budget in words
     machine: str = ""
 
     @classmethod
-    def from_dict(cls, values: dict) -> "EvidenceRow":
+    def from_dict(cls, values: dict) -> EvidenceRow:
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in values.items() if k in known})
 
@@ -68,7 +68,7 @@ class ClaimLine:
     mean: float | None
     se: float | None
     n: int
-    verdict: Verdict               # recorded as its words, read back as the Verdict
+    verdict: Verdict  # recorded as its words, read back as the Verdict
     metric: str
 
     def __post_init__(self):
@@ -98,9 +98,14 @@ class Claim:
         return self.combined.words if self.lines else self.verdict
 
     @classmethod
-    def from_dict(cls, values: dict) -> "Claim":
-        return cls(values["claim"], values["text"], values["verdict"], str(values["n"]),
-                   [ClaimLine(**line) for line in values.get("lines", [])])
+    def from_dict(cls, values: dict) -> Claim:
+        return cls(
+            values["claim"],
+            values["text"],
+            values["verdict"],
+            str(values["n"]),
+            [ClaimLine(**line) for line in values.get("lines", [])],
+        )
 
 
 @dataclass
@@ -112,17 +117,25 @@ class Evidence:
     generated: str = ""
 
     def to_dict(self) -> dict:
-        return {"version": EVIDENCE_VERSION, "generated": self.generated, "source": "docs/results.json",
-                "rows": [asdict(r) for r in self.rows], "claims": [asdict(c) for c in self.claims]}
+        return {
+            "version": EVIDENCE_VERSION,
+            "generated": self.generated,
+            "source": "docs/results.json",
+            "rows": [asdict(r) for r in self.rows],
+            "claims": [asdict(c) for c in self.claims],
+        }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Evidence":
+    def from_dict(cls, data: dict) -> Evidence:
         """The evidence :meth:`to_dict` wrote; ValueError for another layout version (KeyError, TypeError or
         AttributeError for a file of another shape)."""
         if data.get("version") != EVIDENCE_VERSION:
             raise ValueError(f"version {data.get('version')!r}, expected {EVIDENCE_VERSION}")
-        return cls([EvidenceRow.from_dict(r) for r in data["rows"]], [Claim.from_dict(c) for c in data["claims"]],
-                   data.get("generated", ""))
+        return cls(
+            [EvidenceRow.from_dict(r) for r in data["rows"]],
+            [Claim.from_dict(c) for c in data["claims"]],
+            data.get("generated", ""),
+        )
 
     def row(self, arm: str, encoder: str = "all-MiniLM-L6-v2", task: str = STS) -> EvidenceRow | None:
         return next((r for r in self.rows if (r.arm, r.encoder, r.task) == (arm, encoder, task)), None)

@@ -9,8 +9,15 @@ import math
 
 from .evidence import Evidence
 
-COLUMNS = ["arm", "encoder", "seeds", "7-task mean ± sd", "STS-B test on node (%)", "SNLI test accuracy (%)",
-           "machine"]
+COLUMNS = [
+    "arm",
+    "encoder",
+    "seeds",
+    "7-task mean ± sd",
+    "STS-B test on node (%)",
+    "SNLI test accuracy (%)",
+    "machine",
+]
 
 
 def spread_cell(mean: float | None, sd: float | None, n: int) -> str:
@@ -37,10 +44,18 @@ def evidence_rows(evidence: Evidence | None, markup: bool = False) -> list[list[
     """Every recorded arm as a row of :data:`COLUMNS` cells. Each arm reads "full name (code)"; with ``markup``
     (the app's table, whose arm column is HTML) the full name, then its code in small type below it."""
     rows = []
-    for row in (evidence.rows if evidence else []):
+    for row in evidence.rows if evidence else []:
         n = len(row.seeds)
         node_n = n if row.node_n is None else row.node_n
-        rows.append([arm_cell(row.label, row.arm, markup), row.encoder, ", ".join(map(str, row.seeds)) or "–",
-                     spread_cell(row.avg, row.avg_sd, n), node_cell(row.node, row.node_sd, node_n, n),
-                     spread_cell(row.nli, row.nli_sd, n), row.machine])
+        rows.append(
+            [
+                arm_cell(row.label, row.arm, markup),
+                row.encoder,
+                ", ".join(map(str, row.seeds)) or "–",
+                spread_cell(row.avg, row.avg_sd, n),
+                node_cell(row.node, row.node_sd, node_n, n),
+                spread_cell(row.nli, row.nli_sd, n),
+                row.machine,
+            ]
+        )
     return rows

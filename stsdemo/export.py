@@ -56,14 +56,18 @@ def copy_records(checkpoint: Path, staging: Path) -> None:
     for name in save_format.RECORDS:
         try:
             record = json.loads((checkpoint / name).read_text(encoding="utf-8"))
-        except (OSError, ValueError):   # a record the run never wrote (or a damaged one) is left out
+        except (OSError, ValueError):  # a record the run never wrote (or a damaged one) is left out
             continue
         write_json_atomic(staging / name, portable_record(record, run_folder))
     write_card(staging)
 
 
-def export_scorer(source: str | os.PathLike | None, out: str | os.PathLike, fp16: bool = False,
-                  allowed_roots: list[Path] | None = None) -> Path:
+def export_scorer(
+    source: str | os.PathLike | None,
+    out: str | os.PathLike,
+    fp16: bool = False,
+    allowed_roots: list[Path] | None = None,
+) -> Path:
     """Write the scorer (or encoder) named ``source`` to the folder ``out`` with full encoder weights (fp16
     with ``fp16``), its records and its card; ``allowed_roots`` as for :meth:`SiameseRegressor.load`. A
     source that is no saved scorer (an encoder, a hub id) is written with a fresh head and no records."""

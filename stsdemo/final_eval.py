@@ -19,9 +19,9 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 
@@ -75,39 +75,58 @@ def fitted_line(cache: EncodeCache, dev: PairSet) -> tuple[float, float]:
     return float(scale), float(bias)
 
 
-def _scores(model, sets: dict[str, PairSet], cache: EncodeCache, reading: str, dev: PairSet | None) -> TestScores:
+def _scores(
+    model, sets: dict[str, PairSet], cache: EncodeCache, reading: str, dev: PairSet | None
+) -> TestScores:
     """The scores of ``reading`` from embeddings already in ``cache``."""
     cosine = evaluate_senteval(cache, tasks=tuple(sets), test_sets=sets)
     if reading == "cosine":
         return TestScores(cosine)
     if reading == "prediction":
         metrics = {task: dev_metrics(cache.scorer(model), pairs) for task, pairs in sets.items()}
-        return TestScores(cosine, _with_average({t: m["head_spearman"] for t, m in metrics.items()}),
-                          _with_average({t: m["accuracy"] for t, m in metrics.items()}),
-                          "the model's own prediction")
+        return TestScores(
+            cosine,
+            _with_average({t: m["head_spearman"] for t, m in metrics.items()}),
+            _with_average({t: m["accuracy"] for t, m in metrics.items()}),
+            "the model's own prediction",
+        )
     scale, bias = fitted_line(cache, dev)
-    fitted = {task: scale * cosine_rows(cache(pairs.sentences1), cache(pairs.sentences2)) + bias
-              for task, pairs in sets.items()}
-    nodes = {task: float(pairs.scheme.node_accuracy(fitted[task], pairs.labels)) for task, pairs in sets.items()}
-    return TestScores(cosine, None, _with_average(nodes),
-                      f"a*cos + b fitted on STS-B dev (a={scale:.3f}, b={bias:.3f})")
+    fitted = {
+        task: scale * cosine_rows(cache(pairs.sentences1), cache(pairs.sentences2)) + bias
+        for task, pairs in sets.items()
+    }
+    nodes = {
+        task: float(pairs.scheme.node_accuracy(fitted[task], pairs.labels)) for task, pairs in sets.items()
+    }
+    return TestScores(
+        cosine, None, _with_average(nodes), f"a*cos + b fitted on STS-B dev (a={scale:.3f}, b={bias:.3f})"
+    )
 
 
-def scoring_steps(model, sets: dict[str, PairSet], reading: str = "cosine", dev: PairSet | None = None,
-                  stop: threading.Event | None = None, chunk: int = 1024) -> Iterator[tuple[float, TestScores | None]]:
+def scoring_steps(
+    model,
+    sets: dict[str, PairSet],
+    reading: str = "cosine",
+    dev: PairSet | None = None,
+    stop: threading.Event | None = None,
+    chunk: int = 1024,
+) -> Iterator[tuple[float, TestScores | None]]:
     """Yield ``(fraction encoded, None)`` while encoding the test sets (and, for ``fitted``, the ``dev`` set
     the line is fitted on), then ``(1.0, scores)``. Each distinct sentence is encoded once; a set ``stop``
     ends it early, without scores."""
     if reading not in READINGS or (reading == "fitted" and dev is None):
         raise ValueError(f"reading {reading!r} (with dev: {dev is not None})")
-    texts = [s for pairs in [*sets.values(), *([dev] if reading == "fitted" else [])]
-             for s in pairs.sentences1 + pairs.sentences2]
+    texts = [
+        s
+        for pairs in [*sets.values(), *([dev] if reading == "fitted" else [])]
+        for s in pairs.sentences1 + pairs.sentences2
+    ]
     unique = list(dict.fromkeys(texts))
     cache = EncodeCache(model.encode)
     for start in range(0, len(unique), chunk):
         if stop is not None and stop.is_set():
             return
-        cache(unique[start:start + chunk])
+        cache(unique[start : start + chunk])
         yield min(start + chunk, len(unique)) / len(unique), None
     yield 1.0, _scores(model, sets, cache, reading, dev)
 

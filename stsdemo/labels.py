@@ -12,7 +12,6 @@ import numpy as np
 
 from .errors import InputError, check_range
 
-
 MAX_CATEGORIES = 1000
 
 
@@ -26,11 +25,15 @@ class LabelScheme:
 
     def __post_init__(self):
         if len(self.categories) < 2:
-            raise InputError(f"a label scheme needs at least 2 ordered categories, got {len(self.categories)} "
-                             f"({', '.join(map(repr, self.categories)) or 'none'}); list them lowest first, "
-                             "comma-separated, e.g. 'bad, fair, good'")
+            raise InputError(
+                f"a label scheme needs at least 2 ordered categories, got {len(self.categories)} "
+                f"({', '.join(map(repr, self.categories)) or 'none'}); list them lowest first, "
+                "comma-separated, e.g. 'bad, fair, good'"
+            )
         if len(self.categories) > MAX_CATEGORIES:
-            raise InputError(f"a label scheme may have at most {MAX_CATEGORIES} categories, got {len(self.categories)}")
+            raise InputError(
+                f"a label scheme may have at most {MAX_CATEGORIES} categories, got {len(self.categories)}"
+            )
         if len(set(self.categories)) != len(self.categories):
             raise InputError(f"label scheme categories must be distinct, got {list(self.categories)}")
         check_range("gap d", self.gap, 0, low_open=True)
@@ -51,7 +54,7 @@ class LabelScheme:
         return {"name": self.name, "categories": list(self.categories), "gap": self.gap}
 
     @classmethod
-    def from_dict(cls, values: dict) -> "LabelScheme":
+    def from_dict(cls, values: dict) -> LabelScheme:
         """The scheme a saved config describes (``to_dict``'s output); KeyError/TypeError/ValueError if malformed."""
         return cls(values["name"], tuple(values["categories"]), float(values["gap"]))
 
@@ -85,7 +88,7 @@ class LabelScheme:
         return self.categories[int(self.nearest_index([value])[0])]
 
     @classmethod
-    def custom(cls, categories, gap: float = 1.0, name: str = "custom") -> "LabelScheme":
+    def custom(cls, categories, gap: float = 1.0, name: str = "custom") -> LabelScheme:
         """A scheme from ordered names, either a list or one comma-separated string."""
         if isinstance(categories, str):
             categories = [c.strip() for c in categories.split(",")]

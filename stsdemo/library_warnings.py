@@ -15,16 +15,27 @@ import warnings
 
 # (category, module regex, message regex, why)
 FILTERS = (
-    (FutureWarning, r"transformers\.modeling_utils",
-     r"`is_gradient_checkpointing` is deprecated",
-     "peft (0.13 ... 0.21) reads the deprecated alias model.is_gradient_checkpointing on every LoRA adapter it "
-     "attaches (PeftModel.__init__), i.e. on every load of the shipped scorer; transformers 5 warns on each read."),
+    (
+        FutureWarning,
+        r"transformers\.modeling_utils",
+        r"`is_gradient_checkpointing` is deprecated",
+        "peft (0.13 ... 0.21) reads the deprecated alias model.is_gradient_checkpointing on every LoRA adapter it "
+        "attaches (PeftModel.__init__), i.e. on every load of the shipped scorer; transformers 5 warns on each read.",
+    ),
     # pandas 3 (Pandas4Warning, a DeprecationWarning) on Gradio 6.31's queue analytics (Queue._get_df), which
     # runs every few events of any app; shown under pytest and -W default.
-    (DeprecationWarning, r"gradio\.queueing", r"'future\.no_silent_downcasting' is deprecated",
-     "Gradio's queue sets a pandas option that pandas 3 deprecates (gradio/queueing.py, Queue._get_df)."),
-    (DeprecationWarning, r"gradio\.queueing", r"The copy keyword is deprecated",
-     "Gradio's queue calls DataFrame.infer_objects(copy=False), deprecated in pandas 3 (Queue._get_df)."),
+    (
+        DeprecationWarning,
+        r"gradio\.queueing",
+        r"'future\.no_silent_downcasting' is deprecated",
+        "Gradio's queue sets a pandas option that pandas 3 deprecates (gradio/queueing.py, Queue._get_df).",
+    ),
+    (
+        DeprecationWarning,
+        r"gradio\.queueing",
+        r"The copy keyword is deprecated",
+        "Gradio's queue calls DataFrame.infer_objects(copy=False), deprecated in pandas 3 (Queue._get_df).",
+    ),
 )
 
 

@@ -10,9 +10,9 @@ import copy
 import os
 import threading
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import torch
@@ -24,9 +24,15 @@ from . import save_format
 from .config import HEAD_FEATURES, TARGETS
 from .errors import InputError
 from .labels import STS, LabelScheme
-from .model_source import ALLOWED_MODELS, check_encoder_folder, encoder_positions, hub_reachable, resolve_model
+from .model_source import (
+    ALLOWED_MODELS,
+    check_encoder_folder,
+    encoder_positions,
+    hub_reachable,
+    resolve_model,
+)
 
-MAX_TOKENS = 8192                 # no max length above this, whatever a model claims
+MAX_TOKENS = 8192  # no max length above this, whatever a model claims
 # Padded tokens in one encoding batch. CPU: 1,500 SentEval test sentences on the shared 2 cores (load 8-13, two
 # alternating rounds, medians) took 71 s in batches of 64 sentences, 53 s of 2,048 or 8,192 tokens, 72 s of 32,768.
 # GPU: sixteen times the CPU's, to fill the device with short sentences (not yet measured on a GPU).
@@ -80,31 +86,47 @@ def _load_encoder(source: str, trust_remote_code: bool):
     if local:
         check_encoder_folder(Path(source))
     if local and not any(Path(source).glob("*.safetensors")):
-        raise InputError(f"model folder {source!r} has no .safetensors weights; only safetensors are loaded "
-                         "(pickled .bin/.pt checkpoints are refused)")
+        raise InputError(
+            f"model folder {source!r} has no .safetensors weights; only safetensors are loaded "
+            "(pickled .bin/.pt checkpoints are refused)"
+        )
     offline = not local and not hub_reachable()
     options = dict(trust_remote_code=trust_remote_code, local_files_only=offline)
     try:
         tokenizer = AutoTokenizer.from_pretrained(source, **options)
         # fp32 whatever the file holds: a scorer shipped in fp16 is computed in fp32 on the CPU.
-        encoder, info = AutoModel.from_pretrained(source, use_safetensors=True if local else None, weights_only=True,
-                                                  output_loading_info=True, dtype=torch.float32, **options)
+        encoder, info = AutoModel.from_pretrained(
+            source,
+            use_safetensors=True if local else None,
+            weights_only=True,
+            output_loading_info=True,
+            dtype=torch.float32,
+            **options,
+        )
     except (OSError, ValueError, KeyError, RuntimeError, SafetensorError) as error:
         text = str(error).strip()
         reason = text.splitlines()[0][:200] if text else type(error).__name__
         if not trust_remote_code and ("trust_remote_code" in text or "custom code" in text):
-            reason = ("it needs to run its own code, which runs only for models on the operator's allow-list "
-                      "(STSDEMO_TRUST_REMOTE_CODE)")
+            reason = (
+                "it needs to run its own code, which runs only for models on the operator's allow-list "
+                "(STSDEMO_TRUST_REMOTE_CODE)"
+            )
         elif offline:
             reason = "it is not in the local model cache and the Hugging Face hub cannot be reached (offline)"
-        elif local and (isinstance(error, SafetensorError) or "deserializ" in text or "header" in text.lower()):
+        elif local and (
+            isinstance(error, SafetensorError) or "deserializ" in text or "header" in text.lower()
+        ):
             reason = f"its weights file is damaged or not a safetensors file ({reason})"
         raise InputError(f"could not load model {source!r}: {reason}. Allowed: {ALLOWED_MODELS}") from None
-    missing = sorted(set(info.get("missing_keys") or ()) | {str(k) for k in info.get("mismatched_keys") or ()})
+    missing = sorted(
+        set(info.get("missing_keys") or ()) | {str(k) for k in info.get("mismatched_keys") or ()}
+    )
     missing = [name for name in missing if not name.startswith("pooler.")]  # the pooler is never used
     if local and missing:
-        raise InputError(f"model folder {source!r} is incomplete or damaged: {len(missing)} encoder weights are "
-                         f"missing or have the wrong shape (e.g. {missing[0]}); save or train it again")
+        raise InputError(
+            f"model folder {source!r} is incomplete or damaged: {len(missing)} encoder weights are "
+            f"missing or have the wrong shape (e.g. {missing[0]}); save or train it again"
+        )
     return tokenizer, encoder
 
 
@@ -118,7 +140,7 @@ def position_limit(encoder: nn.Module, tokenizer) -> int:
 # One lock per tokenizer, not per model: models can share a tokenizer (tests build several over one), and
 # a lock cannot ride on the tokenizer itself, since an export deep-copies the model and locks do not copy.
 # Weak keys: a dropped model's tokenizer is freed with it.
-_TOKENIZER_LOCKS: "weakref.WeakKeyDictionary[object, threading.Lock]" = weakref.WeakKeyDictionary()
+_TOKENIZER_LOCKS: weakref.WeakKeyDictionary[object, threading.Lock] = weakref.WeakKeyDictionary()
 _TOKENIZER_LOCKS_GUARD = threading.Lock()
 
 
@@ -136,8 +158,9 @@ def tokenizer_lock(tokenizer) -> threading.Lock:
         return lock
 
 
-def stack_batches(first: dict[str, torch.Tensor], second: dict[str, torch.Tensor],
-                  pad_id: int) -> dict[str, torch.Tensor]:
+def stack_batches(
+    first: dict[str, torch.Tensor], second: dict[str, torch.Tensor], pad_id: int
+) -> dict[str, torch.Tensor]:
     """Two tokenized batches as one: each right-padded to the longer length (``pad_id`` for token ids,
     0 for the attention mask and other fields), then concatenated along the batch."""
     length = max(first["input_ids"].shape[1], second["input_ids"].shape[1])
@@ -176,9 +199,19 @@ class SiameseRegressor(nn.Module):
     the float is ``a * cos(u, v) + b`` (:class:`CosineHead`).
     """
 
-    def __init__(self, encoder: nn.Module, tokenizer, *, features: str = HEAD_FEATURES[0],
-                 classification: bool = False, scheme: LabelScheme = STS, max_length: int = 256,
-                 base_model: str = "", trust_remote_code: bool = False, target: str = "head"):
+    def __init__(
+        self,
+        encoder: nn.Module,
+        tokenizer,
+        *,
+        features: str = HEAD_FEATURES[0],
+        classification: bool = False,
+        scheme: LabelScheme = STS,
+        max_length: int = 256,
+        base_model: str = "",
+        trust_remote_code: bool = False,
+        target: str = "head",
+    ):
         super().__init__()
         if features not in HEAD_FEATURES:
             raise InputError(f"unknown head features {features!r}; choose one of: {', '.join(HEAD_FEATURES)}")
@@ -206,8 +239,9 @@ class SiameseRegressor(nn.Module):
     # ---- construction and persistence -------------------------------------------------------------
 
     @classmethod
-    def from_encoder(cls, name_or_path: str | None = None, allowed_roots: list[Path] | None = None,
-                     **options) -> "SiameseRegressor":
+    def from_encoder(
+        cls, name_or_path: str | None = None, allowed_roots: list[Path] | None = None, **options
+    ) -> SiameseRegressor:
         """A fresh head over a pretrained encoder (hub id, local folder, or None for the embedded default)."""
         source, trust = resolve_model(name_or_path, allowed_roots)
         tokenizer, encoder = _load_encoder(source, trust)
@@ -215,8 +249,12 @@ class SiameseRegressor(nn.Module):
         return cls(encoder, tokenizer, base_model=base, trust_remote_code=trust, **options)
 
     @classmethod
-    def load(cls, name_or_path: str | None = None, allowed_roots: list[Path] | None = None,
-             keep_adapter: bool = False) -> "SiameseRegressor":
+    def load(
+        cls,
+        name_or_path: str | None = None,
+        allowed_roots: list[Path] | None = None,
+        keep_adapter: bool = False,
+    ) -> SiameseRegressor:
         """A saved scorer, or any encoder with a fresh head when the folder holds no scorer.
 
         A scorer saved with ``encoder_weights="none"`` (the head or calibration only) or ``"lora"`` (a peft
@@ -249,12 +287,19 @@ class SiameseRegressor(nn.Module):
         weights are frozen. ``save`` then writes the adapter alone, and ``load`` merges it back."""
         from peft import LoraConfig, get_peft_model
 
-        config = LoraConfig(r=rank, lora_alpha=alpha or 2 * rank, lora_dropout=dropout, target_modules="all-linear")
+        config = LoraConfig(
+            r=rank, lora_alpha=alpha or 2 * rank, lora_dropout=dropout, target_modules="all-linear"
+        )
         self.encoder = get_peft_model(self.encoder, config)
         self.lora = True
 
-    def save(self, folder: str | os.PathLike, head_only: bool = False, fp16: bool = False,
-             beside: Callable[[Path], None] | None = None) -> Path:
+    def save(
+        self,
+        folder: str | os.PathLike,
+        head_only: bool = False,
+        fp16: bool = False,
+        beside: Callable[[Path], None] | None = None,
+    ) -> Path:
         """Write the model atomically (:func:`stsdemo.save_format.write`). ``head_only`` writes just the head
         and config (a few KB), for an encoder that was not trained: loading takes the encoder from
         ``base_model``. A LoRA-trained encoder is saved as its adapter (a few MB; :meth:`export` writes it
@@ -263,12 +308,14 @@ class SiameseRegressor(nn.Module):
         """
         if self.lora and not self.base_weights:  # an adapter over changed weights: only merged is complete
             return self.export(folder, fp16=fp16, beside=beside)
-        weights = ("lora" if self.lora else "none" if head_only and self.base_weights
-                   else "fp16" if fp16 else "full")
+        weights = (
+            "lora" if self.lora else "none" if head_only and self.base_weights else "fp16" if fp16 else "full"
+        )
         return save_format.write(self, folder, weights, beside)
 
-    def export(self, folder: str | os.PathLike, fp16: bool = False,
-               beside: Callable[[Path], None] | None = None) -> Path:
+    def export(
+        self, folder: str | os.PathLike, fp16: bool = False, beside: Callable[[Path], None] | None = None
+    ) -> Path:
         """Save with the encoder's full weights (a LoRA adapter merged in), so the folder also loads as
         ``SentenceTransformer(folder)``; ``beside`` as for :meth:`save`."""
         if not self.lora:
@@ -286,8 +333,13 @@ class SiameseRegressor(nn.Module):
     def tokenize(self, sentences: list[str]) -> dict[str, torch.Tensor]:
         """Token ids padded to the batch's own longest sentence, truncated at ``max_length``."""
         with tokenizer_lock(self.tokenizer):
-            batch = self.tokenizer(list(sentences), padding=True, truncation=True,
-                                   max_length=min(self.max_length, self.max_positions), return_tensors="pt")
+            batch = self.tokenizer(
+                list(sentences),
+                padding=True,
+                truncation=True,
+                max_length=min(self.max_length, self.max_positions),
+                return_tensors="pt",
+            )
         return {name: to_device(tensor, self.device) for name, tensor in batch.items()}
 
     def token_counts(self, sentences: list[str]) -> list[int]:
@@ -316,12 +368,18 @@ class SiameseRegressor(nn.Module):
         # Both sides in one encoder pass: larger matrix products and half the kernel launches (the
         # shared weights make it the same computation; padding is masked out of the mean).
         u, v = self.embed(stack_batches(batch1, batch2, self.tokenizer.pad_token_id or 0)).split(
-            [len(batch1["input_ids"]), len(batch2["input_ids"])])
+            [len(batch1["input_ids"]), len(batch2["input_ids"])]
+        )
         return SiameseOutput(self.predict_embeddings(u, v), u, v)
 
     @torch.inference_mode()
-    def encode(self, sentences: list[str], batch_size: int | None = None, max_length: int | None = None,
-               batch_tokens: int | None = None) -> np.ndarray:
+    def encode(
+        self,
+        sentences: list[str],
+        batch_size: int | None = None,
+        max_length: int | None = None,
+        batch_tokens: int | None = None,
+    ) -> np.ndarray:
         """Mean-pooled embeddings ``(n, hidden)`` as float32; ``max_length`` tokens per sentence (default the
         model's own ``max_length``; never more than its position table).
 
@@ -337,17 +395,22 @@ class SiameseRegressor(nn.Module):
             return out
         self.eval()
         with tokenizer_lock(self.tokenizer):
-            encoded = self.tokenizer(list(sentences), truncation=True,
-                                     max_length=min(max_length or self.max_length, self.max_positions))
+            encoded = self.tokenizer(
+                list(sentences),
+                truncation=True,
+                max_length=min(max_length or self.max_length, self.max_positions),
+            )
         lengths = np.array([len(ids) for ids in encoded["input_ids"]])
         order = np.argsort(-lengths, kind="stable")
-        chunks = []   # kept on the device and copied back once: no wait for the GPU between batches
+        chunks = []  # kept on the device and copied back once: no wait for the GPU between batches
         tokens = batch_tokens or BATCH_TOKENS.get(self.device.type, BATCH_TOKENS["cpu"])
         for index in batches_of(lengths[order], batch_size, tokens):
             index = order[index]
             with tokenizer_lock(self.tokenizer):
-                batch = self.tokenizer.pad({name: [values[i] for i in index] for name, values in encoded.items()},
-                                           return_tensors="pt")
+                batch = self.tokenizer.pad(
+                    {name: [values[i] for i in index] for name, values in encoded.items()},
+                    return_tensors="pt",
+                )
             batch = {name: to_device(tensor, self.device) for name, tensor in batch.items()}
             chunks.append(self.embed(batch).float())
         out[order] = torch.cat(chunks).cpu().numpy()
@@ -361,8 +424,10 @@ class SiameseRegressor(nn.Module):
         (Spearman) and rounded like a regression output.
         """
         self.eval()
-        out = self.predict_embeddings(torch.as_tensor(u, device=self.device, dtype=torch.float32),
-                                      torch.as_tensor(v, device=self.device, dtype=torch.float32))
+        out = self.predict_embeddings(
+            torch.as_tensor(u, device=self.device, dtype=torch.float32),
+            torch.as_tensor(v, device=self.device, dtype=torch.float32),
+        )
         if self.classification:
             nodes = torch.as_tensor(self.scheme.nodes, device=out.device, dtype=out.dtype)
             out = out.softmax(-1) @ nodes
@@ -375,8 +440,10 @@ class SiameseRegressor(nn.Module):
         if not self.classification:
             return self.scheme.nearest_index(self.score_embeddings(u, v))
         self.eval()
-        logits = self.predict_embeddings(torch.as_tensor(u, device=self.device, dtype=torch.float32),
-                                         torch.as_tensor(v, device=self.device, dtype=torch.float32))
+        logits = self.predict_embeddings(
+            torch.as_tensor(u, device=self.device, dtype=torch.float32),
+            torch.as_tensor(v, device=self.device, dtype=torch.float32),
+        )
         return logits.argmax(-1).cpu().numpy()
 
     def predict(self, sentences1: list[str], sentences2: list[str]) -> np.ndarray:
@@ -384,4 +451,4 @@ class SiameseRegressor(nn.Module):
         if len(sentences1) != len(sentences2):
             raise InputError(f"got {len(sentences1)} first sentences but {len(sentences2)} second sentences")
         embeddings = self.encode(list(sentences1) + list(sentences2))
-        return self.score_embeddings(embeddings[: len(sentences1)], embeddings[len(sentences1):])
+        return self.score_embeddings(embeddings[: len(sentences1)], embeddings[len(sentences1) :])

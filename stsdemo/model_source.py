@@ -14,8 +14,8 @@ import os
 import re
 import socket
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 from urllib.parse import urlparse
 
 from . import environment, save_format
@@ -26,10 +26,12 @@ from .labels import STS, LabelScheme
 
 DEFAULT_MODEL_NAMES = ("", "default", "all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2")
 HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
-HUB_CHECK_TIMEOUT_S = 3.0         # how long to wait for the hub before treating it as unreachable
+HUB_CHECK_TIMEOUT_S = 3.0  # how long to wait for the hub before treating it as unreachable
 HUB_CHECK_EVERY_S = 60.0
-ALLOWED_MODELS = ("the default model (empty or 'default'), a saved run or model folder (in the app: under the "
-                  "allowed folders), or a Hugging Face hub id (needs the network, or the model in the local cache)")
+ALLOWED_MODELS = (
+    "the default model (empty or 'default'), a saved run or model folder (in the app: under the "
+    "allowed folders), or a Hugging Face hub id (needs the network, or the model in the local cache)"
+)
 
 
 def is_hub_id(name: str | os.PathLike | None) -> bool:
@@ -38,14 +40,18 @@ def is_hub_id(name: str | os.PathLike | None) -> bool:
     text = str(name or "").strip()
     if text in DEFAULT_MODEL_NAMES:
         return False
-    return not (Path(text).expanduser().exists() or text.startswith((".", "/", "~")) or not HUB_ID.match(text))
+    return not (
+        Path(text).expanduser().exists() or text.startswith((".", "/", "~")) or not HUB_ID.match(text)
+    )
 
 
 def _inside(path: Path, roots: list[Path]) -> bool:
     return any(path == root or root in path.parents for root in roots)
 
 
-def resolve_model(name: str | os.PathLike | None, allowed_roots: list[Path] | None = None) -> tuple[str, bool]:
+def resolve_model(
+    name: str | os.PathLike | None, allowed_roots: list[Path] | None = None
+) -> tuple[str, bool]:
     """Where to load a model from and whether it may run its own code.
 
     Returns ``(local path or hub id, trust_remote_code)``. A local folder may lie anywhere, unless
@@ -66,8 +72,11 @@ def resolve_model(name: str | os.PathLike | None, allowed_roots: list[Path] | No
             )
         if not resolved.is_dir():
             kept = retired_path(resolved)
-            hint = (f"; an interrupted save left its previous version at {kept}"
-                    if save_format.is_model_folder(kept) else "")
+            hint = (
+                f"; an interrupted save left its previous version at {kept}"
+                if save_format.is_model_folder(kept)
+                else ""
+            )
             raise InputError(f"model folder {text!r} does not exist{hint}")
         return str(resolved), _trusted_saved_run(resolved)
     return text, text in environment.trusted_remote_code()
@@ -123,7 +132,9 @@ def hub_reachable() -> bool:
         return _HUB_STATE["reachable"]
     endpoint = urlparse(constants.ENDPOINT)
     try:
-        socket.create_connection((endpoint.hostname, endpoint.port or 443), timeout=HUB_CHECK_TIMEOUT_S).close()
+        socket.create_connection(
+            (endpoint.hostname, endpoint.port or 443), timeout=HUB_CHECK_TIMEOUT_S
+        ).close()
         reachable = True
     except OSError:
         reachable = False
@@ -167,7 +178,7 @@ class HubAnswers:
         return self._answers[key]
 
 
-HUB = HubAnswers()      # the process's: one memory of answers for every caller
+HUB = HubAnswers()  # the process's: one memory of answers for every caller
 
 
 def hub_config(hub_id: str, hub: HubAnswers = HUB) -> dict | None:
@@ -177,8 +188,9 @@ def hub_config(hub_id: str, hub: HubAnswers = HUB) -> dict | None:
 
     def ask():
         try:
-            path = hf_hub_download(hub_id, "config.json", local_files_only=not hub.reachable(),
-                                   etag_timeout=HUB_CHECK_TIMEOUT_S)
+            path = hf_hub_download(
+                hub_id, "config.json", local_files_only=not hub.reachable(), etag_timeout=HUB_CHECK_TIMEOUT_S
+            )
             loaded = json.loads(Path(path).read_text(encoding="utf-8"))
         except Exception:  # noqa: BLE001 - no network, no such file, a broken file: unknown, said by the caller
             return None
@@ -205,10 +217,14 @@ def hub_parameter_count(hub_id: str, hub: HubAnswers = HUB) -> int | None:
                 return int(info.safetensors.total)
             files = api.model_info(hub_id, files_metadata=True, timeout=HUB_CHECK_TIMEOUT_S).siblings or []
         except (RepositoryNotFoundError, GatedRepoError):
-            raise InputError(f"the Hugging Face hub has no public model {hub_id!r}. Allowed: {ALLOWED_MODELS}") from None
+            raise InputError(
+                f"the Hugging Face hub has no public model {hub_id!r}. Allowed: {ALLOWED_MODELS}"
+            ) from None
         except Exception:  # noqa: BLE001 - a network failure: the size is unknown, the caller says so
             return None
-        weights = sum(item.size or 0 for item in files if item.rfilename.endswith((".bin", ".pt", ".pth", ".ckpt")))
+        weights = sum(
+            item.size or 0 for item in files if item.rfilename.endswith((".bin", ".pt", ".pth", ".ckpt"))
+        )
         return weights // 2 if weights else None
 
     return hub.remembered("parameters", hub_id, ask)
@@ -217,10 +233,14 @@ def hub_parameter_count(hub_id: str, hub: HubAnswers = HUB) -> int | None:
 def check_encoder_folder(folder: Path) -> None:
     """A local folder to load an encoder from must be a transformers model folder."""
     if save_format.is_adapter(folder):
-        raise InputError(f"folder {str(folder)!r} holds a LoRA adapter, not an encoder; load the scorer folder it "
-                         "belongs to. Allowed: " + ALLOWED_MODELS)
+        raise InputError(
+            f"folder {str(folder)!r} holds a LoRA adapter, not an encoder; load the scorer folder it "
+            "belongs to. Allowed: " + ALLOWED_MODELS
+        )
     if not save_format.has_encoder_config(folder):
-        raise InputError(f"folder {str(folder)!r} is not a model: it has no config.json. Allowed: {ALLOWED_MODELS}")
+        raise InputError(
+            f"folder {str(folder)!r} is not a model: it has no config.json. Allowed: {ALLOWED_MODELS}"
+        )
 
 
 # ---- limits and fit, from the files alone -----------------------------------------------------------
@@ -231,14 +251,17 @@ def encoder_positions(hf_config: dict) -> int | None:
     limit = hf_config.get("max_position_embeddings")
     if not isinstance(limit, int) or limit <= 0:
         return None
-    return limit - 2 if hf_config.get("model_type") in ROBERTA_TYPES else limit  # ids start after the pad index
+    return (
+        limit - 2 if hf_config.get("model_type") in ROBERTA_TYPES else limit
+    )  # ids start after the pad index
 
 
 def check_max_length(max_length: int, limit: int | None) -> None:
     """A run's max length must fit the model's token ``limit`` (None: not known yet)."""
     if limit is not None and max_length > limit:
-        raise InputError(f"max length {max_length} is more than this model takes ({limit} tokens); "
-                         f"allowed: 8 to {limit}")
+        raise InputError(
+            f"max length {max_length} is more than this model takes ({limit} tokens); allowed: 8 to {limit}"
+        )
 
 
 def start_encoder_config(name: str | os.PathLike | None) -> dict | None:
@@ -270,8 +293,9 @@ def start_family(name: str | os.PathLike | None) -> str | None:
     return encoder_family(hf_config.get("model_type")) if hf_config is not None else None
 
 
-def check_start(name: str | os.PathLike | None, *, target: str, classification: bool, scheme: LabelScheme,
-                max_length: int) -> None:
+def check_start(
+    name: str | os.PathLike | None, *, target: str, classification: bool, scheme: LabelScheme, max_length: int
+) -> None:
     """What can be checked of a starting model from its files alone (no weights loaded): its token limit,
     and, for a warm start from a saved scorer, that its target, head and label scheme fit the run."""
     source, _ = resolve_model(name)
@@ -286,11 +310,14 @@ def check_start(name: str | os.PathLike | None, *, target: str, classification: 
         problems.append(f"its target is {saved.get('target', 'head')!r}, this run's is {target!r}")
     if bool(saved.get("classification")) != classification:
         kinds = ("a regressor", "a classifier")
-        problems.append(f"its head is {kinds[bool(saved.get('classification'))]}, this run needs "
-                        f"{kinds[classification]}")
+        problems.append(
+            f"its head is {kinds[bool(saved.get('classification'))]}, this run needs {kinds[classification]}"
+        )
     categories = list((saved.get("scheme") or {}).get("categories") or [])
     if categories != list(scheme.categories):
-        problems.append(f"its labels are {', '.join(map(str, categories))}; this run's data has "
-                        f"{', '.join(scheme.categories)}")
+        problems.append(
+            f"its labels are {', '.join(map(str, categories))}; this run's data has "
+            f"{', '.join(scheme.categories)}"
+        )
     if problems:
         raise InputError(f"cannot warm-start from {str(name)!r}: " + "; ".join(problems))

@@ -46,13 +46,13 @@ from .model_source import DEFAULT_MODEL_NAMES, resolve_model, start_encoder_conf
 MTEB_VERSION = "2.26.24"
 NO_REVISION = "no_revision_available"
 DEFAULT_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
-LOCAL_ORGANIZATION = "local"                 # a local folder's "organization" in its MTEB name
+LOCAL_ORGANIZATION = "local"  # a local folder's "organization" in its MTEB name
 META_NAME = "model_meta.json"
 SPLIT = "test"
 SUBSET = "default"
 LANGUAGES = ["eng-Latn"]
 SCORE_DECIMALS = 6
-UNSAFE_IN_NAMES = re.compile(r"[^\w.-]")    # what a file name of the layout may not hold
+UNSAFE_IN_NAMES = re.compile(r"[^\w.-]")  # what a file name of the layout may not hold
 
 
 @dataclass(frozen=True)
@@ -67,20 +67,42 @@ class MtebTask:
 
 
 MTEB_TASKS = {
-    "STS12": MtebTask("STS12", "a0d554a64d88156834ff5ae9920b964011b16384", 3108,
-                      "SentEval STS12, its subsets joined (SimCSE's 'all' setting)"),
-    "STS13": MtebTask("STS13", "7e90230a92c190f1bf69ae9002b8cea547a64cca", 1500,
-                      "SentEval STS13 (without the licensed SMT subset), its subsets joined ('all')"),
-    "STS14": MtebTask("STS14", "6031580fec1f6af667f0bd2da0a551cf4f0b2375", 3750,
-                      "SentEval STS14, its subsets joined ('all')"),
-    "STS15": MtebTask("STS15", "ae752c7c21bf194d8b67fd573edf7ae58183cbe3", 3000,
-                      "SentEval STS15, its subsets joined ('all')"),
-    "STS16": MtebTask("STS16", "4d8694f8f0e0100860b497b999b3dbed754a0513", 1186,
-                      "SentEval STS16, its subsets joined ('all')"),
-    "STSBenchmark": MtebTask("STSBenchmark", "b0fddb56ed78048fa8b90373c8a3cfc37b684831", 1379,
-                             "SentEval's STS-B test split"),
-    "SICKRelatedness": MtebTask("SICK-R", "20a6d6f312dd54037fe07a32d58e5e168867909d", 9927,
-                                "SentEval's SICK-R test split"),
+    "STS12": MtebTask(
+        "STS12",
+        "a0d554a64d88156834ff5ae9920b964011b16384",
+        3108,
+        "SentEval STS12, its subsets joined (SimCSE's 'all' setting)",
+    ),
+    "STS13": MtebTask(
+        "STS13",
+        "7e90230a92c190f1bf69ae9002b8cea547a64cca",
+        1500,
+        "SentEval STS13 (without the licensed SMT subset), its subsets joined ('all')",
+    ),
+    "STS14": MtebTask(
+        "STS14",
+        "6031580fec1f6af667f0bd2da0a551cf4f0b2375",
+        3750,
+        "SentEval STS14, its subsets joined ('all')",
+    ),
+    "STS15": MtebTask(
+        "STS15",
+        "ae752c7c21bf194d8b67fd573edf7ae58183cbe3",
+        3000,
+        "SentEval STS15, its subsets joined ('all')",
+    ),
+    "STS16": MtebTask(
+        "STS16",
+        "4d8694f8f0e0100860b497b999b3dbed754a0513",
+        1186,
+        "SentEval STS16, its subsets joined ('all')",
+    ),
+    "STSBenchmark": MtebTask(
+        "STSBenchmark", "b0fddb56ed78048fa8b90373c8a3cfc37b684831", 1379, "SentEval's STS-B test split"
+    ),
+    "SICKRelatedness": MtebTask(
+        "SICK-R", "20a6d6f312dd54037fe07a32d58e5e168867909d", 9927, "SentEval's SICK-R test split"
+    ),
 }
 
 
@@ -91,14 +113,25 @@ def task_result(task: str, cosine_spearman100: float, pairs: int) -> dict:
     if pairs == mteb.mteb_pairs:
         comparison = f"MTEB's copy has as many test pairs ({pairs})"
     else:
-        comparison = (f"MTEB's copy has {mteb.mteb_pairs} test pairs, this score used {pairs}: "
-                      "not directly comparable with MTEB's number")
+        comparison = (
+            f"MTEB's copy has {mteb.mteb_pairs} test pairs, this score used {pairs}: "
+            "not directly comparable with MTEB's number"
+        )
     return {
         "dataset_revision": mteb.dataset_revision,
         "task_name": mteb.name,
         "mteb_version": MTEB_VERSION,
-        "scores": {SPLIT: [{"cosine_spearman": score, "main_score": score, "hf_subset": SUBSET,
-                            "languages": list(LANGUAGES), "mteb_version": MTEB_VERSION}]},
+        "scores": {
+            SPLIT: [
+                {
+                    "cosine_spearman": score,
+                    "main_score": score,
+                    "hf_subset": SUBSET,
+                    "languages": list(LANGUAGES),
+                    "mteb_version": MTEB_VERSION,
+                }
+            ]
+        },
         "evaluation_time": None,
         "kg_co2_emissions": None,
         "date": None,
@@ -106,7 +139,7 @@ def task_result(task: str, cosine_spearman100: float, pairs: int) -> dict:
         "stsdemo_provenance": {
             "evaluated_by": f"stsdemo {__version__} (SentEval protocol), not the mteb package",
             "protocol": "Spearman correlation of the cosine similarity of mean-pooled embeddings with the gold "
-                        "scores, as a fraction (stsdemo's tables show it x100)",
+            "scores, as a fraction (stsdemo's tables show it x100)",
             "data": f"{mteb.senteval_data}; not MTEB's dataset at dataset_revision",
             "pairs": pairs,
             "mteb_pairs": mteb.mteb_pairs,
@@ -158,7 +191,9 @@ def model_meta(name: str | None, label: str | None = None) -> dict:
     source, _ = resolve_model(text)
     local = Path(source).is_dir() and text not in DEFAULT_MODEL_NAMES  # the default is a hub model's copy
     snapshot = None if Path(source).is_dir() else _hub_snapshot(source)
-    encoder_config = (_read_json(snapshot / "config.json") if snapshot is not None else start_encoder_config(text))
+    encoder_config = (
+        _read_json(snapshot / "config.json") if snapshot is not None else start_encoder_config(text)
+    )
     scorer = save_format.read_config(source) if save_format.is_scorer(source) else None
     mteb_name = mteb_model_name(text, label)
     return {
@@ -203,14 +238,18 @@ def model_folder(meta: dict) -> str:
     return f"{name}/{UNSAFE_IN_NAMES.sub('_', meta['revision'])}"
 
 
-def mteb_files(name: str | None, cosine: dict[str, float], pairs: dict[str, int],
-               label: str | None = None) -> dict[str, dict]:
+def mteb_files(
+    name: str | None, cosine: dict[str, float], pairs: dict[str, int], label: str | None = None
+) -> dict[str, dict]:
     """Every file of one model's MTEB results: ``{relative path: JSON payload}``, one per task in ``cosine``
     (our 7-task cosine row, Spearman x100; its ``Avg.`` is no MTEB task) plus ``model_meta.json``."""
     meta = model_meta(name, label)
     folder = model_folder(meta)
-    files = {f"{folder}/{MTEB_TASKS[task].name}.json": task_result(task, cosine[task], pairs[task])
-             for task in TASKS if task in cosine}
+    files = {
+        f"{folder}/{MTEB_TASKS[task].name}.json": task_result(task, cosine[task], pairs[task])
+        for task in TASKS
+        if task in cosine
+    }
     if not files:
         raise InputError(f"no results of the 7 tasks to write; expected some of: {', '.join(TASKS)}")
     files[f"{folder}/{META_NAME}"] = meta

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from .verdict import Verdict
 
-LEVEL = 0.05         # the two-sided test's level; also the false discovery rate of benjamini_hochberg
+LEVEL = 0.05  # the two-sided test's level; also the false discovery rate of benjamini_hochberg
 SPEARMAN, ACCURACY = "spearman", "accuracy"
 # points: differences whose sd is under this are equal (float rounding of the scores they come from is ~1e-13)
 RESOLUTION = 1e-9
@@ -49,10 +49,16 @@ class Margin:
 
 
 MARGINS = {
-    SPEARMAN: Margin(0.1, "Spearman points (Spearman x100)",
-                     "a tenth of a point of rank correlation, well under the seed-to-seed spread of one run"),
-    ACCURACY: Margin(0.1, "accuracy points (% of pairs on their gold node)",
-                     "one pair in 1,000: on the Playground's 1,000 SNLI report pairs, 0.1 points is one pair"),
+    SPEARMAN: Margin(
+        0.1,
+        "Spearman points (Spearman x100)",
+        "a tenth of a point of rank correlation, well under the seed-to-seed spread of one run",
+    ),
+    ACCURACY: Margin(
+        0.1,
+        "accuracy points (% of pairs on their gold node)",
+        "one pair in 1,000: on the Playground's 1,000 SNLI report pairs, 0.1 points is one pair",
+    ),
 }
 
 
@@ -67,11 +73,13 @@ def _margins_in_words() -> str:
     return "; ".join(f"{margin.points:g} {margin.unit}: {margin.meaning}" for margin in MARGINS.values())
 
 
-RULE_IN_WORDS = ("a comparison *holds* (is *reversed*) when the 95 % interval of the mean of its per-seed "
-                 "differences, mean ± t* standard errors, lies above (below) zero, t* the two-sided 95 % quantile "
-                 "of Student's t with n − 1 degrees of freedom (4.30 at n = 3, 2.09 at n = 20: a paired t-test at "
-                 "the 5 % level); it is *negligible* when that interval lies inside ± the smallest effect of "
-                 f"interest ({_margins_in_words()}); otherwise there is *no measurable difference*")
+RULE_IN_WORDS = (
+    "a comparison *holds* (is *reversed*) when the 95 % interval of the mean of its per-seed "
+    "differences, mean ± t* standard errors, lies above (below) zero, t* the two-sided 95 % quantile "
+    "of Student's t with n − 1 degrees of freedom (4.30 at n = 3, 2.09 at n = 20: a paired t-test at "
+    "the 5 % level); it is *negligible* when that interval lies inside ± the smallest effect of "
+    f"interest ({_margins_in_words()}); otherwise there is *no measurable difference*"
+)
 
 
 def rule_text(n: int, metric: str = SPEARMAN) -> str:
@@ -79,10 +87,12 @@ def rule_text(n: int, metric: str = SPEARMAN) -> str:
     if n < 2:
         return "one seed has no spread, so it gives no verdict"
     margin = MARGINS[metric]
-    return (f"a difference holds (or is reversed) when its 95 % interval, the mean ± {t_quantile(n):.2f} standard "
-            f"errors (the two-sided t-quantile with {n - 1} degree{'' if n == 2 else 's'} of freedom: a paired "
-            f"t-test at the 5 % level), lies above (below) zero; it is negligible when that interval lies inside "
-            f"± {margin.points:g} {margin.unit}; else there is no measurable difference")
+    return (
+        f"a difference holds (or is reversed) when its 95 % interval, the mean ± {t_quantile(n):.2f} standard "
+        f"errors (the two-sided t-quantile with {n - 1} degree{'' if n == 2 else 's'} of freedom: a paired "
+        f"t-test at the 5 % level), lies above (below) zero; it is negligible when that interval lies inside "
+        f"± {margin.points:g} {margin.unit}; else there is no measurable difference"
+    )
 
 
 def rule_as_data(max_n: int = 200) -> dict:
@@ -91,11 +101,17 @@ def rule_as_data(max_n: int = 200) -> dict:
     "verdicts": [...], "in_words"}``. ``t_quantiles[str(n)]`` is :func:`t_quantile` ``(n)``; the copy reads a
     comparison of ``n`` differences as :meth:`Paired.verdict` does (an sd at or under ``resolution``: no measurable
     difference)."""
-    return {"level": LEVEL, "resolution": RESOLUTION,
-            "margins": {metric: {"points": m.points, "unit": m.unit, "meaning": m.meaning}
-                        for metric, m in MARGINS.items()},
-            "t_quantiles": {str(n): t_quantile(n) for n in range(2, max_n + 1)},
-            "verdicts": [verdict.value for verdict in Verdict], "in_words": RULE_IN_WORDS}
+    return {
+        "level": LEVEL,
+        "resolution": RESOLUTION,
+        "margins": {
+            metric: {"points": m.points, "unit": m.unit, "meaning": m.meaning}
+            for metric, m in MARGINS.items()
+        },
+        "t_quantiles": {str(n): t_quantile(n) for n in range(2, max_n + 1)},
+        "verdicts": [verdict.value for verdict in Verdict],
+        "in_words": RULE_IN_WORDS,
+    }
 
 
 @dataclass

@@ -22,17 +22,17 @@ from __future__ import annotations
 import copy
 import statistics
 import time
+from collections.abc import Callable
 from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
-from typing import Callable
 
 import torch
 
 GPU_CANDIDATES = ("fp32", "tf32", "bf16", "fp16")
-PROBE_WARMUP_STEPS = 2           # kernel selection, allocator growth
-PROBE_TIMED_STEPS = 5            # median of these
+PROBE_WARMUP_STEPS = 2  # kernel selection, allocator growth
+PROBE_TIMED_STEPS = 5  # median of these
 
-StepSeconds = Callable[[str], float]     # precision -> seconds one training step takes in it
+StepSeconds = Callable[[str], float]  # precision -> seconds one training step takes in it
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,9 @@ def gpu_candidates(bf16_native: bool) -> tuple[str, ...]:
     return tuple(p for p in GPU_CANDIDATES if p != "bf16" or bf16_native)
 
 
-def fastest(setting: str, candidates: tuple[str, ...], step_seconds: StepSeconds, where: str) -> PrecisionChoice:
+def fastest(
+    setting: str, candidates: tuple[str, ...], step_seconds: StepSeconds, where: str
+) -> PrecisionChoice:
     """Time each of ``candidates`` with ``step_seconds`` and choose the one measured fastest (a tie goes to the
     first, the more exact: the candidates run from fp32 down). A candidate that fails (out of memory, an
     unsupported kernel) is timed as infinitely slow; fp32 is chosen when every one failed."""
@@ -67,7 +69,7 @@ def fastest(setting: str, candidates: tuple[str, ...], step_seconds: StepSeconds
     for precision in candidates:
         try:
             timings[precision] = float(step_seconds(precision))
-        except (RuntimeError, MemoryError) as error:      # torch.OutOfMemoryError is a RuntimeError
+        except (RuntimeError, MemoryError) as error:  # torch.OutOfMemoryError is a RuntimeError
             timings[precision] = float("inf")
             where += f"; {precision} failed ({type(error).__name__})"
     chosen = min(timings, key=timings.get) if timings else "fp32"
@@ -78,14 +80,23 @@ def fastest(setting: str, candidates: tuple[str, ...], step_seconds: StepSeconds
     return PrecisionChoice(setting, chosen, why, timings)
 
 
-def choose(setting: str, device: torch.device, step_seconds: StepSeconds | None = None,
-           bf16_native: bool = False, where: str = "") -> PrecisionChoice:
+def choose(
+    setting: str,
+    device: torch.device,
+    step_seconds: StepSeconds | None = None,
+    bf16_native: bool = False,
+    where: str = "",
+) -> PrecisionChoice:
     """The precision of a run asking for ``setting`` on ``device``. ``auto`` on a GPU times each candidate with
     ``step_seconds``; everywhere else nothing is timed."""
     if device.type != "cuda":
-        why = ("CPU: fp32, not timed (CPU autocast is bf16 only, slower than fp32 without bf16 matrix instructions, "
-               "and fp32 keeps the scores exact)")
-        return PrecisionChoice(setting, "fp32", why if setting == "auto" else f"{why}; {setting} is a GPU setting")
+        why = (
+            "CPU: fp32, not timed (CPU autocast is bf16 only, slower than fp32 without bf16 matrix instructions, "
+            "and fp32 keeps the scores exact)"
+        )
+        return PrecisionChoice(
+            setting, "fp32", why if setting == "auto" else f"{why}; {setting} is a GPU setting"
+        )
     if setting != "auto":
         return PrecisionChoice(setting, setting, "set in the run's settings")
     return fastest(setting, gpu_candidates(bf16_native), step_seconds, where)

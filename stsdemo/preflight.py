@@ -31,11 +31,16 @@ def preflight(config: TrainConfig) -> TrainConfig:
     if family is not None:
         config = replace(config, k=run_k(config.loss, config.k, family))
     calibration = [config.calibrate_loss] if config.calibrate_data and config.calibrate_loss else []
-    for loss in [config.loss, *calibration]:   # a calibration loss of its own takes its paper k
+    for loss in [config.loss, *calibration]:  # a calibration loss of its own takes its paper k
         own = config.k if loss == config.loss else None
-        for each in [family] if family else FAMILIES:   # a hub id's family is known once loaded
+        for each in [family] if family else FAMILIES:  # a hub id's family is known once loaded
             if LOSSES[loss].buffer:
                 check_buffer(run_k(loss, own, each), config.x0, scheme.gap)
-    check_start(config.model, target=config.target, classification=config.loss == "ce",
-                scheme=scheme, max_length=config.max_length)
+    check_start(
+        config.model,
+        target=config.target,
+        classification=config.loss == "ce",
+        scheme=scheme,
+        max_length=config.max_length,
+    )
     return config

@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
@@ -26,15 +26,15 @@ from .labels import LabelScheme
 
 CONFIG_NAME = "stsdemo.json"
 HEAD_NAME = "head.safetensors"
-RUN_RECORD = "run.json"                  # the run that wrote the checkpoint: config, dev curve, how it ended
-TEST_RECORD = "senteval.json"            # its 7-task test scores (stsdemo.final_eval.TestScores.rows)
-SNLI_RECORD = "snli.json"                # an NLI scorer's SNLI test metrics (bench.evidence.nli --evaluate)
-CARD_NAME = "README.md"                  # its model card (stsdemo.model_card), written from the files above
+RUN_RECORD = "run.json"  # the run that wrote the checkpoint: config, dev curve, how it ended
+TEST_RECORD = "senteval.json"  # its 7-task test scores (stsdemo.final_eval.TestScores.rows)
+SNLI_RECORD = "snli.json"  # an NLI scorer's SNLI test metrics (bench.evidence.nli --evaluate)
+CARD_NAME = "README.md"  # its model card (stsdemo.model_card), written from the files above
 RECORDS = (RUN_RECORD, TEST_RECORD, SNLI_RECORD)
-ENCODER_CONFIG = "config.json"           # transformers' files of a stored encoder
+ENCODER_CONFIG = "config.json"  # transformers' files of a stored encoder
 ENCODER_FILE = "model.safetensors"
-ADAPTER_CONFIG = "adapter_config.json"   # peft's: a LoRA folder holds the adapter, not the encoder
-FORMAT_VERSION = 2                       # 2: "target" and "encoder_weights" in the config
+ADAPTER_CONFIG = "adapter_config.json"  # peft's: a LoRA folder holds the adapter, not the encoder
+FORMAT_VERSION = 2  # 2: "target" and "encoder_weights" in the config
 ENCODER_WEIGHTS = ("full", "fp16", "lora", "none")
 
 
@@ -113,9 +113,14 @@ def read_scheme(folder: str | Path, config: dict) -> LabelScheme:
 def read_options(folder: Path, config: dict) -> dict:
     """The regressor's constructor options a saved config holds (its encoder storage checked)."""
     try:
-        options = dict(scheme=LabelScheme.from_dict(config["scheme"]), features=config["features"],
-                       classification=bool(config["classification"]), max_length=int(config["max_length"]),
-                       base_model=config.get("base_model", ""), target=config.get("target", "head"))
+        options = dict(
+            scheme=LabelScheme.from_dict(config["scheme"]),
+            features=config["features"],
+            classification=bool(config["classification"]),
+            max_length=int(config["max_length"]),
+            base_model=config.get("base_model", ""),
+            target=config.get("target", "head"),
+        )
         if stored_encoder(config) not in ENCODER_WEIGHTS:
             raise ValueError(f"encoder_weights {stored_encoder(config)!r}")
     except (KeyError, TypeError, ValueError) as error:
@@ -128,8 +133,10 @@ def read_head(folder: Path, head: nn.Module) -> None:
     try:
         head.load_state_dict(load_file(str(folder / HEAD_NAME)))
     except (OSError, SafetensorError, RuntimeError) as error:
-        raise InputError(f"head weights in {str(folder)!r} are missing or damaged ({str(error)[:200]}); only a "
-                         f"complete {HEAD_NAME} written by stsdemo is loaded") from None
+        raise InputError(
+            f"head weights in {str(folder)!r} are missing or damaged ({str(error)[:200]}); only a "
+            f"complete {HEAD_NAME} written by stsdemo is loaded"
+        ) from None
 
 
 def attach_adapter(encoder: nn.Module, folder: Path, merge: bool) -> nn.Module:
@@ -141,13 +148,17 @@ def attach_adapter(encoder: nn.Module, folder: Path, merge: bool) -> nn.Module:
         wrapped = PeftModel.from_pretrained(encoder, str(folder))
         return wrapped.merge_and_unload() if merge else wrapped
     except (OSError, ValueError, KeyError, RuntimeError, SafetensorError) as error:
-        raise InputError(f"LoRA adapter in {str(folder)!r} is missing or damaged ({str(error)[:200]})") from None
+        raise InputError(
+            f"LoRA adapter in {str(folder)!r} is missing or damaged ({str(error)[:200]})"
+        ) from None
 
 
 # ---- writing ----------------------------------------------------------------------------------------
 
 
-def write(model, folder: str | Path, encoder_weights: str, beside: Callable[[Path], None] | None = None) -> Path:
+def write(
+    model, folder: str | Path, encoder_weights: str, beside: Callable[[Path], None] | None = None
+) -> Path:
     """Write ``model`` (a :class:`~stsdemo.model.SiameseRegressor`) atomically, its encoder stored as
     ``encoder_weights``: into a temporary sibling folder, flushed, then swapped into place.
 
@@ -175,11 +186,20 @@ def write(model, folder: str | Path, encoder_weights: str, beside: Callable[[Pat
             model.encoder.save_pretrained(staging, safe_serialization=True, state_dict=state)
             model.tokenizer.save_pretrained(staging)
             _write_sentence_transformers_files(staging, model.encoder.config.hidden_size, model.max_length)
-        save_file({k: v.detach().float().cpu().contiguous() for k, v in model.head.state_dict().items()},
-                  str(staging / HEAD_NAME))
-        config = {"format_version": FORMAT_VERSION, "base_model": model.base_model, "target": model.target,
-                  "features": model.features, "classification": model.classification,
-                  "scheme": model.scheme.to_dict(), "max_length": model.max_length, "encoder_weights": encoder_weights}
+        save_file(
+            {k: v.detach().float().cpu().contiguous() for k, v in model.head.state_dict().items()},
+            str(staging / HEAD_NAME),
+        )
+        config = {
+            "format_version": FORMAT_VERSION,
+            "base_model": model.base_model,
+            "target": model.target,
+            "features": model.features,
+            "classification": model.classification,
+            "scheme": model.scheme.to_dict(),
+            "max_length": model.max_length,
+            "encoder_weights": encoder_weights,
+        }
         (staging / CONFIG_NAME).write_text(json.dumps(config, indent=2), encoding="utf-8")
         if beside is not None:
             beside(staging)
@@ -194,15 +214,29 @@ def _write_sentence_transformers_files(folder: Path, hidden_size: int, max_lengt
     are the paths sentence-transformers itself writes since v5.4 (its ``sentence_transformers.models.*`` are
     deprecated aliases)."""
     modules = [
-        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.base.modules.transformer.Transformer"},
-        {"idx": 1, "name": "1", "path": "1_Pooling",
-         "type": "sentence_transformers.sentence_transformer.modules.pooling.Pooling"},
+        {
+            "idx": 0,
+            "name": "0",
+            "path": "",
+            "type": "sentence_transformers.base.modules.transformer.Transformer",
+        },
+        {
+            "idx": 1,
+            "name": "1",
+            "path": "1_Pooling",
+            "type": "sentence_transformers.sentence_transformer.modules.pooling.Pooling",
+        },
     ]
-    pooling = {"word_embedding_dimension": hidden_size, "pooling_mode_cls_token": False,
-               "pooling_mode_mean_tokens": True, "pooling_mode_max_tokens": False,
-               "pooling_mode_mean_sqrt_len_tokens": False}
+    pooling = {
+        "word_embedding_dimension": hidden_size,
+        "pooling_mode_cls_token": False,
+        "pooling_mode_mean_tokens": True,
+        "pooling_mode_max_tokens": False,
+        "pooling_mode_mean_sqrt_len_tokens": False,
+    }
     (folder / "1_Pooling").mkdir(exist_ok=True)
     (folder / "1_Pooling" / "config.json").write_text(json.dumps(pooling, indent=2))
     (folder / "modules.json").write_text(json.dumps(modules, indent=2))
     (folder / "sentence_bert_config.json").write_text(
-        json.dumps({"max_seq_length": max_length, "do_lower_case": False}, indent=2))
+        json.dumps({"max_seq_length": max_length, "do_lower_case": False}, indent=2)
+    )

@@ -14,7 +14,7 @@ import math
 from .events import StageStep
 from .paired import ACCURACY, SPEARMAN
 
-METRICS = {   # select_by -> (its name in a sentence, the curve's key, what reads it)
+METRICS = {  # select_by -> (its name in a sentence, the curve's key, what reads it)
     "cosine": ("cosine Spearman", "dev_cosine", "what the 7-task benchmark reads"),
     "head": ("head Spearman", "dev_head", "the prediction Score a pair shows"),
     "accuracy": ("node accuracy", "dev_accuracy", "the share of pairs in their category"),
@@ -56,7 +56,7 @@ def where(step: StageStep, stages: int) -> str:
     return text + (" (the start)" if tuple(step) == START else "")
 
 
-STAGE_SETTINGS = ("two_stage", "head_only", "calibrate_data")   # the settings that decide a run's stages
+STAGE_SETTINGS = ("two_stage", "head_only", "calibrate_data")  # the settings that decide a run's stages
 
 
 def planned_stages(config: dict) -> list[tuple[str, bool]]:
@@ -65,8 +65,11 @@ def planned_stages(config: dict) -> list[tuple[str, bool]]:
     from the best checkpoint, encoder frozen). The one plan: the training loop (:func:`stsdemo.stages.plan_stages`)
     builds its stages from it and the run's summaries count them with it; ``config`` as ``run.json`` holds it."""
     two_stage, head_only, calibrate_data = (config.get(name) for name in STAGE_SETTINGS)
-    return ([("head", True)] if two_stage else []) + [("main", bool(head_only))] \
+    return (
+        ([("head", True)] if two_stage else [])
+        + [("main", bool(head_only))]
         + ([("calibration", True)] if calibrate_data else [])
+    )
 
 
 def stage_plan(config: dict) -> list[bool]:
@@ -90,15 +93,21 @@ def kept_start_reason(config: dict, curve: list[dict]) -> str:
         return "no evaluation after the start was made"
     start = next((point for point in curve if (point["stage"], point["step"]) == START), None)
     best = max(later, key=lambda point: point[key])
-    beaten = (f"no later evaluation beat the start's {name} ({score_text(start[key] if start else None, select_by)}"
-              f"; the best later was {score_text(best[key], select_by)})")
+    beaten = (
+        f"no later evaluation beat the start's {name} ({score_text(start[key] if start else None, select_by)}"
+        f"; the best later was {score_text(best[key], select_by)})"
+    )
     if select_by == "cosine" and all(encoder_frozen(config, point["stage"]) for point in later):
-        return ("the encoder was frozen in every evaluated stage, so the cosine could not change: every evaluation "
-                "tied with the start, and on the tie (node accuracy) none beat it")
+        return (
+            "the encoder was frozen in every evaluated stage, so the cosine could not change: every evaluation "
+            "tied with the start, and on the tie (node accuracy) none beat it"
+        )
     if select_by == "cosine" and config.get("target", "head") == "head" and start is not None:
-        return (f"{beaten}. The run trains the head's prediction (its head Spearman went from "
-                f"{score_text(start['dev_head'], 'head')} to {score_text(later[-1]['dev_head'], 'head')}), which the "
-                "cosine does not read; select by the head to keep the trained head")
+        return (
+            f"{beaten}. The run trains the head's prediction (its head Spearman went from "
+            f"{score_text(start['dev_head'], 'head')} to {score_text(later[-1]['dev_head'], 'head')}), which the "
+            "cosine does not read; select by the head to keep the trained head"
+        )
     return beaten
 
 
@@ -108,8 +117,10 @@ def selection_text(config: dict, best, best_step, curve: list[dict], stages: int
     if best_step is None or best is None or not math.isfinite(float(best)):
         return f"Checkpoint picked by the {metric_name(config)}: none scored yet."
     step = StageStep.parse(best_step)
-    text = (f"Checkpoint picked by the {metric_name(config)}: {score_text(best, config.get('select_by', 'cosine'))} "
-            f"at {where(step, stages)}.")
+    text = (
+        f"Checkpoint picked by the {metric_name(config)}: {score_text(best, config.get('select_by', 'cosine'))} "
+        f"at {where(step, stages)}."
+    )
     if tuple(step) == START:
         text += f" The start was kept: {kept_start_reason(config, curve)}."
     elif config.get("select_by", "cosine") == "cosine" and step.stage == 1 and encoder_frozen(config, 1):
@@ -122,17 +133,29 @@ def frozen_stage_reason(curve: list[dict]) -> str:
     learns there): the cosine ties with the start's in that stage, and no later stage beat it."""
     start = next((point for point in curve if (point["stage"], point["step"]) == START), None)
     later = [point for point in curve if point["stage"] > 1]
-    text = ("stage 1 trains the head alone, so the cosine there is the start's (node accuracy broke the tie with "
-            "the start)")
+    text = (
+        "stage 1 trains the head alone, so the cosine there is the start's (node accuracy broke the tie with "
+        "the start)"
+    )
     if not later:
         return text + ", and the run ended before a later stage was scored"
     best = max(point["dev_cosine"] for point in later)
-    return (text + f", and no evaluation of a later stage beat its cosine Spearman "
-                   f"({score_text(start['dev_cosine'] if start else None, 'cosine')}; the best later was "
-                   f"{score_text(best, 'cosine')})")
+    return (
+        text + f", and no evaluation of a later stage beat its cosine Spearman "
+        f"({score_text(start['dev_cosine'] if start else None, 'cosine')}; the best later was "
+        f"{score_text(best, 'cosine')})"
+    )
 
 
 def curve_of(evaluations) -> list[dict]:
     """A dev curve, as ``run.json`` holds it, from a run's :class:`~stsdemo.events.EvalEvent` s."""
-    return [{"stage": e.stage, "step": e.step, "dev_cosine": e.dev_cosine, "dev_head": e.dev_head,
-             "dev_accuracy": e.dev_accuracy} for e in evaluations]
+    return [
+        {
+            "stage": e.stage,
+            "step": e.step,
+            "dev_cosine": e.dev_cosine,
+            "dev_head": e.dev_head,
+            "dev_accuracy": e.dev_accuracy,
+        }
+        for e in evaluations
+    ]

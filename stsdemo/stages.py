@@ -17,7 +17,7 @@ class Stage:
 
     name: str
     data: str
-    frozen: bool                  # the encoder is frozen: only the head (or the cosine's a, b) learns
+    frozen: bool  # the encoder is frozen: only the head (or the cosine's a, b) learns
     lr: float
     head_lr: float
     epochs: float
@@ -33,16 +33,36 @@ class Stage:
 def plan_stages(config: TrainConfig) -> list[Stage]:
     """The stages of a run, as :func:`stsdemo.selection.planned_stages` plans them (which, in which order, which
     freeze the encoder): the head on NLI first (two-stage recipe), the main stage, then calibration."""
+
     def head_stage(name: str, data: str, frozen: bool, from_best: bool = False, loss: str = "") -> Stage:
-        return Stage(f"{name} on {data} (encoder frozen)", data, frozen, config.stage1_lr, config.stage1_lr,
-                     config.stage1_epochs, config.stage1_max_steps, loss or config.loss, from_best)
+        return Stage(
+            f"{name} on {data} (encoder frozen)",
+            data,
+            frozen,
+            config.stage1_lr,
+            config.stage1_lr,
+            config.stage1_epochs,
+            config.stage1_max_steps,
+            loss or config.loss,
+            from_best,
+        )
 
     def stage(kind: str, frozen: bool) -> Stage:
         if kind == "head":
             return head_stage("head", config.stage1_data, frozen)
         if kind == "calibration":
-            return head_stage("calibration", config.calibrate_data, frozen, from_best=True, loss=config.calibrate_loss)
-        return Stage("head only" if frozen else "full", config.data, frozen, config.lr, config.head_lr, config.epochs,
-                     config.max_steps, config.loss)
+            return head_stage(
+                "calibration", config.calibrate_data, frozen, from_best=True, loss=config.calibrate_loss
+            )
+        return Stage(
+            "head only" if frozen else "full",
+            config.data,
+            frozen,
+            config.lr,
+            config.head_lr,
+            config.epochs,
+            config.max_steps,
+            config.loss,
+        )
 
     return [stage(kind, frozen) for kind, frozen in planned_stages(config.to_dict())]

@@ -23,8 +23,7 @@ from .lesson import STEPS
 from .losses.explorer import SAMPLE, SAMPLE_REACH, SLIDERS, START
 from .losses.spec import paper_k_text
 from .paired import rule_as_data
-from .playground import payoff
-from .playground import pinned
+from .playground import payoff, pinned
 from .playground.config import BUILT_IN_DATA, PlaygroundConfig, declaration, engine_declarations
 from .playground.presets import PRESETS
 from .story import glossary_data
@@ -33,7 +32,7 @@ WEB = Path(__file__).parent / "playground" / "web"
 SITE_VERSION = 1
 MANIFEST = "site.json"
 DECLARED = ("default", "low", "high", "low_open", "integer", "step", "choices", "help", "label", "paper")
-PLAYABLE_STEPS = ("loss", "playground")      # the start-here steps the page itself plays; the rest need the app
+PLAYABLE_STEPS = ("loss", "playground")  # the start-here steps the page itself plays; the rest need the app
 MAX_RULE_SEEDS = 200
 FRONT_MATTER = """---
 title: stsdemo Playground
@@ -68,9 +67,16 @@ def data_entries() -> dict:
     entries = {}
     for name in BUILT_IN_DATA:
         data, recorded = pinned.load(name), pinned.pinned()["sets"][name]
-        entries[name] = {"file": f"data/{name}.safetensors", "sentences": f"data/{name}.sentences.json",
-                         "title": data.title or data.name, "bytes": recorded["bytes"], "sha256": recorded["sha256"],
-                         "pool": len(data.train), "report": len(data.held_out), "model": pinned.encoder_name()}
+        entries[name] = {
+            "file": f"data/{name}.safetensors",
+            "sentences": f"data/{name}.sentences.json",
+            "title": data.title or data.name,
+            "bytes": recorded["bytes"],
+            "sha256": recorded["sha256"],
+            "pool": len(data.train),
+            "report": len(data.held_out),
+            "model": pinned.encoder_name(),
+        }
     return entries
 
 
@@ -79,37 +85,76 @@ def write_data(folder: Path) -> None:
     (folder / "data").mkdir(parents=True, exist_ok=True)
     for name, entry in data_entries().items():
         (folder / entry["file"]).write_bytes(pinned.file_bytes(name))
-        (folder / entry["sentences"]).write_text(json.dumps(list(pinned.sentences_of(name)), ensure_ascii=False),
-                                                 encoding="utf-8")
+        (folder / entry["sentences"]).write_text(
+            json.dumps(list(pinned.sentences_of(name)), ensure_ascii=False), encoding="utf-8"
+        )
 
 
 def manifest(app: dict | None = None) -> dict:
     """What the page reads at start (``site.json``); ``app``: the app's upload and export routes (None on the
     static site)."""
     datasets = data_entries()
-    settings = {item.name: {key: declaration(item.name).get(key) for key in DECLARED}
-                for item in fields(PlaygroundConfig)}
+    settings = {
+        item.name: {key: declaration(item.name).get(key) for key in DECLARED}
+        for item in fields(PlaygroundConfig)
+    }
     recorded = payoff.load_map()
     # a cell shows its mark only once fresh seeds confirm it; "marks" keeps each mark's confirmation status
     recorded["verdicts"] = {reading: payoff.shown_marks(recorded, reading) for reading in payoff.READINGS}
-    recorded["marks"] = {reading: {key: {"verdict": verdict, "confirmation": status}
-                                   for key, (verdict, status) in payoff.marks(recorded, reading).items() if status}
-                         for reading in payoff.READINGS}
-    recorded["confirmation_text"] = {reading: payoff.confirmation_text(recorded, reading)
-                                     for reading in payoff.READINGS}
+    recorded["marks"] = {
+        reading: {
+            key: {"verdict": verdict, "confirmation": status}
+            for key, (verdict, status) in payoff.marks(recorded, reading).items()
+            if status
+        }
+        for reading in payoff.READINGS
+    }
+    recorded["confirmation_text"] = {
+        reading: payoff.confirmation_text(recorded, reading) for reading in payoff.READINGS
+    }
     recorded["readings"] = payoff.READINGS
-    lesson = [{"tab": step.tab, "title": step.title, "query": step.query, "do": step.do,
-               "story": step.story.as_data(), "in_page": step.tab in PLAYABLE_STEPS} for step in STEPS]
-    presets = [{"name": p.name, "title": p.title, "settings": p.settings, "do": p.do, "story": p.story.as_data(),
-                "hide": list(p.hide)} for p in PRESETS]
-    return {"version": SITE_VERSION, "settings": settings, "engine": engine_declarations(), "presets": presets,
-            "payoff": recorded,
-            "rule": rule_as_data(max_n=MAX_RULE_SEEDS), "datasets": datasets, "lesson": lesson,
-            "glossary": glossary_data(),
-            "loss": {"start": START, "sample": list(SAMPLE), "sample_reach": SAMPLE_REACH,
-                     "hint": paper_k_text(),   # the paper's k per loss, after the page's "Paper:"
-                     "sliders": {name: dict(zip(("low", "high", "step"), bounds)) for name, bounds in SLIDERS.items()}},
-            "strings": strings.table("page"), "app": app}
+    lesson = [
+        {
+            "tab": step.tab,
+            "title": step.title,
+            "query": step.query,
+            "do": step.do,
+            "story": step.story.as_data(),
+            "in_page": step.tab in PLAYABLE_STEPS,
+        }
+        for step in STEPS
+    ]
+    presets = [
+        {
+            "name": p.name,
+            "title": p.title,
+            "settings": p.settings,
+            "do": p.do,
+            "story": p.story.as_data(),
+            "hide": list(p.hide),
+        }
+        for p in PRESETS
+    ]
+    return {
+        "version": SITE_VERSION,
+        "settings": settings,
+        "engine": engine_declarations(),
+        "presets": presets,
+        "payoff": recorded,
+        "rule": rule_as_data(max_n=MAX_RULE_SEEDS),
+        "datasets": datasets,
+        "lesson": lesson,
+        "glossary": glossary_data(),
+        "loss": {
+            "start": START,
+            "sample": list(SAMPLE),
+            "sample_reach": SAMPLE_REACH,
+            "hint": paper_k_text(),  # the paper's k per loss, after the page's "Paper:"
+            "sliders": {name: dict(zip(("low", "high", "step"), bounds)) for name, bounds in SLIDERS.items()},
+        },
+        "strings": strings.table("page"),
+        "app": app,
+    }
 
 
 def copy_page(folder: Path) -> None:
@@ -137,7 +182,14 @@ def write_site(folder: Path) -> dict:
 
 def site_size(folder: Path) -> dict:
     """Every file's size under ``folder`` and the totals, raw and gzip-compressed (level 6, as servers use)."""
-    files = {str(path.relative_to(folder)): path.stat().st_size for path in sorted(folder.rglob("*")) if path.is_file()}
-    packed = sum(len(gzip.compress(path.read_bytes(), compresslevel=6))
-                 for path in sorted(folder.rglob("*")) if path.is_file())
+    files = {
+        str(path.relative_to(folder)): path.stat().st_size
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+    packed = sum(
+        len(gzip.compress(path.read_bytes(), compresslevel=6))
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    )
     return {"files": files, "bytes": sum(files.values()), "gzip_bytes": packed}

@@ -20,15 +20,25 @@ LANGUAGES = ("en", "zh")
 
 def check(declared: dict) -> None:
     """ValueError naming every entry that lacks a language of :data:`LANGUAGES` (or has an empty text)."""
-    lacking = [f"{part}.{key} ({', '.join(lang for lang in LANGUAGES if not texts.get(lang))})"
-               for part in ("app", "page") for key, texts in declared[part].items()
-               if any(not texts.get(lang) for lang in LANGUAGES)]
+    lacking = [
+        f"{part}.{key} ({', '.join(lang for lang in LANGUAGES if not texts.get(lang))})"
+        for part in ("app", "page")
+        for key, texts in declared[part].items()
+        if any(not texts.get(lang) for lang in LANGUAGES)
+    ]
     unknown = sorted(set(declared["playground_settings"]) ^ set(setting_titles()))
     if lacking or unknown:
-        raise ValueError("strings.json: " + "; ".join(
-            ([f"not in every language: {', '.join(lacking)}"] if lacking else [])
-            + ([f"playground_settings must name exactly the page's settings, not: {', '.join(unknown)}"]
-               if unknown else [])))
+        raise ValueError(
+            "strings.json: "
+            + "; ".join(
+                ([f"not in every language: {', '.join(lacking)}"] if lacking else [])
+                + (
+                    [f"playground_settings must name exactly the page's settings, not: {', '.join(unknown)}"]
+                    if unknown
+                    else []
+                )
+            )
+        )
 
 
 @functools.cache
@@ -44,8 +54,12 @@ def table(part: str) -> dict[str, dict[str, str]]:
     holds each setting's title as ``setting_<name>``."""
     entries = dict(declared()[part])
     if part == "page":
-        entries.update({f"setting_{name}": {"en": title, "zh": declared()["playground_settings"][name]}
-                        for name, title in setting_titles().items()})
+        entries.update(
+            {
+                f"setting_{name}": {"en": title, "zh": declared()["playground_settings"][name]}
+                for name, title in setting_titles().items()
+            }
+        )
     return {lang: {key: texts[lang] for key, texts in entries.items()} for lang in LANGUAGES}
 
 

@@ -24,9 +24,9 @@ import re
 import sys
 import threading
 import time
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Generator, Iterator
 
 import numpy as np
 import torch
@@ -44,25 +44,36 @@ from .events import DoneEvent, EvalEvent, Event, Outcome, StageStep, StartEvent,
 from .labels import LabelScheme, get_scheme
 from .losses.registry import build_loss
 from .losses.spec import run_k
-from .model_card import framework_versions
 from .model import SiameseRegressor, cuda_bf16, to_device
-from .precision import PrecisionChoice, allow_tf32, choose, training_step_timer
-from .model_card import write_card
+from .model_card import framework_versions, write_card
 from .model_source import check_max_length, is_saved_run
+from .precision import PrecisionChoice, allow_tf32, choose, training_step_timer
 from .preflight import preflight
 from .save_format import RUN_RECORD
 from .stages import Stage, plan_stages
 
-__all__ = ["TrainConfig", "PRESETS", "train", "run_precision", "Event", "StartEvent",
-           "StepEvent", "EvalEvent", "DoneEvent", "Checkpointer", "parameter_groups",
-           "output_folder"]
+__all__ = [
+    "TrainConfig",
+    "PRESETS",
+    "train",
+    "run_precision",
+    "Event",
+    "StartEvent",
+    "StepEvent",
+    "EvalEvent",
+    "DoneEvent",
+    "Checkpointer",
+    "parameter_groups",
+    "output_folder",
+]
 
 
 # ---- building blocks --------------------------------------------------------------------------------
 
 
-def parameter_groups(model: SiameseRegressor, lr: float, head_lr: float, layer_decay: float,
-                     weight_decay: float) -> list[dict]:
+def parameter_groups(
+    model: SiameseRegressor, lr: float, head_lr: float, layer_decay: float, weight_decay: float
+) -> list[dict]:
     """AdamW groups with layer-wise lr decay: the head gets ``head_lr``, encoder layer ``i`` of ``L``
     gets ``lr * layer_decay ** (L + 1 - i)``, the embeddings ``lr * layer_decay ** (L + 1)``.
     Biases and normalisation weights get no weight decay."""
@@ -78,7 +89,10 @@ def parameter_groups(model: SiameseRegressor, lr: float, head_lr: float, layer_d
         groups.setdefault((lr * layer_decay ** (top - depth), decay), []).append(param)
     for param in model.head.parameters():
         groups.setdefault((head_lr, 0.0 if param.ndim < 2 else weight_decay), []).append(param)
-    return [{"params": params, "lr": group_lr, "weight_decay": decay} for (group_lr, decay), params in groups.items()]
+    return [
+        {"params": params, "lr": group_lr, "weight_decay": decay}
+        for (group_lr, decay), params in groups.items()
+    ]
 
 
 def seed_everything(seed: int) -> None:
@@ -116,13 +130,19 @@ def _load_model(config: TrainConfig, scheme: LabelScheme) -> SiameseRegressor:
         # A warm start, head or calibration included; a head-only run keeps a LoRA scorer's adapter as it is,
         # so it saves compactly again.
         return SiameseRegressor.load(config.model, keep_adapter=config.head_only)
-    return SiameseRegressor.from_encoder(config.model or None, features=config.features, target=config.target,
-                                         classification=config.loss == "ce", scheme=scheme,
-                                         max_length=config.max_length)
+    return SiameseRegressor.from_encoder(
+        config.model or None,
+        features=config.features,
+        target=config.target,
+        classification=config.loss == "ce",
+        scheme=scheme,
+        max_length=config.max_length,
+    )
 
 
-def prepare_model(config: TrainConfig, model: SiameseRegressor | None, scheme: LabelScheme,
-                  device: torch.device) -> SiameseRegressor:
+def prepare_model(
+    config: TrainConfig, model: SiameseRegressor | None, scheme: LabelScheme, device: torch.device
+) -> SiameseRegressor:
     """The model a run starts from (``model``, else what ``config.model`` names) at the run's max length,
     with its LoRA adapter when asked, on ``device``."""
     try:
@@ -134,15 +154,18 @@ def prepare_model(config: TrainConfig, model: SiameseRegressor | None, scheme: L
             model.add_lora(config.lora_rank)
         return model.to(device)
     except (torch.OutOfMemoryError, MemoryError) as error:
-        raise InputError(f"out of memory loading the model onto {device} ({type(error).__name__}); "
-                         "free memory or pick a smaller model") from None
+        raise InputError(
+            f"out of memory loading the model onto {device} ({type(error).__name__}); "
+            "free memory or pick a smaller model"
+        ) from None
 
 
 LossChoice = torch.nn.Module | Callable[[int], torch.nn.Module] | None
 
 
-def stage_loss(config: TrainConfig, stage: Stage, index: int, scheme: LabelScheme, family: str,
-               given: LossChoice) -> torch.nn.Module:
+def stage_loss(
+    config: TrainConfig, stage: Stage, index: int, scheme: LabelScheme, family: str, given: LossChoice
+) -> torch.nn.Module:
     """The loss of stage ``index``: ``given`` (a module, or ``stage -> module``), else the stage's own."""
     if given is not None:
         return given if isinstance(given, torch.nn.Module) else given(index)
@@ -167,20 +190,29 @@ def process_state() -> PartialState:
 def make_accelerator(precision: PrecisionChoice) -> Accelerator:
     """An Accelerator in ``precision``. Accelerate keeps one mixed precision per process; a single process (the app,
     a notebook) whose earlier run chose another starts its state afresh."""
-    earlier = AcceleratorState._shared_state.get("_mixed_precision")   # None: no Accelerator yet in this process
+    earlier = AcceleratorState._shared_state.get(
+        "_mixed_precision"
+    )  # None: no Accelerator yet in this process
     if earlier not in (None, precision.mixed_precision) and process_state().num_processes == 1:
         AcceleratorState._reset_state()
     # Encoders may hold parts the mean pooling never uses (BERT's pooler), which DDP must be told about.
     unused = DistributedDataParallelKwargs(find_unused_parameters=True)
-    return Accelerator(cpu=not torch.cuda.is_available(), mixed_precision=precision.mixed_precision,
-                       kwargs_handlers=[unused])
+    return Accelerator(
+        cpu=not torch.cuda.is_available(), mixed_precision=precision.mixed_precision, kwargs_handlers=[unused]
+    )
 
 
-PROBE_BATCHES = 3                 # distinct batches the precision probe cycles through
+PROBE_BATCHES = 3  # distinct batches the precision probe cycles through
 
 
-def run_precision(config: TrainConfig, model: SiameseRegressor, pairs: PairSet, loss_fn: torch.nn.Module,
-                  state: PartialState, step_seconds=None) -> PrecisionChoice:
+def run_precision(
+    config: TrainConfig,
+    model: SiameseRegressor,
+    pairs: PairSet,
+    loss_fn: torch.nn.Module,
+    state: PartialState,
+    step_seconds=None,
+) -> PrecisionChoice:
     """The precision ``config`` trains in on this process's device (:func:`stsdemo.precision.choose`). ``auto`` on a
     GPU times training steps of ``model`` on batches of ``pairs`` at the run's batch size and length, with
     ``loss_fn`` (``step_seconds`` replaces that timer); the main process chooses and every process takes its
@@ -191,8 +223,13 @@ def run_precision(config: TrainConfig, model: SiameseRegressor, pairs: PairSet, 
     if state.is_main_process:
         batches = probe_batches(config, model, pairs, state.device)
         saved = torch.get_rng_state(), torch.cuda.get_rng_state_all()
-        chosen[0] = choose("auto", state.device, training_step_timer(model, loss_fn, batches), cuda_bf16(),
-                           _where(config, state))
+        chosen[0] = choose(
+            "auto",
+            state.device,
+            training_step_timer(model, loss_fn, batches),
+            cuda_bf16(),
+            _where(config, state),
+        )
         torch.set_rng_state(saved[0])
         torch.cuda.set_rng_state_all(saved[1])
     if state.num_processes > 1:
@@ -209,8 +246,13 @@ def probe_batches(config: TrainConfig, model: SiameseRegressor, pairs: PairSet, 
     for _ in range(PROBE_BATCHES):
         shard = rng.choice(len(pairs), size, replace=False)
         target = torch.as_tensor(pairs.labels[shard], dtype=torch.float32, device=device)
-        batches.append((model.tokenize([pairs.sentences1[i] for i in shard]),
-                        model.tokenize([pairs.sentences2[i] for i in shard]), target))
+        batches.append(
+            (
+                model.tokenize([pairs.sentences1[i] for i in shard]),
+                model.tokenize([pairs.sentences2[i] for i in shard]),
+                target,
+            )
+        )
     return batches
 
 
@@ -253,8 +295,14 @@ class Checkpointer:
     config, the best dev score and step, its dev metrics and the dev curve so far (rewritten at each
     evaluation)."""
 
-    def __init__(self, evaluator: DevEvaluator, folder: Path, config: TrainConfig, started: float,
-                 precision: PrecisionChoice):
+    def __init__(
+        self,
+        evaluator: DevEvaluator,
+        folder: Path,
+        config: TrainConfig,
+        started: float,
+        precision: PrecisionChoice,
+    ):
         self.evaluator, self.folder, self.config, self.started = evaluator, folder, config, started
         self.precision = precision
         self.key = (-math.inf, -math.inf)
@@ -262,7 +310,7 @@ class Checkpointer:
         self.best_step = StageStep(0, 0)
         self.best_metrics: dict = {}
         self.curve: list[dict] = []
-        self.stages: list[dict] = []      # each stage's data, pairs, steps and loss (k, x0), as it starts
+        self.stages: list[dict] = []  # each stage's data, pairs, steps and loss (k, x0), as it starts
 
     def evaluate(self, model: SiameseRegressor, stage: int, step: int, total: int, loss_fn) -> EvalEvent:
         metrics = self.evaluator(model)
@@ -270,25 +318,55 @@ class Checkpointer:
         # its ranking, only where its predictions fall.
         key = (metrics["score"], metrics["accuracy"])
         is_best = key > self.key
-        self.curve.append({"stage": stage, "step": step, "dev_cosine": metrics["cosine_spearman"],
-                           "dev_head": metrics["head_spearman"], "dev_accuracy": metrics["accuracy"]})
-        if is_best:   # the new weights and the record that names them are swapped in as one
+        self.curve.append(
+            {
+                "stage": stage,
+                "step": step,
+                "dev_cosine": metrics["cosine_spearman"],
+                "dev_head": metrics["head_spearman"],
+                "dev_accuracy": metrics["accuracy"],
+            }
+        )
+        if is_best:  # the new weights and the record that names them are swapped in as one
             self.key, self.best, self.best_step = key, metrics["score"], StageStep(stage, step)
             self.best_metrics = metrics
             model.save(self.folder, head_only=self.config.head_only, beside=self.write_record)
         else:
             self.write_record()
-        return EvalEvent(stage, step, total, metrics["cosine_spearman"], metrics["head_spearman"],
-                         metrics["accuracy"], self.best, self.best_step, is_best, time.perf_counter() - self.started,
-                         metrics["error_hist"], getattr(loss_fn, "x0", 0.0), self.evaluator.dev.scheme.gap)
+        return EvalEvent(
+            stage,
+            step,
+            total,
+            metrics["cosine_spearman"],
+            metrics["head_spearman"],
+            metrics["accuracy"],
+            self.best,
+            self.best_step,
+            is_best,
+            time.perf_counter() - self.started,
+            metrics["error_hist"],
+            getattr(loss_fn, "x0", 0.0),
+            self.evaluator.dev.scheme.gap,
+        )
 
     def write_record(self, folder: Path | None = None, **ending) -> None:
         """``run.json`` beside the best checkpoint (in ``folder``: the checkpoint's staging folder while it is
         written); ``ending``: how the run ended (``outcome``, ``message``, ``steps``), added by the last call."""
-        write_json_atomic((folder or self.folder) / RUN_RECORD, {
-            "config": self.config.to_dict(), "best_dev": self.best, "best_step": self.best_step,
-            "dev_metrics": self.best_metrics, "dev_pairs": len(self.evaluator.dev), "stages": self.stages,
-            "dev_curve": self.curve, "precision": self.precision.to_dict(), "versions": framework_versions(), **ending})
+        write_json_atomic(
+            (folder or self.folder) / RUN_RECORD,
+            {
+                "config": self.config.to_dict(),
+                "best_dev": self.best,
+                "best_step": self.best_step,
+                "dev_metrics": self.best_metrics,
+                "dev_pairs": len(self.evaluator.dev),
+                "stages": self.stages,
+                "dev_curve": self.curve,
+                "precision": self.precision.to_dict(),
+                "versions": framework_versions(),
+                **ending,
+            },
+        )
 
 
 @dataclass
@@ -301,10 +379,14 @@ class Run:
     checkpointer: Checkpointer
     steps: int = 0
     pairs: int = 0
-    train_seconds: float = 0.0    # in training steps only (evaluations not counted)
+    train_seconds: float = 0.0  # in training steps only (evaluations not counted)
 
     def count(self, pairs: int, seconds: float) -> None:
-        self.steps, self.pairs, self.train_seconds = self.steps + 1, self.pairs + pairs, self.train_seconds + seconds
+        self.steps, self.pairs, self.train_seconds = (
+            self.steps + 1,
+            self.pairs + pairs,
+            self.train_seconds + seconds,
+        )
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.checkpointer.started
@@ -334,11 +416,12 @@ def shuffled_batches(count: int, batch_size: int, generator: torch.Generator) ->
     while True:
         order = torch.randperm(count, generator=generator).tolist()
         for start in range(0, count, batch_size):
-            yield order[start:start + batch_size]
+            yield order[start : start + batch_size]
 
 
-def run_stage(index: int, stage: Stage, pairs: PairSet, model: SiameseRegressor, loss_fn: torch.nn.Module,
-              run: Run) -> Generator[Event, None, SiameseRegressor]:
+def run_stage(
+    index: int, stage: Stage, pairs: PairSet, model: SiameseRegressor, loss_fn: torch.nn.Module, run: Run
+) -> Generator[Event, None, SiameseRegressor]:
     """Train stage ``index``, yielding its events; returns the trained model for the next stage.
 
     It evaluates (keeping the best checkpoint) every ``eval_every`` steps and at its end; the first stage
@@ -349,8 +432,10 @@ def run_stage(index: int, stage: Stage, pairs: PairSet, model: SiameseRegressor,
     labels = pairs.scheme.snap(pairs.labels) if config.snap_labels else pairs.labels
     set_trainable(model, not stage.frozen)
     # The fused kernel updates all parameters at once; the default loops over ~100 tensors.
-    optimizer = torch.optim.AdamW(parameter_groups(model, stage.lr, stage.head_lr, config.layer_decay,
-                                                   config.weight_decay), fused=device.type in ("cpu", "cuda"))
+    optimizer = torch.optim.AdamW(
+        parameter_groups(model, stage.lr, stage.head_lr, config.layer_decay, config.weight_decay),
+        fused=device.type in ("cpu", "cuda"),
+    )
     total = stage.total_steps(len(pairs), config.batch_size)
     # imported when a run trains: transformers.optimization imports peft (about 4 s), and a command refused for its
     # input should not wait for that
@@ -359,14 +444,33 @@ def run_stage(index: int, stage: Stage, pairs: PairSet, model: SiameseRegressor,
     scheduler = get_linear_schedule_with_warmup(optimizer, int(config.warmup * total), total)
     wrapped, optimizer = accelerator.prepare(model, optimizer)
     if main:
-        run.checkpointer.stages.append({"stage": index, "name": stage.name, "data": pairs.name, "pairs": len(pairs),
-                                        "steps": total, "loss": stage.loss, "k": getattr(loss_fn, "k", None),
-                                        "x0": getattr(loss_fn, "x0", None)})
-        yield StartEvent(index, stage.name, len(pairs), total, str(device), processes,
-                         str(run.checkpointer.folder), config.to_dict())
+        run.checkpointer.stages.append(
+            {
+                "stage": index,
+                "name": stage.name,
+                "data": pairs.name,
+                "pairs": len(pairs),
+                "steps": total,
+                "loss": stage.loss,
+                "k": getattr(loss_fn, "k", None),
+                "x0": getattr(loss_fn, "x0", None),
+            }
+        )
+        yield StartEvent(
+            index,
+            stage.name,
+            len(pairs),
+            total,
+            str(device),
+            processes,
+            str(run.checkpointer.folder),
+            config.to_dict(),
+        )
         if index == 1:
             yield run.checkpointer.evaluate(model, index, 0, total, loss_fn)
-    batches = shuffled_batches(len(pairs), config.batch_size, torch.Generator().manual_seed(config.seed + index))
+    batches = shuffled_batches(
+        len(pairs), config.batch_size, torch.Generator().manual_seed(config.seed + index)
+    )
     window = Window(device)
     for step in range(1, total + 1):
         if run.stop.is_set():
@@ -377,10 +481,12 @@ def run_stage(index: int, stage: Stage, pairs: PairSet, model: SiameseRegressor,
             model.encoder.eval()  # frozen features: no dropout noise
         batch = next(batches)
         # Each process takes its share of the batch; the gradients are averaged across them.
-        shard = batch[accelerator.process_index::processes] or batch[:1]
+        shard = batch[accelerator.process_index :: processes] or batch[:1]
         target = to_device(torch.as_tensor(labels[shard], dtype=torch.float32), device)
-        output = wrapped(model.tokenize([pairs.sentences1[i] for i in shard]),
-                         model.tokenize([pairs.sentences2[i] for i in shard]))
+        output = wrapped(
+            model.tokenize([pairs.sentences1[i] for i in shard]),
+            model.tokenize([pairs.sentences2[i] for i in shard]),
+        )
         loss = loss_fn(output, target)
         accelerator.backward(loss)
         if config.max_grad_norm:
@@ -395,13 +501,21 @@ def run_stage(index: int, stage: Stage, pairs: PairSet, model: SiameseRegressor,
         run.count(len(batch), seconds)
         window.count(len(shard), seconds)
         if main and (step % config.log_every == 0 or step == total):
-            tick = time.perf_counter()   # the one wait for the GPU: the steps queued since the last reading
+            tick = time.perf_counter()  # the one wait for the GPU: the steps queued since the last reading
             mean_loss = float(window.loss) / window.batches
             share = int(window.inside) / window.pairs if regression else None
             waited = time.perf_counter() - tick
             window.seconds, run.train_seconds = window.seconds + waited, run.train_seconds + waited
-            yield StepEvent(index, step, total, mean_loss, scheduler.get_last_lr()[-1], share,
-                            window.pairs * processes / window.seconds, run.elapsed())
+            yield StepEvent(
+                index,
+                step,
+                total,
+                mean_loss,
+                scheduler.get_last_lr()[-1],
+                share,
+                window.pairs * processes / window.seconds,
+                run.elapsed(),
+            )
             window = Window(device)
         if step == total or (step % config.eval_every == 0 and not run.stop.is_set()):
             if main:
@@ -410,9 +524,15 @@ def run_stage(index: int, stage: Stage, pairs: PairSet, model: SiameseRegressor,
     return accelerator.unwrap_model(wrapped)
 
 
-def train(config: TrainConfig, stop: threading.Event | None = None, *, train_sets: list[PairSet] | None = None,
-          dev: PairSet | DevEvaluator | None = None, loss: LossChoice = None,
-          model: SiameseRegressor | None = None) -> Iterator[Event]:
+def train(
+    config: TrainConfig,
+    stop: threading.Event | None = None,
+    *,
+    train_sets: list[PairSet] | None = None,
+    dev: PairSet | DevEvaluator | None = None,
+    loss: LossChoice = None,
+    model: SiameseRegressor | None = None,
+) -> Iterator[Event]:
     """Train as configured, yielding events; the best checkpoint on the dev set is kept in ``output_folder(config)``.
 
     ``stop``: set it from any thread to end the run after the current step. Closing the generator
@@ -429,19 +549,30 @@ def train(config: TrainConfig, stop: threading.Event | None = None, *, train_set
     if train_sets is None:
         train_sets = [load_pairs(config, stage.data) for stage in stages]
     if len(train_sets) != len(stages):
-        raise InputError(f"this run has {len(stages)} stage(s) but {len(train_sets)} training sets were given")
-    evaluator = dev if isinstance(dev, DevEvaluator) else DevEvaluator(dev or load_dev(config), config.select_by)
+        raise InputError(
+            f"this run has {len(stages)} stage(s) but {len(train_sets)} training sets were given"
+        )
+    evaluator = (
+        dev if isinstance(dev, DevEvaluator) else DevEvaluator(dev or load_dev(config), config.select_by)
+    )
     model = prepare_model(config, model, train_sets[-1].scheme, state.device)
     family = encoder_family(getattr(model.encoder.config, "model_type", None))
-    config = replace(config, k=run_k(config.loss, config.k, family))   # what the run's record shows
-    set_trainable(model, not stages[-1].frozen)   # the precision is timed on the main stage's work
-    precision = run_precision(config, model, train_sets[-1],
-                              stage_loss(config, stages[-1], len(stages), train_sets[-1].scheme, family, loss), state)
+    config = replace(config, k=run_k(config.loss, config.k, family))  # what the run's record shows
+    set_trainable(model, not stages[-1].frozen)  # the precision is timed on the main stage's work
+    precision = run_precision(
+        config,
+        model,
+        train_sets[-1],
+        stage_loss(config, stages[-1], len(stages), train_sets[-1].scheme, family, loss),
+        state,
+    )
     accelerator = make_accelerator(precision)
     out_dir = output_folder(config)
-    run = Run(config, accelerator, stop, Checkpointer(evaluator, out_dir, config, time.perf_counter(), precision))
+    run = Run(
+        config, accelerator, stop, Checkpointer(evaluator, out_dir, config, time.perf_counter(), precision)
+    )
     outcome, message = Outcome.FINISHED, ""
-    tf32_before = allow_tf32(precision.chosen == "tf32")   # process-wide: put back when the run ends
+    tf32_before = allow_tf32(precision.chosen == "tf32")  # process-wide: put back when the run ends
     try:
         for index, (stage, pairs) in enumerate(zip(stages, train_sets), start=1):
             if stage.from_best:
@@ -455,19 +586,31 @@ def train(config: TrainConfig, stop: threading.Event | None = None, *, train_set
         if not out_of_memory(error):
             raise
         outcome = Outcome.FAILED
-        message = (f"out of memory ({type(error).__name__}) after {_steps(run.steps)}: try a smaller batch size "
-                   "or max length; the best checkpoint so far is kept")
+        message = (
+            f"out of memory ({type(error).__name__}) after {_steps(run.steps)}: try a smaller batch size "
+            "or max length; the best checkpoint so far is kept"
+        )
     finally:
         # Drop this run's tensors (activations, gradients, optimiser state) before reporting, so a stopped
         # or failed run gives its memory back to the process at once.
         model = loss_fn = None  # noqa: F841
         allow_tf32(*tf32_before)
-        accelerator.free_memory()   # drops the accelerator's references and collects the garbage
+        accelerator.free_memory()  # drops the accelerator's references and collects the garbage
         trim_heap()
     if accelerator.is_main_process:
         best = run.checkpointer
-        if best.curve:   # a checkpoint was written: its record says how the run ended, and its card says it all
+        if (
+            best.curve
+        ):  # a checkpoint was written: its record says how the run ended, and its card says it all
             best.write_record(outcome=outcome, message=message, steps=run.steps)
             write_card(out_dir)
-        yield DoneEvent(outcome, message, best.best, best.best_step, str(out_dir), run.steps,
-                        run.pairs / run.train_seconds if run.train_seconds else 0.0, run.elapsed())
+        yield DoneEvent(
+            outcome,
+            message,
+            best.best,
+            best.best_step,
+            str(out_dir),
+            run.steps,
+            run.pairs / run.train_seconds if run.train_seconds else 0.0,
+            run.elapsed(),
+        )

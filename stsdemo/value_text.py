@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import re
 
-MAX_NUMBER_TEXT = 40       # characters of a number
-NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)   # ASCII digits only: not ٣, ３ or 1_0
-BOOLEANS = {"true": True, "false": False}   # what a link writes and JSON spells; "1", "yes" or "on" mean nothing
+MAX_NUMBER_TEXT = 40  # characters of a number
+NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)  # ASCII digits only: not ٣, ３ or 1_0
+BOOLEANS = {
+    "true": True,
+    "false": False,
+}  # what a link writes and JSON spells; "1", "yes" or "on" mean nothing
 
 
 def is_number(text: str) -> bool:

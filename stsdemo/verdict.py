@@ -87,7 +87,9 @@ class Combined:
         how many of them the claim holds, none included; any other verdict is shown as recorded."""
         if self.shared is not None or not self.decided:
             return str(self)
-        others = ", ".join(f"{count} {kind.value}" for kind, count in self.counts.items() if kind != Verdict.HOLDS)
+        others = ", ".join(
+            f"{count} {kind.value}" for kind, count in self.counts.items() if kind != Verdict.HOLDS
+        )
         held = self.counts.get(Verdict.HOLDS, 0) or "none"
         return f"mixed (the comparisons disagree): holds in {held} of {len(self.decided)}; {others}"
 

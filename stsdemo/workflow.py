@@ -16,11 +16,10 @@ refuses it too (one line, exit status 2; ``STSDEMO_TRAIN_MINUTES`` and ``STSDEMO
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from .atomic import write_json_atomic
-from .serving.budget import HOST, Host, check_run
 from .config import TrainConfig
 from .data import PairSet, senteval_test_sets
 from .events import DoneEvent, Event, FinalEvalEvent, Outcome
@@ -28,13 +27,21 @@ from .final_eval import ResultCache, TestScores, reading_for, scoring_steps
 from .model import SiameseRegressor, default_device
 from .model_card import write_card
 from .save_format import TEST_RECORD, is_scorer
+from .serving.budget import HOST, Host, check_run
 from .stages import plan_stages
 from .train import load_dev, train
 
 
-def train_and_evaluate(config: TrainConfig, stop: threading.Event | None = None, *, evaluate: bool = False,
-                       test_sets: dict[str, PairSet] | None = None, base_cache: ResultCache | None = None,
-                       host: Host = HOST, **given) -> Iterator[Event]:
+def train_and_evaluate(
+    config: TrainConfig,
+    stop: threading.Event | None = None,
+    *,
+    evaluate: bool = False,
+    test_sets: dict[str, PairSet] | None = None,
+    base_cache: ResultCache | None = None,
+    host: Host = HOST,
+    **given,
+) -> Iterator[Event]:
     """``train(config, stop, **given)``'s events; then, with ``evaluate`` and a finished run, the evaluation's.
 
     ``test_sets``: the 7 test sets (default: :func:`stsdemo.data.senteval_test_sets`, loaded once needed).
@@ -45,8 +52,13 @@ def train_and_evaluate(config: TrainConfig, stop: threading.Event | None = None,
     stop = stop if stop is not None else threading.Event()
     sets = dict(zip((stage.data for stage in plan_stages(config)), given.get("train_sets") or []))
     model = given.get("model")
-    check_run(config, sets, model.encoder.config.to_dict() if model is not None else None, final_eval=evaluate,
-              host=host)
+    check_run(
+        config,
+        sets,
+        model.encoder.config.to_dict() if model is not None else None,
+        final_eval=evaluate,
+        host=host,
+    )
     events = train(config, stop, **given)
     done = None
     try:
@@ -61,8 +73,13 @@ def train_and_evaluate(config: TrainConfig, stop: threading.Event | None = None,
     yield from evaluate_run(config, done.checkpoint, stop, test_sets or senteval_test_sets(), base_cache)
 
 
-def evaluate_run(config: TrainConfig, checkpoint: str, stop: threading.Event, sets: dict[str, PairSet],
-                 base_cache: ResultCache | None) -> Iterator[FinalEvalEvent]:
+def evaluate_run(
+    config: TrainConfig,
+    checkpoint: str,
+    stop: threading.Event,
+    sets: dict[str, PairSet],
+    base_cache: ResultCache | None,
+) -> Iterator[FinalEvalEvent]:
     """The 7-task evaluation of a run's best ``checkpoint`` (its reading: :func:`~stsdemo.final_eval.reading_for`)
     and of its base model when ``base_cache`` lacks it; a set ``stop`` ends it early."""
     jobs = [("fine-tuned", checkpoint)]
@@ -77,8 +94,16 @@ def evaluate_run(config: TrainConfig, checkpoint: str, stop: threading.Event, se
                 yield FinalEvalEvent(what, index, len(jobs), fraction)
                 continue
             keep_scores(what, source, scores, base_cache)
-            yield FinalEvalEvent(what, index, len(jobs), fraction, scores.cosine, scores.prediction,
-                                 scores.node_accuracy, scores.node_from)
+            yield FinalEvalEvent(
+                what,
+                index,
+                len(jobs),
+                fraction,
+                scores.cosine,
+                scores.prediction,
+                scores.node_accuracy,
+                scores.node_from,
+            )
         del model
         if stop.is_set():
             return

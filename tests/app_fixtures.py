@@ -13,16 +13,37 @@ from tiny_models import tiny_encoder
 
 from bench.perf.served_app import wait_for_info
 
-DEV_PAIRS = 60      # each dev score encodes 2 x DEV_PAIRS sentences
-PLAYGROUND_PAIRS = 240   # per part of a Playground data set embedded for another encoder (the built-ins are pinned)
+DEV_PAIRS = 60  # each dev score encodes 2 x DEV_PAIRS sentences
+PLAYGROUND_PAIRS = (
+    240  # per part of a Playground data set embedded for another encoder (the built-ins are pinned)
+)
 
 # A tiny fine-tune: 64 pairs, batch 16, 4 steps, dev score every 2 steps, no 7-task evaluation; the paper's head
 # on a tiny random encoder (tests/tiny_models.py: these tests check how a run goes, not what it learns). Inputs
 # not named here take the form's defaults.
-TINY = dict(data="STS-B train", upload=None, scheme="sts", loss="Smooth K2 (ours) [sk2]",
-            target="head", k=2.0, x0=0.25, lr=2e-5, batch_size=16, epochs=1.0, max_steps=4, max_length=32,
-            eval_every=2, log_every=1, max_pairs=64, two_stage=False, final_eval=False, seed=42,
-            max_dev_pairs=DEV_PAIRS, head_lr=1e-3, select_by="head Spearman (what Score a pair uses)")
+TINY = dict(
+    data="STS-B train",
+    upload=None,
+    scheme="sts",
+    loss="Smooth K2 (ours) [sk2]",
+    target="head",
+    k=2.0,
+    x0=0.25,
+    lr=2e-5,
+    batch_size=16,
+    epochs=1.0,
+    max_steps=4,
+    max_length=32,
+    eval_every=2,
+    log_every=1,
+    max_pairs=64,
+    two_stage=False,
+    final_eval=False,
+    seed=42,
+    max_dev_pairs=DEV_PAIRS,
+    head_lr=1e-3,
+    select_by="head Spearman (what Score a pair uses)",
+)
 
 
 def train_order() -> tuple:
@@ -50,9 +71,9 @@ def app_state():
 def small_app_state():
     """An app state whose Playground data sets embedded for another encoder (the scorer's) are cut to
     PLAYGROUND_PAIRS evenly spread pairs a part, so embedding them takes seconds."""
+    from stsdemo.app.app_state import AppState
     from stsdemo.app.model_cache import ModelCache
     from stsdemo.app.playground.memory import PlaygroundMemory
-    from stsdemo.app.app_state import AppState
 
     models = ModelCache()
     return AppState(models=models, playground=PlaygroundMemory(models, max_pairs=PLAYGROUND_PAIRS))
@@ -70,9 +91,15 @@ def served(state, output, mcp: bool | None = None):
 
     demo = build_demo(state)
     try:
-        _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, show_error=True,
-                                max_file_size=environment.max_upload(), blocked_paths=[str(output)],
-                                **launch_kwargs(mcp=mcp, demo=demo, state=state))
+        _, url, _ = demo.launch(
+            prevent_thread_lock=True,
+            server_name="127.0.0.1",
+            quiet=True,
+            show_error=True,
+            max_file_size=environment.max_upload(),
+            blocked_paths=[str(output)],
+            **launch_kwargs(mcp=mcp, demo=demo, state=state),
+        )
         wait_for_info(url, timeout=60)
         yield url
     finally:
@@ -117,13 +144,24 @@ def client(app_url):
 
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ASSETS = Path(__file__).resolve().parent.parent / "assets"   # the README's screenshots
-SCREENSHOTS = os.environ.get("STSDEMO_SCREENSHOTS") == "1"   # asked for: no test reads them, so a plain run takes none
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        # keep a headless page painting while the tests wait (screenshots otherwise can stall)
-        "--disable-renderer-backgrounding", "--disable-background-timer-throttling",
-        "--disable-backgrounding-occluded-windows"]
+ASSETS = Path(__file__).resolve().parent.parent / "assets"  # the README's screenshots
+SCREENSHOTS = (
+    os.environ.get("STSDEMO_SCREENSHOTS") == "1"
+)  # asked for: no test reads them, so a plain run takes none
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    # keep a headless page painting while the tests wait (screenshots otherwise can stall)
+    "--disable-renderer-backgrounding",
+    "--disable-background-timer-throttling",
+    "--disable-backgrounding-occluded-windows",
+]
 
 
 def screenshot(page, path: Path, selector: str | None = None, full_page: bool = True) -> None:
@@ -142,7 +180,7 @@ def screenshot(page, path: Path, selector: str | None = None, full_page: bool = 
 EXPECT_TIMEOUT_MS = 20_000
 
 
-_CHROMIUM_OF_THIS_MODULE = {}   # "playwright", "browser": started by a module's first page, shared by its others
+_CHROMIUM_OF_THIS_MODULE = {}  # "playwright", "browser": started by a module's first page, shared by its others
 
 
 def shared_chromium():

@@ -45,35 +45,45 @@ SLOW_TESTS = {  # module: its slow tests, by function name (every parameter set)
         "test_stop_flag_ends_the_run_between_steps_and_keeps_the_best",
         "test_closing_the_generator_ends_the_run",
         "test_warm_start_begins_at_its_starting_point_and_never_ends_below_it",
-        "test_the_calibration_stage_starts_from_the_best_checkpoint_and_moves_only_a_and_b"},
+        "test_the_calibration_stage_starts_from_the_best_checkpoint_and_moves_only_a_and_b",
+    },
     "test_compare_and_selection": {  # trains the compared runs
         "test_a_stopped_comparison_keeps_the_pairs_that_finished",
         "test_the_core_compares_a_pair_it_trains_itself",
-        "test_the_paper_preset_keeps_its_trained_head_and_says_which_metric_picked_it"},
+        "test_the_paper_preset_keeps_its_trained_head_and_says_which_metric_picked_it",
+    },
     "test_default_scorer": {"test_the_shipped_scorer_reproduces_its_recorded_sts_b_test_metrics"},
     "test_nli_scorer": {  # load and evaluate the shipped NLI scorer
         "test_the_nli_scorer_reproduces_its_recorded_snli_test_slice",
         "test_scoring_with_the_nli_scheme_picks_the_nli_scorer",
-        "test_the_cli_scores_with_the_nli_scorer_for_the_nli_scheme"},
-    "test_cli": {"test_exit_code_2_from_a_real_process"},                                                  # a process
-    "test_quiet": {"test_scoring_a_pair_on_the_command_line_prints_its_result_and_nothing_on_stderr"},     # a process
+        "test_the_cli_scores_with_the_nli_scorer_for_the_nli_scheme",
+    },
+    "test_cli": {"test_exit_code_2_from_a_real_process"},  # a process
+    "test_quiet": {
+        "test_scoring_a_pair_on_the_command_line_prints_its_result_and_nothing_on_stderr"
+    },  # a process
     "test_model": {  # save, load, export and train the real encoder
         "test_compact_saves_only_over_the_base_weights",
         "test_fp16_and_lora_saves_load_back_and_export_for_sentence_transformers",
         "test_save_load_round_trip_and_sentence_transformers",
         "test_save_load_round_trip_of_each_target",
-        "test_cosine_target_starts_spanning_the_nodes_and_trains_a_b_and_encoder"},
+        "test_cosine_target_starts_spanning_the_nodes_and_trains_a_b_and_encoder",
+    },
     "test_playground": {  # train heads for hundreds of steps, several seeds at a time
         "test_a_heads_reading_at_its_chosen_step_equals_a_rerun_measured_there",
-        "test_each_head_stops_at_the_step_that_maximises_its_selection_metric"},
+        "test_each_head_stops_at_the_step_that_maximises_its_selection_metric",
+    },
 }
 
 
 def is_slow(item) -> bool:
     """Whether a collected test is slow by the rules of this module's docstring."""
     module = item.module.__name__
-    return bool(SLOW_FIXTURES.keys() & set(item.fixturenames)) or module in SLOW_MODULES \
+    return (
+        bool(SLOW_FIXTURES.keys() & set(item.fixturenames))
+        or module in SLOW_MODULES
         or item.originalname in SLOW_TESTS.get(module, ())
+    )
 
 
 def pytest_collection_modifyitems(config, items):

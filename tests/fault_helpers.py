@@ -28,7 +28,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tiny_models import tiny_model  # noqa: E402
 
-PAIRS = (["A man is playing a guitar.", "A dog runs in the park."], ["A man plays the guitar.", "Stocks fell."])
+PAIRS = (
+    ["A man is playing a guitar.", "A dog runs in the park."],
+    ["A man plays the guitar.", "Stocks fell."],
+)
 
 
 def hang(marker: str) -> None:
@@ -68,7 +71,9 @@ def hang_at_second_save(at_swap: bool) -> None:
     def exchange_then_hang(first, second):
         swapped = real_exchange(first, second)
         if swapped:
-            hang(f"SWAPPED {hashlib.sha256((second / stsdemo.save_format.HEAD_NAME).read_bytes()).hexdigest()}")
+            hang(
+                f"SWAPPED {hashlib.sha256((second / stsdemo.save_format.HEAD_NAME).read_bytes()).hexdigest()}"
+            )
         return swapped
 
     stsdemo.save_format.save_file, stsdemo.atomic.exchange = second_save_hangs, exchange_then_hang
@@ -78,10 +83,10 @@ def app_run(output: str, at_swap: bool) -> None:
     """The ``app-run`` and ``app-swap`` scenarios (STSDEMO_OUTPUT_DIR is ``output``): every dev evaluation scores
     higher than the last, so each is saved; the second save hangs (:func:`hang_at_second_save`)."""
     import stsdemo.evaluate
-    from stsdemo.serving import session_files
-    from stsdemo.app.finetune import view as finetune_view
     from stsdemo.app.app_state import StopSignal
+    from stsdemo.app.finetune import view as finetune_view
     from stsdemo.preflight import preflight
+    from stsdemo.serving import session_files
     from stsdemo.train import TrainConfig
 
     start = tiny_model(seed=1).save(Path(output) / "tiny-start")
@@ -97,9 +102,21 @@ def app_run(output: str, at_swap: bool) -> None:
     stsdemo.evaluate.DevEvaluator.__call__ = rising
     session, run_id = "killed", session_files.new_run_id()
     folder = session_files.session_run_folder(session, run_id)
-    config = preflight(TrainConfig(model=str(start), data="stsb", max_pairs=16, max_dev_pairs=8, max_length=16,
-                                   batch_size=4, max_steps=4, eval_every=2, log_every=1, run_name=run_id,
-                                   output_dir=str(folder / "checkpoint")))
+    config = preflight(
+        TrainConfig(
+            model=str(start),
+            data="stsb",
+            max_pairs=16,
+            max_dev_pairs=8,
+            max_length=16,
+            batch_size=4,
+            max_steps=4,
+            eval_every=2,
+            log_every=1,
+            run_name=run_id,
+            output_dir=str(folder / "checkpoint"),
+        )
+    )
     live = finetune_view.start_run(session, config, False, {}, [])
     for _ in finetune_view.run_admitted(None, live, StopSignal(folder / session_files.STOP_FLAG)):
         pass
@@ -111,16 +128,18 @@ def finished_run(session: str, run_id: str) -> None:
 
     checkpoint = session_files.session_run_folder(session, run_id) / "checkpoint"
     tiny_model(seed=3).save(checkpoint)
-    session_files.save_run(session, session_files.RunInfo(run_id, "#1 tiny", status="finished",
-                                          config={"output_dir": str(checkpoint)}))
+    session_files.save_run(
+        session,
+        session_files.RunInfo(run_id, "#1 tiny", status="finished", config={"output_dir": str(checkpoint)}),
+    )
 
 
 def zip_run() -> None:
     """The ``zip`` scenario: the zip of a finished run hangs after its first file is written."""
     import zipfile
 
-    from stsdemo.serving import session_files
     from stsdemo.app.app_state import AppState
+    from stsdemo.serving import session_files
 
     finished_run("zipped", "tiny-run")
     real_write = zipfile.ZipFile.write
@@ -142,7 +161,9 @@ def embedding_write() -> None:
 
     from stsdemo.playground.embeddings import Encoder, embed_sentences
 
-    encoder = Encoder("stand-in", "stand-in", 16, lambda sentences: np.ones((len(sentences), 4), dtype=np.float32))
+    encoder = Encoder(
+        "stand-in", "stand-in", 16, lambda sentences: np.ones((len(sentences), 4), dtype=np.float32)
+    )
     os.fsync = lambda fd: hang("STAGED")
     embed_sentences(["A man plays.", "A dog runs."], encoder)
 

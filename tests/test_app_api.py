@@ -7,15 +7,15 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from app_fixtures import app_state, app_url, client, train_args  # noqa: F401  (pytest fixtures)
 import tiny_models
+from app_fixtures import app_state, app_url, client, train_args  # noqa: F401  (pytest fixtures)
 from gradio_client.exceptions import AppError
 
 from stsdemo import environment
-from stsdemo.serving import session_files
 from stsdemo.events import DoneEvent, EvalEvent, StartEvent
 from stsdemo.labels import get_scheme
 from stsdemo.model import SiameseRegressor
+from stsdemo.serving import session_files
 
 PAIR = ("A man is playing a guitar.", "A man plays the guitar.")
 # 64 pairs at batch 16 are 4 steps an epoch: 50 epochs keep a run going until the test stops it.
@@ -28,8 +28,14 @@ def _score(client, scheme=STS, custom="", gap=1.0, model="default", pair=PAIR):
 
 
 # NLI does not fit the shipped STS scorer: the shipped NLI scorer scores it (see the test below).
-@pytest.mark.parametrize("choice, custom, gap, name", [(STS, "", 1.0, "sts"), (NLI, "", 1.0, "nli"),
-                                                      ("Custom ordered list", "low, mid, high", 2.0, "low, mid, high")])
+@pytest.mark.parametrize(
+    "choice, custom, gap, name",
+    [
+        (STS, "", 1.0, "sts"),
+        (NLI, "", 1.0, "nli"),
+        ("Custom ordered list", "low, mid, high", 2.0, "low, mid, high"),
+    ],
+)
 def test_score_pair_rounds_the_prediction_to_the_nearest_node(client, choice, custom, gap, name):
     prediction, category, node, cosine, figure, notice = _score(client, choice, custom, gap)
     scheme = get_scheme(name, gap)
@@ -71,9 +77,12 @@ def test_score_reports_truncation_and_rejects_empty_input(client):
 
 
 def test_loss_at_gives_one_samples_numbers_and_an_error_for_x0_beyond_half_gap(client):
-    rows = {row["loss"]: row for row in json.loads(client.predict(3.6, 3.0, 2.0, 0.25, 1.0, api_name="/loss_at"))["losses"]}
-    assert rows["Translated ReLU"]["value"] == pytest.approx(2.0 * (0.6 - 0.25))      # f = k (x - x0)
-    assert rows["Smooth K2"]["gradient"] == pytest.approx(2 * 2.0 * (0.6 - 0.25))   # df/dpred = 2k (x - x0)
+    rows = {
+        row["loss"]: row
+        for row in json.loads(client.predict(3.6, 3.0, 2.0, 0.25, 1.0, api_name="/loss_at"))["losses"]
+    }
+    assert rows["Translated ReLU"]["value"] == pytest.approx(2.0 * (0.6 - 0.25))  # f = k (x - x0)
+    assert rows["Smooth K2"]["gradient"] == pytest.approx(2 * 2.0 * (0.6 - 0.25))  # df/dpred = 2k (x - x0)
     with pytest.raises(AppError, match=r"d/2.*zero gradient"):
         client.predict(3.6, 3.0, 2.0, 0.6, 1.0, api_name="/loss_at")
 
@@ -186,7 +195,11 @@ def test_train_with_no_arguments_starts_the_default_run(client, app_state):
     _wait_until_idle(app_state)
     info = _session_runs(client)[-1]
     config, defaults = info.config, form.form_defaults()
-    assert (config["loss"], config["target"], config["model"]) == ("sk2", "cosine", model_cache.scorer_source())
+    assert (config["loss"], config["target"], config["model"]) == (
+        "sk2",
+        "cosine",
+        model_cache.scorer_source(),
+    )
     assert config["max_steps"] == form.from_form("max_steps", defaults["max_steps"])
     assert info.status == "stopped" and isinstance(info.events[0], StartEvent)
 
@@ -205,7 +218,12 @@ def test_compare_runs_the_pairs_with_and_without_the_buffer_as_one_job(client, a
     outputs = list(job)
     assert job.status().success, job.status()
     runs = _session_runs(client)[before:]
-    assert [(run.config["seed"], run.config["x0"]) for run in runs] == [(42, 0.25), (42, 0.0), (43, 0.25), (43, 0.0)]
+    assert [(run.config["seed"], run.config["x0"]) for run in runs] == [
+        (42, 0.25),
+        (42, 0.0),
+        (43, 0.25),
+        (43, 0.0),
+    ]
     same = ("loss", "k", "max_steps", "max_pairs", "model", "data", "target", "lr")
     assert all(run.config[name] == runs[0].config[name] for run in runs for name in same)
     assert all(run.status == "finished" for run in runs)
@@ -227,9 +245,15 @@ def test_compare_runs_the_pairs_with_and_without_the_buffer_as_one_job(client, a
     _wait_until_idle(app_state)
 
 
-@pytest.mark.parametrize("overrides, seeds, message", [(dict(x0=0.0), 1, "x0 is already 0"),
-                                                       (dict(loss="MSE [mse]"), 1, "has no buffer zone"),
-                                                       ({}, 4, "Compare seeds"), ({}, 0, "Compare seeds")])
+@pytest.mark.parametrize(
+    "overrides, seeds, message",
+    [
+        (dict(x0=0.0), 1, "x0 is already 0"),
+        (dict(loss="MSE [mse]"), 1, "has no buffer zone"),
+        ({}, 4, "Compare seeds"),
+        ({}, 0, "Compare seeds"),
+    ],
+)
 def test_compare_refuses_what_it_cannot_compare_and_starts_nothing(client, overrides, seeds, message):
     before = len(_session_runs(client))
     with pytest.raises(AppError, match=message):

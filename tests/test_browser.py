@@ -47,7 +47,9 @@ def _walk_through(page):
     page.get_by_role("button", name="5 · A woman plays the flute.").click()
     expect(page.get_by_label("Sentence 1", exact=True)).to_have_value("A woman plays the flute.")
     page.get_by_role("button", name="Score the pair").click()
-    expect(page.get_by_label("Prediction (on the label line)", exact=True)).not_to_have_value(first, timeout=60_000)
+    expect(page.get_by_label("Prediction (on the label line)", exact=True)).not_to_have_value(
+        first, timeout=60_000
+    )
     expect(page.locator("#number-line").get_by_test_id("plotly")).to_be_visible()
     expect(page.locator("#number-line")).to_contain_text("Prediction")
     cosine = float(_value(page, "Cosine similarity"))
@@ -59,9 +61,9 @@ def _walk_through(page):
     explorer = page.frame_locator("#loss-frame")
     verdict = explorer.locator("#loss-verdict")
     expect(verdict).to_contain_text("within ±0.25 of its label", timeout=60_000)
-    slider = explorer.locator("#loss-knobs input[type=range]").nth(1)   # k, x0, d
+    slider = explorer.locator("#loss-knobs input[type=range]").nth(1)  # k, x0, d
     box = slider.bounding_box()
-    start_x = box["x"] + box["width"] * 0.25 / 1.5   # the thumb sits at x0 = 0.25 on a 0..1.5 scale
+    start_x = box["x"] + box["width"] * 0.25 / 1.5  # the thumb sits at x0 = 0.25 on a 0..1.5 scale
     y = box["y"] + box["height"] / 2
     page.mouse.move(start_x, y)
     page.mouse.down()
@@ -102,12 +104,16 @@ def _walk_through(page):
     expect(page.locator("#run-zip .error").first).to_be_visible()
     page.get_by_role("button", name="Start training").click()
     # a dev score, while it trains or in the line it ends with (a tiny run can end between two polls)
-    expect(page.locator("#train-progress")).to_contain_text(re.compile(r"STS-B dev (\w+ )?Spearman"), timeout=120_000)
+    expect(page.locator("#train-progress")).to_contain_text(
+        re.compile(r"STS-B dev (\w+ )?Spearman"), timeout=120_000
+    )
     expect(page.locator("#dev-plot")).to_contain_text("#1 sk2", timeout=30_000)  # the legend of a drawn curve
     expect(page.locator("#train-status")).to_contain_text("or be downloaded below", timeout=180_000)
     expect(page.get_by_label("Run", exact=True)).to_have_value(re.compile(r"^#1 .*finished"))
     page.get_by_role("button", name="Prepare zip").click()
-    expect(page.locator("#run-zip").get_by_text(re.compile(r"stsdemo-.*\.zip"))).to_be_visible(timeout=180_000)
+    expect(page.locator("#run-zip").get_by_text(re.compile(r"stsdemo-.*\.zip"))).to_be_visible(
+        timeout=180_000
+    )
     expect(page.locator("#run-zip .error")).to_have_count(0)
     assert not [text for text in messages if "Infinite extent" in text], messages
     _shot(page, "finetune")
@@ -124,8 +130,11 @@ def _walk_through(page):
     histogram = page.locator("#error-histogram")
     expect(histogram).to_contain_text("Dev errors: with vs without the buffer")
     expect(histogram).to_contain_text("x0=0 ·")  # the second run's legend entry
-    for chart, names in (("#dev-plot", ("x0=0.25 · cosine", "x0=0 · cosine")), ("#loss-curve", ("x0=0.25", "x0=0")),
-                         ("#buffer-curve", ("x0=0.25", "x0=0"))):
+    for chart, names in (
+        ("#dev-plot", ("x0=0.25 · cosine", "x0=0 · cosine")),
+        ("#loss-curve", ("x0=0.25", "x0=0")),
+        ("#buffer-curve", ("x0=0.25", "x0=0")),
+    ):
         expect(page.locator(chart)).to_contain_text("x0=0", timeout=30_000)
         labels = _legend_labels(page, chart)
         assert all(any(text.endswith(name) for text, _ in labels) for name in names), (chart, labels)
@@ -145,13 +154,16 @@ def _walk_through(page):
 
 def _legend_labels(page, chart: str) -> list:
     """The legend entries of a line chart: ``[text, whether it lies wholly inside the chart's box]``."""
-    return page.evaluate("""(chart) => {
+    return page.evaluate(
+        """(chart) => {
         const root = document.querySelector(chart), box = root.getBoundingClientRect();
         return [...root.querySelectorAll('.role-legend-label text')].map((text) => {
             const at = text.getBoundingClientRect();
             return [text.textContent, at.width > 0 && at.left >= box.left - 1 && at.right <= box.right + 1];
         });
-    }""", chart)
+    }""",
+        chart,
+    )
 
 
 TABS = {"score": "Score a pair", "loss": "Loss explorer", "finetune": "Fine-tune", "benchmark": "Benchmark"}
@@ -159,7 +171,8 @@ TABS = {"score": "Score a pair", "loss": "Loss explorer", "finetune": "Fine-tune
 
 def _overflowing(window, width: int) -> list:
     """The outermost elements reaching past the window's right edge (for the failure message)."""
-    return window.evaluate("""(width) => {
+    return window.evaluate(
+        """(width) => {
         const out = [];
         for (const el of document.querySelectorAll('body *')) {
             const box = el.getBoundingClientRect();
@@ -170,7 +183,9 @@ def _overflowing(window, width: int) -> list:
             }
         }
         return out.slice(0, 8);
-    }""", width)
+    }""",
+        width,
+    )
 
 
 def test_a_link_reopens_the_loss_explorer_and_copy_link_writes_one(app_url):  # noqa: F811
@@ -198,13 +213,18 @@ def test_a_link_reopens_the_loss_explorer_and_copy_link_writes_one(app_url):  # 
     for page in open_page(base + "?tab=loss&k=-1&x0=0.8&d=1", viewport={"width": 1400, "height": 1000}):
         explorer = page.frame_locator("#loss-frame")
         said = explorer.locator("#loss-clamped")
-        expect(said).to_contain_text("slope k -1 is outside this explorer's range (0.1 to 5): drawn at 0.1",
-                                     timeout=60_000)
+        expect(said).to_contain_text(
+            "slope k -1 is outside this explorer's range (0.1 to 5): drawn at 0.1", timeout=60_000
+        )
         expect(explorer.locator("#loss-k")).to_have_value("0.1")
-        expect(explorer.locator("#loss-x0")).to_have_value("0.8")   # in range, but more than d/2: drawn and named
-        expect(explorer.locator("#loss-verdict")).to_contain_text("Invalid setting: x0 = 0.8 is more than d/2 = 0.5")
+        expect(explorer.locator("#loss-x0")).to_have_value(
+            "0.8"
+        )  # in range, but more than d/2: drawn and named
+        expect(explorer.locator("#loss-verdict")).to_contain_text(
+            "Invalid setting: x0 = 0.8 is more than d/2 = 0.5"
+        )
 
-    odd = "?tab=loss&k=NaN&x0=1e308&d=%D9%A3&prediction=%3Cb%3E2%3C/b%3E&label=1_0"   # d = Arabic-Indic 3
+    odd = "?tab=loss&k=NaN&x0=1e308&d=%D9%A3&prediction=%3Cb%3E2%3C/b%3E&label=1_0"  # d = Arabic-Indic 3
     for page in open_page(base + odd, viewport={"width": 1400, "height": 1000}):
         explorer = page.frame_locator("#loss-frame")
         said = explorer.locator("#loss-clamped")
@@ -213,7 +233,7 @@ def test_a_link_reopens_the_loss_explorer_and_copy_link_writes_one(app_url):  # 
         expect(said).to_contain_text("node gap d is not a number: it stays 1")
         expect(said).to_contain_text("prediction <b>2</b> is not a number")
         expect(said).to_contain_text("label 1_0 is not a number")
-        assert said.locator("b").count() == 0   # said as text, never as markup
+        assert said.locator("b").count() == 0  # said as text, never as markup
         for name, value in (("k", "2"), ("x0", "1.5"), ("d", "1")):
             expect(explorer.locator(f"#loss-{name}")).to_have_value(value)
 
@@ -224,8 +244,10 @@ def test_a_link_reopens_the_loss_explorer_and_copy_link_writes_one(app_url):  # 
         page.get_by_label("Sentence 2", exact=True).fill("A kitten naps.")
         page.locator("#score-copy-link").click()
         link = page.locator("#score-link textarea, #score-link input").first
-        expect(link).to_have_value(app_url.rstrip("/") + "/?tab=score&s1=A%20cat%20sleeps.&s2=A%20kitten%20naps."
-                                   "&scheme=sts", timeout=20_000)
+        expect(link).to_have_value(
+            app_url.rstrip("/") + "/?tab=score&s1=A%20cat%20sleeps.&s2=A%20kitten%20naps.&scheme=sts",
+            timeout=20_000,
+        )
         page.goto(link.input_value())
         expect(page.get_by_label("Sentence 2", exact=True)).to_have_value("A kitten naps.", timeout=60_000)
         _shot(page, "link")
@@ -306,8 +328,9 @@ def test_on_a_phone_every_tab_fits_and_the_loss_chart_stays_in_view(phone_page):
         _shot(window, f"phone-{key}")
         width, scroll = window.evaluate("[window.innerWidth, document.scrollingElement.scrollWidth]")
         if scroll > width:
-            wide.append(f"{name}: page {scroll}px wide in a {width}px window; "
-                        f"widest: {_overflowing(window, width)}")
+            wide.append(
+                f"{name}: page {scroll}px wide in a {width}px window; widest: {_overflowing(window, width)}"
+            )
     assert not wide, wide
 
     window.get_by_role("tab", name="Loss explorer").click()
@@ -335,10 +358,13 @@ def test_on_a_phone_every_tab_fits_and_the_loss_chart_stays_in_view(phone_page):
 
 def _scrolls_inside(window, selector: str) -> None:
     """The table stays within the window and its columns scroll sideways inside its own box."""
-    right, scrolls = window.evaluate("""(selector) => {
+    right, scrolls = window.evaluate(
+        """(selector) => {
         const root = document.querySelector(selector);
         const boxes = [root, ...root.querySelectorAll('*')].filter((el) => el.scrollWidth > el.clientWidth + 1
             && ['auto', 'scroll'].includes(getComputedStyle(el).overflowX));
         return [root.getBoundingClientRect().right, boxes.length > 0];
-    }""", selector)
+    }""",
+        selector,
+    )
     assert right <= 391 and scrolls, (selector, right, scrolls)

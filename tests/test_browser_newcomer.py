@@ -16,8 +16,10 @@ import pytest
 from app_fixtures import CHROMIUM, open_page, screenshot, shared_app_url  # noqa: F401  (pytest fixtures)
 from app_fixtures import shared_app_url_for_module as app_url  # noqa: F401  (one server for the browser modules)
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not Path(CHROMIUM).is_file(), reason="chromium is not installed")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not Path(CHROMIUM).is_file(), reason="chromium is not installed"),
+]
 
 DESKTOP = dict(viewport={"width": 1400, "height": 1000})
 PHONE = dict(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
@@ -72,7 +74,7 @@ def _typed_numbers_stay_and_are_drawn(window, tmp_path) -> None:
         box.click()
         box.press("Control+a")
         box.press_sequentially(typed, delay=120)
-        window.wait_for_timeout(1000)         # a late answer once wrote the old value back here
+        window.wait_for_timeout(1000)  # a late answer once wrote the old value back here
         assert box.input_value() == typed
         box.press("Tab")
         window.wait_for_timeout(1000)
@@ -91,9 +93,12 @@ def _the_nli_line_names_its_scorer_and_its_title_fits(window, tmp_path) -> None:
     model = window.get_by_label("Model", exact=True)
     expect(model).to_have_value(re.compile(r"shipped scorer \(default\)"))
     window.get_by_label("NLI (contradiction · neutral · entailment)").check()
-    expect(window.get_by_label("Category", exact=True)).to_have_value(re.compile("contradiction|neutral|entailment"),
-                                                                      timeout=60_000)
-    expect(window.locator("#score-notice")).to_contain_text("Switched to all-MiniLM-L6-v2 + shipped NLI scorer")
+    expect(window.get_by_label("Category", exact=True)).to_have_value(
+        re.compile("contradiction|neutral|entailment"), timeout=60_000
+    )
+    expect(window.locator("#score-notice")).to_contain_text(
+        "Switched to all-MiniLM-L6-v2 + shipped NLI scorer"
+    )
     expect(model).to_have_value("all-MiniLM-L6-v2 + shipped NLI scorer")
     window.wait_for_timeout(800)
     assert _title_inside(window, "#number-line"), "the Score tab's title runs off its chart"
@@ -111,20 +116,30 @@ def _the_invalid_setting_is_named_and_fits(window, tmp_path) -> None:
     x0 = explorer.locator("#loss-x0")
     x0.fill("0.8")
     x0.press("Tab")
-    expect(explorer.locator("#loss-verdict")).to_contain_text("Invalid setting: x0 = 0.8 is more than d/2",
-                                                              timeout=20_000)
-    chart, frame = explorer.locator("#loss-chart").bounding_box(), window.locator("#loss-frame").bounding_box()
-    assert frame["x"] <= chart["x"] and chart["x"] + chart["width"] <= frame["x"] + frame["width"] + 1, (chart, frame)
+    expect(explorer.locator("#loss-verdict")).to_contain_text(
+        "Invalid setting: x0 = 0.8 is more than d/2", timeout=20_000
+    )
+    chart, frame = (
+        explorer.locator("#loss-chart").bounding_box(),
+        window.locator("#loss-frame").bounding_box(),
+    )
+    assert frame["x"] <= chart["x"] and chart["x"] + chart["width"] <= frame["x"] + frame["width"] + 1, (
+        chart,
+        frame,
+    )
     _shot(window, "loss-invalid", tmp_path, "#loss-frame")
 
 
 def _title_inside(page, selector: str) -> bool:
-    return page.evaluate("""(selector) => {
+    return page.evaluate(
+        """(selector) => {
         const root = document.querySelector(selector), svg = root.querySelector('.main-svg').getBoundingClientRect();
         const titles = [...root.querySelectorAll('.gtitle')].map((t) => t.getBoundingClientRect());
         return titles.length > 0 && titles.every((r) => r.left >= svg.left - 1 && r.right <= svg.right + 1
                                                          && r.top >= svg.top - 1 && r.bottom <= svg.bottom + 1);
-    }""", selector)
+    }""",
+        selector,
+    )
 
 
 def _the_fine_tune_tab_logs_no_warning(window, messages: list, tmp_path) -> None:
@@ -145,9 +160,13 @@ def _the_fine_tune_tab_logs_no_warning(window, messages: list, tmp_path) -> None
 # ---- 15. start-here links bring their tab into view ----------------------------------------------------------
 
 
-STEPS = (("See the buffer zone", "Loss explorer"), ("Watch the buffer act", "Playground"),
-         ("Read a prediction on the label line", "Score a pair"), ("Train with and without the buffer", "Fine-tune"),
-         ("Benchmark", "Benchmark"))
+STEPS = (
+    ("See the buffer zone", "Loss explorer"),
+    ("Watch the buffer act", "Playground"),
+    ("Read a prediction on the label line", "Score a pair"),
+    ("Train with and without the buffer", "Fine-tune"),
+    ("Benchmark", "Benchmark"),
+)
 
 
 def test_each_start_here_link_brings_its_tab_into_view(window, tmp_path):
@@ -162,7 +181,7 @@ def test_each_start_here_link_brings_its_tab_into_view(window, tmp_path):
         window.locator("#start-here").get_by_role("link", name=name, exact=True).click()
         expect(window.get_by_role("tab", name=tab)).to_have_attribute("aria-selected", "true")
         top = _content_top(window)
-        for _ in range(150):                  # the second scroll follows the server's answer
+        for _ in range(150):  # the second scroll follows the server's answer
             if 0 <= top < height * 0.5:
                 break
             window.wait_for_timeout(100)
@@ -192,11 +211,13 @@ def test_the_wording_says_what_it_means():
     from stsdemo.app.score import view as score_view
     from stsdemo.app.score.figures import number_line
     from stsdemo.labels import get_scheme
-
     from stsdemo.verdict import combine
 
     words = combine(["reversed", "no measurable difference", "reversed"]).words
-    assert words == "mixed (the comparisons disagree): holds in none of 3; 2 reversed, 1 no measurable difference"
+    assert (
+        words
+        == "mixed (the comparisons disagree): holds in none of 3; 2 reversed, 1 no measurable difference"
+    )
     assert "holds in 1 of 2; 1 reversed" in combine(["holds", "reversed"]).words
     assert combine(["reversed", "one seed"]).words == "reversed (comparisons with 2+ seeds)"
 
@@ -205,4 +226,7 @@ def test_the_wording_says_what_it_means():
     mark = figure.data[-1]
     assert list(figure.layout.xaxis.range) == [-0.75, 5.75] and mark.x[0] == -0.75
     assert mark.marker.symbol == "triangle-left" and "-1.49, beyond the line" in mark.text[0]
-    assert "beyond the line" in score_view.beyond_note(-1.49, "0", sts) and score_view.beyond_note(5.2, "5", sts) == ""
+    assert (
+        "beyond the line" in score_view.beyond_note(-1.49, "0", sts)
+        and score_view.beyond_note(5.2, "5", sts) == ""
+    )

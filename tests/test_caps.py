@@ -9,20 +9,27 @@ from types import SimpleNamespace
 
 import pytest
 
-from stsdemo.serving import budget, run_cost
 from stsdemo.app import links, model_cache
 from stsdemo.app.finetune import form
-from stsdemo.serving.slots import JobLine, client_address, visitor_of
 from stsdemo.config import TrainConfig, describe
 from stsdemo.errors import InputError
+from stsdemo.serving import budget, run_cost
+from stsdemo.serving.slots import JobLine, client_address, visitor_of
 
-GB = 1024 ** 3
-FREE_SPACE = run_cost.Machine(16 * GB, 2, False)          # a free Hugging Face Space: 2 CPU cores, 16 GB
+GB = 1024**3
+FREE_SPACE = run_cost.Machine(16 * GB, 2, False)  # a free Hugging Face Space: 2 CPU cores, 16 GB
 PRIVATE_GPU = run_cost.Machine(80 * GB, 1, True)
 FREE_HOST = budget.Host(machine=lambda: FREE_SPACE)
 PRIVATE_HOST = budget.Host(machine=lambda: PRIVATE_GPU)
-BUDGET_VARIABLES = ("STSDEMO_TRAIN_MEMORY_SHARE", "STSDEMO_TRAIN_MINUTES", "STSDEMO_MODEL_MILLIONS",
-                    "STSDEMO_HUB_MODELS", "STSDEMO_PROXY_HOPS", "STSDEMO_MAX_TRAINING", "SPACE_ID")
+BUDGET_VARIABLES = (
+    "STSDEMO_TRAIN_MEMORY_SHARE",
+    "STSDEMO_TRAIN_MINUTES",
+    "STSDEMO_MODEL_MILLIONS",
+    "STSDEMO_HUB_MODELS",
+    "STSDEMO_PROXY_HOPS",
+    "STSDEMO_MAX_TRAINING",
+    "SPACE_ID",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -57,19 +64,28 @@ def fits(host: budget.Host = FREE_HOST, **settings) -> bool:
 
 def test_the_default_run_and_the_paper_settings_fit_a_free_space():
     assert fits()
-    assert fits(max_length=256, max_steps=0, eval_every=100, max_dev_pairs=0)   # one epoch at the paper's length
+    assert fits(
+        max_length=256, max_steps=0, eval_every=100, max_dev_pairs=0
+    )  # one epoch at the paper's length
 
 
-@pytest.mark.parametrize("settings, named, which", [
-    (dict(batch_size=4096), "batch size 4,096", "largest allowed batch size"),
-    (dict(batch_size=1024), "batch size 1,024", "largest allowed batch size"),
-    (dict(max_length=512, batch_size=64), "batch size 64", "largest allowed batch size"),
-    (dict(max_length=512), "max length 512", "largest allowed max length"),
-    (dict(max_steps=36_000, epochs=100), "max steps 36,000", "largest allowed max steps"),
-    (dict(max_steps=0, epochs=100), "epochs 100", "largest allowed epochs"),
-    (dict(max_steps=2000, eval_every=1, max_dev_pairs=0), "eval every 1", "smallest allowed eval every"),
-    (dict(max_dev_pairs=1500, eval_every=2, max_steps=300), "eval every 2", "smallest allowed eval every"),
-])
+@pytest.mark.parametrize(
+    "settings, named, which",
+    [
+        (dict(batch_size=4096), "batch size 4,096", "largest allowed batch size"),
+        (dict(batch_size=1024), "batch size 1,024", "largest allowed batch size"),
+        (dict(max_length=512, batch_size=64), "batch size 64", "largest allowed batch size"),
+        (dict(max_length=512), "max length 512", "largest allowed max length"),
+        (dict(max_steps=36_000, epochs=100), "max steps 36,000", "largest allowed max steps"),
+        (dict(max_steps=0, epochs=100), "epochs 100", "largest allowed epochs"),
+        (dict(max_steps=2000, eval_every=1, max_dev_pairs=0), "eval every 1", "smallest allowed eval every"),
+        (
+            dict(max_dev_pairs=1500, eval_every=2, max_steps=300),
+            "eval every 2",
+            "smallest allowed eval every",
+        ),
+    ],
+)
 def test_a_run_over_the_budget_is_refused_naming_the_setting_and_its_bound(settings, named, which):
     message = refusal_of(**settings)
     assert message.startswith(named) and which in message, message
@@ -86,10 +102,17 @@ def test_a_run_over_the_budget_is_refused_naming_the_setting_and_its_bound(setti
 def test_the_data_size_is_capped_by_the_time_it_takes(tmp_path, monkeypatch):
     monkeypatch.setenv("STSDEMO_TRAIN_MINUTES", "0.5")
     upload = tmp_path / "pairs.csv"
-    upload.write_text("sentence1,sentence2,label\n" + "".join(
-        f"A man number {i} plays a guitar on the stage.,Someone plays music for the crowd {i}.,{i % 6}\n"
-        for i in range(3000)), encoding="utf-8")
-    values = dict(data="Upload CSV / TSV", upload=str(upload), max_steps=0, eval_every=10_000, max_dev_pairs=100)
+    upload.write_text(
+        "sentence1,sentence2,label\n"
+        + "".join(
+            f"A man number {i} plays a guitar on the stage.,Someone plays music for the crowd {i}.,{i % 6}\n"
+            for i in range(3000)
+        ),
+        encoding="utf-8",
+    )
+    values = dict(
+        data="Upload CSV / TSV", upload=str(upload), max_steps=0, eval_every=10_000, max_dev_pairs=100
+    )
     message = refusal_of(**values)
     assert message.startswith("the training data (3,000 pairs)") and "largest allowed max pairs is" in message
     bound = int(message.split("largest allowed max pairs is ")[1].split(" ")[0].replace(",", ""))
@@ -114,7 +137,9 @@ def test_the_command_line_refuses_in_one_line_with_exit_status_2(capsys):
 
     assert main(["train", "--batch-size", "4096", "--max-steps", "5", "--data", "stsb"], host=FREE_HOST) == 2
     error = capsys.readouterr().err.strip()
-    assert error.startswith("stsdemo: error: batch size 4,096 is over the server's budget") and "\n" not in error
+    assert (
+        error.startswith("stsdemo: error: batch size 4,096 is over the server's budget") and "\n" not in error
+    )
 
 
 def test_the_environment_opens_the_budget(monkeypatch):
@@ -140,21 +165,23 @@ def test_every_budgeted_setting_can_be_named():
     assert budgeted == set(budget.NAMING_ORDER)
 
 
-
 # ---- a whole job and the final evaluation (issue 40) ---------------------------------------------------------
 
 
 def test_a_comparison_is_held_to_the_budget_as_one_job_before_anything_starts():
     """Compare runs 2 x seeds fine-tunes as one job: each run of 300 steps fits alone, the six together do not,
     and the refusal names the job's estimate, each run's, the cap and the steps that fit the whole job."""
-    from stsdemo.serving import session_files
-    from stsdemo.app.finetune import compare as compare_view
     from stsdemo.app.app_state import AppState
+    from stsdemo.app.finetune import compare as compare_view
+    from stsdemo.serving import session_files
 
     assert fits(max_steps=300)
     with pytest.raises(InputError) as refused:
-        next(compare_view.stream_comparison(AppState(), "caps-compare", form_values(max_steps=300, seeds=3),
-                                            host=FREE_HOST))
+        next(
+            compare_view.stream_comparison(
+                AppState(), "caps-compare", form_values(max_steps=300, seeds=3), host=FREE_HOST
+            )
+        )
     message = str(refused.value)
     assert message.startswith("Compare trains 6 runs as one job (compare seeds 3") and "\n" not in message
     assert "max steps 300 is over the server's budget: its 6 runs would train for about " in message
@@ -168,7 +195,7 @@ def test_a_comparison_is_held_to_the_budget_as_one_job_before_anything_starts():
     with pytest.raises(InputError):
         build("caps", "run-caps", form_values(max_steps=bound + 1), runs=6)
     assert session_files.list_runs("caps-compare") == []
-    assert build("caps", "run-caps", form_values(max_steps=300), runs=2)      # one seed: two runs fit
+    assert build("caps", "run-caps", form_values(max_steps=300), runs=2)  # one seed: two runs fit
 
 
 def test_the_final_evaluation_is_estimated_with_the_run_and_named_when_it_does_not_fit(monkeypatch):
@@ -177,14 +204,19 @@ def test_the_final_evaluation_is_estimated_with_the_run_and_named_when_it_does_n
     config = form.build_config("caps", "run-caps", form_values(), host=FREE_HOST)
     with_final = budget.RunPlan.of(config, final_eval=True, host=FREE_HOST).estimate(config)
     without = budget.RunPlan.of(config, host=FREE_HOST).estimate(config)
-    assert without.final_seconds == 0 and with_final.seconds == pytest.approx(without.seconds + with_final.final_seconds)
+    assert without.final_seconds == 0 and with_final.seconds == pytest.approx(
+        without.seconds + with_final.final_seconds
+    )
     tokens = 2 * run_cost.FINAL_EVAL_SENTENCES * run_cost.FINAL_EVAL_TOKENS
-    assert with_final.final_seconds == pytest.approx(tokens * run_cost.MINILM.forward_flops(14.3)
-                                                     / (2 * run_cost.CPU_FLOPS_PER_CORE))
+    assert with_final.final_seconds == pytest.approx(
+        tokens * run_cost.MINILM.forward_flops(14.3) / (2 * run_cost.CPU_FLOPS_PER_CORE)
+    )
     monkeypatch.setenv("STSDEMO_TRAIN_MINUTES", "1.5")
     assert fits() and not fits(final_eval=True)
     message = refusal_of(final_eval=True)
-    assert "the final 7-task evaluation's " in message and message.endswith("or turn off the final 7-task evaluation")
+    assert "the final 7-task evaluation's " in message and message.endswith(
+        "or turn off the final 7-task evaluation"
+    )
 
 
 # ---- links ---------------------------------------------------------------------------------------------------
@@ -217,29 +249,41 @@ def test_a_link_within_the_budget_keeps_its_values_and_the_environment_opens_it(
 def hub_sizes() -> budget.Host:
     """A free Space whose hub gives these ids' parameter counts, as its metadata would (None: the hub not
     reached); an id not here is never asked about (KeyError)."""
-    sizes = {"someone/large-encoder": 335_000_000, "someone/small-encoder": 33_000_000, "someone/unknown": None}
+    sizes = {
+        "someone/large-encoder": 335_000_000,
+        "someone/small-encoder": 33_000_000,
+        "someone/unknown": None,
+    }
     return budget.Host(machine=lambda: FREE_SPACE, parameter_count=sizes.__getitem__)
 
 
 def test_a_hub_model_over_the_size_or_unknown_and_unlisted_is_refused(hub_sizes):
     with pytest.raises(InputError, match=r"335M parameters; this server takes hub models of up to 150M"):
         model_cache.resolve_choice("caps", "someone/large-encoder", host=hub_sizes)
-    with pytest.raises(InputError, match="could not load model 'someone/unknown': it is not on this server's list"):
+    with pytest.raises(
+        InputError, match="could not load model 'someone/unknown': it is not on this server's list"
+    ):
         model_cache.resolve_choice("caps", "someone/unknown", host=hub_sizes)
-    assert model_cache.resolve_choice("caps", "someone/small-encoder", host=hub_sizes) == "someone/small-encoder"
-    listed = "sentence-transformers/all-mpnet-base-v2"                     # on the allow list: no count asked
+    assert (
+        model_cache.resolve_choice("caps", "someone/small-encoder", host=hub_sizes) == "someone/small-encoder"
+    )
+    listed = "sentence-transformers/all-mpnet-base-v2"  # on the allow list: no count asked
     assert model_cache.resolve_choice("caps", listed, host=hub_sizes) == listed
-    assert "335M parameters" in refusal_of(hub_sizes, model="someone/large-encoder")   # the form's Start-from
+    assert "335M parameters" in refusal_of(hub_sizes, model="someone/large-encoder")  # the form's Start-from
 
 
 def test_the_environment_opens_the_hub(hub_sizes, monkeypatch):
     monkeypatch.setenv("STSDEMO_MODEL_MILLIONS", "400")
-    assert model_cache.resolve_choice("caps", "someone/large-encoder", host=hub_sizes) == "someone/large-encoder"
+    assert (
+        model_cache.resolve_choice("caps", "someone/large-encoder", host=hub_sizes) == "someone/large-encoder"
+    )
     monkeypatch.setenv("STSDEMO_HUB_MODELS", "someone/unknown")
     assert model_cache.resolve_choice("caps", "someone/unknown", host=hub_sizes) == "someone/unknown"
     monkeypatch.setenv("STSDEMO_MODEL_MILLIONS", "10")
     monkeypatch.setenv("STSDEMO_HUB_MODELS", "*")
-    assert model_cache.resolve_choice("caps", "someone/large-encoder", host=hub_sizes) == "someone/large-encoder"
+    assert (
+        model_cache.resolve_choice("caps", "someone/large-encoder", host=hub_sizes) == "someone/large-encoder"
+    )
 
 
 def test_local_folders_in_the_model_roots_are_not_hub_ids(tmp_path, hub_sizes):
@@ -264,8 +308,12 @@ def test_the_parameter_count_is_read_from_the_hub_metadata():
                 return SimpleNamespace(safetensors=SimpleNamespace(total=109_482_240))
             if expand:
                 return SimpleNamespace(safetensors=None)
-            return SimpleNamespace(siblings=[SimpleNamespace(rfilename="pytorch_model.bin", size=440_000_000),
-                                             SimpleNamespace(rfilename="tf_model.h5", size=540_000_000)])
+            return SimpleNamespace(
+                siblings=[
+                    SimpleNamespace(rfilename="pytorch_model.bin", size=440_000_000),
+                    SimpleNamespace(rfilename="tf_model.h5", size=540_000_000),
+                ]
+            )
 
     hub = HubAnswers(Hub(), reachable=lambda: online[0])
     assert hub_parameter_count("org/safetensors-model", hub) == 109_482_240
@@ -273,7 +321,10 @@ def test_the_parameter_count_is_read_from_the_hub_metadata():
     assert hub_parameter_count("org/bin-model", hub) == 220_000_000
     assert asked.count(("org/bin-model", True)) == 1
     online[0] = False
-    assert hub_parameter_count("org/other", hub) is None and hub_parameter_count("org/bin-model", hub) == 220_000_000
+    assert (
+        hub_parameter_count("org/other", hub) is None
+        and hub_parameter_count("org/bin-model", hub) == 220_000_000
+    )
     assert ("org/other", False) not in asked
 
 
@@ -281,12 +332,12 @@ def test_the_parameter_count_is_read_from_the_hub_metadata():
 
 
 def test_the_client_address_is_the_one_the_trusted_proxy_wrote():
-    assert client_address("9.9.9.9", "8.8.4.4", hops=0) == "9.9.9.9"      # no proxy: header ignored
+    assert client_address("9.9.9.9", "8.8.4.4", hops=0) == "9.9.9.9"  # no proxy: header ignored
     assert client_address("10.16.3.80", "8.8.8.8", hops=1) == "8.8.8.8"
     assert client_address("10.16.3.80", "1.2.3.4, 8.8.8.8", hops=1) == "8.8.8.8"  # 1.2.3.4: forged
     assert client_address("10.16.3.80", "8.8.8.8, 10.0.0.5", hops=2) == "8.8.8.8"
     assert client_address("10.16.3.80", None, hops=1) is None
-    assert client_address("10.16.3.80", "10.0.0.5", hops=1) is None                  # an internal hop
+    assert client_address("10.16.3.80", "10.0.0.5", hops=1) is None  # an internal hop
     assert client_address("127.0.0.1", None, hops=0) is None and client_address(None, "x", hops=1) is None
     # an IPv6 visitor is its /64: a fresh address in it for every call is the same visitor (issue 51)
     assert client_address("10.16.3.80", "2a00:1450:4001:81c:1:2:3:4", hops=1) == "2a00:1450:4001:81c::/64"
@@ -295,13 +346,16 @@ def test_the_client_address_is_the_one_the_trusted_proxy_wrote():
 
 
 def test_a_visitor_is_named_by_address_behind_the_space_proxy(monkeypatch):
-    request = SimpleNamespace(client=SimpleNamespace(host="10.16.3.80"),
-                              headers={"x-forwarded-for": "6.6.6.6, 8.8.8.8"}, session_hash="abc")
-    assert visitor_of(request) is None                                 # not on a Space: no proxy trusted
+    request = SimpleNamespace(
+        client=SimpleNamespace(host="10.16.3.80"),
+        headers={"x-forwarded-for": "6.6.6.6, 8.8.8.8"},
+        session_hash="abc",
+    )
+    assert visitor_of(request) is None  # not on a Space: no proxy trusted
     monkeypatch.setenv("SPACE_ID", "someone/stsdemo")
     assert visitor_of(request) == "address 8.8.8.8"
     monkeypatch.setenv("STSDEMO_PROXY_HOPS", "0")
-    assert visitor_of(request) is None                                 # the proxy's own address is private
+    assert visitor_of(request) is None  # the proxy's own address is private
 
 
 def test_a_session_holds_one_place_and_an_address_its_cap_whatever_its_sessions(tmp_path, monkeypatch):
@@ -309,16 +363,17 @@ def test_a_session_holds_one_place_and_an_address_its_cap_whatever_its_sessions(
     the others are refused at once, so the waiting places left stay free for other visitors; an address's
     place is free again when its run ends; one session never holds two (issue 51: a class shares one
     address)."""
-    from stsdemo.app.finetune import view as finetune_view
     from stsdemo.app.app_state import AppState
+    from stsdemo.app.finetune import view as finetune_view
 
     monkeypatch.delenv("STSDEMO_TRAINING_PER_ADDRESS", raising=False)
     state = AppState(line=JobLine(slots=1, waiting=4))
 
     def job(session: str, visitor: str | None):
         config = TrainConfig(run_name=f"run-{session}")
-        return finetune_view.stream_job(state, session, config, [], lambda signal: iter([f"trained {session}"]),
-                                        visitor)
+        return finetune_view.stream_job(
+            state, session, config, [], lambda signal: iter([f"trained {session}"]), visitor
+        )
 
     first = job("s1", "address 8.8.8.8")
     assert next(first) == "trained s1"

@@ -15,13 +15,16 @@ from stsdemo.app.benchmark import evidence_view
 from stsdemo.app.benchmark import view as benchmark_view
 
 
-@pytest.mark.parametrize("a, b, verdict", [
-    ({42: 81.0, 43: 81.2, 44: 80.9}, {42: 80.5, 43: 80.6, 44: 80.5}, "holds"),            # +0.5, +0.6, +0.4
-    ({42: 80.0, 43: 80.1, 44: 79.9}, {42: 80.5, 43: 80.6, 44: 80.5}, "reversed"),
-    ({42: 81.1, 43: 80.3, 44: 80.6}, {42: 80.5, 43: 80.6, 44: 80.3}, "no measurable difference"),
-    ({42: 80.6}, {42: 80.5}, "one seed"),
-    ({42: 80.6}, {43: 80.5}, "not measured"),                                              # no shared seed
-])
+@pytest.mark.parametrize(
+    "a, b, verdict",
+    [
+        ({42: 81.0, 43: 81.2, 44: 80.9}, {42: 80.5, 43: 80.6, 44: 80.5}, "holds"),  # +0.5, +0.6, +0.4
+        ({42: 80.0, 43: 80.1, 44: 79.9}, {42: 80.5, 43: 80.6, 44: 80.5}, "reversed"),
+        ({42: 81.1, 43: 80.3, 44: 80.6}, {42: 80.5, 43: 80.6, 44: 80.3}, "no measurable difference"),
+        ({42: 80.6}, {42: 80.5}, "one seed"),
+        ({42: 80.6}, {43: 80.5}, "not measured"),  # no shared seed
+    ],
+)
 def test_the_verdict_rule_on_paired_differences(a, b, verdict):
     assert claims.paired(a, b).verdict == verdict
 
@@ -61,11 +64,12 @@ def test_the_threshold_is_the_two_sided_95_percent_t_quantile():
 
 # ---- equivalence: negligible only when the interval lies inside the margin ---------------------------------
 
+
 def _interval_at(low: float, high: float, n: int = 10):
     """A comparison of ``n`` differences whose 95 % interval runs from ``low`` to ``high``."""
     from stsdemo.paired import t_quantile
 
-    sd = (high - low) / 2 / t_quantile(n) * n ** 0.5
+    sd = (high - low) / 2 / t_quantile(n) * n**0.5
     return _paired(_diffs_at(0.0, n, sd=sd, shift=(low + high) / 2))
 
 
@@ -82,9 +86,9 @@ def test_a_small_mean_whose_interval_straddles_the_margin_is_not_negligible():
     from stsdemo.paired import MARGINS
 
     margin = MARGINS["spearman"].points
-    result = _interval_at(-20 * margin, 21 * margin)      # mean half a margin, interval far wider than it
+    result = _interval_at(-20 * margin, 21 * margin)  # mean half a margin, interval far wider than it
     assert abs(result.mean) < margin and result.verdict == "no measurable difference"
-    across = _interval_at(0.5 * margin, 1.5 * margin)     # above zero, one end past the margin
+    across = _interval_at(0.5 * margin, 1.5 * margin)  # above zero, one end past the margin
     assert across.verdict == "holds"
 
 
@@ -115,8 +119,11 @@ def test_two_equal_differences_have_no_spread_so_no_verdict():
     result = paired({42: 80.6, 43: 80.9}, {42: 80.3, 43: 80.6})
     assert result.n == 2 and result.mean == pytest.approx(0.3)
     assert math.isnan(result.p_value) and math.isnan(result.interval[0])
-    assert result.verdict == "no measurable difference" and result.verdict_given(True) == "no measurable difference"
-    assert paired({42: 1.0, 43: 1.0}, {None: 1.0}).verdict == "no measurable difference"   # all zero, too
+    assert (
+        result.verdict == "no measurable difference"
+        and result.verdict_given(True) == "no measurable difference"
+    )
+    assert paired({42: 1.0, 43: 1.0}, {None: 1.0}).verdict == "no measurable difference"  # all zero, too
 
 
 def test_one_seed_and_no_seed_give_no_verdict_and_no_interval():
@@ -144,8 +151,9 @@ def test_the_rule_as_data_is_json_and_matches_the_rule():
 
     data = json.loads(json.dumps(rule_as_data(max_n=30)))
     assert data["level"] == LEVEL and data["in_words"] == RULE_IN_WORDS
-    assert {metric: entry["points"] for metric, entry in data["margins"].items()} == \
-        {metric: margin.points for metric, margin in MARGINS.items()}
+    assert {metric: entry["points"] for metric, entry in data["margins"].items()} == {
+        metric: margin.points for metric, margin in MARGINS.items()
+    }
     assert sorted(map(int, data["t_quantiles"])) == list(range(2, 31))
     assert all(data["t_quantiles"][str(n)] == t_quantile(n) for n in range(2, 31))
     assert data["verdicts"] == [verdict.value for verdict in Verdict]
@@ -156,7 +164,7 @@ def test_benjamini_hochberg_keeps_the_smallest_p_values_under_their_rank_line():
 
     # m = 4: lines 0.0125, 0.025, 0.0375, 0.05; the third p-value is under its line, so the three smallest pass
     assert benjamini_hochberg([0.03, 0.001, 0.2, 0.02]) == [True, True, False, True]
-    assert benjamini_hochberg([0.04, 0.2, 0.3, float("nan")]) == [False] * 4    # 0.04 > 0.0125: nothing
+    assert benjamini_hochberg([0.04, 0.2, 0.3, float("nan")]) == [False] * 4  # 0.04 > 0.0125: nothing
     assert benjamini_hochberg([0.04]) == [True]
 
 
@@ -177,8 +185,12 @@ def test_a_claim_combines_its_comparisons():
 
     both = claims.combine([Verdict.HOLDS, Verdict.HOLDS])
     assert str(both) == "holds" and both.shared is Verdict.HOLDS and not both.partial
-    partial = claims.combine(["holds", "not measured"])           # a recorded word is read as its Verdict
-    assert str(partial) == "holds (comparisons with 2+ seeds)" and partial.shared is Verdict.HOLDS and partial.partial
+    partial = claims.combine(["holds", "not measured"])  # a recorded word is read as its Verdict
+    assert (
+        str(partial) == "holds (comparisons with 2+ seeds)"
+        and partial.shared is Verdict.HOLDS
+        and partial.partial
+    )
     assert str(claims.combine([Verdict.NO_DIFFERENCE, Verdict.REVERSED])).startswith("mixed: 1 reversed")
     none_read = claims.combine([Verdict.ONE_SEED, Verdict.NOT_MEASURED])
     assert str(none_read) == "one seed only" and none_read.shared is None and not none_read.partial
@@ -186,22 +198,47 @@ def test_a_claim_combines_its_comparisons():
     assert str(mixed) == "mixed: 1 negligible, 1 no measurable difference" and mixed.shared is None
     assert mixed.counts == {Verdict.NEGLIGIBLE: 1, Verdict.NO_DIFFERENCE: 1}
     with pytest.raises(ValueError):
-        claims.combine(["helps"])                                   # no such verdict
+        claims.combine(["helps"])  # no such verdict
 
 
 def _sts_run(arm, seed, avg, node=45.0, dev=88.0):
     test = {t: avg for t in report.TASKS} | {"Avg.": avg}
-    return dict(arm=arm, seed=seed, model="minilm", label=f"label of {arm}", group="main", kind="ours",
-                family="cosine", budget=dict(epochs=1.0, max_steps=None, batch_size=16, max_length=256,
-                                             eval_every=95, stage1_max_steps=190),
-                budget_key="paper-key", budget_tag="paper", test=test, dev_best=dev, best_step="1:380",
-                stsb_node_accuracy=node, machine="CPU (2 cores)", finished=f"2026-11-23 0{seed - 40}:00")
+    return dict(
+        arm=arm,
+        seed=seed,
+        model="minilm",
+        label=f"label of {arm}",
+        group="main",
+        kind="ours",
+        family="cosine",
+        budget=dict(
+            epochs=1.0, max_steps=None, batch_size=16, max_length=256, eval_every=95, stage1_max_steps=190
+        ),
+        budget_key="paper-key",
+        budget_tag="paper",
+        test=test,
+        dev_best=dev,
+        best_step="1:380",
+        stsb_node_accuracy=node,
+        machine="CPU (2 cores)",
+        finished=f"2026-11-23 0{seed - 40}:00",
+    )
 
 
 def _nli_run(arm, seed, accuracy, pairs=8842):
-    return dict(arm=arm, seed=seed, loss=arm.split("-")[1], train_pairs=pairs, budget_tag="epoch",
-                budget=dict(epochs=1.0), test_accuracy=accuracy, test_macro_f1=accuracy - 1, held_out_best=accuracy + 1, wall_seconds=240,
-                machine="CPU (2 cores)")
+    return dict(
+        arm=arm,
+        seed=seed,
+        loss=arm.split("-")[1],
+        train_pairs=pairs,
+        budget_tag="epoch",
+        budget=dict(epochs=1.0),
+        test_accuracy=accuracy,
+        test_macro_f1=accuracy - 1,
+        held_out_best=accuracy + 1,
+        wall_seconds=240,
+        machine="CPU (2 cores)",
+    )
 
 
 @pytest.fixture
@@ -211,26 +248,33 @@ def results():
         runs[f"minilm/sk2-cosine/seed{seed}/paper"] = _sts_run("sk2-cosine", seed, sk2, dev=88.0 + seed / 100)
         runs[f"minilm/mse-cosine/seed{seed}/paper"] = _sts_run("mse-cosine", seed, mse)
     runs["minilm/base/seed42/paper"] = _sts_run("base", 42, 78.87)
-    nli = {f"minilm/{arm}/seed{seed}/epoch": _nli_run(arm, seed, acc)
-           for arm, accs in (("nli-sk2", (74.1, 74.5, 74.2)), ("nli-ce", (76.2, 76.3, 76.4)))
-           for seed, acc in zip((42, 43, 44), accs)}
+    nli = {
+        f"minilm/{arm}/seed{seed}/epoch": _nli_run(arm, seed, acc)
+        for arm, accs in (("nli-sk2", (74.1, 74.5, 74.2)), ("nli-ce", (76.2, 76.3, 76.4)))
+        for seed, acc in zip((42, 43, 44), accs)
+    }
     return {"quality": {"runs": runs}, "nli": {"runs": nli}, "machine": {"cpus": 2}}
 
 
 def test_a_comparison_reads_only_runs_at_its_budget(results):
     runs = results["quality"]["runs"]
-    runs["minilm/base/seed42/quick"] = dict(_sts_run("base", 42, 12.0), budget_tag="quick")   # a smoke run's base
+    runs["minilm/base/seed42/quick"] = dict(
+        _sts_run("base", 42, 12.0), budget_tag="quick"
+    )  # a smoke run's base
     runs["minilm/sk2-cosine/seed45/quick"] = dict(_sts_run("sk2-cosine", 45, 10.0), budget_tag="quick")
     assert claims.arm_values(results, "sts", "base") == {None: 78.87}
     assert sorted(claims.arm_values(results, "sts", "sk2-cosine")) == [42, 43, 44]
 
 
-@pytest.mark.parametrize("node, node_n, seeds, shown", [
-    (41.29, 3, 3, "41.29 ± 0.40"),
-    (41.29, 2, 3, "41.29 ± 0.40 (n = 2)"),  # one run predates the node accuracy
-    (41.29, 1, 3, "41.29 (n = 1)"),
-    (None, 0, 3, "–"),
-])
+@pytest.mark.parametrize(
+    "node, node_n, seeds, shown",
+    [
+        (41.29, 3, 3, "41.29 ± 0.40"),
+        (41.29, 2, 3, "41.29 ± 0.40 (n = 2)"),  # one run predates the node accuracy
+        (41.29, 1, 3, "41.29 (n = 1)"),
+        (None, 0, 3, "–"),
+    ],
+)
 def test_a_node_cell_names_its_count_only_when_some_seeds_lack_it(node, node_n, seeds, shown):
     assert evidence_cells.node_cell(node, 0.40, node_n, seeds) == shown
 
@@ -260,8 +304,9 @@ def test_the_shipped_evidence_is_what_the_recorded_results_give():
     page = report.EVIDENCE_MD.read_text(encoding="utf-8")
     block = page.split(report.EVIDENCE_BEGIN, 1)[1].split(report.EVIDENCE_END, 1)[0]
     dated = re.compile(r"recorded \d{4}-\d{2}-\d{2}")
-    assert dated.sub("", block.strip()) == dated.sub("", report.evidence_page_block(found).strip()), \
+    assert dated.sub("", block.strip()) == dated.sub("", report.evidence_page_block(found).strip()), (
         "stale evidence block in docs/evidence.md: run python -m bench.evidence.report"
+    )
 
 
 def test_the_evidence_table_and_verdicts_render_from_a_results_file(results, tmp_path):
@@ -292,13 +337,32 @@ def test_the_evidence_table_and_verdicts_render_from_a_results_file(results, tmp
 
 def test_a_fusion_entry_is_one_row_of_the_evidence(results, tmp_path):
     """A fused model is one model: its row has the seeds it merged, one figure and no sd or node figure."""
-    results["fusion"] = {"minilm/sk2-cosine/seeds42+43+44/paper/delta": dict(
-        kind="delta", runs=[f"minilm/sk2-cosine/seed{s}/paper" for s in (42, 43, 44)], model="minilm",
-        arm="sk2-cosine", seeds=[44, 42, 43], label="label of sk2-cosine + delta-guided fusion of 3 seeds (alpha=0.9)",
-        alpha=0.9, dev_by_alpha={}, dev=88.5, run_dev=88.4, run_test_avg=80.8, test={"Avg.": 81.25},
-        test_from="fused", eval_seconds=50.0, budget_key="paper-key", budget_tag="paper", run_finished=[],
-        wall_seconds=110.0, finished="2026-11-24 02:29:40")}
-    found = evidence_view.load_evidence(report.write_evidence(report.evidence(results), tmp_path / "evidence.json"))
+    results["fusion"] = {
+        "minilm/sk2-cosine/seeds42+43+44/paper/delta": dict(
+            kind="delta",
+            runs=[f"minilm/sk2-cosine/seed{s}/paper" for s in (42, 43, 44)],
+            model="minilm",
+            arm="sk2-cosine",
+            seeds=[44, 42, 43],
+            label="label of sk2-cosine + delta-guided fusion of 3 seeds (alpha=0.9)",
+            alpha=0.9,
+            dev_by_alpha={},
+            dev=88.5,
+            run_dev=88.4,
+            run_test_avg=80.8,
+            test={"Avg.": 81.25},
+            test_from="fused",
+            eval_seconds=50.0,
+            budget_key="paper-key",
+            budget_tag="paper",
+            run_finished=[],
+            wall_seconds=110.0,
+            finished="2026-11-24 02:29:40",
+        )
+    }
+    found = evidence_view.load_evidence(
+        report.write_evidence(report.evidence(results), tmp_path / "evidence.json")
+    )
     rows = {row["arm"]: row for row in evidence_view.evidence_frame(found).to_dict("records")}
     fused = rows["label of sk2-cosine + delta-guided fusion of 3 seeds (alpha=0.9) (sk2-cosine+delta)"]
     assert fused["seeds"] == "42, 43, 44" and fused["7-task mean ± sd"] == "81.25"
@@ -306,7 +370,9 @@ def test_a_fusion_entry_is_one_row_of_the_evidence(results, tmp_path):
     assert found.row("sk2-cosine+delta").dev == 88.5
 
 
-@pytest.mark.parametrize("content", [None, "{not json", json.dumps({"version": 99}), json.dumps({"version": 1})])
+@pytest.mark.parametrize(
+    "content", [None, "{not json", json.dumps({"version": 99}), json.dumps({"version": 1})]
+)
 def test_a_missing_or_corrupt_evidence_file_leaves_the_tab_working(content, tmp_path, monkeypatch):
     path = tmp_path / "evidence.json"
     if content is not None:

@@ -10,7 +10,9 @@ from stsdemo.cli import main
 
 
 def run_cli(*args, timeout=300):
-    return subprocess.run([sys.executable, "-m", "stsdemo", *args], capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "stsdemo", *args], capture_output=True, text=True, timeout=timeout
+    )
 
 
 def test_help_lists_the_commands():
@@ -22,7 +24,16 @@ def test_help_lists_the_commands():
 
 def test_train_help_shows_every_option():
     result = run_cli("train", "--help")
-    for option in ("--loss", "--k", "--x0", "--two-stage", "--layer-decay", "--preset", "--max-steps", "--target"):
+    for option in (
+        "--loss",
+        "--k",
+        "--x0",
+        "--two-stage",
+        "--layer-decay",
+        "--preset",
+        "--max-steps",
+        "--target",
+    ):
         assert option in result.stdout
 
 
@@ -46,25 +57,28 @@ def test_loss_aliases(alias):
     assert TrainConfig(loss="translated-relu").loss == "translated-relu"  # canonical only once normalized
 
 
-@pytest.mark.parametrize("args, message", [
-    (["train", "--x0", "0.7"], "0 <= x0 <= d/2"),
-    (["train", "--k", "0"], "slope k must be > 0"),
-    (["train", "--lr", "-1"], "learning rate must be > 0"),
-    (["train", "--batch-size", "0"], "batch size must be >= 1"),
-    (["train", "--loss", "hinge"], "unknown loss 'hinge'"),
-    (["train", "--preset", "nope"], "invalid choice"),
-    (["train", "--data", "missing.csv", "--max-steps", "1"], "missing.csv"),
-    (["train", "--model", "/etc", "--max-steps", "1"], "is not a model: it has no config.json"),
-    (["train", "--model", "/no/such/model", "--max-steps", "1"], "does not exist"),
-    (["score", "   ", "a sentence", "--model", ""], "sentence 1 is empty"),
-    (["score", "--model", "", "only one"], "give two sentences"),
-    (["eval", "--tasks", "STS99"], "unknown task"),
-    (["eval", "/etc"], "is not a model"),
-    (["train", "--target", "cosine", "--loss", "ce"], "cannot train the 'cosine' target"),
-    (["train", "--target", "cosine", "--loss", "infonce"], "cannot train the 'cosine' target"),
-    (["train", "--target", "angle"], "invalid choice: 'angle'"),
-    (["bogus"], "invalid choice"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["train", "--x0", "0.7"], "0 <= x0 <= d/2"),
+        (["train", "--k", "0"], "slope k must be > 0"),
+        (["train", "--lr", "-1"], "learning rate must be > 0"),
+        (["train", "--batch-size", "0"], "batch size must be >= 1"),
+        (["train", "--loss", "hinge"], "unknown loss 'hinge'"),
+        (["train", "--preset", "nope"], "invalid choice"),
+        (["train", "--data", "missing.csv", "--max-steps", "1"], "missing.csv"),
+        (["train", "--model", "/etc", "--max-steps", "1"], "is not a model: it has no config.json"),
+        (["train", "--model", "/no/such/model", "--max-steps", "1"], "does not exist"),
+        (["score", "   ", "a sentence", "--model", ""], "sentence 1 is empty"),
+        (["score", "--model", "", "only one"], "give two sentences"),
+        (["eval", "--tasks", "STS99"], "unknown task"),
+        (["eval", "/etc"], "is not a model"),
+        (["train", "--target", "cosine", "--loss", "ce"], "cannot train the 'cosine' target"),
+        (["train", "--target", "cosine", "--loss", "infonce"], "cannot train the 'cosine' target"),
+        (["train", "--target", "angle"], "invalid choice: 'angle'"),
+        (["bogus"], "invalid choice"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(args, message, capsys):
     with pytest.raises(SystemExit) as exit_info:
         sys.exit(main(args))
@@ -88,12 +102,25 @@ def test_local_cli_loads_models_from_any_folder(embedded_model, capsys):
 
     folder = Path(tempfile.mkdtemp(prefix="stsdemo-elsewhere-"))
     try:
-        scorer = SiameseRegressor(embedded_model.encoder, embedded_model.tokenizer, target="cosine",
-                                  base_model="all-MiniLM-L6-v2")
+        scorer = SiameseRegressor(
+            embedded_model.encoder, embedded_model.tokenizer, target="cosine", base_model="all-MiniLM-L6-v2"
+        )
         scorer.save(folder / "scorer", head_only=True)
-        assert main(["score", "a man is playing a guitar.", "a person plays the guitar.",
-                     "--model", str(folder / "scorer")]) == 0
+        assert (
+            main(
+                [
+                    "score",
+                    "a man is playing a guitar.",
+                    "a person plays the guitar.",
+                    "--model",
+                    str(folder / "scorer"),
+                ]
+            )
+            == 0
+        )
         score = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-        assert score["prediction"] == pytest.approx(5 * score["cosine"], abs=1e-4)  # a = 5, b = 0 at the start
+        assert score["prediction"] == pytest.approx(
+            5 * score["cosine"], abs=1e-4
+        )  # a = 5, b = 0 at the start
     finally:
         shutil.rmtree(folder)

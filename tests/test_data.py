@@ -11,7 +11,9 @@ from stsdemo.data import PairSet, filter_leakage, load_csv, load_training_data, 
 from stsdemo.errors import InputError
 from stsdemo.labels import NLI, STS, LabelScheme, sick_to_sts
 
-needs_data = pytest.mark.skipif(environment.data_dir() is None, reason="no SentEval data folder (STSDEMO_DATA_DIR)")
+needs_data = pytest.mark.skipif(
+    environment.data_dir() is None, reason="no SentEval data folder (STSDEMO_DATA_DIR)"
+)
 
 
 # ---- the real SentEval files -------------------------------------------------------------------
@@ -45,7 +47,9 @@ def test_sick_row_counts_and_mapped_range(split, rows):
 @needs_data
 def test_sick_relatedness_is_mapped_onto_sts_line():
     first = data.load_sick("train", source="local").select([0])
-    assert first.sentences1 == ["A group of kids is playing in a yard and an old man is standing in the background"]
+    assert first.sentences1 == [
+        "A group of kids is playing in a yard and an old man is standing in the background"
+    ]
     assert first.labels[0] == pytest.approx(4.375)  # relatedness 4.5 in the file
     assert sick_to_sts([1, 5, 3]).tolist() == [0.0, 5.0, 2.5]
 
@@ -96,13 +100,15 @@ def _pairs(rows, name="t"):
 
 def test_filter_leakage_on_hand_made_pairs():
     test = _pairs([("a cat sits .", "a cat is sitting ."), ("dogs run .", "a dog runs .")])
-    train = _pairs([
-        ("a cat sits .", "a cat is sitting ."),      # same order: removed
-        ("a dog runs .", "dogs run ."),              # swapped: removed
-        ("a cat sits .", "a bird flies ."),          # one sentence shared: kept
-        ("  a cat sits . ", "a cat is sitting .\n"),  # differs only by outer whitespace: removed
-        ("a cat sits", "a cat is sitting ."),        # different text: kept
-    ])
+    train = _pairs(
+        [
+            ("a cat sits .", "a cat is sitting ."),  # same order: removed
+            ("a dog runs .", "dogs run ."),  # swapped: removed
+            ("a cat sits .", "a bird flies ."),  # one sentence shared: kept
+            ("  a cat sits . ", "a cat is sitting .\n"),  # differs only by outer whitespace: removed
+            ("a cat sits", "a cat is sitting ."),  # different text: kept
+        ]
+    )
     kept, removed = filter_leakage(train, [test])
     assert removed == 3
     assert list(zip(kept.sentences1, kept.sentences2)) == [
@@ -167,7 +173,9 @@ def test_load_csv_tsv_with_sick_columns_and_quotes(tmp_path):
 
 
 def test_load_csv_category_names_and_explicit_columns(tmp_path):
-    text = "premise;hypothesis;gold\nA man sleeps.;A man is awake.;Contradiction\nA dog.;An animal.;ENTAILMENT\n"
+    text = (
+        "premise;hypothesis;gold\nA man sleeps.;A man is awake.;Contradiction\nA dog.;An animal.;ENTAILMENT\n"
+    )
     pairs = load_csv(_write(tmp_path, "nli.csv", text), NLI, label="gold")
     assert pairs.labels.tolist() == [0.0, 2.0]
     custom = LabelScheme.custom("bad, fair, good", gap=0.5)
@@ -198,12 +206,28 @@ def test_write_pairs_round_trips(tmp_path):
         ("header.csv", "sentence1,sentence2,label\n", "no sentence pairs"),
         ("binary.csv", b"PK\x03\x04\x00\x00binary", "looks binary"),
         ("latin.csv", "sentence1,sentence2,label\ncaf\xe9,tea,1\n".encode("latin-1"), "not UTF-8"),
-        ("cols.csv", "first,second,label\na,b,1\n", "columns found: 'first', 'second', 'label'.*sentence1/sentence2"),
+        (
+            "cols.csv",
+            "first,second,label\na,b,1\n",
+            "columns found: 'first', 'second', 'label'.*sentence1/sentence2",
+        ),
         ("nolabel.csv", "sentence1,sentence2,rating\na,b,1\n", "columns found.*relatedness_score"),
-        ("nan.csv", "sentence1,sentence2,label\na,b,1\nc,d,nan\n", "row 2: label 'nan' is not a finite number"),
+        (
+            "nan.csv",
+            "sentence1,sentence2,label\na,b,1\nc,d,nan\n",
+            "row 2: label 'nan' is not a finite number",
+        ),
         ("inf.csv", "sentence1,sentence2,label\na,b,inf\n", "row 1: label 'inf' is not a finite number"),
-        ("word.csv", "sentence1,sentence2,label\na,b,high\n", r"row 1: label 'high' is not a number in \[0, 5\]"),
-        ("range.csv", "sentence1,sentence2,label\na,b,2\nc,d,5.5\n", r"row 2: label '5.5' is outside \[0, 5\]"),
+        (
+            "word.csv",
+            "sentence1,sentence2,label\na,b,high\n",
+            r"row 1: label 'high' is not a number in \[0, 5\]",
+        ),
+        (
+            "range.csv",
+            "sentence1,sentence2,label\na,b,2\nc,d,5.5\n",
+            r"row 2: label '5.5' is outside \[0, 5\]",
+        ),
         ("nolab.csv", "sentence1,sentence2,label\na,b,\n", "row 1: the label is empty"),
         ("blanksent.csv", "sentence1,sentence2,label\na,b,1\n ,d,1\n", "row 2: empty sentence"),
         ("fields.csv", "sentence1,sentence2,label\na,b,1,extra\n", "row 1: 4 fields but the header has 3"),
@@ -229,7 +253,9 @@ def test_load_training_data_names_and_errors(tmp_path):
     with pytest.raises(InputError, match="needs a label scheme"):
         load_training_data(str(path))
     assert load_training_data(str(path), scheme=NLI).labels.tolist() == [2.0]
-    with pytest.raises(InputError, match="no column 'gold' in the header; columns found: 'sentence1', 'sentence2'"):
+    with pytest.raises(
+        InputError, match="no column 'gold' in the header; columns found: 'sentence1', 'sentence2'"
+    ):
         load_csv(path, NLI, label="gold")
     with pytest.raises(InputError, match="uses the sts label scheme"):
         load_training_data("stsb", scheme=NLI)
@@ -249,16 +275,22 @@ def test_local_source_without_folder_names_the_variable(monkeypatch, tmp_path):
 @pytest.fixture
 def fake_hub(monkeypatch):
     """``datasets.load_dataset`` replaced by small in-memory sets with the hub's real columns."""
-    nli_features = datasets.Features({
-        "premise": datasets.Value("string"),
-        "hypothesis": datasets.Value("string"),
-        "label": datasets.ClassLabel(names=["entailment", "neutral", "contradiction"]),
-    })
+    nli_features = datasets.Features(
+        {
+            "premise": datasets.Value("string"),
+            "hypothesis": datasets.Value("string"),
+            "label": datasets.ClassLabel(names=["entailment", "neutral", "contradiction"]),
+        }
+    )
     tables = {
         "sentence-transformers/stsb": {"sentence1": ["A plane."], "sentence2": ["A jet."], "score": [0.76]},
         "mteb/sts13-sts": {"sentence1": ["x", "y"], "sentence2": ["z", "w"], "score": [4.2, 0.0]},
-        "RobZamp/sick": {"sentence_A": ["Kids play."], "sentence_B": ["Boys play."], "relatedness_score": [3.0],
-                         "label": [1]},
+        "RobZamp/sick": {
+            "sentence_A": ["Kids play."],
+            "sentence_B": ["Boys play."],
+            "relatedness_score": [3.0],
+            "label": [1],
+        },
     }
     calls = []
 
@@ -267,7 +299,7 @@ def fake_hub(monkeypatch):
         if path == "sentence-transformers/all-nli":
             rows = {"premise": ["p1", "p2"], "hypothesis": ["h1", "h2"], "label": [0, 2]}
             return datasets.Dataset.from_dict(rows, features=nli_features)
-        if path == "stanfordnlp/snli":   # -1: annotators did not agree, no gold label
+        if path == "stanfordnlp/snli":  # -1: annotators did not agree, no gold label
             rows = {"premise": ["s1", "s2", "s3"], "hypothesis": ["t1", "t2", "t3"], "label": [1, -1, 2]}
             return datasets.Dataset.from_dict(rows, features=nli_features)
         if path not in tables:
@@ -301,7 +333,10 @@ def test_snli_from_the_hub_is_snli_with_gold_labels_only(fake_hub):
     """What reports SNLI figures (snli-train, snli-heldout, the NLI bench's test set) reads SNLI itself off this
     machine too, never the hub's SNLI + MultiNLI mix."""
     snli = data.load_snli("test", source="hub")
-    assert snli.sentences1 == ["s1", "s3"] and snli.labels.tolist() == [1.0, 0.0]   # neutral 1, contradiction 0
+    assert snli.sentences1 == ["s1", "s3"] and snli.labels.tolist() == [
+        1.0,
+        0.0,
+    ]  # neutral 1, contradiction 0
     assert fake_hub == [("stanfordnlp/snli", None, "test", None)]
     train, held_out = data.snli_dev_split(held_out=1, source="hub")
     assert len(train) == len(held_out) == 1 and fake_hub[-1] == ("stanfordnlp/snli", None, "validation", None)
@@ -317,6 +352,8 @@ def test_hub_failure_is_an_input_error(fake_hub):
 def test_an_evenly_spread_subset_keeps_the_first_and_the_last_pair():
     """The one rule for a subset (dev pairs, the Playground's cut data, bench's test slices): sets are often
     ordered by source, so a subset spreads over the whole set."""
-    pairs = PairSet("p", [f"a{i}" for i in range(10)], [f"b{i}" for i in range(10)], [i / 2 for i in range(10)], STS)
+    pairs = PairSet(
+        "p", [f"a{i}" for i in range(10)], [f"b{i}" for i in range(10)], [i / 2 for i in range(10)], STS
+    )
     assert pairs.spaced(4).sentences1 == ["a0", "a3", "a6", "a9"]
     assert pairs.spaced(10) is pairs and pairs.spaced(50) is pairs

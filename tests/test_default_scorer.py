@@ -15,7 +15,9 @@ from stsdemo.model import SiameseRegressor
 from stsdemo.save_format import CONFIG_NAME
 
 FOLDER = environment.default_scorer_dir()
-pytestmark = pytest.mark.skipif(not (FOLDER / CONFIG_NAME).is_file(), reason="no shipped scorer in this checkout")
+pytestmark = pytest.mark.skipif(
+    not (FOLDER / CONFIG_NAME).is_file(), reason="no shipped scorer in this checkout"
+)
 
 
 def _recorded(suffix: str) -> float:

@@ -11,9 +11,9 @@ import time
 import pytest
 
 from stsdemo import environment
+from stsdemo.errors import InputError
 from stsdemo.serving import session_files
 from stsdemo.serving.uploads import UploadLedger
-from stsdemo.errors import InputError
 
 
 def _aged(path, seconds: float):
@@ -31,41 +31,47 @@ def _run_files(session: str, run_id: str, size: int):
 def test_a_session_over_its_disk_budget_is_refused_with_the_budget_named(monkeypatch):
     monkeypatch.setenv("STSDEMO_SESSION_DISK", "3kb")
     _run_files("budget", "first", 2048)
-    session_files.check_disk_budget("budget", set())              # 2 KB of 3 KB: a new run may start
+    session_files.check_disk_budget("budget", set())  # 2 KB of 3 KB: a new run may start
     _run_files("budget", "second", 2048)
-    with pytest.raises(InputError, match=r"take 4 KB of disk, its budget is 3 KB \(STSDEMO_SESSION_DISK\): delete"):
+    with pytest.raises(
+        InputError, match=r"take 4 KB of disk, its budget is 3 KB \(STSDEMO_SESSION_DISK\): delete"
+    ):
         session_files.check_disk_budget("budget", set())
-    session_files.check_disk_budget("another-session", set())    # the budget is per session
+    session_files.check_disk_budget("another-session", set())  # the budget is per session
 
 
 def test_over_the_total_the_sessions_idle_longest_make_room_and_the_rest_are_spared(monkeypatch, tmp_path):
     """One visitor may hold many session hashes: every session's runs together stay under STSDEMO_TOTAL_DISK. A
     new run makes room by removing the sessions idle longest (past IDLE_EVICTION_S), never a busy one, one touched
     lately, or the one starting the run; when none can go, the run is refused with the total named."""
-    monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path / "runs"))   # the total counts every session there
+    monkeypatch.setenv("STSDEMO_OUTPUT_DIR", str(tmp_path / "runs"))  # the total counts every session there
     monkeypatch.setenv("STSDEMO_TOTAL_DISK", "10kb")
     idle = session_files.IDLE_EVICTION_S + 60
-    oldest, older, busy, recent = (_run_files(name, "run", 3072).parent for name in ("oldest", "older", "busy",
-                                                                                    "recent"))
+    oldest, older, busy, recent = (
+        _run_files(name, "run", 3072).parent for name in ("oldest", "older", "busy", "recent")
+    )
     for folder, age in ((oldest, 3 * idle), (older, 2 * idle), (busy, 4 * idle)):
         _aged(folder, age)
     staged = session_files.downloads_dir("oldest") / "stsdemo-run.zip"
     staged.write_bytes(b"zip")
-    session_files.check_disk_budget("starting", {"busy"})          # 12 KB of 10 KB: the oldest idle one goes
+    session_files.check_disk_budget("starting", {"busy"})  # 12 KB of 10 KB: the oldest idle one goes
     assert not oldest.exists() and not staged.parent.exists()
-    assert older.exists() and busy.exists() and recent.exists()     # 9 KB left: enough
-    _run_files("recent", "second", 3072)                            # 12 KB again, and "older" may not go
-    with pytest.raises(InputError, match=r"take 12 KB of this server's disk, its total is 10 KB "
-                                         r"\(STSDEMO_TOTAL_DISK\)"):
+    assert older.exists() and busy.exists() and recent.exists()  # 9 KB left: enough
+    _run_files("recent", "second", 3072)  # 12 KB again, and "older" may not go
+    with pytest.raises(
+        InputError,
+        match=r"take 12 KB of this server's disk, its total is 10 KB "
+        r"\(STSDEMO_TOTAL_DISK\)",
+    ):
         session_files.check_disk_budget("older", {"busy"})
     assert older.exists()
-    session_files.sweep({"busy"})                                   # the sweep makes room too
+    session_files.sweep({"busy"})  # the sweep makes room too
     assert not older.exists() and busy.exists() and recent.exists()
     session_files.check_disk_budget("starting", {"busy"})
 
 
 def test_the_disk_budget_is_read_like_the_upload_cap(monkeypatch):
-    assert environment.session_disk_bytes() == 1024**3    # the default: 1 GB
+    assert environment.session_disk_bytes() == 1024**3  # the default: 1 GB
     assert environment.total_disk_bytes() == 20 * 1024**3  # the default total: 20 GB
     monkeypatch.setenv("STSDEMO_TOTAL_DISK", "2gb")
     assert environment.total_disk_bytes() == 2 * 1024**3
@@ -93,6 +99,7 @@ def test_the_sweep_removes_stale_sessions_and_handed_over_downloads_and_spares_t
 def test_the_sweeper_sweeps_at_once_then_after_each_wait_sparing_the_runs_in_progress():
     """The sweeper's loop, run in this thread: the stop event it waits on is a stand-in that hands out a new
     staged download during the first wait and stops the loop during the second, so no clock is read."""
+
     class OneRunInProgress:
         uploads = UploadLedger()
 
@@ -116,14 +123,14 @@ def test_the_sweeper_sweeps_at_once_then_after_each_wait_sparing_the_runs_in_pro
         def wait(self, seconds: float) -> None:
             self.waits.append(seconds)
             if len(self.waits) == 1:
-                assert not first.exists()                  # swept at once, before the first wait
+                assert not first.exists()  # swept at once, before the first wait
                 self.later = handed_over("second")
 
     first, stop = handed_over("first"), TwoWaits()
     try:
         session_files.sweep_until(stop, OneRunInProgress(), every_s=0.2)
         assert stop.waits == [0.2, 0.2] and not stop.later.exists() and busy.exists()
-    finally:   # the spared stale session would be pruned by the next test that sweeps
+    finally:  # the spared stale session would be pruned by the next test that sweeps
         shutil.rmtree(session_files.session_dir("training"), ignore_errors=True)
 
 
@@ -134,7 +141,9 @@ def test_gradio_takes_the_cache_schedule_the_app_sets():
     assert "delete_cache" in inspect.signature(gr.Blocks).parameters
     frequency, age = session_files.GRADIO_CACHE_SCHEDULE
     assert gr.Blocks(delete_cache=(frequency, age)).delete_cache == (frequency, age)
-    assert 0 < frequency <= age and session_files.HANDED_OVER_S < age   # a handed-over zip stays downloadable a while
+    assert (
+        0 < frequency <= age and session_files.HANDED_OVER_S < age
+    )  # a handed-over zip stays downloadable a while
 
 
 def test_the_start_up_removes_export_folders_a_kill_left_beside_a_run_and_in_a_session():

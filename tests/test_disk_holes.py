@@ -25,9 +25,15 @@ def _file(path, size: int = 10, age_s: float = 0):
 
 
 def test_a_killed_servers_handed_out_files_leave_gradios_cache_and_nothing_else(tmp_path):
-    handed = [_file(tmp_path / "a1" / "stsdemo-run1.zip"), _file(tmp_path / "b2" / "mteb-run1.zip"),
-              _file(tmp_path / "c3" / "pairs-scored-101010.csv")]
-    kept = [_file(tmp_path / "d4" / "pairs.csv"), _file(tmp_path / "e5" / "model.zip")]   # uploads, another app's
+    handed = [
+        _file(tmp_path / "a1" / "stsdemo-run1.zip"),
+        _file(tmp_path / "b2" / "mteb-run1.zip"),
+        _file(tmp_path / "c3" / "pairs-scored-101010.csv"),
+    ]
+    kept = [
+        _file(tmp_path / "d4" / "pairs.csv"),
+        _file(tmp_path / "e5" / "model.zip"),
+    ]  # uploads, another app's
     assert session_files.remove_cached_downloads(tmp_path) == 3
     assert not any(path.exists() for path in handed) and all(path.exists() for path in kept)
 
@@ -86,13 +92,22 @@ def test_gradios_upload_route_holds_a_visitor_to_its_share_and_the_sweep_frees_i
     ledger = uploads.UploadLedger()
     with gr.Blocks() as demo:
         gr.File()
-    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, max_file_size="1mb", app_kwargs={
-        "middleware": [Middleware(gradio_seam.StrictCalls, uploads=ledger)]})
+    _, url, _ = demo.launch(
+        prevent_thread_lock=True,
+        quiet=True,
+        max_file_size="1mb",
+        app_kwargs={"middleware": [Middleware(gradio_seam.StrictCalls, uploads=ledger)]},
+    )
     try:
+
         def upload(n: int, address: str) -> httpx.Response:
-            content = bytes([n % 256]) * 300_000          # distinct files: Gradio stores each under its hash
-            return httpx.post(f"{url}gradio_api/upload", files={"files": (f"f{n}.csv", content)},
-                              headers={"x-forwarded-for": address}, timeout=30)
+            content = bytes([n % 256]) * 300_000  # distinct files: Gradio stores each under its hash
+            return httpx.post(
+                f"{url}gradio_api/upload",
+                files={"files": (f"f{n}.csv", content)},
+                headers={"x-forwarded-for": address},
+                timeout=30,
+            )
 
         answers = [upload(n, "8.8.8.8") for n in range(5)]
         assert [answer.status_code for answer in answers] == [200, 200, 200, 429, 429]
@@ -100,13 +115,17 @@ def test_gradios_upload_route_holds_a_visitor_to_its_share_and_the_sweep_frees_i
         assert "at most 1 MB a visitor (STSDEMO_VISITOR_UPLOADS)" in refusal and "\n" not in refusal
         stored = [Path(path) for answer in answers[:3] for path in answer.json()]
         assert len(stored) == 3 and all(path.is_file() for path in stored)
-        assert upload(9, "9.9.9.9").status_code == 200                          # another visitor's share
-        chunked = httpx.post(f"{url}gradio_api/upload", content=iter([b"--x\r\n"]), timeout=30,
-                             headers={"content-type": "multipart/form-data; boundary=x"})
+        assert upload(9, "9.9.9.9").status_code == 200  # another visitor's share
+        chunked = httpx.post(
+            f"{url}gradio_api/upload",
+            content=iter([b"--x\r\n"]),
+            timeout=30,
+            headers={"content-type": "multipart/form-data; boundary=x"},
+        )
         assert chunked.status_code == 411 and "Content-Length" in chunked.json()["detail"]
         assert ledger.sweep(tmp_path / "gradio", max_age_s=0) == 4
         assert not any(path.exists() for path in stored)
-        assert upload(5, "8.8.8.8").status_code == 200                          # its share is free again
+        assert upload(5, "8.8.8.8").status_code == 200  # its share is free again
         monkeypatch.setenv("STSDEMO_GRADIO_FOLDER", "500kb")
         ledger.MEASURE_EVERY_S = 0
         full = upload(6, "1.1.1.1")

@@ -15,10 +15,37 @@ from stsdemo.model import SiameseRegressor
 @pytest.mark.skipif(shutil.which("torchrun") is None, reason="torchrun is not installed")
 def test_two_cpu_processes_train_one_model(tmp_path):
     out = tmp_path / "ddp"
-    command = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", "29561",
-               "-m", "stsdemo", "train", "--model", tiny_encoder(), "--data", "stsb", "--max-pairs", "64",
-               "--max-steps", "2", "--max-length", "32", "--max-dev-pairs", "100", "--eval-every", "2",
-               "--log-every", "1", "--no-final-eval", "--output-dir", str(out)]
+    command = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--nproc_per_node",
+        "2",
+        "--master_port",
+        "29561",
+        "-m",
+        "stsdemo",
+        "train",
+        "--model",
+        tiny_encoder(),
+        "--data",
+        "stsb",
+        "--max-pairs",
+        "64",
+        "--max-steps",
+        "2",
+        "--max-length",
+        "32",
+        "--max-dev-pairs",
+        "100",
+        "--eval-every",
+        "2",
+        "--log-every",
+        "1",
+        "--no-final-eval",
+        "--output-dir",
+        str(out),
+    ]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     result = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env)
     assert result.returncode == 0, result.stderr[-2000:]

@@ -8,12 +8,21 @@ import pytest
 from stsdemo import environment
 from stsdemo.data import PairSet, senteval_test_sets
 from stsdemo.errors import InputError
-from stsdemo.evaluate import (TASKS, cosine_rows, dev_metrics, encode_unique, evaluate_senteval, format_table,
-                              spearman100)
+from stsdemo.evaluate import (
+    TASKS,
+    cosine_rows,
+    dev_metrics,
+    encode_unique,
+    evaluate_senteval,
+    format_table,
+    spearman100,
+)
 from stsdemo.labels import STS
 from stsdemo.scoring import shown_cosines
 
-needs_data = pytest.mark.skipif(environment.data_dir() is None, reason="no SentEval data folder (STSDEMO_DATA_DIR)")
+needs_data = pytest.mark.skipif(
+    environment.data_dir() is None, reason="no SentEval data folder (STSDEMO_DATA_DIR)"
+)
 
 
 class CountingEncoder:
@@ -39,7 +48,7 @@ def test_a_shown_cosine_never_passes_one_where_float_rounding_does():
     1.0000002): the cosine shown and written is cut to [-1, 1]; the rest keep their value."""
     vectors = np.random.default_rng(0).normal(size=(500, 384)).astype(np.float32)
     raw = cosine_rows(vectors, vectors)
-    assert (raw > 1).any()                                  # the rounding this guards against happens here
+    assert (raw > 1).any()  # the rounding this guards against happens here
     shown = shown_cosines(vectors, vectors)
     assert shown.max() <= 1 and np.allclose(shown, raw, atol=1e-6)
     opposite = shown_cosines(vectors, -vectors)
@@ -188,7 +197,7 @@ def test_dev_metrics_take_a_classifiers_arg_max_and_a_regressions_nearest_node()
 
     dev = PairSet("nli", ["ref", "ref", "s1"], ["s1", "s2", "s4"], [0.0, 1.0, 2.0], NLI)
     vectors = _angle_vectors(["s1", "s2", "s3", "s4"])
-    regression = dev_metrics(FakeRegressor(vectors, [0.2, 1.6, 1.9]), dev)       # nodes 0, 2, 2
+    regression = dev_metrics(FakeRegressor(vectors, [0.2, 1.6, 1.9]), dev)  # nodes 0, 2, 2
     assert regression["accuracy"] == pytest.approx(100 * 2 / 3)
     classifier = dev_metrics(FakeClassifier(vectors, [0.2, 1.6, 1.9], [0, 1, 2]), dev)
     assert classifier["accuracy"] == 100.0 and classifier["macro_f1"] == 100.0

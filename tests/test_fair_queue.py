@@ -29,7 +29,7 @@ def test_a_class_behind_one_address_gets_its_places_and_a_busy_session_its_share
         held.append(Holder(f"student{student}", school))
     refused = fair_queue.refusal(held, Holder("flooder", school))
     assert "share is 1" in refused and "yours has 1" in refused
-    quiet = [Holder("flooder", school)] * 3                        # an idle address: its session cap only
+    quiet = [Holder("flooder", school)] * 3  # an idle address: its session cap only
     assert fair_queue.refusal(quiet, Holder("flooder", school)) is None
 
 
@@ -37,12 +37,14 @@ def test_a_session_and_an_address_are_each_held_to_their_caps(monkeypatch):
     monkeypatch.setenv("STSDEMO_EVENTS_PER_SESSION", "2")
     monkeypatch.setenv("STSDEMO_EVENTS_PER_ADDRESS", "3")
     held = [Holder("a", None), Holder("a", None)]
-    assert "2 requests queued or running (at most 2 per visitor" in fair_queue.refusal(held, Holder("a", None))
-    assert fair_queue.refusal(held, Holder("b", None)) is None                      # another session
+    assert "2 requests queued or running (at most 2 per visitor" in fair_queue.refusal(
+        held, Holder("a", None)
+    )
+    assert fair_queue.refusal(held, Holder("b", None)) is None  # another session
     at_one_address = [Holder(f"s{i}", "address 8.8.8.8") for i in range(3)]
     assert "at most 3 per address" in fair_queue.refusal(at_one_address, Holder("fresh", "address 8.8.8.8"))
     assert fair_queue.refusal(at_one_address, Holder("fresh", "address 1.1.1.1")) is None
-    assert fair_queue.refusal(at_one_address, Holder("fresh", None)) is None       # unknown address: its session
+    assert fair_queue.refusal(at_one_address, Holder("fresh", None)) is None  # unknown address: its session
 
 
 def held_app(queue_size: int):
@@ -66,8 +68,9 @@ def held_app(queue_size: int):
 
 
 def call(url: str, name: str, data: list, address: str) -> httpx.Response:
-    return httpx.post(f"{url}gradio_api/call/{name}", json={"data": data}, timeout=30,
-                      headers={"x-forwarded-for": address})
+    return httpx.post(
+        f"{url}gradio_api/call/{name}", json={"data": data}, timeout=30, headers={"x-forwarded-for": address}
+    )
 
 
 @pytest.mark.slow
@@ -90,8 +93,10 @@ def test_one_client_floods_and_another_visitors_read_still_answers(monkeypatch):
         assert "event: complete" in result and json.dumps(["A MAN PLAYS"]) in result
         release.set()
         for answer in accepted:
-            assert "held" in httpx.get(f"{url}gradio_api/call/hold/{answer.json()['event_id']}", timeout=30).text
-        assert call(url, "hold", [], "8.8.8.8").status_code == 200        # its places are free again
+            assert (
+                "held" in httpx.get(f"{url}gradio_api/call/hold/{answer.json()['event_id']}", timeout=30).text
+            )
+        assert call(url, "hold", [], "8.8.8.8").status_code == 200  # its places are free again
     finally:
         release.set()
         demo.close()
@@ -108,11 +113,13 @@ def test_fresh_addresses_in_one_ipv6_64_are_one_visitor_and_the_queue_stays_open
     demo, url, release = held_app(int(caps.value("queue_size")))
     try:
         with ThreadPoolExecutor(8) as pool:
-            flood = list(pool.map(lambda i: call(url, "hold", [], f"2a00:1450:4001:81c::{i + 1:x}"), range(70)))
+            flood = list(
+                pool.map(lambda i: call(url, "hold", [], f"2a00:1450:4001:81c::{i + 1:x}"), range(70))
+            )
         statuses = [answer.status_code for answer in flood]
         assert statuses.count(200) == per_address and statuses.count(429) == 70 - per_address, statuses
         assert "per address" in next(a for a in flood if a.status_code == 429).json()["detail"]
-        posted = call(url, "upper", ["a man plays"], "2a00:1450:4001:81d::1")    # the next /64: another visitor
+        posted = call(url, "upper", ["a man plays"], "2a00:1450:4001:81d::1")  # the next /64: another visitor
         assert posted.status_code == 200, posted.text
         result = httpx.get(f"{url}gradio_api/call/upper/{posted.json()['event_id']}", timeout=30).text
         assert "A MAN PLAYS" in result

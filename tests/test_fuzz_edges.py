@@ -21,25 +21,26 @@ import asyncio
 import json
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import httpx
 import pytest
-
 from app_fixtures import served, small_app_state
 
 pytestmark = pytest.mark.slow
 
 LONG_NAME = "x" * 100_000
-MAX_LOG_PER_CALL = 2_000      # characters a refused call may add to the server's log (a few warnings, no traceback)
+MAX_LOG_PER_CALL = (
+    2_000  # characters a refused call may add to the server's log (a few warnings, no traceback)
+)
 
 
 @dataclass
 class Answer:
-    status: int          # HTTP status of the call (200: its result came as a stream)
-    ok: bool             # the endpoint answered with a result, not a refusal
-    text: str            # the refusal's message, or the result as JSON
+    status: int  # HTTP status of the call (200: its result came as a stream)
+    ok: bool  # the endpoint answered with a result, not a refusal
+    text: str  # the refusal's message, or the result as JSON
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +48,7 @@ def live_app(tmp_path_factory):
     """The app launched in this process, with its MCP server when the extra is installed; yields (url, mcp)."""
     try:
         import mcp  # noqa: F401
+
         with_mcp = True
     except ImportError:
         with_mcp = False
@@ -60,12 +62,12 @@ def live_app(tmp_path_factory):
 def rest(url: str, name: str, payload, v2: bool = False) -> Answer:
     """One REST call: v1 takes ``{"data": payload}``, v2 ``payload`` (by argument name); then its result stream."""
     route = f"{url}/gradio_api/call/{'v2/' if v2 else ''}{name}"
-    body = json.dumps(payload if v2 else {"data": payload})          # NaN as JSON's NaN, as Python writes it
+    body = json.dumps(payload if v2 else {"data": payload})  # NaN as JSON's NaN, as Python writes it
     posted = httpx.post(route, content=body, headers={"content-type": "application/json"}, timeout=60)
     if posted.status_code != 200:
         try:
             return Answer(posted.status_code, False, str(posted.json().get("detail")))
-        except ValueError:    # not JSON: a bare server error
+        except ValueError:  # not JSON: a bare server error
             return Answer(posted.status_code, False, posted.text[:300])
     stream = httpx.get(f"{route}/{posted.json()['event_id']}", timeout=300).text
     events = re.findall(r"^event: (\w+)\ndata: (.*)$", stream, re.M)
@@ -117,8 +119,12 @@ def v2(name, body, **expect) -> Case:
 
 
 def tool(name, arguments, **expect) -> Case:
-    return Case(f"MCP {name} {json.dumps(arguments)[:60]}", lambda url: mcp_tool(url, name, arguments), mcp=True,
-                **expect)
+    return Case(
+        f"MCP {name} {json.dumps(arguments)[:60]}",
+        lambda url: mcp_tool(url, name, arguments),
+        mcp=True,
+        **expect,
+    )
 
 
 def k_is(value):
@@ -140,20 +146,38 @@ CASES = [
     v1("loss_at", [3.6, 3, 2, "0.2"], check=x0_is(0.2)),
     v2("loss_at", {"prediction": "3.6", "label": "3", "k": "2", "x0": "0.25"}, check=k_is(2)),
     tool("loss_at", {"prediction": 3.6, "label": 3, "k": "2"}, check=lambda result: result["k"] == 2),
-    v1("score", ["default", "A man plays a guitar.", "A man is playing a guitar.", "STS 0–5", "", "1", "4.5"],
-       check=lambda result: isinstance(result[0], float)),
+    v1(
+        "score",
+        ["default", "A man plays a guitar.", "A man is playing a guitar.", "STS 0–5", "", "1", "4.5"],
+        check=lambda result: isinstance(result[0], float),
+    ),
     v1("loss_at", [3.6, 3, "two"], names="k"),
     v1("score", ["default", "a", "b", "STS 0–5", "", "wide", None], names="Gap d"),
     # true is not a number
     v1("loss_at", [3.6, 3, True], names="k"),
     v2("loss_at", {"prediction": 3.6, "label": 3, "x0": False}, names="x0"),
     tool("loss_at", {"prediction": 3.6, "label": 3, "k": True}, names="k"),
-    v1("playground", ["sts", "sk2", "paper", 32, 2.0, 0.25, 1.0, 0.0, 0, False, 0.01, 32, 50, True], names="seeds"),
+    v1(
+        "playground",
+        ["sts", "sk2", "paper", 32, 2.0, 0.25, 1.0, 0.0, 0, False, 0.01, 32, 50, True],
+        names="seeds",
+    ),
     v2("playground", {"seeds": True}, names="seeds"),
     tool("playground", {"seeds": True}, names="seeds"),
     v1("score", ["default", "a", "b", "STS 0–5", "", 1.0, True], names="Gold label"),
-    v1("train", [*TRAIN_HEAD, "Smooth K2 (ours) [sk2]", "head: Linear on [u, v, |u−v|] (the paper's)", 2.0, 0.25,
-                 2e-5, True], names="Batch size"),
+    v1(
+        "train",
+        [
+            *TRAIN_HEAD,
+            "Smooth K2 (ours) [sk2]",
+            "head: Linear on [u, v, |u−v|] (the paper's)",
+            2.0,
+            0.25,
+            2e-5,
+            True,
+        ],
+        names="Batch size",
+    ),
     v2("compare_buffer", {"batch_size": True}, names="Batch size"),
     v1("playground", ["sts", "sk2", "paper", 32, 2.0, 0.25, 1.0, 0.0, 0, 1], names="round_labels"),
     # NaN
@@ -174,9 +198,13 @@ CASES = [
     v1("loss_at", [3.6, 3, 2, 0.25, 1, 9], names="at most 5", status=422),
     v1("no_such_endpoint", [], names="/no_such_endpoint", status=404),
     v2("no_such_endpoint", {}, names="/no_such_endpoint", status=404),
-    v1("live", [2.0, 0.25, 1.0, [], 3.6, 3.0], names="/live", status=404),     # private: not callable by name
-    v1("score", ["default", "A man plays a guitar."], check=lambda result: isinstance(result[0], float)),  # defaults
-    v1("train", [*TRAIN_HEAD, "sk2"], names="Loss"),    # completed with defaults, the loss refused: nothing starts
+    v1("live", [2.0, 0.25, 1.0, [], 3.6, 3.0], names="/live", status=404),  # private: not callable by name
+    v1(
+        "score", ["default", "A man plays a guitar."], check=lambda result: isinstance(result[0], float)
+    ),  # defaults
+    v1(
+        "train", [*TRAIN_HEAD, "sk2"], names="Loss"
+    ),  # completed with defaults, the loss refused: nothing starts
     v1("compare_buffer", [*TRAIN_HEAD, "sk2"], names="Loss"),
     # a 100,000-character name is refused before any lookup
     v1("score", [LONG_NAME, "a", "b", "STS 0–5", "", 1.0, None], names="Model"),
@@ -233,8 +261,11 @@ def problems(case: Case, answer: Answer, log: str) -> list[str]:
         found.append(f"a traceback in the log: {log[-600:]}")
     if len(log) > MAX_LOG_PER_CALL:
         found.append(f"{len(log):,} characters of log")
-    if "object at 0x" in answer.text or "Something went wrong" in answer.text or \
-            (not answer.ok and ("\n" in answer.text or len(answer.text) > 1_000)):
+    if (
+        "object at 0x" in answer.text
+        or "Something went wrong" in answer.text
+        or (not answer.ok and ("\n" in answer.text or len(answer.text) > 1_000))
+    ):
         found.append(f"not a one-line answer: {answer.text[:300]}")
     if case.names is None:
         if not answer.ok:
@@ -269,24 +300,50 @@ def test_a_refusal_does_not_tell_another_sessions_folder_from_a_missing_one(live
 
 def chunked(body: bytes):
     """A body sent in chunks (Transfer-Encoding: chunked, no Content-Length)."""
-    yield from (body[i:i + 512] for i in range(0, len(body), 512))
+    yield from (body[i : i + 512] for i in range(0, len(body), 512))
 
 
 RAW = [  # (title, method, path, body, headers); fn_index of loss_at filled in from the app's config
-    *[(f"GET {path}", "GET", path, None, {}) for path in (
-        "/playground/..%2f..%2fapp.py", "/playground/..%2fsite.json",
-        "/playground/data/..%2f..%2fapp.safetensors",
-        "/playground/api/download/..%2f..%2fx/y.zip", "/playground/data/upload/..%2fx.safetensors",
-        "/playground/%2e%2e%2f%2e%2e%2fapp.py")],
-    ("chunked bad multipart upload", "POST", "/playground/api/upload", b"--x\r\nnot a part" * 40,
-     {"content-type": "multipart/form-data; boundary=x"}),
-    ("bad multipart upload", "POST", "/playground/api/upload", b"--x\r\nnot a part",
-     {"content-type": "multipart/form-data; boundary=x"}),
+    *[
+        (f"GET {path}", "GET", path, None, {})
+        for path in (
+            "/playground/..%2f..%2fapp.py",
+            "/playground/..%2fsite.json",
+            "/playground/data/..%2f..%2fapp.safetensors",
+            "/playground/api/download/..%2f..%2fx/y.zip",
+            "/playground/data/upload/..%2fx.safetensors",
+            "/playground/%2e%2e%2f%2e%2e%2fapp.py",
+        )
+    ],
+    (
+        "chunked bad multipart upload",
+        "POST",
+        "/playground/api/upload",
+        b"--x\r\nnot a part" * 40,
+        {"content-type": "multipart/form-data; boundary=x"},
+    ),
+    (
+        "bad multipart upload",
+        "POST",
+        "/playground/api/upload",
+        b"--x\r\nnot a part",
+        {"content-type": "multipart/form-data; boundary=x"},
+    ),
     ("queue/join loss_at data []", "POST", "/gradio_api/queue/join", {"data": [], "session_hash": "fj1"}, {}),
-    ("queue/join loss_at data not a list", "POST", "/gradio_api/queue/join",
-     {"data": "x", "session_hash": "fj2"}, {}),
-    ("Gradio upload without a length", "POST", "/gradio_api/upload", b"--x\r\n",
-     {"content-type": "multipart/form-data; boundary=x"}),
+    (
+        "queue/join loss_at data not a list",
+        "POST",
+        "/gradio_api/queue/join",
+        {"data": "x", "session_hash": "fj2"},
+        {},
+    ),
+    (
+        "Gradio upload without a length",
+        "POST",
+        "/gradio_api/upload",
+        b"--x\r\n",
+        {"content-type": "multipart/form-data; boundary=x"},
+    ),
 ]
 
 

@@ -7,8 +7,8 @@ import warnings
 import pytest
 import torch
 
-from stsdemo.losses.registry import build_loss
 from stsdemo.labels import STS
+from stsdemo.losses.registry import build_loss
 from stsdemo.train import TrainConfig, train
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
@@ -22,7 +22,11 @@ class MarkingLoss(torch.nn.Module):
     def __init__(self, inner, caught: list):
         super().__init__()
         self.inner, self.caught, self.marks = inner, caught, []
-        self.regression, self.x0, self.k = inner.regression, getattr(inner, "x0", 0.0), getattr(inner, "k", None)
+        self.regression, self.x0, self.k = (
+            inner.regression,
+            getattr(inner, "x0", 0.0),
+            getattr(inner, "k", None),
+        )
 
     def forward(self, output, target):
         self.marks.append(len(self.caught))
@@ -34,7 +38,9 @@ class MarkingLoss(torch.nn.Module):
 
 def test_steps_between_logged_ones_never_synchronise(tmp_path):
     log_every, steps = 8, 24
-    config = TrainConfig(max_steps=steps, log_every=log_every, precision="fp32", output_dir=str(tmp_path), **QUICK)
+    config = TrainConfig(
+        max_steps=steps, log_every=log_every, precision="fp32", output_dir=str(tmp_path), **QUICK
+    )
     torch.cuda.set_sync_debug_mode("warn")
     try:
         with warnings.catch_warnings(record=True) as caught:
@@ -43,8 +49,11 @@ def test_steps_between_logged_ones_never_synchronise(tmp_path):
             list(train(config, loss=loss))
     finally:
         torch.cuda.set_sync_debug_mode("default")
-    between = [later - earlier for step, (earlier, later) in enumerate(zip(loss.marks, loss.marks[1:]), start=1)
-               if step % log_every]
+    between = [
+        later - earlier
+        for step, (earlier, later) in enumerate(zip(loss.marks, loss.marks[1:]), start=1)
+        if step % log_every
+    ]
     assert len(loss.marks) == steps and between and all(count == 0 for count in between), loss.marks
 
 

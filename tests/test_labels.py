@@ -12,7 +12,13 @@ def test_builtin_nodes():
 
 def test_rounding_to_nearest_node_and_ends():
     assert [NLI.category(v) for v in (-3, 0.49, 0.51, 1.4, 1.6, 9)] == [
-        "contradiction", "contradiction", "neutral", "neutral", "entailment", "entailment"]
+        "contradiction",
+        "contradiction",
+        "neutral",
+        "neutral",
+        "entailment",
+        "entailment",
+    ]
     assert STS.snap([0.2, 2.5, 2.6, 4.5001, 5.7, 1.25]).tolist() == [0, 3, 3, 5, 5, 1]
 
 
@@ -26,8 +32,9 @@ def test_sick_mapping():
     assert sick_to_sts([1, 3, 5]).tolist() == [0, 2.5, 5]
 
 
-@pytest.mark.parametrize("categories, message", [("only", "unknown label scheme"), ("a,", "at least 2"),
-                                                 ("a, a", "distinct")])
+@pytest.mark.parametrize(
+    "categories, message", [("only", "unknown label scheme"), ("a,", "at least 2"), ("a, a", "distinct")]
+)
 def test_bad_schemes(categories, message):
     with pytest.raises(InputError, match=message):
         get_scheme(categories)

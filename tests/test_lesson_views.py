@@ -16,12 +16,16 @@ from stsdemo.evidence import Claim, ClaimLine
 from stsdemo.labels import get_scheme
 from stsdemo.scoring import label_summary
 
-
 # ---- the start-here path ------------------------------------------------------------------------------------
 
 
 def test_every_start_here_step_is_a_link_that_opens_its_tab_without_a_notice():
-    assert [step.tab for step in lesson.STEPS] == ["loss", "playground", "score", "train"]  # the order
+    assert [step.tab for step in lesson.STEPS] == [
+        "loss",
+        "playground",
+        "score",
+        "train",
+    ]  # the order
     assert all(step.tab in links.TABS for step in lesson.STEPS)
     for step in lesson.STEPS:
         restored = links.parse(step.query)
@@ -36,9 +40,11 @@ def test_every_start_here_step_is_a_link_that_opens_its_tab_without_a_notice():
 def test_a_gold_label_from_another_line_or_off_the_line_is_not_drawn_and_says_why():
     sts, nli = get_scheme("sts"), get_scheme("nli")
     assert score_view.gold_on_line(0.6, score_view.STS_LINE, sts) == (0.6, "")
-    drawn, note = score_view.gold_on_line(0.6, score_view.STS_LINE, nli)   # an STS example's gold on NLI
-    assert drawn is None and "0.6 not drawn" in note and "0 … 5" in note and "contradiction … entailment" in note
-    drawn, note = score_view.gold_on_line(3.5, None, nli)                  # off the NLI line
+    drawn, note = score_view.gold_on_line(0.6, score_view.STS_LINE, nli)  # an STS example's gold on NLI
+    assert (
+        drawn is None and "0.6 not drawn" in note and "0 … 5" in note and "contradiction … entailment" in note
+    )
+    drawn, note = score_view.gold_on_line(3.5, None, nli)  # off the NLI line
     assert drawn is None and "runs from 0 (contradiction) to 2 (entailment)" in note
     assert score_view.gold_on_line(None, score_view.STS_LINE, nli) == (None, "")
 
@@ -46,34 +52,70 @@ def test_a_gold_label_from_another_line_or_off_the_line_is_not_drawn_and_says_wh
 def test_a_custom_list_read_against_the_sts_scorer_says_it_only_relabels_and_where_each_category_starts():
     note = score_view.relabel_note(get_scheme("sts"), get_scheme("bad, fair, good"))
     assert "was not trained on it" in note and "0 … 5" in note
-    assert "bad below 0.5" in note and "fair from 0.5" in note and "good from 1.5" in note and "Fine-tune" in note
+    assert (
+        "bad below 0.5" in note
+        and "fair from 0.5" in note
+        and "good from 1.5" in note
+        and "Fine-tune" in note
+    )
 
 
 def test_the_score_view_drops_a_gold_label_given_on_another_line(app_state):
-    view = score_view.score_view(app_state, "lesson", "default", "A man plays.", "A man is playing.",
-                                 score_view.SCHEMES["custom"], "low, high", 1.0, gold=0.6,
-                                 gold_line=score_view.STS_LINE)
+    view = score_view.score_view(
+        app_state,
+        "lesson",
+        "default",
+        "A man plays.",
+        "A man is playing.",
+        score_view.SCHEMES["custom"],
+        "low, high",
+        1.0,
+        gold=0.6,
+        gold_line=score_view.STS_LINE,
+    )
     assert view.gold_dropped and "not drawn" in view.notice and view.line == ["low", "high", 1.0]
     assert not any(str(trace.name).startswith("gold") for trace in view.figure.data)
-    kept = score_view.score_view(app_state, "lesson", "default", "A man plays.", "A man is playing.",
-                                 score_view.SCHEMES["sts"], gold=0.6, gold_line=score_view.STS_LINE)
+    kept = score_view.score_view(
+        app_state,
+        "lesson",
+        "default",
+        "A man plays.",
+        "A man is playing.",
+        score_view.SCHEMES["sts"],
+        gold=0.6,
+        gold_line=score_view.STS_LINE,
+    )
     assert not kept.gold_dropped and any(str(t.name) == "gold label 0.6" for t in kept.figure.data)
 
 
 def test_a_scored_file_has_the_node_and_with_labels_a_spearman_and_on_node_summary(app_state, tmp_path):
     pairs = tmp_path / "pairs.csv"
-    pairs.write_text("sentence1,sentence2,score\nA man plays a guitar.,A man plays a guitar.,5\n"
-                     "A cat sleeps.,A dog runs in the park.,0.4\nA man is cycling.,A man rides a bike.,4.2\n",
-                     encoding="utf-8")
-    out, rows, summary = score_view.score_file_view(app_state, "lesson", "default", str(pairs),
-                                                    score_view.SCHEMES["sts"])
-    assert list(rows.columns) == ["sentence1", "sentence2", "label", "prediction", "category", "node", "cosine"]
+    pairs.write_text(
+        "sentence1,sentence2,score\nA man plays a guitar.,A man plays a guitar.,5\n"
+        "A cat sleeps.,A dog runs in the park.,0.4\nA man is cycling.,A man rides a bike.,4.2\n",
+        encoding="utf-8",
+    )
+    out, rows, summary = score_view.score_file_view(
+        app_state, "lesson", "default", str(pairs), score_view.SCHEMES["sts"]
+    )
+    assert list(rows.columns) == [
+        "sentence1",
+        "sentence2",
+        "label",
+        "prediction",
+        "category",
+        "node",
+        "cosine",
+    ]
     assert all(float(node) == float(category) for node, category in zip(rows["node"], rows["category"]))
-    assert re.search(r"3 labelled pairs: Spearman -?\d+\.\d\d \(x100, prediction vs label\); \d+\.\d% on", summary)
+    assert re.search(
+        r"3 labelled pairs: Spearman -?\d+\.\d\d \(x100, prediction vs label\); \d+\.\d% on", summary
+    )
     unlabelled = tmp_path / "plain.csv"
     unlabelled.write_text("sentence1,sentence2\nA man plays.,A man is playing.\n", encoding="utf-8")
-    out, rows, summary = score_view.score_file_view(app_state, "lesson", "default", str(unlabelled),
-                                                    score_view.SCHEMES["sts"])
+    out, rows, summary = score_view.score_file_view(
+        app_state, "lesson", "default", str(unlabelled), score_view.SCHEMES["sts"]
+    )
     assert "node" in rows.columns and "label" not in rows.columns and summary == ""
 
 
@@ -81,7 +123,9 @@ def test_label_summary_counts_the_pairs_on_their_labels_node():
     sts = get_scheme("sts")
     line = label_summary([0, 2.4, 4.6, float("nan")], [0.2, 2.6, 4.7, 1.0], sts)  # nodes 0, 3, 5 for 0, 2, 5
     assert line.startswith("3 labelled pairs: Spearman 100.00") and "66.7% on the label's node" in line
-    assert "not defined" in label_summary([3, 3], [1, 2], sts) and label_summary([float("nan")], [1], sts) == ""
+    assert (
+        "not defined" in label_summary([3, 3], [1, 2], sts) and label_summary([float("nan")], [1], sts) == ""
+    )
 
 
 # ---- links ------------------------------------------------------------------------------------------------
@@ -109,11 +153,18 @@ def test_each_claim_has_a_plain_reading_and_c6_says_what_it_measured():
 
 def test_plain_reading_counts_each_verdict_and_highlights_the_largest_marked_difference():
     line = dict(a="a", b="b", diffs=[1, 1, 1], se=0.1, n=3, metric="7-task Avg.")
-    claim = Claim("C2", "the buffer zone helps", "mixed", "3", [
-        ClaimLine(test="one", mean=1.0, verdict="holds", **line),
-        ClaimLine(test="two", mean=-2.5, verdict="reversed", **line),
-        ClaimLine(test="three", mean=0.02, verdict="negligible", **line),
-        ClaimLine(test="four", mean=-3.0, verdict="no measurable difference", **line)])
+    claim = Claim(
+        "C2",
+        "the buffer zone helps",
+        "mixed",
+        "3",
+        [
+            ClaimLine(test="one", mean=1.0, verdict="holds", **line),
+            ClaimLine(test="two", mean=-2.5, verdict="reversed", **line),
+            ClaimLine(test="three", mean=0.02, verdict="negligible", **line),
+            ClaimLine(test="four", mean=-3.0, verdict="no measurable difference", **line),
+        ],
+    )
     reading = claims_text.plain_reading(claim)
     assert reading.startswith(claims_text.QUESTIONS["C2"])
     assert "Of 4 comparisons: yes in 1, the opposite in 1, a difference too small to matter in 1" in reading
@@ -121,8 +172,10 @@ def test_plain_reading_counts_each_verdict_and_highlights_the_largest_marked_dif
     # -3.0 is larger but marked nothing: the highlight is the largest difference the rule marked
     assert "Largest marked difference: two, -2.50 points (7-task Avg.; reversed)" in reading
     unmarked = Claim("C5", "head", "no measurable difference", "3", claim.lines[2:])
-    assert "Largest difference: four, -3.00 points (7-task Avg.; no measurable difference)" in \
-        claims_text.plain_reading(unmarked)
+    assert (
+        "Largest difference: four, -3.00 points (7-task Avg.; no measurable difference)"
+        in claims_text.plain_reading(unmarked)
+    )
 
 
 def test_the_papers_reported_rows_are_labelled_as_the_papers():
@@ -132,7 +185,10 @@ def test_the_papers_reported_rows_are_labelled_as_the_papers():
     assert rows["RoBERTa-base"]["L1"] == "67.70" and rows["BERT-base"]["source"] == "Zhang & Li 2024, Table 1"
     assert rows["Jina embeddings v2 (base)"]["no training"] == "82.00"
     assert rows["Nomic embed v1"]["Smooth K2"] == "82.83" and rows["Nomic embed v1"]["L1"] == "–"
-    assert "not run here" in evidence_view.paper_reading() and "Smooth K2 − MSE +1.25" in evidence_view.paper_reading()
+    assert (
+        "not run here" in evidence_view.paper_reading()
+        and "Smooth K2 − MSE +1.25" in evidence_view.paper_reading()
+    )
 
 
 def test_the_evidence_charts_have_a_legend_full_names_and_say_where_the_axis_starts():
@@ -164,4 +220,3 @@ def app_state():
     from stsdemo.app.app_state import AppState
 
     return AppState()
-

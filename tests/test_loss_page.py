@@ -16,7 +16,7 @@ from stsdemo.losses.buffer import check_x0
 from stsdemo.losses.sample import DISTANCE_LOSSES, loss_curve, sample_losses
 from stsdemo.playground.engine import WEB
 
-SETTINGS = [(2.0, 0.25), (2.5, 0.0), (0.7, 0.4)]           # (k, x0)
+SETTINGS = [(2.0, 0.25), (2.5, 0.0), (0.7, 0.4)]  # (k, x0)
 DISTANCES = [0.0, 0.1, 0.25, 0.2500001, 0.4, 0.6, 1.0, 2.4]  # inside, at and past the buffers
 
 
@@ -30,14 +30,18 @@ def page() -> MiniRacer:
 
 
 def curves(name: str, xs: list[float], k: float, x0: float) -> tuple[list[float], list[float]]:
-    found = json.loads(page().eval(f"""(() => {{ const curve = PlaygroundLoss.CURVES[{json.dumps(name)}];
+    found = json.loads(
+        page().eval(f"""(() => {{ const curve = PlaygroundLoss.CURVES[{json.dumps(name)}];
         const xs = {json.dumps(xs)};
-        return JSON.stringify([xs.map((x) => curve.f(x, {k}, {x0})), xs.map((x) => curve.df(x, {k}, {x0}))]); }})()"""))
+        return JSON.stringify([xs.map((x) => curve.f(x, {k}, {x0})), xs.map((x) => curve.df(x, {k}, {x0}))]); }})()""")
+    )
     return found[0], found[1]
 
 
 def test_the_page_draws_every_distance_loss_the_project_has():
-    assert set(json.loads(page().eval("JSON.stringify(Object.keys(PlaygroundLoss.CURVES))"))) == set(DISTANCE_LOSSES)
+    assert set(json.loads(page().eval("JSON.stringify(Object.keys(PlaygroundLoss.CURVES))"))) == set(
+        DISTANCE_LOSSES
+    )
 
 
 @pytest.mark.parametrize("name", sorted(DISTANCE_LOSSES))
@@ -56,10 +60,14 @@ def test_the_pages_curves_and_pulls_are_the_losses_own(name, k, x0):
 @pytest.mark.parametrize("prediction, label", [(3.6, 3.0), (2.9, 3.0), (0.2, 1.7), (5.0, 5.0)])
 def test_the_one_sample_rows_are_the_api_rows(prediction, label):
     k, x0 = 2.0, 0.25
-    rows = json.loads(page().eval(f"JSON.stringify(PlaygroundLoss.sampleRows({json.dumps(dict(k=k, x0=x0, prediction=prediction, label=label))}))"))
+    rows = json.loads(
+        page().eval(
+            f"JSON.stringify(PlaygroundLoss.sampleRows({json.dumps(dict(k=k, x0=x0, prediction=prediction, label=label))}))"
+        )
+    )
     expected = sample_losses(prediction, label, k, x0)
     rows = {row["loss"]: row for row in rows}
-    assert set(rows) == {want["loss"] for want in expected}      # the same losses, named alike
+    assert set(rows) == {want["loss"] for want in expected}  # the same losses, named alike
     for want in expected:
         row = rows[want["loss"]]
         assert float(row["f"]) == pytest.approx(want["value"], abs=1e-4)
@@ -67,8 +75,10 @@ def test_the_one_sample_rows_are_the_api_rows(prediction, label):
         assert (row["inside"] == "yes") == want["in_buffer"]
 
 
-@pytest.mark.parametrize("x0, d", [(0.0, 1.0), (0.25, 1.0), (0.5, 1.0), (0.51, 1.0), (0.3, 0.5), (0.2, 0.4),
-                                   (0.21, 0.4), (0.1, 0.2)])
+@pytest.mark.parametrize(
+    "x0, d",
+    [(0.0, 1.0), (0.25, 1.0), (0.5, 1.0), (0.51, 1.0), (0.3, 0.5), (0.2, 0.4), (0.21, 0.4), (0.1, 0.2)],
+)
 def test_the_page_calls_a_setting_invalid_where_the_losses_rule_refuses_it(x0, d):
     try:
         check_x0(x0, d)

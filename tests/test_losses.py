@@ -20,7 +20,9 @@ def output(prediction, u=None, v=None):
     return SimpleNamespace(prediction=prediction, u=u, v=v)
 
 
-@pytest.mark.parametrize("x, expected", [(0.0, 0.0), (0.2, 0.0), (0.25, 0.0), (0.5, 0.625), (1.25, 2.5), (3.0, 6.875)])
+@pytest.mark.parametrize(
+    "x, expected", [(0.0, 0.0), (0.2, 0.0), (0.25, 0.0), (0.5, 0.625), (1.25, 2.5), (3.0, 6.875)]
+)
 def test_translated_relu_hand_values(x, expected):
     assert translated_relu(torch.tensor(x), 2.5, 0.25).item() == pytest.approx(expected)
 
@@ -30,8 +32,13 @@ def test_smooth_k2_hand_values(x, expected):
     assert smooth_k2(torch.tensor(x), 2.0, 0.25).item() == pytest.approx(expected)
 
 
-@pytest.mark.parametrize("loss, slope", [(TranslatedReLULoss(k=2.5, x0=0.25), lambda x: 2.5 * torch.sign(x)),
-                                         (SmoothK2Loss(k=2.0, x0=0.25), None)])
+@pytest.mark.parametrize(
+    "loss, slope",
+    [
+        (TranslatedReLULoss(k=2.5, x0=0.25), lambda x: 2.5 * torch.sign(x)),
+        (SmoothK2Loss(k=2.0, x0=0.25), None),
+    ],
+)
 def test_gradient_is_zero_inside_buffer_and_analytic_outside(loss, slope):
     label = torch.tensor([2.0, 2.0, 2.0, 2.0, 2.0, 2.0])
     prediction = torch.tensor([2.0, 2.1, 1.8, 2.6, 0.5, 3.9], requires_grad=True)
@@ -50,7 +57,7 @@ def test_gradient_is_zero_inside_buffer_and_analytic_outside(loss, slope):
 def test_batch_mean_matches_hand_value():
     prediction, label = torch.tensor([1.0, 3.0, 2.2]), torch.tensor([0.0, 3.0, 3.0])
     # x = 1, 0, 0.8 -> SK2 with k=2, x0=0.25: 2*0.75^2, 0, 2*0.55^2
-    expected = (2 * 0.75 ** 2 + 0 + 2 * 0.55 ** 2) / 3
+    expected = (2 * 0.75**2 + 0 + 2 * 0.55**2) / 3
     assert SmoothK2Loss(2.0, 0.25)(output(prediction), label).item() == pytest.approx(expected)
 
 
@@ -59,10 +66,12 @@ def test_clamp_removes_loss_beyond_the_end_nodes_but_still_corrects_wrong_side()
     prediction = torch.tensor([5.8, -1.0], requires_grad=True)
     value = loss(output(prediction), torch.tensor([5.0, 1.0]))
     value.backward()
-    assert value.item() == pytest.approx(2 * 0.75 ** 2 / 2)  # 5.8 -> 5: no loss; -1 -> 0: x = 1
+    assert value.item() == pytest.approx(2 * 0.75**2 / 2)  # 5.8 -> 5: no loss; -1 -> 0: x = 1
     assert prediction.grad[0] == 0 and prediction.grad[1] < 0  # pushed up, towards its label
-    unclamped = SmoothK2Loss(2.0, 0.25, scheme=STS, clamp=False)(output(torch.tensor([5.8])), torch.tensor([5.0]))
-    assert unclamped.item() == pytest.approx(2 * 0.55 ** 2)
+    unclamped = SmoothK2Loss(2.0, 0.25, scheme=STS, clamp=False)(
+        output(torch.tensor([5.8])), torch.tensor([5.0])
+    )
+    assert unclamped.item() == pytest.approx(2 * 0.55**2)
 
 
 def test_l1_and_mse_baselines():
@@ -77,9 +86,16 @@ def test_inside_buffer_share():
     assert mask.tolist() == [True, False, False]
 
 
-@pytest.mark.parametrize("k, x0, gap, bound", [(0, 0.25, 1, "slope k must be > 0"), (-1, 0.25, 1, "slope k"),
-                                               (2, -0.1, 1, "0 <= x0 <= d/2"), (2, 0.6, 1, "0 <= x0 <= d/2 = 0.5"),
-                                               (2, 0.25, 0, "gap d must be > 0")])
+@pytest.mark.parametrize(
+    "k, x0, gap, bound",
+    [
+        (0, 0.25, 1, "slope k must be > 0"),
+        (-1, 0.25, 1, "slope k"),
+        (2, -0.1, 1, "0 <= x0 <= d/2"),
+        (2, 0.6, 1, "0 <= x0 <= d/2 = 0.5"),
+        (2, 0.25, 0, "gap d must be > 0"),
+    ],
+)
 def test_bounds_are_checked_with_a_message_naming_them(k, x0, gap, bound):
     with pytest.raises(ValueError, match=bound.replace("(", r"\(")):
         check_buffer(k, x0, gap)

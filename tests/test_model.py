@@ -12,14 +12,18 @@ from stsdemo.labels import NLI
 from stsdemo.model import SiameseRegressor
 from stsdemo.model_source import resolve_model
 
-PAIRS = (["a man is playing a guitar.", "the cat sleeps on the sofa."],
-         ["a person plays the guitar.", "stocks fell sharply on monday."])
+PAIRS = (
+    ["a man is playing a guitar.", "the cat sleeps on the sofa."],
+    ["a person plays the guitar.", "stocks fell sharply on monday."],
+)
 
 
 def test_mean_pooling_ignores_padding(embedded_model):
     short = "a dog runs."
     alone = embedded_model.encode([short])
-    padded = embedded_model.encode([short, "a much longer sentence that forces padding of the short one in the batch"])
+    padded = embedded_model.encode(
+        [short, "a much longer sentence that forces padding of the short one in the batch"]
+    )
     assert np.allclose(alone[0], padded[0], atol=1e-5)
 
 
@@ -28,15 +32,27 @@ def test_batches_hold_a_token_budget_or_a_sentence_count():
 
     lengths = np.array([90, 40, 40, 12, 12, 12, 12, 12, 3])
     by_tokens = batches_of(lengths, None, 100)
-    assert [(b.start, b.stop) for b in by_tokens] == [(0, 1), (1, 3), (3, 11)]   # 90, 2 x 40, then 8 of 12 tokens
+    assert [(b.start, b.stop) for b in by_tokens] == [
+        (0, 1),
+        (1, 3),
+        (3, 11),
+    ]  # 90, 2 x 40, then 8 of 12 tokens
     assert all(lengths[b][0] * len(lengths[b]) <= 100 for b in by_tokens)
     assert [(b.start, b.stop) for b in batches_of(lengths, 4, 100)] == [(0, 4), (4, 8), (8, 12)]
-    assert [(b.start, b.stop) for b in batches_of(np.array([300]), None, 100)] == [(0, 1)]   # one, however long
+    assert [(b.start, b.stop) for b in batches_of(np.array([300]), None, 100)] == [
+        (0, 1)
+    ]  # one, however long
 
 
 def test_the_batching_does_not_change_the_embeddings(embedded_model):
-    sentences = ["a dog runs.", "two men talk about the weather in the park.", "hi", "a woman plays the flute.",
-                 "a puppy is running fast across the wide green field today", "rain"]
+    sentences = [
+        "a dog runs.",
+        "two men talk about the weather in the park.",
+        "hi",
+        "a woman plays the flute.",
+        "a puppy is running fast across the wide green field today",
+        "rain",
+    ]
     by_count = embedded_model.encode(sentences, batch_size=2)
     assert np.allclose(embedded_model.encode(sentences, batch_tokens=24), by_count, atol=1e-5)
     assert np.allclose(embedded_model.encode(sentences), by_count, atol=1e-5)
@@ -60,7 +76,9 @@ def test_head_shapes_for_each_feature_set(embedded_model):
         model = SiameseRegressor(embedded_model.encoder, embedded_model.tokenizer, features=features)
         assert model.head.in_features == width * 384
         assert model(*batch).prediction.shape == (2,)
-    classifier = SiameseRegressor(embedded_model.encoder, embedded_model.tokenizer, classification=True, scheme=NLI)
+    classifier = SiameseRegressor(
+        embedded_model.encoder, embedded_model.tokenizer, classification=True, scheme=NLI
+    )
     assert classifier(*batch).prediction.shape == (2, 3)
     scores = classifier.predict(*PAIRS)
     assert np.all((scores >= 0) & (scores <= 2))
@@ -77,7 +95,9 @@ def test_save_load_round_trip_and_sentence_transformers(embedded_model, tmp_path
     from sentence_transformers import SentenceTransformer
 
     torch.manual_seed(0)
-    model = SiameseRegressor(embedded_model.encoder, embedded_model.tokenizer, scheme=NLI, base_model="all-MiniLM-L6-v2")
+    model = SiameseRegressor(
+        embedded_model.encoder, embedded_model.tokenizer, scheme=NLI, base_model="all-MiniLM-L6-v2"
+    )
     folder = model.save(tmp_path / "run")
     assert not list(folder.glob("*.bin")) and (folder / "head.safetensors").is_file()
     loaded = SiameseRegressor.load(str(folder))
@@ -85,9 +105,11 @@ def test_save_load_round_trip_and_sentence_transformers(embedded_model, tmp_path
     assert np.allclose(loaded.predict(*PAIRS), model.predict(*PAIRS), atol=1e-5)
     st_model = SentenceTransformer(str(folder), device="cpu")
     assert np.allclose(st_model.encode(PAIRS[0]), model.encode(PAIRS[0]), atol=1e-5)
-    st_model.save(str(tmp_path / "resaved"))         # the module types sentence-transformers writes today are ours
-    types = [[module["type"] for module in json.loads((path / "modules.json").read_text())]
-             for path in (folder, tmp_path / "resaved")]
+    st_model.save(str(tmp_path / "resaved"))  # the module types sentence-transformers writes today are ours
+    types = [
+        [module["type"] for module in json.loads((path / "modules.json").read_text())]
+        for path in (folder, tmp_path / "resaved")
+    ]
     assert types[0] == types[1], types
 
 
@@ -134,17 +156,24 @@ def test_local_encoder_directory_loads_like_a_hub_model(embedded_model, tmp_path
     assert np.allclose(fresh.encode(PAIRS[0]), embedded_model.encode(PAIRS[0]), atol=1e-5)
 
 
-@pytest.mark.parametrize("name, roots, message", [
-    ("../../etc", "app", "outside the allowed folders"), ("/etc", "app", "outside the allowed folders"),
-    ("/etc", None, "is not a model: it has no config.json"),  # a local user owns every path
-    ("/no/such/folder", None, "does not exist"),
-    ("no-such-org/no-such-model-xyz", None, "could not load model")])
+@pytest.mark.parametrize(
+    "name, roots, message",
+    [
+        ("../../etc", "app", "outside the allowed folders"),
+        ("/etc", "app", "outside the allowed folders"),
+        ("/etc", None, "is not a model: it has no config.json"),  # a local user owns every path
+        ("/no/such/folder", None, "does not exist"),
+        ("no-such-org/no-such-model-xyz", None, "could not load model"),
+    ],
+)
 def test_bad_model_names(name, roots, message, monkeypatch):
     from stsdemo import environment
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(InputError, match=message):
-        SiameseRegressor.from_encoder(name, allowed_roots=environment.model_roots() if roots == "app" else None)
+        SiameseRegressor.from_encoder(
+            name, allowed_roots=environment.model_roots() if roots == "app" else None
+        )
 
 
 def test_cosine_target_starts_spanning_the_nodes_and_trains_a_b_and_encoder(embedded_model):
@@ -170,13 +199,13 @@ def test_cosine_target_is_clamped_and_counts_in_the_buffer(embedded_model):
     u = torch.tensor([[1.0, 0.0], [1.0, 0.0], [1.0, 0.0]])
     v = torch.tensor([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])  # cos 1, 0.707, 0
     with torch.no_grad():
-        model.head.scale.fill_(6.0)                         # 6, 4.24, 0: the first lies past node 5
+        model.head.scale.fill_(6.0)  # 6, 4.24, 0: the first lies past node 5
         prediction = model.head(u, v)
     loss = SmoothK2Loss(k=2.0, x0=0.25)
     output = SiameseOutput(prediction, u, v)
     labels = torch.tensor([5.0, 4.0, 1.0])
     assert loss.inside_buffer(output, labels).tolist() == [True, True, False]  # 6 clamps to 5; |4.24-4| < .25
-    assert loss(output, labels).item() == pytest.approx(2.0 * 0.75 ** 2 / 3, rel=1e-4)
+    assert loss(output, labels).item() == pytest.approx(2.0 * 0.75**2 / 3, rel=1e-4)
 
 
 @pytest.mark.parametrize("target", ["head", "cosine"])
@@ -211,7 +240,10 @@ def test_fp16_and_lora_saves_load_back_and_export_for_sentence_transformers(embe
     adapter = fresh.save(tmp_path / "lora")
     assert (adapter / "adapter_config.json").is_file() and not (adapter / "model.safetensors").exists()
     assert not (adapter / "README.md").exists()  # no placeholder model card, no machine path in the config
-    assert json.loads((adapter / "adapter_config.json").read_text())["base_model_name_or_path"] == fresh.base_model
+    assert (
+        json.loads((adapter / "adapter_config.json").read_text())["base_model_name_or_path"]
+        == fresh.base_model
+    )
     assert np.allclose(SiameseRegressor.load(str(adapter)).predict(*PAIRS), expected, atol=1e-4)
     exported = fresh.export(tmp_path / "export")
     st = SentenceTransformer(str(exported), device="cpu").encode(PAIRS[0] + PAIRS[1])
@@ -245,12 +277,16 @@ def test_compact_saves_only_over_the_base_weights(tmp_path):
     assert kept.lora and not SiameseRegressor.load(str(folder)).lora
     resaved = kept.save(tmp_path / "lora-again", head_only=True)
     assert json.loads((resaved / "stsdemo.json").read_text())["encoder_weights"] == "lora"
-    assert np.allclose(SiameseRegressor.load(str(resaved)).predict(*PAIRS), adapted.predict(*PAIRS), atol=1e-4)
+    assert np.allclose(
+        SiameseRegressor.load(str(resaved)).predict(*PAIRS), adapted.predict(*PAIRS), atol=1e-4
+    )
 
 
 def test_classification_needs_the_head_target(embedded_model):
     with pytest.raises(InputError, match="needs target 'head'"):
-        SiameseRegressor(embedded_model.encoder, embedded_model.tokenizer, classification=True, target="cosine")
+        SiameseRegressor(
+            embedded_model.encoder, embedded_model.tokenizer, classification=True, target="cosine"
+        )
 
 
 def test_remote_code_only_for_allow_listed_models(monkeypatch):

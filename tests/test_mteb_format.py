@@ -20,8 +20,17 @@ from stsdemo.errors import InputError
 # A fake evaluation: Spearman x100 as evaluate_senteval returns it, and the test pairs each task had.
 COSINE = {"STS12": 72.37, "STS16": 78.98945301358717, "SICKRelatedness": 77.58, "Avg.": 76.3}
 PAIRS = {"STS12": 3108, "STS16": 1186, "SICKRelatedness": 4927}
-TASK_KEYS = {"dataset_revision", "task_name", "mteb_version", "scores", "evaluation_time", "kg_co2_emissions",
-             "date", "evaluation_phases", "stsdemo_provenance"}
+TASK_KEYS = {
+    "dataset_revision",
+    "task_name",
+    "mteb_version",
+    "scores",
+    "evaluation_time",
+    "kg_co2_emissions",
+    "date",
+    "evaluation_phases",
+    "stsdemo_provenance",
+}
 DEFAULT_FOLDER = "sentence-transformers__all-MiniLM-L6-v2/no_revision_available"
 
 
@@ -33,14 +42,24 @@ def written(tmp_path: Path, name: str = "") -> Path:
 def test_one_file_per_task_under_its_mteb_name_with_scores_as_fractions(tmp_path):
     folder = written(tmp_path)
     assert folder == tmp_path / "results" / DEFAULT_FOLDER
-    assert sorted(p.name for p in folder.iterdir()) == ["SICK-R.json", "STS12.json", "STS16.json", "model_meta.json"]
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "SICK-R.json",
+        "STS12.json",
+        "STS16.json",
+        "model_meta.json",
+    ]
     result = json.loads((folder / "STS16.json").read_text(encoding="utf-8"))
     assert set(result) == TASK_KEYS
-    assert (result["task_name"], result["dataset_revision"]) == ("STS16", "4d8694f8f0e0100860b497b999b3dbed754a0513")
+    assert (result["task_name"], result["dataset_revision"]) == (
+        "STS16",
+        "4d8694f8f0e0100860b497b999b3dbed754a0513",
+    )
     [entry] = result["scores"]["test"]
     assert entry["cosine_spearman"] == entry["main_score"] == 0.789895  # x100 -> fraction, 6 decimals as MTEB
     assert (entry["hf_subset"], entry["languages"]) == ("default", ["eng-Latn"])
-    assert not {"cosine_pearson", "euclidean_spearman", "manhattan_spearman"} & set(entry)  # never measured here
+    assert not {"cosine_pearson", "euclidean_spearman", "manhattan_spearman"} & set(
+        entry
+    )  # never measured here
     assert result["evaluation_time"] is None and result["date"] is None
 
 
@@ -50,7 +69,9 @@ def test_the_provenance_says_senteval_data_and_flags_sick_r_as_not_comparable(tm
     sick = json.loads((folder / "SICK-R.json").read_text(encoding="utf-8"))["stsdemo_provenance"]
     assert "SentEval" in sts12["data"] and "not the mteb package" in sts12["evaluated_by"]
     assert (sts12["pairs"], sts12["mteb_pairs"]) == (3108, 3108) and "as many" in sts12["comparison"]
-    assert (sick["pairs"], sick["mteb_pairs"]) == (4927, 9927) and "not directly comparable" in sick["comparison"]
+    assert (sick["pairs"], sick["mteb_pairs"]) == (4927, 9927) and "not directly comparable" in sick[
+        "comparison"
+    ]
 
 
 def test_nothing_to_write_is_refused():
@@ -70,12 +91,17 @@ def test_mteb_loads_the_files_with_its_own_loaders(tmp_path):
     loaded = TaskResult.from_disk(folder / "SICK-R.json")
     assert loaded.to_dict() == {k: v for k, v in payload.items() if k != "stsdemo_provenance"}
     assert loaded.get_score() == pytest.approx(0.7758)
-    results = ResultCache(tmp_path).load_results(models=[mteb_format.DEFAULT_ENCODER], tasks=["STS12", "SICK-R"],
-                                                 include_remote=False, validate_and_filter=True)
+    results = ResultCache(tmp_path).load_results(
+        models=[mteb_format.DEFAULT_ENCODER],
+        tasks=["STS12", "SICK-R"],
+        include_remote=False,
+        validate_and_filter=True,
+    )
     [model] = results.model_results
     assert (model.model_name, model.model_revision) == (mteb_format.DEFAULT_ENCODER, mteb_format.NO_REVISION)
-    assert {t.task_name: t.get_score() for t in model.task_results} == pytest.approx({"STS12": 0.7237,
-                                                                                     "SICK-R": 0.7758})
+    assert {t.task_name: t.get_score() for t in model.task_results} == pytest.approx(
+        {"STS12": 0.7237, "SICK-R": 0.7758}
+    )
 
 
 @pytest.mark.filterwarnings("ignore:is_cross_encoder is deprecated")  # a key mteb's own to_dict writes
@@ -91,8 +117,11 @@ def test_model_meta_is_what_mtebs_model_meta_writes():
 
 def test_model_meta_of_the_default_and_of_a_saved_scorer():
     default = mteb_format.model_meta("")
-    assert (default["name"], default["revision"], default["embed_dim"]) == (mteb_format.DEFAULT_ENCODER,
-                                                                            "no_revision_available", 384)
+    assert (default["name"], default["revision"], default["embed_dim"]) == (
+        mteb_format.DEFAULT_ENCODER,
+        "no_revision_available",
+        384,
+    )
     assert default["similarity_fn_name"] == "cosine" and default["n_parameters"] is None  # unknown stays null
     scorer = mteb_format.model_meta(str(environment.default_scorer_dir()), label="my run (x0=0.25)")
     assert scorer["name"] == "local/my run (x0=0.25)"
@@ -132,8 +161,8 @@ def test_the_app_zips_the_cached_results_of_the_chosen_model(tmp_path, monkeypat
     import shutil
 
     from stsdemo.app import model_cache
-    from stsdemo.serving import session_files
     from stsdemo.app.benchmark import view as benchmark_view
+    from stsdemo.serving import session_files
 
     monkeypatch.setenv("STSDEMO_CACHE_DIR", str(tmp_path / "cache"))
     session = "mteb-format-test"
@@ -149,7 +178,9 @@ def test_the_app_zips_the_cached_results_of_the_chosen_model(tmp_path, monkeypat
             sick = json.loads(opened.read(f"{DEFAULT_FOLDER}/SICK-R.json"))
     finally:
         shutil.rmtree(session_files.downloads_root() / session, ignore_errors=True)
-    assert names == [f"{DEFAULT_FOLDER}/{n}" for n in ("SICK-R.json", "STS12.json", "STS16.json", "model_meta.json")]
+    assert names == [
+        f"{DEFAULT_FOLDER}/{n}" for n in ("SICK-R.json", "STS12.json", "STS16.json", "model_meta.json")
+    ]
     assert sick["scores"]["test"][0]["main_score"] == 0.7758
 
 

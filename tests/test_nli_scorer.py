@@ -21,8 +21,11 @@ pytestmark = pytest.mark.skipif(not (FOLDER / CONFIG_NAME).is_file(), reason="no
 
 def test_the_nli_scorer_is_a_small_adapter_on_the_nli_line():
     saved = json.loads((FOLDER / CONFIG_NAME).read_text())
-    assert saved["encoder_weights"] == "lora" and saved["scheme"]["categories"] == ["contradiction", "neutral",
-                                                                                     "entailment"]
+    assert saved["encoder_weights"] == "lora" and saved["scheme"]["categories"] == [
+        "contradiction",
+        "neutral",
+        "entailment",
+    ]
     assert sum(f.stat().st_size for f in FOLDER.rglob("*") if f.is_file()) <= 5 * 2**20
 
 
@@ -40,19 +43,30 @@ def test_scoring_with_the_nli_scheme_picks_the_nli_scorer(tmp_path):
     import pandas as pd
 
     from stsdemo.app import model_cache
-    from stsdemo.app.score import view as score_view
     from stsdemo.app.app_state import AppState
+    from stsdemo.app.score import view as score_view
 
     state = AppState()
-    view = score_view.score_view(state, "nli-test", model_cache.DEFAULT_CHOICE, "A man plays a guitar.",
-                            "A man is playing an instrument.", score_view.SCHEMES["nli"])
+    view = score_view.score_view(
+        state,
+        "nli-test",
+        model_cache.DEFAULT_CHOICE,
+        "A man plays a guitar.",
+        "A man is playing an instrument.",
+        score_view.SCHEMES["nli"],
+    )
     assert view.model_choice == model_cache.NLI_CHOICE and not view.mismatch
-    assert view.scheme.categories == ("contradiction", "neutral", "entailment") and "Switched to" in view.notice
+    assert (
+        view.scheme.categories == ("contradiction", "neutral", "entailment") and "Switched to" in view.notice
+    )
     # a file scored with the NLI scheme goes through the NLI scorer too, and says so
     pairs = tmp_path / "pairs.csv"
-    pairs.write_text("sentence1,sentence2\nA man plays a guitar.,A man is playing an instrument.\n", encoding="utf-8")
-    out, rows, switched = score_view.score_file_view(state, "nli-test", model_cache.DEFAULT_CHOICE, str(pairs),
-                                                score_view.SCHEMES["nli"])
+    pairs.write_text(
+        "sentence1,sentence2\nA man plays a guitar.,A man is playing an instrument.\n", encoding="utf-8"
+    )
+    out, rows, switched = score_view.score_file_view(
+        state, "nli-test", model_cache.DEFAULT_CHOICE, str(pairs), score_view.SCHEMES["nli"]
+    )
     assert "Switched to" in switched
     scored = pd.read_csv(out)
     assert scored["prediction"][0] == pytest.approx(view.score.prediction, abs=1e-4)
@@ -62,7 +76,10 @@ def test_scoring_with_the_nli_scheme_picks_the_nli_scorer(tmp_path):
 def test_the_cli_scores_with_the_nli_scorer_for_the_nli_scheme(capsys):
     from stsdemo import cli
 
-    assert cli.main(["score", "--scheme", "nli", "A woman plays the flute.", "A woman is playing the flute."]) == 0
+    assert (
+        cli.main(["score", "--scheme", "nli", "A woman plays the flute.", "A woman is playing the flute."])
+        == 0
+    )
     result = json.loads(capsys.readouterr().out)
     # the STS scorer puts this pair near 5 (clamped to "entailment" on the NLI line); the NLI scorer near 2
     assert result["category"] == "entailment" and result["prediction"] < 3.5

@@ -32,8 +32,12 @@ def top_level_definitions(name: str) -> list[str]:
     return found
 
 
-RULES = {"planned_stages": "stsdemo/selection.py", "dev_score": "stsdemo/selection.py",
-         "percentile": "bench/common.py", "paper_k": "stsdemo/losses/spec.py"}
+RULES = {
+    "planned_stages": "stsdemo/selection.py",
+    "dev_score": "stsdemo/selection.py",
+    "percentile": "bench/common.py",
+    "paper_k": "stsdemo/losses/spec.py",
+}
 
 
 @pytest.mark.parametrize("name, home", RULES.items())
@@ -48,8 +52,10 @@ def stage_cases() -> dict[str, TrainConfig]:
     """The default config and every preset, each with every combination of the settings that decide a run's
     stages (:data:`stsdemo.selection.STAGE_SETTINGS`) off and on."""
     bases = {"default": TrainConfig(), **{name: TrainConfig.from_preset(name) for name in PRESETS}}
-    switches = {name: (False, True) if isinstance(getattr(TrainConfig(), name), bool) else ("", "stsb")
-                for name in selection.STAGE_SETTINGS}
+    switches = {
+        name: (False, True) if isinstance(getattr(TrainConfig(), name), bool) else ("", "stsb")
+        for name in selection.STAGE_SETTINGS
+    }
     cases = {}
     for (base_name, base), values in itertools.product(bases.items(), itertools.product(*switches.values())):
         changed = dict(zip(switches, values))
@@ -66,8 +72,11 @@ def test_training_and_the_run_summaries_follow_one_stage_plan():
         frozen = [stage.frozen for stage in plan_stages(config)]
         recorded = json.loads(json.dumps(config.to_dict()))
         assert frozen == selection.stage_plan(recorded) == selection.stage_plan(asdict(config)), case
-        assert [selection.encoder_frozen(recorded, stage) for stage in range(len(frozen) + 2)] == \
-            [False, *frozen, False], case
+        assert [selection.encoder_frozen(recorded, stage) for stage in range(len(frozen) + 2)] == [
+            False,
+            *frozen,
+            False,
+        ], case
 
 
 # ---- which dev metric picks the checkpoint ----------------------------------------------------------------
@@ -80,8 +89,10 @@ class _Saved:
         beside(Path(folder))
 
 
-READINGS = ({"cosine_spearman": 80.0, "head_spearman": 60.0, "accuracy": 0.5},      # every metric its own value,
-            {"cosine_spearman": 70.0, "head_spearman": 65.0, "accuracy": 0.6})      # and not every one rises
+READINGS = (
+    {"cosine_spearman": 80.0, "head_spearman": 60.0, "accuracy": 0.5},  # every metric its own value,
+    {"cosine_spearman": 70.0, "head_spearman": 65.0, "accuracy": 0.6},
+)  # and not every one rises
 
 
 def checkpointed_run(select_by: str, folder: Path, monkeypatch) -> tuple[list, object]:
@@ -93,11 +104,17 @@ def checkpointed_run(select_by: str, folder: Path, monkeypatch) -> tuple[list, o
     from stsdemo.train import Checkpointer
 
     readings = iter(READINGS)
-    monkeypatch.setattr(evaluate, "dev_metrics", lambda model, dev: {**next(readings), "macro_f1": 0.0,
-                                                                      "errors": np.zeros(1)})
+    monkeypatch.setattr(
+        evaluate, "dev_metrics", lambda model, dev: {**next(readings), "macro_f1": 0.0, "errors": np.zeros(1)}
+    )
     dev = PairSet("dev", ["a"], ["b"], [1.0], STS)
-    checkpointer = Checkpointer(evaluate.DevEvaluator(dev, select_by), folder, TrainConfig(select_by=select_by), 0.0,
-                                PrecisionChoice("fp32", "fp32", "asked for"))
+    checkpointer = Checkpointer(
+        evaluate.DevEvaluator(dev, select_by),
+        folder,
+        TrainConfig(select_by=select_by),
+        0.0,
+        PrecisionChoice("fp32", "fp32", "asked for"),
+    )
     return [checkpointer.evaluate(_Saved(), 1, step, 10, None) for step in (0, 10)], checkpointer
 
 
@@ -111,14 +128,18 @@ def test_the_scorer_accepts_exactly_the_metrics_selection_declares():
 def test_the_kept_checkpoint_is_the_best_of_the_metric_selection_reads(select_by, tmp_path, monkeypatch):
     events, checkpointer = checkpointed_run(select_by, tmp_path, monkeypatch)
     scores = [selection.dev_score(event, select_by) for event in events]
-    assert events[-1].best == max(scores) and events[-1].best_step == events[scores.index(max(scores))].best_step
+    assert (
+        events[-1].best == max(scores) and events[-1].best_step == events[scores.index(max(scores))].best_step
+    )
     assert [selection.dev_score(point, select_by) for point in checkpointer.curve] == scores
     record = json.loads((tmp_path / "run.json").read_text())
     assert record["best_dev"] == max(selection.dev_score(point, select_by) for point in record["dev_curve"])
 
 
 @pytest.mark.parametrize("select_by", list(selection.METRICS))
-def test_the_app_default_benchmark_reports_the_metric_that_kept_its_checkpoint(select_by, tmp_path, monkeypatch):
+def test_the_app_default_benchmark_reports_the_metric_that_kept_its_checkpoint(
+    select_by, tmp_path, monkeypatch
+):
     from bench.perf import app_default
     from stsdemo import default_finetune, train
     from stsdemo.events import DoneEvent
@@ -128,7 +149,9 @@ def test_the_app_default_benchmark_reports_the_metric_that_kept_its_checkpoint(s
     monkeypatch.setattr(default_finetune, "default_config", lambda *args: TrainConfig(select_by=select_by))
     monkeypatch.setattr(train, "train", lambda config: iter([*events, done]))
     row = app_default.default_run(str(tmp_path))
-    assert (row["start_dev"], row["last_dev"]) == tuple(selection.dev_score(event, select_by) for event in events)
+    assert (row["start_dev"], row["last_dev"]) == tuple(
+        selection.dev_score(event, select_by) for event in events
+    )
     assert row["kept_dev"] == max(row["start_dev"], row["last_dev"])
 
 
@@ -137,8 +160,11 @@ def test_the_app_default_benchmark_reports_the_metric_that_kept_its_checkpoint(s
 
 def percentile_users() -> list[str]:
     """The bench modules that take a percentile."""
-    return sorted(".".join(path.relative_to(REPO).with_suffix("").parts) for path in (REPO / "bench").rglob("*.py")
-                  if "percentile(" in path.read_text(encoding="utf-8"))
+    return sorted(
+        ".".join(path.relative_to(REPO).with_suffix("").parts)
+        for path in (REPO / "bench").rglob("*.py")
+        if "percentile(" in path.read_text(encoding="utf-8")
+    )
 
 
 def test_every_bench_percentile_is_numpys():
@@ -181,10 +207,13 @@ def test_no_family_default_is_written_anywhere_but_its_one_declaration():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 arguments = node.args.posonlyargs + node.args.args
-                pairs = list(zip(arguments[len(arguments) - len(node.args.defaults):], node.args.defaults))
+                pairs = list(zip(arguments[len(arguments) - len(node.args.defaults) :], node.args.defaults))
                 pairs += [(arg, default) for arg, default in zip(node.args.kwonlyargs, node.args.kw_defaults)]
-                written += [f"{path.relative_to(REPO)}: {node.name}" for arg, default in pairs
-                            if arg.arg == "family" and isinstance(default, ast.Constant)]
+                written += [
+                    f"{path.relative_to(REPO)}: {node.name}"
+                    for arg, default in pairs
+                    if arg.arg == "family" and isinstance(default, ast.Constant)
+                ]
     assert not written, written
 
 
@@ -233,7 +262,7 @@ def test_every_declared_range_of_k_x0_and_d_lies_inside_the_losses_hard_bounds()
     assert describe("k")["high"] == MAX_K
     assert 0 < declaration("k")["high"] <= MAX_K and 0 < SLIDERS["k"][1] <= MAX_K
     assert 0 < declaration("d")["high"] <= MAX_GAP and 0 < SLIDERS["d"][1] <= MAX_GAP
-    assert declaration("x0")["high"] >= declaration("d")["high"] / 2      # x0 can reach d/2 at the widest gap
+    assert declaration("x0")["high"] >= declaration("d")["high"] / 2  # x0 can reach d/2 at the widest gap
 
 
 def test_a_thinned_curve_keeps_the_evenly_spread_points_of_the_one_rule():

@@ -12,8 +12,19 @@ from stsdemo.playground.config import BUFFER_LOSSES, engine_declarations
 
 WEB = Path(__file__).resolve().parents[1] / "stsdemo" / "playground" / "web"
 SCRIPTS = sorted(WEB.glob("*.js"))
-DECLARED_NAMES = ("SELECT_EVERY", "TRAIN_SAMPLE", "MAX_HISTORY", "SELECTION_SHARE", "SELECTION_MIN", "SELECTION_MAX",
-                  "BETA1", "BETA2", "EPS", "READ_BY", "LOSSES")
+DECLARED_NAMES = (
+    "SELECT_EVERY",
+    "TRAIN_SAMPLE",
+    "MAX_HISTORY",
+    "SELECTION_SHARE",
+    "SELECTION_MIN",
+    "SELECTION_MAX",
+    "BETA1",
+    "BETA2",
+    "EPS",
+    "READ_BY",
+    "LOSSES",
+)
 CITED = re.compile(r"stsdemo[./][A-Za-z_][\w./]*\w")
 
 
@@ -26,10 +37,16 @@ def test_every_playground_loss_declares_its_page_gradient_rule():
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda path: path.name)
 def test_no_script_writes_a_constant_the_python_side_declares(script):
     text = script.read_text(encoding="utf-8")
-    for name in DECLARED_NAMES:     # read from site.json (`let NAME;` then configure()), never given a value here
-        assert not re.search(rf"\b{name}\s*=\s*(?:[-\d.]|{{\s*[^\s}}])", text), f"{script.name} declares {name}"
+    for (
+        name
+    ) in DECLARED_NAMES:  # read from site.json (`let NAME;` then configure()), never given a value here
+        assert not re.search(rf"\b{name}\s*=\s*(?:[-\d.]|{{\s*[^\s}}])", text), (
+            f"{script.name} declares {name}"
+        )
     for name in engine_declarations()["losses"]:
-        assert not re.search(rf"\b{name}\s*:\s*{{[^}}]*paperK", text), f"{script.name} declares {name}'s paper k"
+        assert not re.search(rf"\b{name}\s*:\s*{{[^}}]*paperK", text), (
+            f"{script.name} declares {name}'s paper k"
+        )
 
 
 def resolves(cited: str) -> bool:
@@ -51,5 +68,7 @@ def resolves(cited: str) -> bool:
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda path: path.name)
 def test_every_python_name_a_script_cites_exists(script):
-    missing = sorted({name for name in CITED.findall(script.read_text(encoding="utf-8")) if not resolves(name)})
+    missing = sorted(
+        {name for name in CITED.findall(script.read_text(encoding="utf-8")) if not resolves(name)}
+    )
     assert missing == [], f"{script.name} cites {missing}"

@@ -25,17 +25,23 @@ pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node
 def difference_lists(count: int = 1500) -> list[dict]:
     """Random comparisons of the kinds the Playground and the map read."""
     draw = random.Random(20240607)
-    cases = [{"diffs": [], "metric": "spearman"}, {"diffs": [0.3], "metric": "spearman"},
-             {"diffs": [0.2] * 5, "metric": "accuracy"}, {"diffs": [1.5, 1.5], "metric": "spearman"}]
+    cases = [
+        {"diffs": [], "metric": "spearman"},
+        {"diffs": [0.3], "metric": "spearman"},
+        {"diffs": [0.2] * 5, "metric": "accuracy"},
+        {"diffs": [1.5, 1.5], "metric": "spearman"},
+    ]
     for index in range(count):
         n = draw.choice([2, 3, 4, 5, 10, 20, 20, 20, 40, 200])
         metric = "accuracy" if index % 3 == 0 else "spearman"
         centre = draw.choice([0.0, 0.02, -0.05, 0.3, -0.8, 2.0, draw.gauss(0, 1)])
         spread = draw.choice([1e-12, 0.01, 0.05, 0.3, 1.0, 4.0])
         diffs = [centre + draw.gauss(0, spread) for _ in range(n)]
-        if metric == "accuracy":        # differences of shares of 1,000 pairs: multiples of 0.1, as floats
-            diffs = [100 * (draw.randint(600, 900) / 1000) - 100 * (draw.randint(600, 900) / 1000) + round(d, 1)
-                     for d in diffs]
+        if metric == "accuracy":  # differences of shares of 1,000 pairs: multiples of 0.1, as floats
+            diffs = [
+                100 * (draw.randint(600, 900) / 1000) - 100 * (draw.randint(600, 900) / 1000) + round(d, 1)
+                for d in diffs
+            ]
         cases.append({"diffs": diffs, "metric": metric})
     return cases
 
@@ -46,12 +52,36 @@ def same(ours: float, page, ulps: int = 0) -> bool:
 
 def test_the_page_reads_every_comparison_as_python_does():
     cases = difference_lists()
-    numbers = [[value, digits] for value in (0.125, -0.125, 0.375, 2.5, 3.5, -0.0, 0.001, -0.001, 1234567.5, 107.5,
-                                             102.5, 0.1 + 0.2, 4.62, -4.625, 1e-7, 99.995)
-               for digits in (0, 1, 2, 3)]
-    done = subprocess.run(["node", str(RUNNER)], input=json.dumps({"rule": rule_as_data(200), "cases": cases,
-                                                                    "numbers": numbers}),
-                          capture_output=True, text=True, timeout=120, check=True)
+    numbers = [
+        [value, digits]
+        for value in (
+            0.125,
+            -0.125,
+            0.375,
+            2.5,
+            3.5,
+            -0.0,
+            0.001,
+            -0.001,
+            1234567.5,
+            107.5,
+            102.5,
+            0.1 + 0.2,
+            4.62,
+            -4.625,
+            1e-7,
+            99.995,
+        )
+        for digits in (0, 1, 2, 3)
+    ]
+    done = subprocess.run(
+        ["node", str(RUNNER)],
+        input=json.dumps({"rule": rule_as_data(200), "cases": cases, "numbers": numbers}),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     answer = json.loads(done.stdout)
     verdicts = set()
     for case, page in zip(cases, answer["read"], strict=True):
@@ -63,6 +93,13 @@ def test_the_page_reads_every_comparison_as_python_does():
         assert page["numbers"] == ours.numbers() and page["interval_text"] == ours.interval_text(), where
         assert page["rule_text"] == rule_text(ours.n, case["metric"]), where
         verdicts.add(ours.verdict.value)
-    assert verdicts >= {"holds", "reversed", "negligible", "no measurable difference", "one seed", "not measured"}
+    assert verdicts >= {
+        "holds",
+        "reversed",
+        "negligible",
+        "no measurable difference",
+        "one seed",
+        "not measured",
+    }
     for (value, digits), (signed, grouped) in zip(numbers, answer["written"], strict=True):
         assert signed == f"{value:+.{digits}f}" and grouped == f"{value:,.{digits}f}", (value, digits)

@@ -61,7 +61,7 @@ def test_seeds_trained_together_end_where_each_ends_alone_to_the_bit(synthetic, 
             np.testing.assert_array_equal(values[0], split.values[metric][index])
         np.testing.assert_array_equal(alone.best_steps[0], both.best_steps[index])
     start = measured(synthetic, 0, [0, 1, 2], head=head, noise=0.3, train_pairs=40)
-    assert not np.array_equal(start.values["error"], both.values["error"])          # it did train
+    assert not np.array_equal(start.values["error"], both.values["error"])  # it did train
 
 
 def test_the_twins_start_alike_and_the_seeds_do_not(synthetic):
@@ -72,17 +72,19 @@ def test_the_twins_start_alike_and_the_seeds_do_not(synthetic):
 
 def test_held_out_spearman_is_the_evaluators_with_ties():
     generator = np.random.default_rng(3)
-    gold = np.round(generator.uniform(0, 5, 50))            # many ties, as STS-B and NLI labels have
+    gold = np.round(generator.uniform(0, 5, 50))  # many ties, as STS-B and NLI labels have
     rows = [gold + generator.normal(0, s, 50) for s in (0.1, 1.0, 3.0)] + [np.round(gold / 2)]
     engine = Engine("v8")
 
     def page_spearman(row):
-        found = engine._context.eval(f"PlaygroundEngine.spearman({json.dumps(list(row))}, "
-                                     f"Float64Array.from({json.dumps(list(gold))}))")
+        found = engine._context.eval(
+            f"PlaygroundEngine.spearman({json.dumps(list(row))}, Float64Array.from({json.dumps(list(gold))}))"
+        )
         return np.nan if found is None else found
 
-    np.testing.assert_allclose([page_spearman(row) for row in rows], [spearman100(row, gold) for row in rows],
-                               rtol=1e-9)
+    np.testing.assert_allclose(
+        [page_spearman(row) for row in rows], [spearman100(row, gold) for row in rows], rtol=1e-9
+    )
     assert np.isnan(page_spearman(np.ones(50))) and np.isnan(page_spearman([np.nan] + [1.0] * 49))
 
 
@@ -104,10 +106,14 @@ def test_run_seeds_trains_to_the_last_step_and_reads_the_pairs(synthetic):
     assert paired["verdict"] in ("holds", "reversed", "negligible", "no measurable difference")
 
 
-@pytest.mark.parametrize("asked, sizes", [(0, (5238, 500)), (800, (800, 160)), (200, (200, 50)), (3200, (3200, 500)),
-                                          (9999, (5238, 500))])
+@pytest.mark.parametrize(
+    "asked, sizes",
+    [(0, (5238, 500)), (800, (800, 160)), (200, (200, 50)), (3200, (3200, 500)), (9999, (5238, 500))],
+)
 def test_the_engine_splits_the_pool_into_training_and_selection_pairs(asked, sizes):
-    with Playground(replace(PlaygroundConfig(), train_pairs=asked, seeds=1), pinned_source("sts"), parts=1) as run:
+    with Playground(
+        replace(PlaygroundConfig(), train_pairs=asked, seeds=1), pinned_source("sts"), parts=1
+    ) as run:
         assert (run.sizes["training"], run.sizes["selection"]) == sizes and run.sizes["report"] == 1500
     assert sizes[1] >= SELECTION_MIN
 
@@ -116,7 +122,7 @@ def test_the_pool_leaves_out_every_pair_that_repeats_a_report_pair():
     from stsdemo.data import PairSet
 
     train = PairSet("train", ["a", "b", "c", "d"], ["b", "c", "d", "e"], np.array([1.0, 2.0, 3.0, 4.0]), STS)
-    held_out = PairSet("dev", ["c", "x"], ["b", "d"], np.array([2.5, 1.0]), STS)        # (b, c) swapped
+    held_out = PairSet("dev", ["c", "x"], ["b", "d"], np.array([2.5, 1.0]), STS)  # (b, c) swapped
     sentences, pool, held = index_pairs(train, held_out)
     kept = {(sentences[u], sentences[v]) for u, v in zip(pool.u, pool.v)}
     assert kept == {("a", "b"), ("c", "d"), ("d", "e")} and pool.labels.tolist() == [1.0, 3.0, 4.0]
@@ -130,10 +136,10 @@ def test_each_head_stops_at_the_step_that_maximises_its_selection_metric(synthet
             run.step(SELECT_EVERY)
             seen.append(run.measure().values["selection"])
         best_steps = run.measure().best_steps
-    seen = np.stack(seen)                                            # (checks, seeds, twins)
-    expected = SELECT_EVERY * np.nan_to_num(seen, nan=-np.inf).argmax(0)        # the first best on a tie
+    seen = np.stack(seen)  # (checks, seeds, twins)
+    expected = SELECT_EVERY * np.nan_to_num(seen, nan=-np.inf).argmax(0)  # the first best on a tie
     np.testing.assert_array_equal(best_steps, expected)
-    assert (best_steps > 0).any() and (best_steps < 120).any()       # not a trivial end or start
+    assert (best_steps > 0).any() and (best_steps < 120).any()  # not a trivial end or start
 
 
 def test_a_heads_reading_at_its_chosen_step_equals_a_rerun_measured_there(synthetic):
@@ -147,8 +153,13 @@ def test_a_heads_reading_at_its_chosen_step_equals_a_rerun_measured_there(synthe
 
 def test_bad_settings_for_the_engine_are_one_line(synthetic):
     with pytest.raises(InputError, match="cannot run these settings: a pool of 2 pairs is too small"):
-        tiny = PlaygroundData("sts", ["a", "b"], PairIndex(np.array([0, 1]), np.array([1, 0]), np.array([1.0, 2.0])),
-                              PairIndex(np.array([0]), np.array([1]), np.array([3.0])), STS)
+        tiny = PlaygroundData(
+            "sts",
+            ["a", "b"],
+            PairIndex(np.array([0, 1]), np.array([1, 0]), np.array([1.0, 2.0])),
+            PairIndex(np.array([0]), np.array([1]), np.array([3.0])),
+            STS,
+        )
         Playground(config(), Source(compact_bytes(tiny, *quantize(np.eye(2, dtype=np.float32)), "x")))
 
 
@@ -169,9 +180,11 @@ def test_the_cache_is_read_for_the_same_model_and_data_and_rebuilt_for_others(tm
     assert not first.from_cache and len(calls) == 1
     again = embed_sentences(sentences, encoder, folder=tmp_path)
     assert again.from_cache and len(calls) == 1 and torch.equal(again.vectors, first.vectors)
-    for other_encoder, other_sentences in ((counting_encoder("model-b")[0], sentences),
-                                           (counting_encoder(max_length=64)[0], sentences),
-                                           (encoder, sentences + ["more"])):
+    for other_encoder, other_sentences in (
+        (counting_encoder("model-b")[0], sentences),
+        (counting_encoder(max_length=64)[0], sentences),
+        (encoder, sentences + ["more"]),
+    ):
         fresh = embed_sentences(other_sentences, other_encoder, folder=tmp_path)
         assert not fresh.from_cache and fresh.key != first.key
     (tmp_path / f"{first.key}.safetensors").write_bytes(b"not a safetensors file")
@@ -196,8 +209,12 @@ def test_a_models_fingerprint_follows_its_files(tmp_path):
 def test_encoding_reports_progress_and_keeps_the_order():
     sentences = [f"{'word ' * n}end" for n in (3, 1, 7, 2, 5)]
     progress = []
-    vectors = encode_with_progress(lambda batch: np.array([[len(s)] for s in batch], dtype=np.float32), sentences,
-                                   lambda done, total: progress.append((done, total)), chunk=2)
+    vectors = encode_with_progress(
+        lambda batch: np.array([[len(s)] for s in batch], dtype=np.float32),
+        sentences,
+        lambda done, total: progress.append((done, total)),
+        chunk=2,
+    )
     assert vectors[:, 0].tolist() == [len(s) for s in sentences]
     assert progress == [(2, 5), (4, 5), (5, 5)]
 
@@ -223,30 +240,45 @@ def test_validate_names_the_limit_and_the_budget_bounds_one_call():
     PlaygroundConfig().check_budget()
     with pytest.raises(InputError, match="too large"):
         replace(PlaygroundConfig(), head="mlp", width=64, seeds=20, steps=5000, batch_size=256).check_budget()
-    assert argument_line("seeds") == ("seeds: Seeds trained side by side; each has its own start, training pairs, "
-                                      "noise and batch order, which its two twins share (a whole number >= 1 and "
-                                      "<= 20; default 20).")
+    assert argument_line("seeds") == (
+        "seeds: Seeds trained side by side; each has its own start, training pairs, "
+        "noise and batch order, which its two twins share (a whole number >= 1 and "
+        "<= 20; default 20)."
+    )
 
 
 def _recorded_map(cells: dict) -> dict:
     """A map whose cells (by (noise, size) on STS, Smooth K2, paper head) hold ``diffs`` at step 1,000 and at best."""
+
     def entry(noise, size, diffs):
         part = {"paired": {"spearman": {"diffs": diffs, "seeds": list(range(len(diffs)))}}}
         config = dict(data="sts", loss="sk2", head="paper", noise=noise, train_pairs=size)
         return {"config": config, "seeds": list(range(len(diffs))), **part, "stopped_at_best": part}
 
-    return {"cells": {payoff.cell_key("sts", "sk2", "paper", *place): entry(*place, diffs)
-                      for place, diffs in cells.items()}}
+    return {
+        "cells": {
+            payoff.cell_key("sts", "sk2", "paper", *place): entry(*place, diffs)
+            for place, diffs in cells.items()
+        }
+    }
 
 
 def test_the_payoff_reading_says_where_and_says_nowhere():
     clear, tiny = [0.5, 0.6, 0.4, 0.55, 0.45], [0.05, 0.06, 0.04, 0.05, 0.05]
-    found = _recorded_map({(0.0, 50): clear, (0.5, 50): [-0.3, 0.5, 0.2, 0.6, -0.4], (1.0, 200): [-x for x in clear],
-                           (1.5, 800): tiny})
+    found = _recorded_map(
+        {
+            (0.0, 50): clear,
+            (0.5, 50): [-0.3, 0.5, 0.2, 0.6, -0.4],
+            (1.0, 200): [-x for x in clear],
+            (1.5, 800): tiny,
+        }
+    )
     marks = payoff.verdicts(found, "best")
     cells = payoff.cells_of(found, "sts", "sk2", "paper")
     text = payoff.reading(cells, marks, len(marks))
-    assert "at σ 0 × 50 pairs" in text and "holds in 1 of 4 cells, is reversed in 1 (at σ 1 × 200 pairs)" in text
+    assert (
+        "at σ 0 × 50 pairs" in text and "holds in 1 of 4 cells, is reversed in 1 (at σ 1 × 200 pairs)" in text
+    )
     assert "negligible in 1" in text and "Benjamini-Hochberg" in text and "share seeds" in text
     del found["cells"][payoff.cell_key("sts", "sk2", "paper", 0.0, 50)]
     marks = payoff.verdicts(found, "step")
@@ -258,8 +290,12 @@ def test_the_payoff_reading_says_where_and_says_nowhere():
 def test_the_maps_marks_are_corrected_over_its_cells():
     # alone, p = 0.005 would be marked; among 20 cells with nothing else, Benjamini-Hochberg leaves it unmarked
     lone = [0.9, 0.6, 1.1, 0.7]
-    assert payoff.cell_paired(_recorded_map({(0.0, 50): lone})["cells"]["payoff/sts/sk2/paper/noise0/pairs50"],
-                              "spearman").verdict == "holds"
+    assert (
+        payoff.cell_paired(
+            _recorded_map({(0.0, 50): lone})["cells"]["payoff/sts/sk2/paper/noise0/pairs50"], "spearman"
+        ).verdict
+        == "holds"
+    )
     level = {(noise, size): [0.3, -0.3, 0.2, -0.2] for noise in payoff.NOISES for size in payoff.SIZES[:4]}
     marks = payoff.verdicts(_recorded_map({**level, (0.0, 50): lone}), "best")
     assert len(marks) == 20 and "holds" not in marks.values()

@@ -18,6 +18,7 @@ from starlette.middleware import Middleware
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 from starlette.testclient import TestClient
+from test_playground_upload import label_of, write
 
 from stsdemo.app.playground import api as playground_api
 from stsdemo.app.playground.memory import PlaygroundMemory
@@ -28,9 +29,8 @@ from stsdemo.playground.compact import sentences_digest
 from stsdemo.playground.config import PlaygroundConfig
 from stsdemo.playground.embeddings import Encoder
 from stsdemo.playground.run import Playground
-from test_playground_upload import label_of, write
 
-DIM = 384      # the embedded encoder's width, so an exported head fits it
+DIM = 384  # the embedded encoder's width, so an exported head fits it
 SESSION = "page-session-1"
 
 
@@ -62,8 +62,10 @@ def client(memory, tmp_path_factory, monkeypatch_module):
 def app_client(memory, client):
     """The site as the app serves it: a middleware inside a Starlette app (as Gradio's), whose requests carry
     the app in their scope (Starlette's router and form parser then raise HTTPExceptions)."""
-    inner = Starlette(routes=[Route("/{path:path}", lambda request: PlainTextResponse("the app"))],
-                      middleware=[Middleware(PlaygroundSite, memory=memory)])
+    inner = Starlette(
+        routes=[Route("/{path:path}", lambda request: PlainTextResponse("the app"))],
+        middleware=[Middleware(PlaygroundSite, memory=memory)],
+    )
     return TestClient(inner, raise_server_exceptions=False)
 
 
@@ -80,11 +82,13 @@ def test_the_page_and_its_manifest_with_the_apps_routes(client):
     assert client.get("/playground/engine.js").status_code == 200
     site = client.get("/playground/site.json").json()
     assert site["app"] == {"upload": "api/upload", "export": "api/export"}
-    assert set(site["datasets"]) == {"sts", "nli"} and site["datasets"]["sts"]["file"] == "data/sts.safetensors"
+    assert (
+        set(site["datasets"]) == {"sts", "nli"} and site["datasets"]["sts"]["file"] == "data/sts.safetensors"
+    )
     assert {preset["name"] for preset in site["presets"]} >= {"memorisation", "nli-nodes"}
     assert site["settings"]["x0"]["high"] == 1 and site["rule"]["t_quantiles"]["20"] > 2
     assert site["engine"]["losses"]["sk2"]["power"] == 2 and site["engine"]["adam"]["beta2"] == 0.999
-    assert client.get("/playground/").status_code == 200   # redirected to the page
+    assert client.get("/playground/").status_code == 200  # redirected to the page
 
 
 def test_the_manifest_is_made_again_only_when_the_recorded_map_changes(client, monkeypatch):
@@ -93,10 +97,10 @@ def test_the_manifest_is_made_again_only_when_the_recorded_map_changes(client, m
     made = []
     real = site_module.manifest
     monkeypatch.setattr(site_module, "manifest", lambda *args: made.append(1) or real(*args))
-    monkeypatch.setattr(site_module, "_map_stamp", lambda: -1)   # a map no earlier request made it from
+    monkeypatch.setattr(site_module, "_map_stamp", lambda: -1)  # a map no earlier request made it from
     first = client.get("/playground/site.json").content
     assert client.get("/playground/site.json").content == first and len(made) == 1
-    monkeypatch.setattr(site_module, "_map_stamp", lambda: -2)   # the map's file changed
+    monkeypatch.setattr(site_module, "_map_stamp", lambda: -2)  # the map's file changed
     assert client.get("/playground/site.json").content == first and len(made) == 2
 
 
@@ -105,7 +109,7 @@ def test_a_built_in_data_file_is_the_pinned_file_byte_for_byte(client, memory, n
     answer = client.get(f"/playground/data/{name}.safetensors")
     assert answer.status_code == 200 and answer.content == pinned.file_bytes(name)
     assert hashlib.sha256(answer.content).hexdigest() == pinned.checksum(name)
-    assert memory.prepared("", "default", name).source.payload == answer.content      # what the API trains on
+    assert memory.prepared("", "default", name).source.payload == answer.content  # what the API trains on
     sentences = client.get(f"/playground/data/{name}.sentences.json").json()
     assert sentences_digest(sentences) == pinned.pinned()["sets"][name]["sentences_sha256"]
     site = client.get("/playground/site.json").json()
@@ -113,19 +117,30 @@ def test_a_built_in_data_file_is_the_pinned_file_byte_for_byte(client, memory, n
     assert entry["sha256"] == pinned.checksum(name) and entry["pool"] == len(pinned.load(name).train)
 
 
-@pytest.mark.parametrize("path", ["/playground/data/imdb.safetensors", "/playground/secret.py",
-                                  "/playground/data/upload/0123456789ab.safetensors",
-                                  "/playground/api/download/page-session-1/x.zip"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/playground/data/imdb.safetensors",
+        "/playground/secret.py",
+        "/playground/data/upload/0123456789ab.safetensors",
+        "/playground/api/download/page-session-1/x.zip",
+    ],
+)
 def test_what_is_not_there_is_one_line_without_a_path(client, path):
     answer = client.get(path)
-    assert answer.status_code == 404 and "\n" not in answer.json()["error"] and "/" not in answer.json()["error"]
+    assert (
+        answer.status_code == 404 and "\n" not in answer.json()["error"] and "/" not in answer.json()["error"]
+    )
 
 
 def test_an_upload_is_embedded_and_served_to_the_page(client, tmp_path):
     path = write(tmp_path, "pairs.csv", [label_of(i) for i in range(250)])
     with path.open("rb") as handle:
-        started = client.post("/playground/api/upload", files={"file": ("pairs.csv", handle, "text/csv")},
-                              data={"session": SESSION, "scale": "infer"})
+        started = client.post(
+            "/playground/api/upload",
+            files={"file": ("pairs.csv", handle, "text/csv")},
+            data={"session": SESSION, "scale": "infer"},
+        )
     assert started.status_code == 200 and started.json() == {"job": SESSION}
     deadline = time.monotonic() + 60
     while not (status := client.get(f"/playground/api/upload?job={SESSION}").json()).get("done"):
@@ -139,17 +154,28 @@ def test_an_upload_is_embedded_and_served_to_the_page(client, tmp_path):
 def test_a_bad_upload_is_refused_with_one_line(client, tmp_path):
     path = write(tmp_path, "few.csv", [label_of(i) for i in range(20)])
     with path.open("rb") as handle:
-        answer = client.post("/playground/api/upload", files={"file": ("few.csv", handle, "text/csv")},
-                             data={"session": "page-session-2"})
+        answer = client.post(
+            "/playground/api/upload",
+            files={"file": ("few.csv", handle, "text/csv")},
+            data={"session": "page-session-2"},
+        )
     assert answer.status_code == 400 and "pairs" in answer.json()["error"]
-    big = client.post("/playground/api/upload", files={"file": ("big.csv", b"a" * (6 * 1024 ** 2), "text/csv")},
-                      data={"session": "page-session-2"})
+    big = client.post(
+        "/playground/api/upload",
+        files={"file": ("big.csv", b"a" * (6 * 1024**2), "text/csv")},
+        data={"session": "page-session-2"},
+    )
     assert big.status_code == 413 and "MB" in big.json()["error"]
 
 
-ENCODED_PATHS = ["/playground/..%2f..%2fapp.py", "/playground/..%2fsite.json", "/playground/%2e%2e%2fapp.py",
-                 "/playground/data/..%2f..%2fapp.safetensors", "/playground/api/download/..%2f..%2fx/y.zip",
-                 "/playground/data/upload/..%2f..%2fsts.safetensors"]
+ENCODED_PATHS = [
+    "/playground/..%2f..%2fapp.py",
+    "/playground/..%2fsite.json",
+    "/playground/%2e%2e%2fapp.py",
+    "/playground/data/..%2f..%2fapp.safetensors",
+    "/playground/api/download/..%2f..%2fx/y.zip",
+    "/playground/data/upload/..%2f..%2fsts.safetensors",
+]
 
 
 @pytest.mark.parametrize("path", ENCODED_PATHS)
@@ -161,35 +187,49 @@ def test_an_encoded_slash_is_a_404_in_one_line(app_client, path):
 
 def test_a_wrong_method_and_a_malformed_or_chunked_upload_are_4xx_in_one_line(app_client, tmp_path):
     assert app_client.post("/playground/site.json").status_code == 405
-    bad = app_client.post("/playground/api/upload", content=b"--x\r\nnot a part",
-                          headers={"content-type": "multipart/form-data; boundary=x"})
+    bad = app_client.post(
+        "/playground/api/upload",
+        content=b"--x\r\nnot a part",
+        headers={"content-type": "multipart/form-data; boundary=x"},
+    )
     assert bad.status_code == 400 and "multipart form" in bad.json()["error"], bad.text[:200]
 
     def chunks(body: bytes):
-        yield from (body[i:i + 1000] for i in range(0, len(body), 1000))
+        yield from (body[i : i + 1000] for i in range(0, len(body), 1000))
 
-    chunked = app_client.post("/playground/api/upload", content=chunks(b"--x\r\n" + b"y" * 5000),
-                              headers={"content-type": "multipart/form-data; boundary=x"})
+    chunked = app_client.post(
+        "/playground/api/upload",
+        content=chunks(b"--x\r\n" + b"y" * 5000),
+        headers={"content-type": "multipart/form-data; boundary=x"},
+    )
     assert chunked.status_code == 400 and "multipart form" in chunked.json()["error"], chunked.text[:200]
-    huge = app_client.post("/playground/api/upload", content=chunks(b"y" * (6 * 1024 ** 2)),
-                           headers={"content-type": "multipart/form-data; boundary=x"})
+    huge = app_client.post(
+        "/playground/api/upload",
+        content=chunks(b"y" * (6 * 1024**2)),
+        headers={"content-type": "multipart/form-data; boundary=x"},
+    )
     assert huge.status_code == 413 and "MB" in huge.json()["error"]
     path = write(tmp_path, "chunked.csv", [label_of(i) for i in range(250)])
     body, kind = _multipart(path.read_bytes(), {"session": "page-chunked", "scale": "infer"})
     started = app_client.post("/playground/api/upload", content=chunks(body), headers={"content-type": kind})
-    assert started.status_code == 200 and started.json() == {"job": "page-chunked"}   # a chunked one is read
+    assert started.status_code == 200 and started.json() == {"job": "page-chunked"}  # a chunked one is read
 
 
 def _multipart(content: bytes, fields: dict) -> tuple[bytes, str]:
-    parts = [f'--b\r\nContent-Disposition: form-data; name="{key}"\r\n\r\n{value}\r\n'.encode()
-             for key, value in fields.items()]
-    parts.append(b'--b\r\nContent-Disposition: form-data; name="file"; filename="pairs.csv"\r\n'
-                 b"Content-Type: text/csv\r\n\r\n" + content + b"\r\n--b--\r\n")
+    parts = [
+        f'--b\r\nContent-Disposition: form-data; name="{key}"\r\n\r\n{value}\r\n'.encode()
+        for key, value in fields.items()
+    ]
+    parts.append(
+        b'--b\r\nContent-Disposition: form-data; name="file"; filename="pairs.csv"\r\n'
+        b"Content-Type: text/csv\r\n\r\n" + content + b"\r\n--b--\r\n"
+    )
     return b"".join(parts), "multipart/form-data; boundary=b"
 
 
-def test_uploads_from_made_up_sessions_evict_only_that_addresss_uploads(client, memory, tmp_path,
-                                                                          monkeypatch):
+def test_uploads_from_made_up_sessions_evict_only_that_addresss_uploads(
+    client, memory, tmp_path, monkeypatch
+):
     """Issue 51, case 1: 18 uploads of 250 pairs from one address, each with a made-up session, pushed the
     built-in STS data out of memory and out of the disk cache. Now they evict uploads only: the address keeps
     its cap's worth (the most recent), another address's upload stays, and the built-in sets are pinned files."""
@@ -199,11 +239,19 @@ def test_uploads_from_made_up_sessions_evict_only_that_addresss_uploads(client, 
     sts = memory.prepare("", "default", "sts")
 
     def upload(session: str, address: str, seed: int):
-        path = write(tmp_path, f"{session}.csv", [label_of(i + seed) for i in range(250)],
-                     pairs=[(f"{seed} {i} one", f"{seed} {i} two", label_of(i)) for i in range(250)])
+        path = write(
+            tmp_path,
+            f"{session}.csv",
+            [label_of(i + seed) for i in range(250)],
+            pairs=[(f"{seed} {i} one", f"{seed} {i} two", label_of(i)) for i in range(250)],
+        )
         with path.open("rb") as handle:
-            answer = client.post("/playground/api/upload", files={"file": (path.name, handle, "text/csv")},
-                                 data={"session": session}, headers={"x-forwarded-for": address})
+            answer = client.post(
+                "/playground/api/upload",
+                files={"file": (path.name, handle, "text/csv")},
+                data={"session": session},
+                headers={"x-forwarded-for": address},
+            )
         assert answer.status_code == 200, answer.text
 
     def done(session: str) -> dict:
@@ -219,21 +267,37 @@ def test_uploads_from_made_up_sessions_evict_only_that_addresss_uploads(client, 
         upload(f"made-up-{n}", "8.8.8.8", n)
     kept = [done(f"made-up-{n}") for n in range(13, 18)]
     assert all(status["done"] for status in kept)
-    for n in range(13):                       # the address's least recently used went, one a new upload
+    for n in range(13):  # the address's least recently used went, one a new upload
         assert client.get(f"/playground/api/upload?job=made-up-{n}").status_code == 404
     assert done("neighbour")["done"]
-    assert memory.prepare("", "default", "sts") is sts and sts.done.is_set()      # still in memory
+    assert memory.prepare("", "default", "sts") is sts and sts.done.is_set()  # still in memory
     assert client.get("/playground/data/sts.safetensors").content == built_in == pinned.file_bytes("sts")
 
 
 def test_a_malformed_export_is_refused(client):
-    for body in (b"not json", json.dumps({"session": SESSION, "config": {"x0": 3}, "steps": 10,
-                                          "head": {"twin": 0, "step": 10, "params": [0.0]}}).encode()):
+    for body in (
+        b"not json",
+        json.dumps(
+            {
+                "session": SESSION,
+                "config": {"x0": 3},
+                "steps": 10,
+                "head": {"twin": 0, "step": 10, "params": [0.0]},
+            }
+        ).encode(),
+    ):
         answer = client.post("/playground/api/export", content=body)
         assert answer.status_code == 400 and answer.json()["error"]
-    assert client.post("/playground/api/export", content=b"x" * (2 * 1024 ** 2)).status_code == 413
-    nothing = client.post("/playground/api/export", json={"session": "page-session-9", "config": {"data": "upload"},
-                                                          "steps": 10, "head": {"twin": 0, "step": 10, "params": []}})
+    assert client.post("/playground/api/export", content=b"x" * (2 * 1024**2)).status_code == 413
+    nothing = client.post(
+        "/playground/api/export",
+        json={
+            "session": "page-session-9",
+            "config": {"data": "upload"},
+            "steps": 10,
+            "head": {"twin": 0, "step": 10, "params": []},
+        },
+    )
     assert nothing.status_code == 400 and "no pairs uploaded" in nothing.json()["error"]
 
 
@@ -245,8 +309,15 @@ def test_an_exported_head_is_measured_again_by_the_core(client, memory):
         trained.step(60)
         best = trained.best_head(0)
     params = best.params
-    answer = client.post("/playground/api/export", json={"session": SESSION, "config": config.to_dict(), "steps": 60,
-                                                         "head": {"twin": 0, "step": best.step, "params": params}})
+    answer = client.post(
+        "/playground/api/export",
+        json={
+            "session": SESSION,
+            "config": config.to_dict(),
+            "steps": 60,
+            "head": {"twin": 0, "step": best.step, "params": params},
+        },
+    )
     assert answer.status_code == 200, answer.text
     found = answer.json()
     assert found["name"].endswith(f"best-step{best.step}-of-60.zip")
@@ -270,7 +341,7 @@ def test_the_api_run_is_checked_and_bounded(memory):
 
 
 def test_an_api_run_past_its_wall_clock_stops_with_its_readings_there(memory, monkeypatch):
-    memory.prepared("", "default", "sts")               # ready: the limit is the run's alone
+    memory.prepared("", "default", "sts")  # ready: the limit is the run's alone
     monkeypatch.setenv("STSDEMO_PLAYGROUND_SECONDS", "0.001")
     result = playground_api.api_run(memory, dict(seeds=2, steps=500, model="default"))
     assert result["stopped_early"] and result["step"] < 500
@@ -295,7 +366,7 @@ def test_an_api_runs_wall_clock_covers_the_preparation_it_sets_going(monkeypatch
         return Encoder("slow stand-in", f"slow:{place}:{time.monotonic()}", 128, encode)
 
     memory = PlaygroundMemory(max_pairs=240, encoder_for=slow)
-    PlaygroundConfig().check_budget()                     # its first call imports the cost model
+    PlaygroundConfig().check_budget()  # its first call imports the cost model
     started = time.monotonic()
     with pytest.raises(InputError) as refused:
         playground_api.api_run(memory, dict(seeds=1, steps=50, model="scorer", data="sts"))
@@ -304,7 +375,7 @@ def test_an_api_runs_wall_clock_covers_the_preparation_it_sets_going(monkeypatch
     said = str(refused.value)
     assert "Embedding the sentences of sts" in said and "limit of 1 s passed" in said
     assert "\n" not in str(refused.value)
-    memory.prepared("", "scorer", "sts")                                  # ready now
+    memory.prepared("", "scorer", "sts")  # ready now
     started = time.monotonic()
     result = playground_api.api_run(memory, dict(seeds=1, steps=50, model="scorer", data="sts"))
     assert time.monotonic() - started < 2.5 and result["step"] >= 1

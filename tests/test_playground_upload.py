@@ -16,8 +16,14 @@ from stsdemo.playground.compact import compact_bytes, quantize
 from stsdemo.playground.config import SELECTION_MIN, PlaygroundConfig
 from stsdemo.playground.embeddings import Encoder
 from stsdemo.playground.run import Playground, Source, run_seeds
-from stsdemo.playground.uploaded import (MAX_UPLOAD_PAIRS, MIN_TRAINING_PAIRS, MIN_UPLOAD_PAIRS, REPORT_MIN,
-                                         load_uploaded_pairs, report_size)
+from stsdemo.playground.uploaded import (
+    MAX_UPLOAD_PAIRS,
+    MIN_TRAINING_PAIRS,
+    MIN_UPLOAD_PAIRS,
+    REPORT_MIN,
+    load_uploaded_pairs,
+    report_size,
+)
 
 NLI_NAMES = ("Entailment", "neutral", "CONTRADICTION")
 
@@ -70,7 +76,11 @@ def test_a_0_to_5_file_is_inferred_on_its_own_numbers(tmp_path):
     data = loaded.data
     assert data.scheme.categories == ("0", "1", "2", "3", "4", "5") and data.scheme.gap == 1
     assert sorted(set(all_labels(data).tolist())) == [0, 1, 2, 3, 4, 5]
-    assert "inferred" in loaded.scale_text and "(0 to 5)" in loaded.scale_text and "minus" not in loaded.scale_text
+    assert (
+        "inferred" in loaded.scale_text
+        and "(0 to 5)" in loaded.scale_text
+        and "minus" not in loaded.scale_text
+    )
     assert data.title == "mine.csv" and data.name.startswith("upload:") and loaded.notice == ""
 
 
@@ -78,9 +88,11 @@ def test_a_1_to_5_file_is_shifted_to_node_0_with_categories_named_by_its_numbers
     loaded = load_uploaded_pairs(write(tmp_path, "likert.csv", [1 + i % 5 for i in range(240)]))
     assert loaded.data.scheme.categories == ("1", "2", "3", "4", "5")
     assert sorted(set(all_labels(loaded.data).tolist())) == [0, 1, 2, 3, 4]
-    assert "inferred" in loaded.scale_text and "(1 to 5)" in loaded.scale_text and "minus 1" in loaded.scale_text
+    assert (
+        "inferred" in loaded.scale_text and "(1 to 5)" in loaded.scale_text and "minus 1" in loaded.scale_text
+    )
     fractions = load_uploaded_pairs(write(tmp_path, "half.csv", [0.5 + (i % 4) for i in range(240)]))
-    assert fractions.data.scheme.categories == ("0", "1", "2", "3", "4")      # 0.5 .. 3.5: floor 0, ceil 4
+    assert fractions.data.scheme.categories == ("0", "1", "2", "3", "4")  # 0.5 .. 3.5: floor 0, ceil 4
 
 
 def test_nli_category_names_name_their_scale_and_a_named_scale_parses_as_the_score_tab(tmp_path):
@@ -95,14 +107,16 @@ def test_nli_category_names_name_their_scale_and_a_named_scale_parses_as_the_sco
     assert "chosen" in chosen.scale_text and "bad, fair, good" in chosen.scale_text
     chosen = load_uploaded_pairs(write(tmp_path, "s.csv", [i % 6 for i in range(240)]), "sts")
     assert "chosen (sts)" in chosen.scale_text
-    assert "is not a number" in refused(custom)                                 # names other than NLI's: name it
+    assert "is not a number" in refused(custom)  # names other than NLI's: name it
 
 
 # ---- the split and the name -----------------------------------------------------------------------------------
 
 
 def pair_set(data, part) -> set:
-    return {frozenset((data.sentences[u], data.sentences[v])) for u, v in zip(part.u.tolist(), part.v.tolist())}
+    return {
+        frozenset((data.sentences[u], data.sentences[v])) for u, v in zip(part.u.tolist(), part.v.tolist())
+    }
 
 
 @pytest.mark.parametrize("pairs", [MIN_UPLOAD_PAIRS, 240, 1000])
@@ -125,11 +139,13 @@ def test_the_report_set_is_held_out_the_same_way_every_time(tmp_path, pairs):
 
 def test_the_name_is_the_content_not_the_file_name(tmp_path):
     labels = [label_of(i) for i in range(240)]
-    one, other = (load_uploaded_pairs(write(tmp_path, name, labels)).data for name in ("one.csv", "other.tsv.csv"))
+    one, other = (
+        load_uploaded_pairs(write(tmp_path, name, labels)).data for name in ("one.csv", "other.tsv.csv")
+    )
     assert one.name == other.name and (one.title, other.title) == ("one.csv", "other.tsv.csv")
     changed = load_uploaded_pairs(write(tmp_path, "one.csv", [5 - label for label in labels])).data
     assert changed.name != one.name
-    rescaled = load_uploaded_pairs(write(tmp_path, "one.csv", labels), "sts").data   # the same labels on STS
+    rescaled = load_uploaded_pairs(write(tmp_path, "one.csv", labels), "sts").data  # the same labels on STS
     assert rescaled.name != one.name and len(one.name) == len("upload:") + 12
 
 
@@ -141,27 +157,53 @@ def mixed_labels(i: int):
 
 
 BAD_FILES = {
-    "no label column": (dict(labels=range(240), header=("sentence1", "sentence2", "rating")),
-                        ["no label column", "columns found"]),
-    "an empty label": (dict(labels=["" if i == 6 else i % 6 for i in range(240)]), ["row 7", "label is empty"]),
+    "no label column": (
+        dict(labels=range(240), header=("sentence1", "sentence2", "rating")),
+        ["no label column", "columns found"],
+    ),
+    "an empty label": (
+        dict(labels=["" if i == 6 else i % 6 for i in range(240)]),
+        ["row 7", "label is empty"],
+    ),
     "one class": (dict(labels=["3"] * 240), ["every label", "'3'", "two different labels"]),
     "one class of names": (dict(labels=["neutral"] * 240), ["every label", "'neutral'"]),
-    "non-numeric": (dict(labels=["good" if i == 3 else i % 6 for i in range(240)]),
-                    ["row 4", "label 'good' is not a number", "name the scale", "bad, fair, good"]),
-    "mixed numbers and NLI names": (dict(labels=[mixed_labels(i) for i in range(240)]),
-                                    ["row 4", "'neutral' is not a number"]),
-    "an infinite label": (dict(labels=["inf" if i == 9 else i % 6 for i in range(240)]),
-                          ["row 10", "not a finite number"]),
-    "a repeated pair": (dict(labels=None, pairs=[(first(i), second(i), i % 6) for i in range(240)]
-                             + [(first(5), second(5), 2)]), ["rows 6 and 241", "same pair", "either order"]),
-    "a pair repeated in reverse": (dict(labels=None, pairs=[(first(i), second(i), i % 6) for i in range(240)]
-                                        + [(second(17), first(17), 2)]), ["rows 18 and 241", "either order"]),
-    "too many rows": (dict(labels=[i % 6 for i in range(MAX_UPLOAD_PAIRS + 1)]),
-                      [f"more than {MAX_UPLOAD_PAIRS} rows", f"limit is {MAX_UPLOAD_PAIRS}"]),
-    "too few pairs": (dict(labels=[i % 6 for i in range(MIN_UPLOAD_PAIRS - 1)]),
-                      [f"has {MIN_UPLOAD_PAIRS - 1} sentence pairs", f"at least {MIN_UPLOAD_PAIRS}"]),
-    "too many nodes": (dict(labels=[i % 101 for i in range(240)]),
-                       ["0 to 100", "101 whole numbers", "rescale", "name the scale"]),
+    "non-numeric": (
+        dict(labels=["good" if i == 3 else i % 6 for i in range(240)]),
+        ["row 4", "label 'good' is not a number", "name the scale", "bad, fair, good"],
+    ),
+    "mixed numbers and NLI names": (
+        dict(labels=[mixed_labels(i) for i in range(240)]),
+        ["row 4", "'neutral' is not a number"],
+    ),
+    "an infinite label": (
+        dict(labels=["inf" if i == 9 else i % 6 for i in range(240)]),
+        ["row 10", "not a finite number"],
+    ),
+    "a repeated pair": (
+        dict(
+            labels=None, pairs=[(first(i), second(i), i % 6) for i in range(240)] + [(first(5), second(5), 2)]
+        ),
+        ["rows 6 and 241", "same pair", "either order"],
+    ),
+    "a pair repeated in reverse": (
+        dict(
+            labels=None,
+            pairs=[(first(i), second(i), i % 6) for i in range(240)] + [(second(17), first(17), 2)],
+        ),
+        ["rows 18 and 241", "either order"],
+    ),
+    "too many rows": (
+        dict(labels=[i % 6 for i in range(MAX_UPLOAD_PAIRS + 1)]),
+        [f"more than {MAX_UPLOAD_PAIRS} rows", f"limit is {MAX_UPLOAD_PAIRS}"],
+    ),
+    "too few pairs": (
+        dict(labels=[i % 6 for i in range(MIN_UPLOAD_PAIRS - 1)]),
+        [f"has {MIN_UPLOAD_PAIRS - 1} sentence pairs", f"at least {MIN_UPLOAD_PAIRS}"],
+    ),
+    "too many nodes": (
+        dict(labels=[i % 101 for i in range(240)]),
+        ["0 to 100", "101 whole numbers", "rescale", "name the scale"],
+    ),
 }
 
 
@@ -185,6 +227,7 @@ def test_a_bad_value_under_a_named_scale_and_a_large_file_are_refused(tmp_path, 
 
 def stand_in_encoder(dim: int = 384) -> Encoder:
     """A fixed vector per topic plus a little of each sentence's own: what the labels (topic distance) need."""
+
     def encode(sentences):
         vectors = []
         for sentence in sentences:

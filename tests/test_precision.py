@@ -7,12 +7,13 @@ import torch
 
 from stsdemo.precision import GPU_CANDIDATES, choose, fastest, gpu_candidates
 
-GPU = torch.device("cuda")      # a device name only: nothing runs on it here
+GPU = torch.device("cuda")  # a device name only: nothing runs on it here
 CPU = torch.device("cpu")
 
 
 def timings_from(table: dict, calls: list):
     """An injected step timer: each precision's seconds from ``table``, every call logged in ``calls``."""
+
     def step_seconds(precision: str) -> float:
         calls.append(precision)
         value = table[precision]
@@ -28,7 +29,7 @@ def test_auto_never_picks_a_precision_measured_slower_than_another(order):
     table = dict(zip(GPU_CANDIDATES, order))
     calls = []
     choice = choose("auto", GPU, timings_from(table, calls), bf16_native=True, where="a test GPU")
-    assert sorted(calls) == sorted(GPU_CANDIDATES)          # every candidate was timed, once
+    assert sorted(calls) == sorted(GPU_CANDIDATES)  # every candidate was timed, once
     assert all(table[choice.chosen] <= seconds for seconds in table.values())
     assert choice.step_seconds == table and choice.setting == "auto"
     assert f"{choice.chosen} " in choice.why and "a test GPU" in choice.why
@@ -38,7 +39,7 @@ def test_the_h100_table_chooses_fp32_where_bf16_was_slower():
     """The recorded H100 figures at batch 16 (pairs/s: fp32 512, bf16 310, fp16 255) as seconds per step."""
     table = {"fp32": 16 / 512, "tf32": 16 / 512, "bf16": 16 / 310, "fp16": 16 / 255}
     choice = choose("auto", GPU, timings_from(table, []), bf16_native=True)
-    assert choice.chosen == "fp32"                           # a tie goes to the more exact
+    assert choice.chosen == "fp32"  # a tie goes to the more exact
     assert choice.mixed_precision == "no"
 
 

@@ -30,23 +30,29 @@ def test_a_presets_sentence_is_what_its_recorded_run_shows(preset, recorded):
     config = preset.config()
     assert entry["config"] == config.to_dict() and len(entry["seeds"]) == config.seeds
     assert entry["checkpoints"][-1]["step"] == config.steps
-    assert entry["engine"] == ENGINE                                     # recorded by the engine the page runs
+    assert entry["engine"] == ENGINE  # recorded by the engine the page runs
     metric = READ_BY[config.data]
     last = entry["checkpoints"][-1]
     assert preset.expects
-    for reading, verdict in preset.expects.items():                     # under today's rule, from the differences
+    for reading, verdict in preset.expects.items():  # under today's rule, from the differences
         found = last[f"{reading}_reading"][metric]
         assert Paired(found["diffs"], found["seeds"], metric).verdict == verdict, (reading, verdict)
-    said = {figure(part) for point in entry["checkpoints"]                        # as the record wrote them
-            for reading in ("best_reading", "step_reading") for part in point[reading].values()}
+    said = {
+        figure(part)
+        for point in entry["checkpoints"]  # as the record wrote them
+        for reading in ("best_reading", "step_reading")
+        for part in point[reading].values()
+    }
     said |= confirmed_figures(recorded.get(f"preset/{preset.name}/confirm"), entry)
     for text in curious_texts(preset):
         quoted = quoted_figures(text)
         assert quoted and all(number in said for number in quoted), (quoted, sorted(said))
         intervals = [f"{low} to {high}" for low, high in INTERVAL.findall(text)]
         assert all(interval.replace("−", "-") in said for interval in intervals), (intervals, sorted(said))
-    english, chinese = ((sorted(quoted_figures(text)), INTERVAL.findall(text)) for text in curious_texts(preset))
-    assert english == chinese                                 # the translation quotes the same figures and intervals
+    english, chinese = (
+        (sorted(quoted_figures(text)), INTERVAL.findall(text)) for text in curious_texts(preset)
+    )
+    assert english == chinese  # the translation quotes the same figures and intervals
 
 
 @pytest.mark.parametrize("preset", PRESETS, ids=lambda preset: preset.name)
@@ -62,10 +68,16 @@ def test_a_mark_a_preset_quotes_repeats_on_fresh_seeds(preset, recorded):
                 verdict = Paired(found["diffs"], found["seeds"], metric).verdict
                 if not (verdict.marked and figure(found) in quoted):
                     continue
-                assert confirm is not None, f"{preset.name} quotes a mark ({found['text']}) never run on fresh seeds"
+                assert confirm is not None, (
+                    f"{preset.name} quotes a mark ({found['text']}) never run on fresh seeds"
+                )
                 assert confirm["checkpoints"][place]["step"] == point["step"]
                 again = confirm["checkpoints"][place][reading][metric]
-                assert Paired(again["diffs"], again["seeds"], metric).verdict == verdict, (reading, metric, again)
+                assert Paired(again["diffs"], again["seeds"], metric).verdict == verdict, (
+                    reading,
+                    metric,
+                    again,
+                )
 
 
 def curious_texts(preset) -> tuple[str, str]:
@@ -88,7 +100,7 @@ def confirmed_figures(confirm: dict | None, entry: dict) -> set[str]:
     the pooled reading over every seed (mean ± se, and its 95 % interval as "low to high"), of every metric."""
     if confirm is None:
         return set()
-    assert confirm["engine"] == ENGINE and not set(confirm["seeds"]) & set(entry["seeds"])   # fresh seeds
+    assert confirm["engine"] == ENGINE and not set(confirm["seeds"]) & set(entry["seeds"])  # fresh seeds
     found = set()
     for point, again in zip(entry["checkpoints"], confirm["checkpoints"], strict=True):
         for reading in ("best_reading", "step_reading"):
@@ -96,6 +108,9 @@ def confirmed_figures(confirm: dict | None, entry: dict) -> set[str]:
                 second = again[reading][metric]
                 pooled = Paired(first["diffs"] + second["diffs"], first["seeds"] + second["seeds"], metric)
                 low, high = pooled.interval
-                found |= {figure(second), f"{pooled.mean:+.2f} ± {pooled.se:.2f}",
-                          f"{low:+.2f} to {high:+.2f}"}
+                found |= {
+                    figure(second),
+                    f"{pooled.mean:+.2f} ± {pooled.se:.2f}",
+                    f"{low:+.2f} to {high:+.2f}",
+                }
     return {text.replace("+-", "-") for text in found}

@@ -13,23 +13,23 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from stsdemo import lesson
 from stsdemo.story import plain
 
 REPO = Path(__file__).resolve().parent.parent
 README = REPO / "README.md"
-MOVED_TO = ("docs/guide.md", "docs/lesson.md", "docs/deploying.md")   # where the README's rest went
+MOVED_TO = ("docs/guide.md", "docs/lesson.md", "docs/deploying.md")  # where the README's rest went
 MAX_LINES = 120
 SHELL_FENCE = re.compile(r"^ *```(?:bash|sh|shell)\n(.*?)^ *```", re.MULTILINE | re.DOTALL)
 ANY_FENCE = re.compile(r"^ *```.*?^ *```", re.MULTILINE | re.DOTALL)
-SUBCOMMAND = re.compile(r"[a-z][a-z0-9-]*")   # a placeholder (DIR, <you>/...) or a path ends the subcommands
-REPO_FILE = (".py", ".txt", ".toml")           # arguments that name one of the repository's files
+SUBCOMMAND = re.compile(r"[a-z][a-z0-9-]*")  # a placeholder (DIR, <you>/...) or a path ends the subcommands
+REPO_FILE = (".py", ".txt", ".toml")  # arguments that name one of the repository's files
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
@@ -37,6 +37,7 @@ LINK = re.compile(r"\]\(([^)\s]+)\)")
 class Command:
     """One command of a shell block: the program (an executable, ``python -m <module>`` or a script), the
     subcommands before its first argument, the options it is given and the repository files it names."""
+
     line: str
     program: tuple[str, ...]
     subcommands: tuple[str, ...]
@@ -80,8 +81,13 @@ def parse(line: str) -> list[Command]:
 
 
 def shell_commands(text: str) -> list[Command]:
-    return [command for block in SHELL_FENCE.findall(text) for line in block.splitlines() if line.strip()
-            for command in parse(line)]
+    return [
+        command
+        for block in SHELL_FENCE.findall(text)
+        for line in block.splitlines()
+        if line.strip()
+        for command in parse(line)
+    ]
 
 
 def missing(command: Command) -> str | None:
@@ -90,23 +96,38 @@ def missing(command: Command) -> str | None:
     if absent:
         return f"{command.line!r}: no file {absent}"
     if command.module:
-        return None if importlib.util.find_spec(command.module) else f"{command.line!r}: no module {command.module}"
+        return (
+            None
+            if importlib.util.find_spec(command.module)
+            else f"{command.line!r}: no module {command.module}"
+        )
     if command.script:
         compile((REPO / command.script).read_text(encoding="utf-8"), command.script, "exec")
         return None
-    return None if shutil.which(command.program[0]) else f"{command.line!r}: {command.program[0]} is not on PATH"
+    return (
+        None if shutil.which(command.program[0]) else f"{command.line!r}: {command.program[0]} is not on PATH"
+    )
 
 
 def unanswered(command: Command) -> str | None:
     """Why ``<command> <subcommands> --help`` fails or leaves out one of the command's options, or None."""
     program = (sys.executable, *command.program[1:]) if command.module else command.program
     env = {**os.environ, "NO_COLOR": "1", "TERM": "dumb", "COLUMNS": "200"}
-    done = subprocess.run([*program, *command.subcommands, "--help"], capture_output=True, text=True, env=env,
-                          cwd=REPO, timeout=120)
+    done = subprocess.run(
+        [*program, *command.subcommands, "--help"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=120,
+    )
     if done.returncode:
         return f"{command.line!r}: --help exits {done.returncode}: {done.stderr.strip()[-300:]}"
-    unknown = [option for option in command.options
-               if not re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", done.stdout)]
+    unknown = [
+        option
+        for option in command.options
+        if not re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", done.stdout)
+    ]
     return f"{command.line!r}: --help names no {unknown}" if unknown else None
 
 
@@ -142,7 +163,7 @@ def test_every_command_the_readme_shows_answers_help_with_its_options():
     seen, problems = set(), []
     for command in shell_commands(readme()):
         if command.script or (command.program, command.subcommands, command.options) in seen:
-            continue   # a script (app.py) launches the app: compiled by the test above
+            continue  # a script (app.py) launches the app: compiled by the test above
         seen.add((command.program, command.subcommands, command.options))
         if problem := unanswered(command):
             problems.append(problem)
@@ -151,17 +172,22 @@ def test_every_command_the_readme_shows_answers_help_with_its_options():
 
 @pytest.mark.slow  # starts a process a command
 def test_a_misspelled_subcommand_or_option_is_caught():
-    for line in ("hf uplod USER/SPACE DIR . --repo-type space", "hf upload USER/SPACE DIR . --repo-typ space",
-                 "python -m stsdemo sitee DIR"):
+    for line in (
+        "hf uplod USER/SPACE DIR . --repo-type space",
+        "hf upload USER/SPACE DIR . --repo-typ space",
+        "python -m stsdemo sitee DIR",
+    ):
         assert all(unanswered(command) for command in parse(line)), line
 
 
 def test_the_readme_runs_cis_test_command_and_names_the_fast_loop():
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()[-1]
-    assert ci.startswith("python -m pytest -m \"\"")         # CI runs every test
+    assert ci.startswith('python -m pytest -m ""')  # CI runs every test
     lines = [command.line.split("#", 1)[0].strip() for command in shell_commands(readme())]
     assert ci in lines and "python -m pytest" in lines
-    addopts = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"]["ini_options"]
+    addopts = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"][
+        "ini_options"
+    ]
     assert "-m 'not slow'" in addopts["addopts"] and "fast loop" in section(readme(), "Test it")
 
 
@@ -182,7 +208,7 @@ def broken_links(page: Path) -> list[str]:
     broken = []
     for target in LINK.findall(ANY_FENCE.sub("", page.read_text(encoding="utf-8"))):
         if re.match(r"[a-z]+:", target) or target.startswith("?"):
-            continue   # a web address, or an app link (relative to wherever the app runs)
+            continue  # a web address, or an app link (relative to wherever the app runs)
         path, _, anchor = target.partition("#")
         linked = (page.parent / path).resolve() if path else page
         if not linked.exists():
@@ -203,8 +229,11 @@ def test_every_relative_link_in_the_readme_and_the_pages_its_rest_moved_to_reach
 def test_a_link_to_a_missing_file_or_heading_is_caught(tmp_path):
     (tmp_path / "other.md").write_text("# Other page\n\n## A heading (`python -m x`)\n", encoding="utf-8")
     page = tmp_path / "page.md"
-    page.write_text("[ok](other.md#a-heading-python--m-x) [file](nowhere.md) [heading](other.md#nowhere) "
-                    "[app](?tab=loss) [web](https://example.org)\n", encoding="utf-8")
+    page.write_text(
+        "[ok](other.md#a-heading-python--m-x) [file](nowhere.md) [heading](other.md#nowhere) "
+        "[app](?tab=loss) [web](https://example.org)\n",
+        encoding="utf-8",
+    )
     assert broken_links(page) == ["page.md: nowhere.md (no file)", "page.md: other.md#nowhere (no heading)"]
 
 
@@ -222,7 +251,7 @@ def test_the_readme_lists_the_start_here_path_in_order_and_lesson_md_tells_each_
         said = (story.question.ask, story.question.choices[story.question.answer], story.watch, story.reveal)
         parts = (step.title, f"`{step.query}`", step.do, *(plain(words.en) for words in said))
         assert all(part in page for part in parts), step.title
-    for text in (readme(), page):       # app links are relative to wherever the app runs, never a fixed port
+    for text in (readme(), page):  # app links are relative to wherever the app runs, never a fixed port
         assert re.search(r"7860/\?tab=", text) is None
 
 

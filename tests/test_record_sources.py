@@ -26,9 +26,9 @@ import pytest
 from bench.common import OUT_DIR, REPO
 
 RECORD_FILES = ("docs/results.json", "stsdemo/app/evidence.json", "stsdemo/playground/payoff.json")
-COMMAND = "python -m "                                   # a source that names the command run on that machine
+COMMAND = "python -m "  # a source that names the command run on that machine
 OUTPUTS = OUT_DIR.relative_to(REPO).as_posix() + "/"
-OUTSIDE = re.compile(r"(?<![\w.])\.\./")                  # "../x", not the "..." of "examples/.../sts"
+OUTSIDE = re.compile(r"(?<![\w.])\.\./")  # "../x", not the "..." of "examples/.../sts"
 TOP = {path.name for path in REPO.iterdir() if not path.name.startswith(".")}
 
 
@@ -38,7 +38,11 @@ def _log_problem(log: str, source: str | None) -> str | None:
         return f"log {log!r} has no source folder above it"
     where = REPO / source
     if where.is_file():
-        return None if name in where.read_text(encoding="utf-8") else f"log {log!r}: the note {source} never names it"
+        return (
+            None
+            if name in where.read_text(encoding="utf-8")
+            else f"log {log!r}: the note {source} never names it"
+        )
     path = where / name
     if not path.is_file():
         return f"log {log!r}: {source}/{name} does not exist"
@@ -51,7 +55,11 @@ def _problem(key: str | None, value: str, source: str | None) -> str | None:
     if OUTSIDE.search(value):
         return f"{value!r} points outside the repository"
     if key == "source":
-        return None if value.startswith(COMMAND) or (REPO / value).exists() else f"source {value!r} does not exist"
+        return (
+            None
+            if value.startswith(COMMAND) or (REPO / value).exists()
+            else f"source {value!r} does not exist"
+        )
     if key == "log":
         return _log_problem(value, source)
     if "/" in value and not any(c.isspace() for c in value) and value.split("/")[0] in TOP:
@@ -90,26 +98,49 @@ def test_the_gpu_records_cite_their_folders_under_docs_runs():
     machines = json.loads((REPO / "docs" / "results.json").read_text(encoding="utf-8"))["speed"]["machines"]
     assert {machine: found["source"] for machine, found in machines.items()} == {
         "NVIDIA H100 80GB HBM3": "docs/runs/h100-2026-11-27",
-        "NVIDIA H200": "docs/runs/h200-2026-11-28/README.md"}
+        "NVIDIA H200": "docs/runs/h200-2026-11-28/README.md",
+    }
     assert "not kept" in (REPO / machines["NVIDIA H200"]["source"]).read_text(encoding="utf-8")
 
 
 def test_the_check_names_each_kind_of_dangling_path():
-    record = {"machines": {
-        "gone": {"source": "../shared/gpu-runs/gone", "train": {"log": "speed-1.log"}},
-        "kept": {"source": "docs/runs/h100-2026-11-27",
-                 "precision": [{"log": "precision-1.log:3"}, {"log": "precision-1.log:4"}, {"log": "other.log"}]},
-        "note": {"source": "docs/runs/h200-2026-11-28/README.md", "train": {"log": "speed-2.log"},
-                 "eval7": {"log": "speed-9.log"}},
-        "here": {"source": "python -m bench.perf.speed on that machine", "train": {"device": "GPU"}}},
-        "run": {"checkpoint": "bench/out/checkpoints/minilm/paper/x", "start": "stsdemo/default_scorer",
-                "model": "docs/nowhere", "notes": "prose about examples/.../sts/training.py", "key": "minilm/a/b"}}
+    record = {
+        "machines": {
+            "gone": {"source": "../shared/gpu-runs/gone", "train": {"log": "speed-1.log"}},
+            "kept": {
+                "source": "docs/runs/h100-2026-11-27",
+                "precision": [
+                    {"log": "precision-1.log:3"},
+                    {"log": "precision-1.log:4"},
+                    {"log": "other.log"},
+                ],
+            },
+            "note": {
+                "source": "docs/runs/h200-2026-11-28/README.md",
+                "train": {"log": "speed-2.log"},
+                "eval7": {"log": "speed-9.log"},
+            },
+            "here": {"source": "python -m bench.perf.speed on that machine", "train": {"device": "GPU"}},
+        },
+        "run": {
+            "checkpoint": "bench/out/checkpoints/minilm/paper/x",
+            "start": "stsdemo/default_scorer",
+            "model": "docs/nowhere",
+            "notes": "prose about examples/.../sts/training.py",
+            "key": "minilm/a/b",
+        },
+    }
     problems = dangling(record)
     assert len(problems) == 6, problems
-    for place, words in [("/machines/gone/source", "outside the repository"),
-                         ("/machines/gone/train/log", "speed-1.log does not exist"),
-                         ("/machines/kept/precision/1/log", "fewer lines"),
-                         ("/machines/kept/precision/2/log", "other.log does not exist"),
-                         ("/machines/note/eval7/log", "never names it"),
-                         ("/run/model", "'docs/nowhere' does not exist")]:
-        assert any(problem.startswith(place + ":") and words in problem for problem in problems), (place, problems)
+    for place, words in [
+        ("/machines/gone/source", "outside the repository"),
+        ("/machines/gone/train/log", "speed-1.log does not exist"),
+        ("/machines/kept/precision/1/log", "fewer lines"),
+        ("/machines/kept/precision/2/log", "other.log does not exist"),
+        ("/machines/note/eval7/log", "never names it"),
+        ("/run/model", "'docs/nowhere' does not exist"),
+    ]:
+        assert any(problem.startswith(place + ":") and words in problem for problem in problems), (
+            place,
+            problems,
+        )

@@ -16,13 +16,17 @@ REPO = Path(__file__).resolve().parent.parent
 
 def test_every_recorded_run_fits_the_schema():
     results = load_results(RESULTS_JSON)
-    records = {"quality": schema.quality_runs(results), "nli": schema.nli_runs(results),
-               "fusion": schema.fusion_entries(results)}
+    records = {
+        "quality": schema.quality_runs(results),
+        "nli": schema.nli_runs(results),
+        "fusion": schema.fusion_entries(results),
+    }
     for kind, entries in records.items():
         for key, record in entries.items():
             schema.check_record(kind, record)
-            assert kind != "nli" or key == schema.run_key(schema.record_model(record), record["arm"], record["seed"],
-                                                          record["budget_tag"])
+            assert kind != "nli" or key == schema.run_key(
+                schema.record_model(record), record["arm"], record["seed"], record["budget_tag"]
+            )
     assert set(results) <= set(schema.SECTIONS)
 
 
@@ -56,10 +60,17 @@ def private_uses(path: Path) -> list[str]:
                 if node.level or (node.module or "").split(".")[0] in ours:
                     modules.add(alias.asname or alias.name)
         elif isinstance(node, ast.Import):
-            modules |= {alias.asname or alias.name for alias in node.names if alias.name.split(".")[0] in ours}
+            modules |= {
+                alias.asname or alias.name for alias in node.names if alias.name.split(".")[0] in ours
+            }
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules
-                and node.attr.startswith("_") and not node.attr.startswith("__")):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in modules
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+        ):
             found.append(f"{path.name}:{node.lineno} uses {node.value.id}.{node.attr}")
     return found
 
@@ -73,5 +84,7 @@ def test_records_carry_repository_relative_paths_never_the_writers_folders(tmp_p
     text = RESULTS_JSON.read_text(encoding="utf-8")
     assert str(REPO) not in text and '": "/' not in text, "an absolute path in docs/results.json"
     path = tmp_path / "results.json"
-    update_results("quality", {"runs": {"r": {"checkpoint": REPO / "bench" / "out" / "x", "start": str(REPO)}}}, path)
+    update_results(
+        "quality", {"runs": {"r": {"checkpoint": REPO / "bench" / "out" / "x", "start": str(REPO)}}}, path
+    )
     assert load_results(path)["quality"]["runs"]["r"] == {"checkpoint": "bench/out/x", "start": "."}

@@ -21,13 +21,17 @@ from pathlib import Path
 import pytest
 from app_fixtures import ASSETS, screenshot
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="needs Debian's chromium")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="needs Debian's chromium"),
+]
 
 HIDDEN = ("lr", "batch_size")
 LINK = f"index.html?preset=memorisation&hide={','.join(HIDDEN)}&speed=100"
-CHROMIUM = dict(executable_path="/usr/bin/chromium",
-                args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+CHROMIUM = dict(
+    executable_path="/usr/bin/chromium",
+    args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+)
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +90,8 @@ def reference() -> dict:
     from stsdemo.playground.pinned import checksum
 
     entry = json.loads((Path(__file__).parents[1] / "docs" / "results.json").read_text())["playground"][
-        "preset/memorisation"]
+        "preset/memorisation"
+    ]
     assert entry["data_sha256"] == checksum("sts")
     return entry["checkpoints"][-1]
 
@@ -94,17 +99,25 @@ def reference() -> dict:
 def shown_readings(page) -> dict:
     """The page's two readings, each ``{"numbers": [...], "verdicts": [...]}`` of spearman and accuracy."""
     lines = page.locator("#status .readings li").all()
-    return {reading: {"numbers": line.locator(".reading").all_inner_texts(),
-                      "verdicts": line.locator(".verdict").all_inner_texts()}
-            for line, reading in zip(lines, ("best", "step"), strict=True)}
+    return {
+        reading: {
+            "numbers": line.locator(".reading").all_inner_texts(),
+            "verdicts": line.locator(".verdict").all_inner_texts(),
+        }
+        for line, reading in zip(lines, ("best", "step"), strict=True)
+    }
 
 
 def core_readings(run: dict) -> dict:
     """The same two readings as the Python side's run gives them."""
     found = {"best": run["stopped_at_best"]["paired"], "step": run["paired"]}
-    return {reading: {"numbers": [paired[metric]["text"] for metric in ("spearman", "accuracy")],
-                      "verdicts": [paired[metric]["verdict"] for metric in ("spearman", "accuracy")]}
-            for reading, paired in found.items()}
+    return {
+        reading: {
+            "numbers": [paired[metric]["text"] for metric in ("spearman", "accuracy")],
+            "verdicts": [paired[metric]["verdict"] for metric in ("spearman", "accuracy")],
+        }
+        for reading, paired in found.items()
+    }
 
 
 def click_a_dot(page) -> list[float]:
@@ -115,7 +128,9 @@ def click_a_dot(page) -> list[float]:
     return place
 
 
-def test_the_preset_link_plays_to_its_end_without_a_request_and_shows_its_record(browser, base_url, reference):
+def test_the_preset_link_plays_to_its_end_without_a_request_and_shows_its_record(
+    browser, base_url, reference
+):
     page, errors = opened(browser, base_url + LINK, 1280)
     asked = []
     page.on("request", lambda request: asked.append(request.url))
@@ -124,9 +139,13 @@ def test_the_preset_link_plays_to_its_end_without_a_request_and_shows_its_record
     assert asked == [], "the page asked the server for something while it played"
     assert page.get_attribute("body", "data-step") == "3000"
 
-    recorded = {reading: {"numbers": [reference[f"{reading}_reading"][m]["text"] for m in ("spearman", "accuracy")],
-                          "verdicts": [reference[f"{reading}_reading"][m]["verdict"] for m in ("spearman", "accuracy")]}
-                for reading in ("best", "step")}
+    recorded = {
+        reading: {
+            "numbers": [reference[f"{reading}_reading"][m]["text"] for m in ("spearman", "accuracy")],
+            "verdicts": [reference[f"{reading}_reading"][m]["verdict"] for m in ("spearman", "accuracy")],
+        }
+        for reading in ("best", "step")
+    }
     assert shown_readings(page) == recorded
     medians = [reference["best_steps"][twin] for twin in ("buffer", "none")]
     assert [float(step) for step in page.get_attribute("#dots", "data-best").split(",")] == medians
@@ -135,7 +154,7 @@ def test_the_preset_link_plays_to_its_end_without_a_request_and_shows_its_record
     assert errors == []
 
 
-OTHER_PRESETS = ("big-clean", "widest-buffer", "nli-nodes")      # memorisation: the link above
+OTHER_PRESETS = ("big-clean", "widest-buffer", "nli-nodes")  # memorisation: the link above
 
 
 @pytest.mark.parametrize("preset", OTHER_PRESETS)
@@ -158,8 +177,10 @@ def test_hide_hides_exactly_its_controls_and_the_copied_link_keeps_it(browser, b
     page, _ = opened(browser, base_url + LINK, 1280)
     page.click("summary:has-text('Training and seeds')")
     rows = page.locator(".field[data-name]")
-    hidden = {rows.nth(i).get_attribute("data-name") for i in range(rows.count()) if not rows.nth(i).is_visible()}
-    assert hidden == {*HIDDEN, "width"}          # the hidden width belongs to the mlp head alone
+    hidden = {
+        rows.nth(i).get_attribute("data-name") for i in range(rows.count()) if not rows.nth(i).is_visible()
+    }
+    assert hidden == {*HIDDEN, "width"}  # the hidden width belongs to the mlp head alone
     page.click("#copy-link")
     link = page.input_value("#link")
     assert f"hide={','.join(HIDDEN)}" in link and "preset=memorisation" in link
@@ -177,7 +198,7 @@ def test_a_clicked_dot_opens_its_pair_next_to_it(browser, base_url):
     assert panel.is_visible() and "Report pair" in panel.inner_text()
     assert "toward" in panel.inner_text() or "left alone" in panel.inner_text()
     canvas = page.locator("#dots").bounding_box()
-    assert abs(panel.bounding_box()["y"] - (canvas["y"] + place[1])) < 40     # just below the dot
+    assert abs(panel.bounding_box()["y"] - (canvas["y"] + place[1])) < 40  # just below the dot
     page.keyboard.press("Escape")
     assert not panel.is_visible()
     assert errors == []
@@ -185,7 +206,9 @@ def test_a_clicked_dot_opens_its_pair_next_to_it(browser, base_url):
 
 @pytest.mark.parametrize("width, shot", [(1280, "screenshot-site.png"), (390, "screenshot-phone-site.png")])
 def test_the_page_fits_a_desktop_and_a_phone(browser, base_url, width, shot):
-    page, errors = opened(browser, base_url + "index.html?preset=memorisation&seeds=3&steps=100&speed=50", width)
+    page, errors = opened(
+        browser, base_url + "index.html?preset=memorisation&seeds=3&steps=100&speed=50", width
+    )
     page.click("#play")
     page.wait_for_function("document.body.dataset.finished === 'true'", timeout=60_000)
     click_a_dot(page)
@@ -194,7 +217,7 @@ def test_the_page_fits_a_desktop_and_a_phone(browser, base_url, width, shot):
     assert overflow <= 0, f"{overflow} px of horizontal overflow at {width} px"
     assert page.evaluate(SPLIT_WORDS) == [], "a word of a table wraps mid-word"
     assert page.evaluate(WRAPPED_NUMBERS) == [], "a number wraps"
-    page.evaluate("window.scrollTo(0, 0)")      # the sticky buttons in their place
+    page.evaluate("window.scrollTo(0, 0)")  # the sticky buttons in their place
     screenshot(page, ASSETS / shot)
     assert errors == []
 
@@ -228,17 +251,28 @@ def test_in_the_app_a_refused_file_is_cleared_a_read_one_plays_and_a_run_exports
     uploads, exports = [], []
     page.route("**/site.json", lambda route: route.fulfill(json=manifest))
 
-    def upload(route):     # the first file is refused, the second read
+    def upload(route):  # the first file is refused, the second read
         uploads.append(route.request.method)
         route.fulfill(json={"error": "the file has no label column"} if len(uploads) == 1 else {"job": "j1"})
 
     page.route("**/api/upload", upload)
-    page.route("**/api/upload?job=j1", lambda route: route.fulfill(json={"done": True, "key": "k1", "title": "pairs.csv",
-                                                                         "text": "300 pairs"}))
-    page.route("**/data/upload/k1.safetensors", lambda route: route.fulfill(
-        body=(site / "data" / "sts.safetensors").read_bytes()))
-    page.route("**/api/export", lambda route: exports.append(route.request.post_data_json) or route.fulfill(
-        json={"url": "data:application/zip,", "name": "head.zip"}))
+    page.route(
+        "**/api/upload?job=j1",
+        lambda route: route.fulfill(
+            json={"done": True, "key": "k1", "title": "pairs.csv", "text": "300 pairs"}
+        ),
+    )
+    page.route(
+        "**/data/upload/k1.safetensors",
+        lambda route: route.fulfill(body=(site / "data" / "sts.safetensors").read_bytes()),
+    )
+    page.route(
+        "**/api/export",
+        lambda route: (
+            exports.append(route.request.post_data_json)
+            or route.fulfill(json={"url": "data:application/zip,", "name": "head.zip"})
+        ),
+    )
     page.goto(base_url + "index.html?steps=50&seeds=1")
     page.wait_for_function("document.body.dataset.step === '0'", timeout=60_000)
     page.click("summary:has-text('Your own labelled pairs')")
@@ -263,8 +297,13 @@ def test_in_the_app_a_refused_file_is_cleared_a_read_one_plays_and_a_run_exports
 
 # The words of every table cell that the page broke across lines, and the numbers (cells without a letter) that
 # take more than one line: a heading may wrap between words, never inside one ("pre/dic/tion"), a number never.
-LINES = "const lines = (range) => new Set([...range.getClientRects()].map((box) => Math.round(box.top))).size;"
-SPLIT_WORDS = "() => {" + LINES + """ const split = [];
+LINES = (
+    "const lines = (range) => new Set([...range.getClientRects()].map((box) => Math.round(box.top))).size;"
+)
+SPLIT_WORDS = (
+    "() => {"
+    + LINES
+    + """ const split = [];
   for (const cell of document.querySelectorAll('table th, table td')) {
     const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -276,9 +315,14 @@ SPLIT_WORDS = "() => {" + LINES + """ const split = [];
     }
   }
   return split; }"""
-WRAPPED_NUMBERS = "() => {" + LINES + """ return [...document.querySelectorAll('table td')].filter((cell) => {
+)
+WRAPPED_NUMBERS = (
+    "() => {"
+    + LINES
+    + """ return [...document.querySelectorAll('table td')].filter((cell) => {
     const range = document.createRange(); range.selectNodeContents(cell);
     return !/[a-z]/i.test(cell.textContent) && lines(range) > 1; }).map((cell) => cell.textContent); }"""
+)
 
 
 def test_a_browser_without_web_workers_is_told_so(browser, base_url):
@@ -315,40 +359,44 @@ def test_a_student_answers_plays_and_reads_the_reveal_by_keyboard_alone(browser,
     from stsdemo.story import GLOSSARY, plain
 
     story = BY_NAME["memorisation"].story
-    said = lambda words: plain(getattr(words, language))             # noqa: E731 (the page's language)
+    said = lambda words: plain(getattr(words, language))  # noqa: E731 (the page's language)
     page, errors = opened(browser, base_url + SHORT + f"&lang={language}", width)
     assert said(story.question.ask) in page.inner_text("#story .question legend")
-    assert page.inner_text("#notices") == ""                        # the link's short run is the one played
+    assert page.inner_text("#notices") == ""  # the link's short run is the one played
     if width < 600:
-        assert page.locator("#start > details").get_attribute("open") is None      # one line on a phone
+        assert page.locator("#start > details").get_attribute("open") is None  # one line on a phone
     tab_to(page, "input[name=quiz-answer]")
-    page.keyboard.press("Space")                                    # the first choice, the records' answer
+    page.keyboard.press("Space")  # the first choice, the records' answer
     assert page.is_checked(f"input[name=quiz-answer][value='{story.question.answer}']")
     assert page.evaluate("JSON.parse(localStorage.getItem('stsdemo-quiz'))") == {"memorisation": 0}
-    assert not page.locator("#reveal").is_visible()                 # nothing is revealed before the run
+    assert not page.locator("#reveal").is_visible()  # nothing is revealed before the run
 
     tab_to(page, "#play")
     page.evaluate(WATCH_PLAY)
     page.keyboard.press("Enter")
     page.wait_for_function("Number(document.body.dataset.step) > 0")
     button, count = page.locator("#play").bounding_box(), page.locator("#step-count").bounding_box()
-    assert count["y"] + count["height"] <= 900 and abs(count["y"] - button["y"]) < 60   # beside or under ▶ Play
+    assert (
+        count["y"] + count["height"] <= 900 and abs(count["y"] - button["y"]) < 60
+    )  # beside or under ▶ Play
     page.wait_for_function("document.body.dataset.finished === 'true'", timeout=60_000)
-    assert "true" in page.evaluate("window.pressed")                # ▶ Play said it was playing
-    assert page.inner_text("#step-count").replace(",", "").count("200") == 2           # step 200 of 200
+    assert "true" in page.evaluate("window.pressed")  # ▶ Play said it was playing
+    assert page.inner_text("#step-count").replace(",", "").count("200") == 2  # step 200 of 200
 
     reveal = page.locator("#reveal")
     assert reveal.is_visible() and said(story.reveal) in reveal.inner_text().replace("\n", "")
     right = {"en": ", right.", "zh": "，答对了。"}[language]
     assert said(story.question.choices[0]) + right in reveal.inner_text()
-    assert reveal.locator(".note").inner_text() == {"en": "Your answers so far: 1 of 1 right.",
-                                                    "zh": "目前的答题情况：1 题中答对 1 题。"}[language]
-    tab_to(page, "#reveal .curious summary", key="Shift+Tab")          # the fold, just before ▶ Play
+    assert (
+        reveal.locator(".note").inner_text()
+        == {"en": "Your answers so far: 1 of 1 right.", "zh": "目前的答题情况：1 题中答对 1 题。"}[language]
+    )
+    tab_to(page, "#reveal .curious summary", key="Shift+Tab")  # the fold, just before ▶ Play
     assert not page.locator("#reveal .curious p").is_visible()
     page.keyboard.press("Enter")
     assert page.locator("#reveal .curious p").inner_text() == said(story.curious)
 
-    tab_to(page, "#reveal .term", key="Shift+Tab")                   # a glossary word: its entry on focus
+    tab_to(page, "#reveal .term", key="Shift+Tab")  # a glossary word: its entry on focus
     tip = page.locator("#" + page.evaluate("document.activeElement.getAttribute('aria-describedby')"))
     key = next(key for key in GLOSSARY if said(GLOSSARY[key][0]) in tip.inner_text())
     assert tip.is_visible() and said(GLOSSARY[key][1]) in tip.inner_text()
@@ -363,14 +411,19 @@ def test_the_teachers_link_is_big_asks_nothing_and_plays_by_its_keys(browser, ba
     from stsdemo.playground.presets import BY_NAME
 
     preset = BY_NAME["memorisation"]
-    page, errors = opened(browser, base_url + "index.html?preset=memorisation&teach=1&quiz=0&seeds=2&steps=50", 1280)
+    page, errors = opened(
+        browser, base_url + "index.html?preset=memorisation&teach=1&quiz=0&seeds=2&steps=50", 1280
+    )
     assert page.evaluate("getComputedStyle(document.body).fontSize") == "20px"
     assert page.inner_text("#notices") == "" and page.input_value("#setting-steps") == "50"
-    shown = [name for name in preset.hide if page.locator(f"#field-{name}").count()
-             and page.locator(f"#field-{name}").is_visible()]
-    assert shown == []                                              # the preset's finer controls are hidden
-    assert not page.locator("#story .question").is_visible()        # quiz=0: no question
-    assert not page.locator("#story .watch").is_visible()           # the story step by step: watch once it plays
+    shown = [
+        name
+        for name in preset.hide
+        if page.locator(f"#field-{name}").count() and page.locator(f"#field-{name}").is_visible()
+    ]
+    assert shown == []  # the preset's finer controls are hidden
+    assert not page.locator("#story .question").is_visible()  # quiz=0: no question
+    assert not page.locator("#story .watch").is_visible()  # the story step by step: watch once it plays
     page.keyboard.press("ArrowRight")
     page.wait_for_function("document.body.dataset.step === '1'")
     assert page.locator("#story .watch").is_visible()
@@ -385,7 +438,7 @@ def test_the_teachers_link_is_big_asks_nothing_and_plays_by_its_keys(browser, ba
     page.wait_for_function("document.body.dataset.finished === 'true'", timeout=60_000)
     reveal = page.locator("#reveal")
     assert reveal.is_visible() and reveal.inner_text().startswith("The answer: ")
-    assert reveal.locator(".note").count() == 0                     # no tally without questions
+    assert reveal.locator(".note").count() == 0  # no tally without questions
     link = page.input_value("#link")
     assert "teach=1" in link and "quiz=0" in link and "preset=memorisation" in link
 
@@ -397,7 +450,7 @@ def test_the_teachers_link_is_big_asks_nothing_and_plays_by_its_keys(browser, ba
     label = float(page.get_attribute("#slow-chart", "data-label"))
     distances = [abs(prediction - label) for prediction in moved]
     assert distances[0] == pytest.approx(float(page.input_value("#setting-x0")), abs=1e-4)
-    assert distances[1] < 1e-4 and "0.000" in page.inner_text("#slow-said")      # no pull left on either
+    assert distances[1] < 1e-4 and "0.000" in page.inner_text("#slow-said")  # no pull left on either
     assert errors == []
 
 
@@ -414,9 +467,12 @@ def test_the_page_speaks_the_language_its_link_names(browser, base_url, lang):
         assert page.locator(f"label[for=setting-{name}]").text_content() == words[f"setting_{name}"]
     assert page.locator("#setting-loss option[value=sk2]").inner_text() == words["choice_loss_sk2"]
     titles = page.evaluate("document.getElementById('curves').frames.map(([panel]) => panel.title)")
-    assert titles == [words["curve_report"].format(metric=words["metric_spearman"]),
-                      words["curve_selection"].format(metric=words["metric_spearman"]),
-                      words["curve_memorisation"], words["curve_inside"]]
+    assert titles == [
+        words["curve_report"].format(metric=words["metric_spearman"]),
+        words["curve_selection"].format(metric=words["metric_spearman"]),
+        words["curve_memorisation"],
+        words["curve_inside"],
+    ]
     axes = page.evaluate("document.getElementById('dots').frames.map(([panel]) => panel.x_title)")
     assert axes == [words["axis_gold"]] * 2
     assert page.locator("#status b").first.inner_text() == words["status_step"].format(step=0, steps="1,000")

@@ -31,6 +31,6 @@ def test_a_record_for_a_part_no_machine_has_yet_takes_the_top_level(tmp_path):
 
 def test_the_warm_up_repeat_is_left_out_and_said():
     assert steady([138.1, 488.7, 489.2, 490.0]) == [488.7, 489.2, 490.0]
-    assert steady([4.3]) == [4.3]                    # a single (quick) repeat is all there is
+    assert steady([4.3]) == [4.3]  # a single (quick) repeat is all there is
     assert repeats_text(CPU) == "median of 3 after 1 warm-up repeat"
     assert repeats_text({"repeats": 3}) == "median of 3"

@@ -15,8 +15,13 @@ FORMULAS = ['=cmd|" /C calc"!A0', "@SUM(A1:A9)", '+HYPERLINK("http://x","y")', "
 
 def test_a_formula_cell_is_written_as_text_and_a_number_as_it_is():
     assert [spreadsheet_cell(text) for text in FORMULAS] == ["'" + text for text in FORMULAS]
-    assert [spreadsheet_cell(text) for text in ("-0.5", "+3", "1e-3", "a = b", "'=x")] == \
-           ["-0.5", "+3", "1e-3", "a = b", "'=x"]
+    assert [spreadsheet_cell(text) for text in ("-0.5", "+3", "1e-3", "a = b", "'=x")] == [
+        "-0.5",
+        "+3",
+        "1e-3",
+        "a = b",
+        "'=x",
+    ]
 
 
 def _rows(path):
@@ -30,7 +35,7 @@ def test_the_scored_csv_neutralises_every_formula_cell(tmp_path, embedded_model)
     rows = _rows(score_pairs(embedded_model, pairs, tmp_path / "scored.csv", scheme))
     cells = [cell for row in rows[1:] for cell in row]
     assert not [cell for cell in cells if cell.startswith(("=", "+", "@", "\t", "\r"))], cells
-    assert rows[1][0] == "'" + FORMULAS[0] and rows[2][1] == "-1"          # a number stays a number
+    assert rows[1][0] == "'" + FORMULAS[0] and rows[2][1] == "-1"  # a number stays a number
     assert all(row[4].startswith("'") for row in rows[1:] if row[4] != "good")
 
 
@@ -40,4 +45,4 @@ def test_written_pairs_are_safe_and_read_back_as_they_were(tmp_path):
     path = write_pairs(pairs, tmp_path / "pairs.csv")
     assert all(row[0].startswith("'") for row in _rows(path)[1:])
     back = load_csv(path, scheme)
-    assert back.sentences1 == [text.strip() for text in FORMULAS]   # the reader strips a cell's outer space
+    assert back.sentences1 == [text.strip() for text in FORMULAS]  # the reader strips a cell's outer space

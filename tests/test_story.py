@@ -21,8 +21,11 @@ from stsdemo.verdict import Verdict
 ROOT = Path(__file__).resolve().parent.parent
 NUMBER = re.compile(r"(?<![\w.])[+−-]?\d+(?:[.,]\d+)*")
 HAN = re.compile(r"[\u4e00-\u9fff]")
-MOST_WORDS, MOST_HAN = 40, 100          # a Chinese reveal of 40 English words runs to about 70-90 characters
-STORIES = {**{f"step {step.tab}": step.story for step in STEPS}, **{preset.name: preset.story for preset in PRESETS}}
+MOST_WORDS, MOST_HAN = 40, 100  # a Chinese reveal of 40 English words runs to about 70-90 characters
+STORIES = {
+    **{f"step {step.tab}": step.story for step in STEPS},
+    **{preset.name: preset.story for preset in PRESETS},
+}
 # the choices' order: the buffer ahead (or helping), behind (costing), level
 CHOICE_FOR = {Verdict.HOLDS: 0, Verdict.REVERSED: 1, Verdict.NO_DIFFERENCE: 2}
 
@@ -54,7 +57,9 @@ def test_a_reveal_is_short_with_one_number_at_most_the_same_in_both_languages(na
     assert len(plain(reveal.en).split()) <= MOST_WORDS, reveal.en
     assert len(HAN.findall(plain(reveal.zh))) <= MOST_HAN, reveal.zh
     assert len(numbers(reveal.en)) <= 1 and numbers(reveal.en) == numbers(reveal.zh), (reveal.en, reveal.zh)
-    assert (STORIES[name].quotes is None) == (numbers(reveal.en) == []), name   # a number says which record it is
+    assert (STORIES[name].quotes is None) == (numbers(reveal.en) == []), (
+        name
+    )  # a number says which record it is
 
 
 @pytest.mark.parametrize("preset", PRESETS, ids=lambda preset: preset.name)
@@ -64,9 +69,9 @@ def test_a_presets_reveal_quotes_its_fresh_seeds_figure_and_its_question_their_v
     (quoted,) = numbers(story.reveal.en)
     decimals = len(quoted.split(".")[1]) if "." in quoted else 0
     value = float(quoted.replace("−", "-"))
-    expected = paired.mean if quoted[0] in "+−-" else abs(paired.mean)        # "costs 0.13" of -0.13
+    expected = paired.mean if quoted[0] in "+−-" else abs(paired.mean)  # "costs 0.13" of -0.13
     assert value == round(expected, decimals), (quoted, paired.mean)
-    assert paired.verdict.marked                        # a reveal's one number is a finding, not noise
+    assert paired.verdict.marked  # a reveal's one number is a finding, not noise
     assert story.question.choices in (TWINS, EFFECTS)
     assert story.question.answer == CHOICE_FOR[paired.verdict], (preset.name, paired.verdict)
 
@@ -104,7 +109,7 @@ def test_every_marked_word_is_in_the_glossary_and_both_languages_mark_the_same(n
         english, chinese = ([key for key, _ in TERM.findall(text)] for text in (words.en, words.zh))
         assert set(english) <= set(GLOSSARY), english
         assert sorted(set(english)) == sorted(set(chinese)), (words.en, words.zh)
-        assert "[[" not in plain(words.en) + plain(words.zh)          # no markup left unread
+        assert "[[" not in plain(words.en) + plain(words.zh)  # no markup left unread
     assert any(TERM.search(words.en) for words in texts(STORIES[name]))
 
 
@@ -113,7 +118,12 @@ def test_the_over_claims_are_gone():
     the memorisation preset's stopped-at-its-best reading leans no way."""
     said = [text for story in STORIES.values() for words in texts(story) for text in (words.en, words.zh)]
     said += [preset.do for preset in PRESETS] + [step.do for step in STEPS]
-    files = [ROOT / "README.md", *ROOT.glob("docs/*.md"), *ROOT.glob("stsdemo/**/*.py"), *ROOT.glob("stsdemo/**/*.js")]
+    files = [
+        ROOT / "README.md",
+        *ROOT.glob("docs/*.md"),
+        *ROOT.glob("stsdemo/**/*.py"),
+        *ROOT.glob("stsdemo/**/*.js"),
+    ]
     said += [path.read_text(encoding="utf-8") for path in files]
     assert not any("if anything against" in text for text in said)
-    assert not any(re.search(r"best step\D{0,40}1[57]5\b", text) for text in said[:-len(files)])
+    assert not any(re.search(r"best step\D{0,40}1[57]5\b", text) for text in said[: -len(files)])

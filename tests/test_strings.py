@@ -25,7 +25,9 @@ def test_every_declared_string_is_in_both_languages_and_only_the_english_reads_e
     assert kept == {"tab_playground"}
 
 
-@pytest.mark.parametrize("part, key, lang", [("app", "tab_score", "zh"), ("page", "play", "en"), ("page", "play", "zh")])
+@pytest.mark.parametrize(
+    "part, key, lang", [("app", "tab_score", "zh"), ("page", "play", "en"), ("page", "play", "zh")]
+)
 def test_a_string_in_one_language_only_is_refused(part, key, lang):
     broken = copy.deepcopy(strings.declared())
     del broken[part][key][lang]
@@ -56,8 +58,16 @@ def test_the_app_hands_gradio_both_languages_of_every_text_it_shows():
     used = set(re.findall(r'translation_metadata\\+", \\+"key\\+": \\+"(\w+)', config))
     translations = launch_kwargs(mcp=False)["i18n"].translations
     assert launch_kwargs(mcp=False)["i18n"] is I18N
-    declared = {re.sub(r"_[0-9a-f]{12}$", "", key) for key in used}   # a text with values filled: key_<hash>
-    assert {"tab_score", "tab_train", "score_button", "train_start", "start_here", "header", "train_upload"} <= declared
+    declared = {re.sub(r"_[0-9a-f]{12}$", "", key) for key in used}  # a text with values filled: key_<hash>
+    assert {
+        "tab_score",
+        "tab_train",
+        "score_button",
+        "train_start",
+        "start_here",
+        "header",
+        "train_upload",
+    } <= declared
     missing = sorted(key for key in used for lang in strings.LANGUAGES if not translations[lang].get(key))
     assert not missing
     tabs = [translations["zh"][f"tab_{tab}"] for tab in ("score", "loss", "train", "bench")]
@@ -72,7 +82,7 @@ def test_every_setting_of_the_fine_tune_form_has_its_label_in_both_languages():
     from stsdemo.app.finetune import form
     from stsdemo.app.ui.words import I18N, english, setting_label
 
-    assert set(strings.declared()["train_settings"]) == {*form.FORM_FIELDS, "seeds"}   # seeds: the Compare's
+    assert set(strings.declared()["train_settings"]) == {*form.FORM_FIELDS, "seeds"}  # seeds: the Compare's
     label = setting_label("lr", form.field_spec("lr").label)
     assert english(label) == "Learning rate" and I18N.translations["zh"][label.key] == "学习率"
 
@@ -82,35 +92,51 @@ def test_a_text_with_values_is_filled_in_each_language_and_an_unknown_key_is_ref
 
     filled = say("train_upload", cap=say("upload_cap", size="1 MB"))
     assert english(filled) == "Training CSV / TSV (sentence1, sentence2, label). Files up to 1 MB."
-    assert I18N.translations["zh"][filled.key] == "训练用 CSV / TSV（sentence1、sentence2、label）。文件最大 1 MB。"
-    assert "}" not in filled.key   # Gradio's page reads a marker up to its first "}"
+    assert (
+        I18N.translations["zh"][filled.key]
+        == "训练用 CSV / TSV（sentence1、sentence2、label）。文件最大 1 MB。"
+    )
+    assert "}" not in filled.key  # Gradio's page reads a marker up to its first "}"
     with pytest.raises(KeyError):
         say("no_such_text")
 
 
 def test_every_key_the_app_names_is_declared_and_every_declared_key_is_named():
     app = Path(strings.__file__).parent / "app"
-    named = {key for path in app.rglob("*.py") for key in re.findall(r'\bsay\("(\w+)"', path.read_text(encoding="utf-8"))}
+    named = {
+        key
+        for path in app.rglob("*.py")
+        for key in re.findall(r'\bsay\(\s*"(\w+)"', path.read_text(encoding="utf-8"))
+    }
     assert named == set(strings.table("app")["en"])
 
 
 def test_every_key_the_page_names_is_declared_and_every_declared_key_is_named():
     from stsdemo.playground.config import declaration
 
-    sources = {path.name: path.read_text(encoding="utf-8") for path in [*WEB.glob("*.js"), WEB / "index.html"]}
+    sources = {
+        path.name: path.read_text(encoding="utf-8") for path in [*WEB.glob("*.js"), WEB / "index.html"]
+    }
     everything = "\n".join(sources.values())
     named = set(re.findall(r'data-text(?:-label|-title)?="(\w+)"', everything))
-    for argument in re.findall(r"\btext\(([^,()]*)", everything):   # text("key", ...), text(x ? "a" : "b")
+    for argument in re.findall(r"\btext\(([^,()]*)", everything):  # text("key", ...), text(x ? "a" : "b")
         named |= set(re.findall(r'"(\w+)"', argument))
     declared = set(strings.table("page")["en"])
     assert named - declared == set()
     # keys a script names through a variable: a list of keys or a word ("yes"), then the families it builds
     named |= declared & set(re.findall(r'"(\w+)"', everything))
-    named |= {f"{key}_short" for key in named if f"{key}_short" in declared and "${key}_short" in sources["panels.js"]}
+    named |= {
+        f"{key}_short"
+        for key in named
+        if f"{key}_short" in declared and "${key}_short" in sources["panels.js"]
+    }
     metrics = re.search(r"const DIGITS = \{([^}]*)\}", sources["panels.js"]).group(1)
     named |= {f"metric_{metric}" for metric in re.findall(r"(\w+):", metrics)}
     worded = re.search(r"WORDED = \[([^\]]*)\]", sources["controls.js"]).group(1)
-    named |= {f"choice_{name}_{choice}" for name in re.findall(r'"(\w+)"', worded)
-              for choice in declaration(name)["choices"]}
+    named |= {
+        f"choice_{name}_{choice}"
+        for name in re.findall(r'"(\w+)"', worded)
+        for choice in declaration(name)["choices"]
+    }
     named |= {f"setting_{name}" for name in strings.setting_titles()}
     assert named == declared

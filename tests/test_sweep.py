@@ -20,8 +20,13 @@ from stsdemo.errors import InputError
 def draws(task: Task) -> dict:
     """A small deterministic computation: the same record in any process, at any thread count."""
     values = np.sort(np.random.default_rng(task.args).normal(size=20_000))
-    return {"seed": task.args, "mean": float(values.mean()), "p90": float(values[18_000]),
-            "head": values[:3].tolist(), "pid": os.getpid()}
+    return {
+        "seed": task.args,
+        "mean": float(values.mean()),
+        "p90": float(values[18_000]),
+        "head": values[:3].tolist(),
+        "pid": os.getpid(),
+    }
 
 
 def flaky(task: Task) -> dict:
@@ -48,15 +53,18 @@ def records_of(tasks, work, **options) -> tuple[dict, dict, dict]:
     """``(records, failed, returned)`` of a sweep: what ``record`` and ``failed`` were handed, and what it
     returned."""
     records, failed = {}, {}
-    returned = run_sweep(tasks, work, records.__setitem__, failed=failed.__setitem__, progress=False,
-                         **options)
+    returned = run_sweep(
+        tasks, work, records.__setitem__, failed=failed.__setitem__, progress=False, **options
+    )
     return records, failed, returned
 
 
 def without_pids(records: dict) -> str:
     """The records as ``json.dumps`` sorts them, without the process that computed each."""
-    kept = {key: {name: value for name, value in record.items() if name != "pid"}
-            for key, record in records.items()}
+    kept = {
+        key: {name: value for name, value in record.items() if name != "pid"}
+        for key, record in records.items()
+    }
     return json.dumps(kept, sort_keys=True)
 
 
@@ -64,11 +72,12 @@ def without_pids(records: dict) -> str:
 
 
 def test_the_serial_path_records_every_task_in_order_skips_the_done_ones_and_never_imports_ray(monkeypatch):
-    monkeypatch.setitem(sys.modules, "ray", None)      # `import ray` now fails: the serial path needs none
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` now fails: the serial path needs none
     order = []
     tasks = [Task(f"seed{seed}", seed) for seed in range(4)]
-    found = run_sweep(tasks, draws, lambda key, record: order.append((key, record)), done={"seed2"},
-                      progress=False)
+    found = run_sweep(
+        tasks, draws, lambda key, record: order.append((key, record)), done={"seed2"}, progress=False
+    )
     assert found == {} and [key for key, _ in order] == ["seed0", "seed1", "seed3"]
     assert all(record == draws(Task(key, record["seed"])) for key, record in order)
     assert {record["pid"] for _, record in order} == {os.getpid()}
@@ -76,13 +85,21 @@ def test_the_serial_path_records_every_task_in_order_skips_the_done_ones_and_nev
 
 
 def test_serially_a_failed_task_runs_once_more_and_one_that_fails_again_is_handed_to_failed(tmp_path):
-    tasks = [Task("ok", ("works", str(tmp_path))), Task("once", ("raises once", str(tmp_path))),
-             Task("broken", ("raises", str(tmp_path))), Task("last", ("works", str(tmp_path)))]
+    tasks = [
+        Task("ok", ("works", str(tmp_path))),
+        Task("once", ("raises once", str(tmp_path))),
+        Task("broken", ("raises", str(tmp_path))),
+        Task("last", ("works", str(tmp_path))),
+    ]
     records, failed, returned = records_of(tasks, flaky)
     assert list(records) == ["ok", "once", "last"]
     assert failed == returned == {"broken": "ValueError: broken is broken (second line)"}
-    assert {key: tries(tmp_path, key) for key in ("ok", "once", "broken", "last")} == \
-        {"ok": 1, "once": 2, "broken": 2, "last": 1}
+    assert {key: tries(tmp_path, key) for key in ("ok", "once", "broken", "last")} == {
+        "ok": 1,
+        "once": 2,
+        "broken": 2,
+        "last": 1,
+    }
 
 
 def test_without_a_callback_a_failure_is_one_line_on_stderr(tmp_path, capsys):
@@ -114,12 +131,15 @@ def test_ray_asked_for_but_not_installed_is_one_line_naming_the_extra(monkeypatc
 # ---- a bad address: one line, at once -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("address, says", [
-    ("127.0.0.1:1", "no Ray cluster answers at 127.0.0.1:1 (Connection refused)"),
-    ("ray://127.0.0.1:1", "no Ray cluster answers at ray://127.0.0.1:1"),
-    ("headnode", "Ray address 'headnode' is not HOST:PORT"),
-    ("10.0.0.1:port", "Ray address '10.0.0.1:port' is not HOST:PORT"),
-])
+@pytest.mark.parametrize(
+    "address, says",
+    [
+        ("127.0.0.1:1", "no Ray cluster answers at 127.0.0.1:1 (Connection refused)"),
+        ("ray://127.0.0.1:1", "no Ray cluster answers at ray://127.0.0.1:1"),
+        ("headnode", "Ray address 'headnode' is not HOST:PORT"),
+        ("10.0.0.1:port", "Ray address '10.0.0.1:port' is not HOST:PORT"),
+    ],
+)
 def test_a_bad_address_is_one_line_before_any_task_runs(address, says):
     ran = []
     started = time.monotonic()
@@ -142,15 +162,19 @@ def test_a_local_ray_gives_the_records_of_the_serial_run_computed_in_other_proce
     assert time.monotonic() - started < 60 and failed == {}
     assert without_pids(on_ray) == without_pids(serial)
     assert os.getpid() not in {record["pid"] for record in on_ray.values()}
-    assert not sys.modules["ray"].is_initialized()          # the sweep shut its Ray down
+    assert not sys.modules["ray"].is_initialized()  # the sweep shut its Ray down
 
 
 @pytest.mark.slow
 def test_on_ray_a_killed_worker_is_retried_and_a_task_that_always_raises_is_failed_while_the_others_finish(
-        tmp_path):
+    tmp_path,
+):
     pytest.importorskip("ray")
-    tasks = [Task("killed", ("dies once", str(tmp_path))), Task("broken", ("raises", str(tmp_path))),
-             *(Task(f"ok{n}", ("works", str(tmp_path))) for n in range(3))]
+    tasks = [
+        Task("killed", ("dies once", str(tmp_path))),
+        Task("broken", ("raises", str(tmp_path))),
+        *(Task(f"ok{n}", ("works", str(tmp_path))) for n in range(3)),
+    ]
     started = time.monotonic()
     records, failed, returned = records_of(tasks, flaky, ray="", cpus=2)
     assert time.monotonic() - started < 60
@@ -174,8 +198,10 @@ def test_the_speed_measure_times_both_runs_with_their_load_and_checks_their_reco
     found = sweep_speed.main(["--tasks", "2", "--rounds", "2", "--workers", "2", "--no-record"])
     assert found["speedup"] == round(found["serial"]["wall_seconds"] / found["ray"]["wall_seconds"], 2)
     assert found["serial"]["start_seconds"] == 0 and found["ray"]["start_seconds"] > 0
-    assert all(len(run["task_seconds"]) == 2 and set(run["load"]) == {"before", "after"}
-               for run in (found["serial"], found["ray"]))
+    assert all(
+        len(run["task_seconds"]) == 2 and set(run["load"]) == {"before", "after"}
+        for run in (found["serial"], found["ray"])
+    )
 
 
 HEAD = """import sys, ray
@@ -192,15 +218,21 @@ def test_a_sweep_joins_the_cluster_at_its_address_and_leaves_it_running():
     import subprocess
 
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(entry for entry in sys.path if entry)}
-    head = subprocess.Popen([sys.executable, "-c", HEAD], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True, env=env)
+    head = subprocess.Popen(
+        [sys.executable, "-c", HEAD],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
     try:
         address = head.stdout.readline().strip()
         tasks = [Task(f"seed{seed}", seed) for seed in range(3)]
         records, failed, _ = records_of(tasks, draws, ray=address)
         assert failed == {} and without_pids(records) == without_pids(records_of(tasks, draws)[0])
         assert os.getpid() not in {record["pid"] for record in records.values()}
-        assert head.poll() is None                                 # the cluster is not the sweep's to stop
+        assert head.poll() is None  # the cluster is not the sweep's to stop
     finally:
         head.communicate("", timeout=60)
 
@@ -211,12 +243,17 @@ def test_docs_sweeps_quotes_the_recorded_speed_up_with_its_load():
     found = load_results(REPO / "docs" / "results.json")["sweep"]["speedup"]
     text = (REPO / "docs" / "sweeps.md").read_text(encoding="utf-8")
     serial, on_ray = found["serial"], found["ray"]
-    for quoted in (f"**{found['speedup']:.2f}×**", f"**{found['speedup_without_start']:.2f}×**",
-                   f"| serial, one process | {serial['wall_seconds']:.1f} s |",
-                   f"| local Ray, {found['workers']} workers | {on_ray['wall_seconds']:.1f} s | "
-                   f"{on_ray['start_seconds']:.1f} s |",
-                   *(f"{run['load']['before']['load_1min']:.2f} → {run['load']['after']['load_1min']:.2f}"
-                     for run in (serial, on_ray))):
+    for quoted in (
+        f"**{found['speedup']:.2f}×**",
+        f"**{found['speedup_without_start']:.2f}×**",
+        f"| serial, one process | {serial['wall_seconds']:.1f} s |",
+        f"| local Ray, {found['workers']} workers | {on_ray['wall_seconds']:.1f} s | "
+        f"{on_ray['start_seconds']:.1f} s |",
+        *(
+            f"{run['load']['before']['load_1min']:.2f} → {run['load']['after']['load_1min']:.2f}"
+            for run in (serial, on_ray)
+        ),
+    ):
         assert quoted in text
 
 
@@ -226,12 +263,30 @@ def test_the_payoff_map_on_ray_prints_the_readings_of_the_serial_run():
     engine is exact, so the readings are the same bits), the times and finishing clocks aside."""
     from bench.evidence import payoff
 
-    cells = ["--data", "sts", "--losses", "sk2", "--heads", "paper", "--noises", "0.5", "--sizes", "50", "200",
-             "--no-tuned", "--no-record"]
+    cells = [
+        "--data",
+        "sts",
+        "--losses",
+        "sk2",
+        "--heads",
+        "paper",
+        "--noises",
+        "0.5",
+        "--sizes",
+        "50",
+        "200",
+        "--no-tuned",
+        "--no-record",
+    ]
 
     def readings(found: dict) -> str:
-        return json.dumps({key: {name: value for name, value in entry.items() if name not in ("seconds", "finished")}
-                           for key, entry in found.items()}, sort_keys=True)
+        return json.dumps(
+            {
+                key: {name: value for name, value in entry.items() if name not in ("seconds", "finished")}
+                for key, entry in found.items()
+            },
+            sort_keys=True,
+        )
 
     serial, on_ray = payoff.main(cells), payoff.main([*cells, "--ray"])
     assert len(serial) == 2 and readings(serial) == readings(on_ray)
@@ -241,7 +296,9 @@ def test_the_payoff_map_with_a_bad_ray_address_is_one_line_and_exit_2(capsys):
     from bench.evidence import payoff
 
     with pytest.raises(SystemExit) as stopped:
-        payoff.main(["--heads", "paper", "--sizes", "50", "--noises", "0", "--no-record", "--ray", "127.0.0.1:1"])
+        payoff.main(
+            ["--heads", "paper", "--sizes", "50", "--noises", "0", "--no-record", "--ray", "127.0.0.1:1"]
+        )
     assert stopped.value.code == 2 and len(capsys.readouterr().err.strip().splitlines()) == 1
 
 

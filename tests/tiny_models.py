@@ -9,7 +9,7 @@ import functools
 import os
 from pathlib import Path
 
-WIDTH = 32   # the tiny encoder's hidden size: the length of its sentence embeddings
+WIDTH = 32  # the tiny encoder's hidden size: the length of its sentence embeddings
 
 
 def tiny_bert(seed: int, positions: int = 64):
@@ -21,8 +21,14 @@ def tiny_bert(seed: int, positions: int = 64):
 
     torch.manual_seed(seed)
     tokenizer = AutoTokenizer.from_pretrained(str(environment.default_model_path()))
-    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=WIDTH, num_hidden_layers=1, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=positions)
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=WIDTH,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=positions,
+    )
     return BertModel(config), tokenizer
 
 

@@ -15,7 +15,7 @@ import re
 from stsdemo.verdict import Verdict
 
 BEGIN, END = "<!-- BEGIN PROSE (python -m bench.evidence.report) -->", "<!-- END PROSE -->"
-TUNED = "tuned"     # REFS' claim prefix for a line of the tuned claims (all-MiniLM-L6-v2)
+TUNED = "tuned"  # REFS' claim prefix for a line of the tuned claims (all-MiniLM-L6-v2)
 REFS = {
     "sts_sk2_mse": ("C2", "STS, cosine target: Smooth K2 vs MSE"),
     "sts_trelu_l1": ("C2", "STS, cosine target: Translated ReLU vs L1"),
@@ -79,15 +79,22 @@ on node).
 
 def comparison_text(mean: float, se: float | None, n: int, diffs: list[float], verdict: str) -> str:
     """A comparison as the prose reads it: ``-0.07 ± 0.01 (se, n = 3, lower on every seed): *reversed*``."""
-    shown = [round(d, 2) for d in diffs]        # a seed reads as higher or lower as the page rounds it
-    same = (", higher on every seed" if all(d > 0 for d in shown) else
-            ", lower on every seed" if all(d < 0 for d in shown) else "")
+    shown = [round(d, 2) for d in diffs]  # a seed reads as higher or lower as the page rounds it
+    same = (
+        ", higher on every seed"
+        if all(d > 0 for d in shown)
+        else ", lower on every seed"
+        if all(d < 0 for d in shown)
+        else ""
+    )
     spread = f" ± {se:.2f} (se, n = {n}{same})" if se is not None else f" (n = {n})"
     return f"{mean:+.2f}{spread}: *{verdict}*"
 
 
 # what the test reads back from the page: a comparison's figure and the verdict beside it
-FIGURE = re.compile(r"(?P<mean>[+-]\d+\.\d\d) ± (?P<se>\d+\.\d\d) \(se, n = (?P<n>\d+)[^)]*\): \*(?P<verdict>[^*]+)\*")
+FIGURE = re.compile(
+    r"(?P<mean>[+-]\d+\.\d\d) ± (?P<se>\d+\.\d\d) \(se, n = (?P<n>\d+)[^)]*\): \*(?P<verdict>[^*]+)\*"
+)
 
 
 def lines_by_ref(results: dict) -> dict[str, dict]:
@@ -99,13 +106,18 @@ def lines_by_ref(results: dict) -> dict[str, dict]:
     for claim in claim_verdicts(results):
         for line in claim.lines:
             found[(claim.claim, line.comparison.test)] = dict(
-                mean=line.result.mean, se=line.result.se if line.result.n > 1 else None, n=line.result.n,
-                diffs=line.result.diffs, verdict=line.verdict)
+                mean=line.result.mean,
+                se=line.result.se if line.result.n > 1 else None,
+                n=line.result.n,
+                diffs=line.result.diffs,
+                verdict=line.verdict,
+            )
     for claim in tuned_claims(results):
         if claim["encoder"] == "all-MiniLM-L6-v2":
             for line in claim["lines"]:
-                found[(f"{TUNED} {claim['claim']}", line["test"])] = {k: line[k] for k in
-                                                                        ("mean", "se", "n", "diffs", "verdict")}
+                found[(f"{TUNED} {claim['claim']}", line["test"])] = {
+                    k: line[k] for k in ("mean", "se", "n", "diffs", "verdict")
+                }
     return {ref: found[key] for ref, key in REFS.items() if key in found}
 
 
@@ -117,10 +129,17 @@ def prose(results: dict) -> str:
     missing = sorted(set(REFS) - set(lines))
     if missing:
         raise KeyError(f"the records hold no comparison for {', '.join(missing)}")
-    texts = {ref: comparison_text(**line) if line["n"] else f"*{line['verdict']}*" for ref, line in lines.items()}
+    texts = {
+        ref: comparison_text(**line) if line["n"] else f"*{line['verdict']}*" for ref, line in lines.items()
+    }
     verdicts = {claim.claim: claim.verdict.words for claim in claim_verdicts(results)}
     c2 = [line for claim in claim_verdicts(results) if claim.claim == "C2" for line in claim.lines]
     tuned = [line for ref, line in lines.items() if REFS[ref][0] == f"{TUNED} C2"]
-    return PROSE.format(**texts, **verdicts, c2_held=sum(line.verdict == Verdict.HOLDS for line in c2),
-                        c2_total=len(c2), tuned_held=sum(line["verdict"] == Verdict.HOLDS for line in tuned),
-                        tuned_total=len(tuned))
+    return PROSE.format(
+        **texts,
+        **verdicts,
+        c2_held=sum(line.verdict == Verdict.HOLDS for line in c2),
+        c2_total=len(c2),
+        tuned_held=sum(line["verdict"] == Verdict.HOLDS for line in tuned),
+        tuned_total=len(tuned),
+    )

@@ -32,8 +32,8 @@ from pathlib import Path
 import numpy as np
 
 from ..common import REPO, Timer, device_name, load_results, log, setup_environment, update_results
-from .quality import QualityBudget, base_scores, expand, quick_budget
 from ..schema import check_record, fusion_entries, quality_runs, record_model
+from .quality import QualityBudget, base_scores, expand, quick_budget
 
 
 def parse_alphas(text: str) -> list[float]:
@@ -76,7 +76,9 @@ def delta_guided(base: dict, tuned: list[dict]) -> dict:
         deltas = torch.stack([state[key].float() - base[key].float() for state in tuned])
         sizes = deltas.abs()
         total = sizes.sum(0)
-        weights = torch.where(total > 0, sizes / total.clamp_min(1e-30), torch.full_like(sizes, 1.0 / len(tuned)))
+        weights = torch.where(
+            total > 0, sizes / total.clamp_min(1e-30), torch.full_like(sizes, 1.0 / len(tuned))
+        )
         merged[key] = (weights * deltas).sum(0).to(base[key].dtype)
     return merged
 
@@ -93,7 +95,9 @@ def check_same_shape(base: dict, tuned: dict, where: str) -> None:
     missing = sorted(set(float_keys(base)) - set(tuned))
     wrong = [k for k in float_keys(base) if k in tuned and tuned[k].shape != base[k].shape]
     if missing or wrong:
-        raise ValueError(f"{where}: not the base encoder's shape (missing {missing[:3]}, different {wrong[:3]})")
+        raise ValueError(
+            f"{where}: not the base encoder's shape (missing {missing[:3]}, different {wrong[:3]})"
+        )
 
 
 # ---- scoring ----------------------------------------------------------------------------------------
@@ -124,8 +128,9 @@ class Fuser:
     def dev_score(self) -> float:
         from stsdemo.evaluate import evaluate_senteval
 
-        return evaluate_senteval(self.model.encode, tasks=("STSBenchmark",),
-                                 test_sets={"STSBenchmark": self.dev})["STSBenchmark"]
+        return evaluate_senteval(
+            self.model.encode, tasks=("STSBenchmark",), test_sets={"STSBenchmark": self.dev}
+        )["STSBenchmark"]
 
     def test_scores(self) -> tuple[dict, float]:
         from .quality import evaluate_encoder
@@ -137,7 +142,10 @@ class Fuser:
     def encoder_state(self, checkpoint: str | Path) -> dict:
         from stsdemo.model import SiameseRegressor
 
-        state = {k: v.detach().clone() for k, v in SiameseRegressor.load(str(checkpoint)).encoder.state_dict().items()}
+        state = {
+            k: v.detach().clone()
+            for k, v in SiameseRegressor.load(str(checkpoint)).encoder.state_dict().items()
+        }
         check_same_shape(self.base, state, str(checkpoint))
         return state
 
@@ -164,26 +172,43 @@ def alpha_text(alpha: float) -> str:
 def fuse_run(fuser: Fuser, key: str, run: dict, alphas: list[float], base_test: dict | None) -> dict:
     """Linear fusion of one recorded run with the base encoder."""
     started = time.perf_counter()
-    tuned = fuser.encoder_state(REPO / run["checkpoint"])   # records hold repository-relative paths
+    tuned = fuser.encoder_state(REPO / run["checkpoint"])  # records hold repository-relative paths
     alpha, curve = fuser.search(lambda a: interpolate(fuser.base, tuned, a), alphas)
     seconds = 0.0
     if alpha == 1:
-        test, test_from = dict(run["test"]), "run"          # the run's own checkpoint, already scored
+        test, test_from = dict(run["test"]), "run"  # the run's own checkpoint, already scored
     elif alpha == 0 and base_test is not None:
         test, test_from = dict(base_test), "base"
     else:
         fuser.load(interpolate(fuser.base, tuned, alpha))
         (test, seconds), test_from = fuser.test_scores(), "fused"
-    return dict(kind="linear", run=key, model=record_model(run), arm=run["arm"], seeds=[run["seed"]],
-                label=f"{run['label']} + fusion (alpha={alpha_text(alpha)})", alpha=alpha,
-                dev_by_alpha={f"{a:g}": round(v, 4) for a, v in curve.items()}, dev=curve[alpha],
-                run_dev=run.get("dev_best"), run_test_avg=run["test"]["Avg."], test=test, test_from=test_from,
-                eval_seconds=seconds, budget_key=run["budget_key"], budget_tag=run.get("budget_tag"),
-                run_finished=[run.get("finished")], wall_seconds=time.perf_counter() - started,
-                machine=device_name(), finished=time.strftime("%Y-%m-%d %H:%M:%S"))
+    return dict(
+        kind="linear",
+        run=key,
+        model=record_model(run),
+        arm=run["arm"],
+        seeds=[run["seed"]],
+        label=f"{run['label']} + fusion (alpha={alpha_text(alpha)})",
+        alpha=alpha,
+        dev_by_alpha={f"{a:g}": round(v, 4) for a, v in curve.items()},
+        dev=curve[alpha],
+        run_dev=run.get("dev_best"),
+        run_test_avg=run["test"]["Avg."],
+        test=test,
+        test_from=test_from,
+        eval_seconds=seconds,
+        budget_key=run["budget_key"],
+        budget_tag=run.get("budget_tag"),
+        run_finished=[run.get("finished")],
+        wall_seconds=time.perf_counter() - started,
+        machine=device_name(),
+        finished=time.strftime("%Y-%m-%d %H:%M:%S"),
+    )
 
 
-def fuse_seeds(fuser: Fuser, keys: list[str], runs: list[dict], alphas: list[float], base_test: dict | None) -> dict:
+def fuse_seeds(
+    fuser: Fuser, keys: list[str], runs: list[dict], alphas: list[float], base_test: dict | None
+) -> dict:
     """Delta-guided fusion of several seeds of one arm."""
     started = time.perf_counter()
     merged = delta_guided(fuser.base, [fuser.encoder_state(REPO / r["checkpoint"]) for r in runs])
@@ -195,15 +220,28 @@ def fuse_seeds(fuser: Fuser, keys: list[str], runs: list[dict], alphas: list[flo
         fuser.load(shifted(fuser.base, merged, alpha))
         (test, seconds), test_from = fuser.test_scores(), "fused"
     first = runs[0]
-    return dict(kind="delta", runs=keys, model=record_model(first), arm=first["arm"],
-                seeds=sorted(r["seed"] for r in runs),
-                label=f"{first['label']} + delta-guided fusion of {len(runs)} seeds (alpha={alpha_text(alpha)})",
-                alpha=alpha, dev_by_alpha={f"{a:g}": round(v, 4) for a, v in curve.items()}, dev=curve[alpha],
-                run_dev=float(np.mean([r.get("dev_best") or np.nan for r in runs])),
-                run_test_avg=float(np.mean([r["test"]["Avg."] for r in runs])), test=test, test_from=test_from,
-                eval_seconds=seconds, budget_key=first["budget_key"], budget_tag=first.get("budget_tag"),
-                run_finished=[r.get("finished") for r in runs], wall_seconds=time.perf_counter() - started,
-                machine=device_name(), finished=time.strftime("%Y-%m-%d %H:%M:%S"))
+    return dict(
+        kind="delta",
+        runs=keys,
+        model=record_model(first),
+        arm=first["arm"],
+        seeds=sorted(r["seed"] for r in runs),
+        label=f"{first['label']} + delta-guided fusion of {len(runs)} seeds (alpha={alpha_text(alpha)})",
+        alpha=alpha,
+        dev_by_alpha={f"{a:g}": round(v, 4) for a, v in curve.items()},
+        dev=curve[alpha],
+        run_dev=float(np.mean([r.get("dev_best") or np.nan for r in runs])),
+        run_test_avg=float(np.mean([r["test"]["Avg."] for r in runs])),
+        test=test,
+        test_from=test_from,
+        eval_seconds=seconds,
+        budget_key=first["budget_key"],
+        budget_tag=first.get("budget_tag"),
+        run_finished=[r.get("finished") for r in runs],
+        wall_seconds=time.perf_counter() - started,
+        machine=device_name(),
+        finished=time.strftime("%Y-%m-%d %H:%M:%S"),
+    )
 
 
 # ---- which runs -------------------------------------------------------------------------------------
@@ -239,17 +277,29 @@ def best_arm(runs: dict) -> dict:
 
 
 def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(prog="python -m bench.evidence.fusion", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--model", default="minilm",
-                        help="minilm, mpnet or a model folder (as in bench.evidence.quality)")
-    parser.add_argument("--budget", default="paper", help="budget tag of the runs to fuse (paper, quick, b1234abcd)")
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.evidence.fusion",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--model", default="minilm", help="minilm, mpnet or a model folder (as in bench.evidence.quality)"
+    )
+    parser.add_argument(
+        "--budget", default="paper", help="budget tag of the runs to fuse (paper, quick, b1234abcd)"
+    )
     parser.add_argument("--arms", default=None, help="arms or groups to fuse (default: every fine-tuned run)")
     parser.add_argument("--alphas", default="0:1:0.1", help="alphas tried on dev: start:stop:step or a list")
-    parser.add_argument("--best", action="store_true", help="fuse only the best arm by mean STS-B dev: its best-dev "
-                        "seed (linear) and its seeds (delta-guided)")
+    parser.add_argument(
+        "--best",
+        action="store_true",
+        help="fuse only the best arm by mean STS-B dev: its best-dev "
+        "seed (linear) and its seeds (delta-guided)",
+    )
     parser.add_argument("--no-delta", action="store_true", help="skip the delta-guided fusion of seeds")
-    parser.add_argument("--skip-done", action="store_true", help="skip fusions already recorded for the same runs")
+    parser.add_argument(
+        "--skip-done", action="store_true", help="skip fusions already recorded for the same runs"
+    )
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--quick", action="store_true", help="fuse the --quick runs (alphas 0, 0.5, 1)")
     args = parser.parse_args(argv)
@@ -273,15 +323,25 @@ def main(argv=None) -> dict:
     for key, run in sorted(chosen.items(), key=lambda kv: kv[1]["seed"]):
         by_arm.setdefault(run["arm"], []).append((key, run))
     if not args.no_delta:
-        jobs += [(f"{model}/{arm}/seeds{'+'.join(str(r['seed']) for _, r in items)}/{tag}/delta",
-                  [r for _, r in items], [k for k, _ in items]) for arm, items in by_arm.items() if len(items) > 1]
+        jobs += [
+            (
+                f"{model}/{arm}/seeds{'+'.join(str(r['seed']) for _, r in items)}/{tag}/delta",
+                [r for _, r in items],
+                [k for k, _ in items],
+            )
+            for arm, items in by_arm.items()
+            if len(items) > 1
+        ]
     done = fusion_entries(load_results())
     if args.skip_done:  # done = recorded for the very same runs (a rerun of a run makes its fusion due again)
         for out_key, items, _ in jobs:
             if done.get(out_key, {}).get("run_finished") == [r.get("finished") for r in items]:
                 log(f"skip {out_key} (done)")
-        jobs = [job for job in jobs
-                if done.get(job[0], {}).get("run_finished") != [r.get("finished") for r in job[1]]]
+        jobs = [
+            job
+            for job in jobs
+            if done.get(job[0], {}).get("run_finished") != [r.get("finished") for r in job[1]]
+        ]
     if not jobs:
         return {}
     budget = quick_budget() if args.quick else QualityBudget(**jobs[0][1][0]["budget"])
@@ -298,8 +358,10 @@ def main(argv=None) -> dict:
         check_record("fusion", result)
         finished[out_key] = result
         update_results("fusion", {out_key: result})
-        log(f"fusion {out_key}: alpha {result['alpha']:g}, dev {result['dev']:.2f} (run {result['run_dev']:.2f}), "
-            f"Avg. {result['test']['Avg.']:.2f} (run {result['run_test_avg']:.2f}) in {timer.seconds:.0f}s")
+        log(
+            f"fusion {out_key}: alpha {result['alpha']:g}, dev {result['dev']:.2f} (run {result['run_dev']:.2f}), "
+            f"Avg. {result['test']['Avg.']:.2f} (run {result['run_test_avg']:.2f}) in {timer.seconds:.0f}s"
+        )
     return finished
 
 

@@ -26,7 +26,7 @@ from stsdemo.atomic import write_json_atomic
 from ..common import REPO, load_results, log, portable, results_lock, results_path
 from ..schema import check_record
 
-DEFAULT_BATCH, DEFAULT_MAX_LENGTH = 16, 256       # bench.perf.precision's defaults
+DEFAULT_BATCH, DEFAULT_MAX_LENGTH = 16, 256  # bench.perf.precision's defaults
 
 
 def precision_rows(folder: Path, batches: dict[tuple[str, int], int]) -> list[dict]:
@@ -76,11 +76,20 @@ def _batch(text: str) -> tuple[tuple[str, int], int]:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m bench.evidence.merge_runs", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.evidence.merge_runs",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("folder", type=Path)
-    parser.add_argument("--batch-size", type=_batch, action="append", default=[], metavar="LOG:LINE=N",
-                        help="the batch size of a precision row whose log line lacks it")
+    parser.add_argument(
+        "--batch-size",
+        type=_batch,
+        action="append",
+        default=[],
+        metavar="LOG:LINE=N",
+        help="the batch size of a precision row whose log line lacks it",
+    )
     args = parser.parse_args(argv)
     path = results_path()
     with results_lock(path):

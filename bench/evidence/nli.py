@@ -32,7 +32,6 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-
 from stsdemo.data import SNLI_HELD_OUT
 
 from .. import schema
@@ -55,9 +54,9 @@ class NliBudget:
 
     epochs: float = 1.0
     batch_size: int = 16
-    max_length: int = 128          # no SNLI dev or test sentence is longer than 63 tokens: none is cut
+    max_length: int = 128  # no SNLI dev or test sentence is longer than 63 tokens: none is cut
     train_pairs: int | None = None  # None = all 8,842 pairs left after the held-out 1,000
-    max_steps: int | None = None   # quick mode only
+    max_steps: int | None = None  # quick mode only
     test_pairs: int | None = None  # quick mode only (None = all 9,824)
     held_out: int = SNLI_HELD_OUT
 
@@ -95,18 +94,28 @@ def run_one(arm: str, seed: int, budget: NliBudget, train_pairs, held_out, test)
     """Train one arm, keep the checkpoint with the best held-out accuracy, score it on SNLI test. Not through
     stsdemo.workflow: its evaluation is the 7 STS tasks, and an NLI arm is read by SNLI test accuracy instead."""
     from stsdemo.config import TrainConfig
-    from stsdemo.model import SiameseRegressor
     from stsdemo.events import Outcome
+    from stsdemo.model import SiameseRegressor
     from stsdemo.train import DoneEvent, EvalEvent, train
 
     workdir = out_dir() / "checkpoints" / "nli" / budget.tag() / f"{arm}-s{seed}"
     shutil.rmtree(workdir, ignore_errors=True)
-    steps = math.ceil(math.ceil(len(train_pairs) / budget.batch_size) * budget.epochs)   # dev 4 times a run
+    steps = math.ceil(math.ceil(len(train_pairs) / budget.batch_size) * budget.epochs)  # dev 4 times a run
     # what the checkpoint's run.json records: trained on (a sample of) snli-train, chosen by held-out accuracy
-    config = TrainConfig(loss=ARMS[arm]["loss"], data="snli-train", dev_data="snli-heldout", select_by="accuracy",
-                         seed=seed, epochs=budget.epochs, batch_size=budget.batch_size, max_length=budget.max_length,
-                         max_steps=budget.max_steps, eval_every=max(1, steps // 4), log_every=50,
-                         output_dir=str(workdir))
+    config = TrainConfig(
+        loss=ARMS[arm]["loss"],
+        data="snli-train",
+        dev_data="snli-heldout",
+        select_by="accuracy",
+        seed=seed,
+        epochs=budget.epochs,
+        batch_size=budget.batch_size,
+        max_length=budget.max_length,
+        max_steps=budget.max_steps,
+        eval_every=max(1, steps // 4),
+        log_every=50,
+        output_dir=str(workdir),
+    )
     curve, done = [], None
     started = time.perf_counter()
     with Timer() as timer:
@@ -119,17 +128,36 @@ def run_one(arm: str, seed: int, budget: NliBudget, train_pairs, held_out, test)
         raise RuntimeError(f"training did not finish: {done and (done.message or done.outcome)}")
     with Timer() as evaluation:
         metrics = snli_metrics(SiameseRegressor.load(done.checkpoint), test)
-    return dict(arm=arm, seed=seed, label=ARMS[arm]["label"], loss=config.loss, k=config.k, x0=config.x0,
-                budget=asdict(budget), budget_tag=budget.tag(), train_pairs=len(train_pairs),
-                held_out_pairs=len(held_out), test_pairs=len(test), held_out_best=done.best,
-                best_step=str(done.best_step), held_out_curve=curve, test_accuracy=metrics["accuracy"],
-                test_macro_f1=metrics["macro_f1"], confusion=metrics["confusion"],
-                categories=list(test.scheme.categories), steps=done.steps, train_seconds=timer.seconds,
-                eval_seconds=evaluation.seconds, wall_seconds=time.perf_counter() - started,
-                machine=device_name(), finished=time.strftime("%Y-%m-%d %H:%M:%S"), checkpoint=str(workdir))
+    return dict(
+        arm=arm,
+        seed=seed,
+        label=ARMS[arm]["label"],
+        loss=config.loss,
+        k=config.k,
+        x0=config.x0,
+        budget=asdict(budget),
+        budget_tag=budget.tag(),
+        train_pairs=len(train_pairs),
+        held_out_pairs=len(held_out),
+        test_pairs=len(test),
+        held_out_best=done.best,
+        best_step=str(done.best_step),
+        held_out_curve=curve,
+        test_accuracy=metrics["accuracy"],
+        test_macro_f1=metrics["macro_f1"],
+        confusion=metrics["confusion"],
+        categories=list(test.scheme.categories),
+        steps=done.steps,
+        train_seconds=timer.seconds,
+        eval_seconds=evaluation.seconds,
+        wall_seconds=time.perf_counter() - started,
+        machine=device_name(),
+        finished=time.strftime("%Y-%m-%d %H:%M:%S"),
+        checkpoint=str(workdir),
+    )
 
 
-SLICE = 500   # evenly spread SNLI test pairs whose metrics a shipped scorer's test re-checks
+SLICE = 500  # evenly spread SNLI test pairs whose metrics a shipped scorer's test re-checks
 
 
 def snli_metrics(model, test) -> dict:
@@ -141,10 +169,15 @@ def snli_metrics(model, test) -> dict:
     cache = EncodeCache(model.encode)  # each test sentence encoded once for the metrics and the confusion
     metrics = dev_metrics(cache.scorer(model), test)
     predicted = model.classify_embeddings(cache(test.sentences1), cache(test.sentences2))
-    confusion = confusion_matrix(test.scheme.nearest_index(test.labels), predicted,
-                                 labels=list(range(len(test.scheme.categories))))
-    return dict(accuracy=metrics["accuracy"], macro_f1=metrics["macro_f1"], pairs=len(test),
-                confusion=confusion.tolist())
+    confusion = confusion_matrix(
+        test.scheme.nearest_index(test.labels), predicted, labels=list(range(len(test.scheme.categories)))
+    )
+    return dict(
+        accuracy=metrics["accuracy"],
+        macro_f1=metrics["macro_f1"],
+        pairs=len(test),
+        confusion=confusion.tolist(),
+    )
 
 
 def evaluate_scorer(folder: str) -> dict:
@@ -155,8 +188,7 @@ def evaluate_scorer(folder: str) -> dict:
 
     model, test = SiameseRegressor.load(folder), test_set(NliBudget())
     with Timer() as timer:
-        record = dict(test=snli_metrics(model, test),
-                      slice=snli_metrics(model, test.spaced(SLICE)))
+        record = dict(test=snli_metrics(model, test), slice=snli_metrics(model, test.spaced(SLICE)))
     record.update(seconds=timer.seconds, machine=device_name(), finished=time.strftime("%Y-%m-%d %H:%M:%S"))
     write_json_atomic(Path(folder) / "snli.json", record)
     return record
@@ -164,7 +196,7 @@ def evaluate_scorer(folder: str) -> dict:
 
 def build_plan(arms: list[str], seeds: int) -> list[tuple[str, int]]:
     """Seed-major: every arm's first seed before any arm's second, so a cut plan still covers every arm."""
-    return [(arm, seed) for seed in SEEDS[:max(1, seeds)] for arm in arms]
+    return [(arm, seed) for seed in SEEDS[: max(1, seeds)] for arm in arms]
 
 
 def run_plan(arms: list[str], seeds: int, budget: NliBudget, skip_done: bool) -> dict:
@@ -181,30 +213,51 @@ def run_plan(arms: list[str], seeds: int, budget: NliBudget, skip_done: bool) ->
         schema.check_record("nli", result)
         finished[key] = result
         update_results("nli", {"runs": {**schema.nli_runs(load_results()), key: result}})
-        log(f"done {key}: accuracy {result['test_accuracy']:.2f} macro-F1 {result['test_macro_f1']:.2f} "
-            f"(held-out {result['held_out_best']:.2f} at {result['best_step']}) in {result['wall_seconds']:.0f}s")
+        log(
+            f"done {key}: accuracy {result['test_accuracy']:.2f} macro-F1 {result['test_macro_f1']:.2f} "
+            f"(held-out {result['held_out_best']:.2f} at {result['best_step']}) in {result['wall_seconds']:.0f}s"
+        )
     return finished
 
 
 def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(prog="python -m bench.evidence.nli", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.evidence.nli",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated arms of: {', '.join(ARMS)}")
-    parser.add_argument("--seeds", type=int, default=3, choices=range(1, len(SEEDS) + 1), metavar="N",
-                        help=f"how many of the seeds {', '.join(map(str, SEEDS))} each arm runs: 1 to 3")
-    parser.add_argument("--train-pairs", type=int, default=None, help="keep only N training pairs (fixed sample)")
-    parser.add_argument("--epochs", type=float, default=1.0, help="passes over the training pairs (default 1)")
+    parser.add_argument(
+        "--seeds",
+        type=int,
+        default=3,
+        choices=range(1, len(SEEDS) + 1),
+        metavar="N",
+        help=f"how many of the seeds {', '.join(map(str, SEEDS))} each arm runs: 1 to 3",
+    )
+    parser.add_argument(
+        "--train-pairs", type=int, default=None, help="keep only N training pairs (fixed sample)"
+    )
+    parser.add_argument(
+        "--epochs", type=float, default=1.0, help="passes over the training pairs (default 1)"
+    )
     parser.add_argument("--skip-done", action="store_true", help="skip runs already in the results file")
     parser.add_argument("--threads", type=int, default=None, help="torch threads")
     parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke test")
-    parser.add_argument("--evaluate", metavar="FOLDER", help="only score a saved scorer on SNLI test (all pairs and "
-                        f"a {SLICE}-pair slice) into FOLDER/snli.json")
+    parser.add_argument(
+        "--evaluate",
+        metavar="FOLDER",
+        help="only score a saved scorer on SNLI test (all pairs and "
+        f"a {SLICE}-pair slice) into FOLDER/snli.json",
+    )
     args = parser.parse_args(argv)
     if args.evaluate:
         setup_environment(args.threads)
         record = evaluate_scorer(args.evaluate)
-        log(f"{args.evaluate}: SNLI test accuracy {record['test']['accuracy']:.2f}, macro-F1 "
-            f"{record['test']['macro_f1']:.2f}")
+        log(
+            f"{args.evaluate}: SNLI test accuracy {record['test']['accuracy']:.2f}, macro-F1 "
+            f"{record['test']['macro_f1']:.2f}"
+        )
         return record
     arms = [a.strip() for a in args.arms.split(",") if a.strip()]
     unknown = [a for a in arms if a not in ARMS]

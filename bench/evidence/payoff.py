@@ -35,14 +35,21 @@ from stsdemo.errors import InputError
 from stsdemo.playground import payoff, pinned
 from stsdemo.playground.config import BUFFER_LOSSES, BUILT_IN_DATA, PlaygroundConfig
 from stsdemo.playground.metrics import PAIRED, READ_BY
-from stsdemo.playground.run import (ENGINE, TWIN_NAMES, Playground, paired_entry, paired_over_seeds, pinned_source,
-                                    run_seeds)
+from stsdemo.playground.run import (
+    ENGINE,
+    TWIN_NAMES,
+    Playground,
+    paired_entry,
+    paired_over_seeds,
+    pinned_source,
+    run_seeds,
+)
 
 from .. import schema, sweep
 from ..common import device_name, load_results, log, setup_environment, update_results
 
 SECTION = "playground"
-CPUS_PER_CELL = 2      # a cell's run splits its seeds over two engines (stsdemo.playground.run.PARTS)
+CPUS_PER_CELL = 2  # a cell's run splits its seeds over two engines (stsdemo.playground.run.PARTS)
 
 
 def run_cell(cell: tuple, source, tuned: bool = True) -> dict:
@@ -53,8 +60,12 @@ def run_cell(cell: tuple, source, tuned: bool = True) -> dict:
     result = run_seeds(config, source)
     if config.head == "paper" and tuned:
         result["tuned"] = tuned_reading(config, source, result)
-    return {"config": config.to_dict(), **result, "machine": device_name(),
-            "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
+    return {
+        "config": config.to_dict(),
+        **result,
+        "machine": device_name(),
+        "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
 
 
 def tuned_reading(config, source, at_default: dict) -> dict:
@@ -65,7 +76,8 @@ def tuned_reading(config, source, at_default: dict) -> dict:
     for lr in payoff.TUNED_LRS:
         found = at_default if lr == config.lr else run_seeds(replace(config, lr=lr), source)
         grid[lr] = found["stopped_at_best"]["selection"]
-    def selected(lr, name):          # None: every seed's selection value was undefined (a constant head)
+
+    def selected(lr, name):  # None: every seed's selection value was undefined (a constant head)
         return -math.inf if grid[lr][name] is None else grid[lr][name]
 
     chosen = {name: max(payoff.TUNED_LRS, key=lambda lr: selected(lr, name)) for name in TWIN_NAMES}
@@ -75,11 +87,21 @@ def tuned_reading(config, source, at_default: dict) -> dict:
         with Playground(replace(config, lr=lr), source, seeds=fresh) as playground:
             playground.step(config.steps)
             runs[lr] = playground.measure()
-    best = {metric: np.stack([runs[chosen[name]].best[metric][:, twin] for twin, name in enumerate(TWIN_NAMES)], 1)
-            for metric in PAIRED}
-    return {"lr": chosen, "grid": {f"{lr:g}": values for lr, values in grid.items()}, "seeds": fresh,
-            "paired": {metric: paired_entry(paired_over_seeds(best[metric], fresh)) for metric in PAIRED},
-            "steps": {name: runs[chosen[name]].best_steps[:, twin].tolist() for twin, name in enumerate(TWIN_NAMES)}}
+    best = {
+        metric: np.stack(
+            [runs[chosen[name]].best[metric][:, twin] for twin, name in enumerate(TWIN_NAMES)], 1
+        )
+        for metric in PAIRED
+    }
+    return {
+        "lr": chosen,
+        "grid": {f"{lr:g}": values for lr, values in grid.items()},
+        "seeds": fresh,
+        "paired": {metric: paired_entry(paired_over_seeds(best[metric], fresh)) for metric in PAIRED},
+        "steps": {
+            name: runs[chosen[name]].best_steps[:, twin].tolist() for twin, name in enumerate(TWIN_NAMES)
+        },
+    }
 
 
 def confirm_cell(entry: dict, source, chunk: int = 20) -> dict:
@@ -92,22 +114,36 @@ def confirm_cell(entry: dict, source, chunk: int = 20) -> dict:
     def measured(lr: float):
         parts = []
         for start in range(0, len(seeds), chunk):
-            with Playground(replace(config, lr=lr), source, seeds=seeds[start:start + chunk]) as playground:
+            with Playground(replace(config, lr=lr), source, seeds=seeds[start : start + chunk]) as playground:
                 playground.step(config.steps)
                 parts.append(playground.measure())
-        return ({metric: np.concatenate([part.values[metric] for part in parts]) for metric in PAIRED},
-                {metric: np.concatenate([part.best[metric] for part in parts]) for metric in PAIRED})
+        return (
+            {metric: np.concatenate([part.values[metric] for part in parts]) for metric in PAIRED},
+            {metric: np.concatenate([part.best[metric] for part in parts]) for metric in PAIRED},
+        )
 
     now, best = measured(config.lr)
-    readings = {"step": {m: paired_entry(paired_over_seeds(now[m], seeds)) for m in PAIRED},
-                "best": {m: paired_entry(paired_over_seeds(best[m], seeds)) for m in PAIRED}}
+    readings = {
+        "step": {m: paired_entry(paired_over_seeds(now[m], seeds)) for m in PAIRED},
+        "best": {m: paired_entry(paired_over_seeds(best[m], seeds)) for m in PAIRED},
+    }
     if "tuned" in entry:
         chosen = entry["tuned"]["lr"]
         at = {lr: measured(lr)[1] for lr in set(chosen.values())}
-        tuned = {m: np.stack([at[chosen[name]][m][:, twin] for twin, name in enumerate(TWIN_NAMES)], 1) for m in PAIRED}
+        tuned = {
+            m: np.stack([at[chosen[name]][m][:, twin] for twin, name in enumerate(TWIN_NAMES)], 1)
+            for m in PAIRED
+        }
         readings["tuned"] = {m: paired_entry(paired_over_seeds(tuned[m], seeds)) for m in PAIRED}
-    return {"config": entry["config"], "seeds": seeds, "readings": readings, "engine": ENGINE,
-            "data_sha256": source.checksum, "machine": device_name(), "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
+    return {
+        "config": entry["config"],
+        "seeds": seeds,
+        "readings": readings,
+        "engine": ENGINE,
+        "data_sha256": source.checksum,
+        "machine": device_name(),
+        "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
 
 
 def confirm_key(key: str) -> str:
@@ -119,8 +155,12 @@ def to_confirm(results: dict) -> list[str]:
     """The recorded cells that any reading marks and whose confirmation (by today's engine) is not recorded."""
     found = map_from_results(results)
     recorded = schema.section(results, SECTION)
-    marked = {key for label in payoff.READINGS for key, verdict in payoff.verdicts(found, label).items()
-              if verdict.marked}
+    marked = {
+        key
+        for label in payoff.READINGS
+        for key, verdict in payoff.verdicts(found, label).items()
+        if verdict.marked
+    }
     return sorted(key for key in marked if not on_todays_data(recorded.get(confirm_key(key)) or {}))
 
 
@@ -128,15 +168,22 @@ def on_todays_data(entry: dict) -> bool:
     """Whether a record was made by today's engine on its data set's pinned file (:mod:`stsdemo.playground.pinned`):
     a record is shown only beside the data it was made on."""
     data = (entry.get("config") or {}).get("data")
-    return (entry.get("engine") == ENGINE and data in BUILT_IN_DATA
-            and entry.get("data_sha256") == pinned.checksum(data))
+    return (
+        entry.get("engine") == ENGINE
+        and data in BUILT_IN_DATA
+        and entry.get("data_sha256") == pinned.checksum(data)
+    )
 
 
 def is_done(entry: dict | None, tuned: bool = False) -> bool:
     """Whether a recorded cell was trained by today's engine and holds both readings (and, asked for ``tuned``, the
     tuned reading of a paper-head cell)."""
-    return (bool(entry) and on_todays_data(entry) and "stopped_at_best" in entry
-            and (not tuned or entry["config"]["head"] != "paper" or "tuned" in entry))
+    return (
+        bool(entry)
+        and on_todays_data(entry)
+        and "stopped_at_best" in entry
+        and (not tuned or entry["config"]["head"] != "paper" or "tuned" in entry)
+    )
 
 
 def shipped_cell(entry: dict, confirmed: dict | None = None) -> dict:
@@ -155,15 +202,20 @@ def shipped_cell(entry: dict, confirmed: dict | None = None) -> dict:
     if "tuned" in entry:
         cell["tuned"]["lr"] = entry["tuned"]["lr"]
     if confirmed and on_todays_data(confirmed):
-        cell["confirmation"] = {label: compact({"paired": found}) for label, found in confirmed["readings"].items()}
+        cell["confirmation"] = {
+            label: compact({"paired": found}) for label, found in confirmed["readings"].items()
+        }
     return cell
 
 
 def map_from_results(results: dict) -> dict:
     """The map as the app reads it, from the recorded cells (every cell key of the grid found in ``results``)."""
     recorded = schema.section(results, SECTION)
-    cells = {key: shipped_cell(recorded[key], recorded.get(confirm_key(key)))
-             for key in (payoff.cell_key(*cell) for cell in payoff.grid()) if is_done(recorded.get(key))}
+    cells = {
+        key: shipped_cell(recorded[key], recorded.get(confirm_key(key)))
+        for key in (payoff.cell_key(*cell) for cell in payoff.grid())
+        if is_done(recorded.get(key))
+    }
     machines = sorted({entry["machine"] for entry in cells.values()})
     return {"version": payoff.MAP_VERSION, "machine": ", ".join(machines), "cells": cells}
 
@@ -184,10 +236,14 @@ def markdown(found: dict) -> list[str]:
     parts = []
     for label in payoff.READINGS:
         marks = payoff.shown_marks(found, label)
-        tables = [map_table(cells, marks, len(marks), label, (dataset, loss, head))
-                  for dataset in BUILT_IN_DATA for loss in BUFFER_LOSSES for head in payoff.HEADS
-                  if (cells := payoff.cells_of(found, dataset, loss, head))
-                  and any(payoff.cell_reading(entry, label) for entry in cells.values())]
+        tables = [
+            map_table(cells, marks, len(marks), label, (dataset, loss, head))
+            for dataset in BUILT_IN_DATA
+            for loss in BUFFER_LOSSES
+            for head in payoff.HEADS
+            if (cells := payoff.cells_of(found, dataset, loss, head))
+            and any(payoff.cell_reading(entry, label) for entry in cells.values())
+        ]
         if tables:
             parts += [*tables, payoff.confirmation_text(found, label) + "\n"]
     return parts
@@ -197,10 +253,14 @@ def map_table(cells: dict, marks: dict, total: int, label: str, title: tuple) ->
     """One map under one reading: the table and what it shows."""
     dataset, loss, head = title
     metric = READ_BY[dataset]
-    rows = [f"**{dataset.upper()} · {loss} vs its x0 = 0 twin · {head} head · {metric} · {payoff.READINGS[label]}** "
-            "(buffer − none, mean ± se; ▲ holds, ▼ reversed, after the correction)\n",
-            "| noise σ \\ training pairs | " + " | ".join("all" if size == 0 else f"{size:,}" for size in payoff.SIZES)
-            + " |", "| ---: |" + " ---: |" * len(payoff.SIZES)]
+    rows = [
+        f"**{dataset.upper()} · {loss} vs its x0 = 0 twin · {head} head · {metric} · {payoff.READINGS[label]}** "
+        "(buffer − none, mean ± se; ▲ holds, ▼ reversed, after the correction)\n",
+        "| noise σ \\ training pairs | "
+        + " | ".join("all" if size == 0 else f"{size:,}" for size in payoff.SIZES)
+        + " |",
+        "| ---: |" + " ---: |" * len(payoff.SIZES),
+    ]
     for noise in payoff.NOISES:
         row = []
         for size in payoff.SIZES:
@@ -219,14 +279,24 @@ def report(found: dict) -> None:
 def confirm_marked(args) -> None:
     """Run and record the confirmation of every marked cell of the chosen data sets, losses and heads."""
     recorded = schema.section(load_results(), SECTION)
-    keys = [key for key in to_confirm(load_results()) if recorded[key]["config"]["data"] in args.data
-            and recorded[key]["config"]["loss"] in args.losses and recorded[key]["config"]["head"] in args.heads]
+    keys = [
+        key
+        for key in to_confirm(load_results())
+        if recorded[key]["config"]["data"] in args.data
+        and recorded[key]["config"]["loss"] in args.losses
+        and recorded[key]["config"]["head"] in args.heads
+    ]
     log(f"{len(keys)} marked cells to confirm")
 
     def record(key: str, confirmed: dict) -> None:
         metric = READ_BY[confirmed["config"]["data"]]
-        log(key, " · ".join(f"{label} {found[metric]['text']} {found[metric]['verdict']}"
-                            for label, found in confirmed["readings"].items()))
+        log(
+            key,
+            " · ".join(
+                f"{label} {found[metric]['text']} {found[metric]['verdict']}"
+                for label, found in confirmed["readings"].items()
+            ),
+        )
         update_results(SECTION, {key: confirmed})
 
     tasks = [sweep.Task(confirm_key(key), recorded[key], num_cpus=CPUS_PER_CELL) for key in keys]
@@ -246,27 +316,62 @@ def confirm_work(task: sweep.Task) -> dict:
 
 
 def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(prog="python -m bench.evidence.payoff", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.evidence.payoff",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--data", nargs="+", default=list(BUILT_IN_DATA), choices=BUILT_IN_DATA)
     parser.add_argument("--losses", nargs="+", default=list(BUFFER_LOSSES), choices=BUFFER_LOSSES)
     parser.add_argument("--heads", nargs="+", default=list(payoff.HEADS), choices=payoff.HEADS)
-    parser.add_argument("--noises", nargs="+", type=float, default=list(payoff.NOISES), metavar="SIGMA",
-                        help="these label-noise rows only")
-    parser.add_argument("--sizes", nargs="+", type=int, default=list(payoff.SIZES), metavar="PAIRS",
-                        help="these training-size columns only (0: all)")
+    parser.add_argument(
+        "--noises",
+        nargs="+",
+        type=float,
+        default=list(payoff.NOISES),
+        metavar="SIGMA",
+        help="these label-noise rows only",
+    )
+    parser.add_argument(
+        "--sizes",
+        nargs="+",
+        type=int,
+        default=list(payoff.SIZES),
+        metavar="PAIRS",
+        help="these training-size columns only (0: all)",
+    )
     parser.add_argument("--skip-done", action="store_true", help="skip cells already in the results file")
-    parser.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
-                        help="run the cells as Ray tasks: alone, on a local Ray of this machine's cores; with "
-                             "HOST:PORT, on the cluster there (docs/sweeps.md). Default: one after another, here")
-    parser.add_argument("--no-tuned", action="store_true",
-                        help="leave out the tuned reading (five more runs a paper-head cell)")
-    parser.add_argument("--no-record", action="store_true", help="print only: write neither results nor the map")
-    parser.add_argument("--export", action="store_true", help="only write the app's map from the recorded cells")
-    parser.add_argument("--confirm", action="store_true",
-                        help=f"run every marked cell again on {len(payoff.CONFIRM_SEEDS)} fresh seeds (resumable)")
-    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1: the steps are small, and "
-                                                                  "two threads spin against other jobs)")
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help="run the cells as Ray tasks: alone, on a local Ray of this machine's cores; with "
+        "HOST:PORT, on the cluster there (docs/sweeps.md). Default: one after another, here",
+    )
+    parser.add_argument(
+        "--no-tuned",
+        action="store_true",
+        help="leave out the tuned reading (five more runs a paper-head cell)",
+    )
+    parser.add_argument(
+        "--no-record", action="store_true", help="print only: write neither results nor the map"
+    )
+    parser.add_argument(
+        "--export", action="store_true", help="only write the app's map from the recorded cells"
+    )
+    parser.add_argument(
+        "--confirm",
+        action="store_true",
+        help=f"run every marked cell again on {len(payoff.CONFIRM_SEEDS)} fresh seeds (resumable)",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="torch threads (default 1: the steps are small, and two threads spin against other jobs)",
+    )
     args = parser.parse_args(argv)
     setup_environment(args.threads)
     ran = {}
@@ -285,22 +390,34 @@ def sweep_cells(args, ran: dict) -> dict:
         confirm_marked(args)
     elif not args.export:
         recorded = schema.section(load_results(), SECTION) if args.skip_done else {}
-        cells = [cell for cell in payoff.grid() if cell[0] in args.data and cell[1] in args.losses
-                 and cell[2] in args.heads and cell[3] in args.noises and cell[4] in args.sizes
-                 and not is_done(recorded.get(payoff.cell_key(*cell)), tuned=not args.no_tuned)]
+        cells = [
+            cell
+            for cell in payoff.grid()
+            if cell[0] in args.data
+            and cell[1] in args.losses
+            and cell[2] in args.heads
+            and cell[3] in args.noises
+            and cell[4] in args.sizes
+            and not is_done(recorded.get(payoff.cell_key(*cell)), tuned=not args.no_tuned)
+        ]
         log(f"{len(cells)} cells to run")
 
         def record(key: str, entry: dict) -> None:
             metric = READ_BY[entry["config"]["data"]]
-            readings = [f"{label} {payoff.cell_paired(entry, metric, label).numbers()}" for label in payoff.READINGS
-                        if payoff.cell_reading(entry, label)]
+            readings = [
+                f"{label} {payoff.cell_paired(entry, metric, label).numbers()}"
+                for label in payoff.READINGS
+                if payoff.cell_reading(entry, label)
+            ]
             log(key, f"{entry['seconds']:.1f}s", metric, " · ".join(readings))
             ran[key] = entry
             if not args.no_record:
                 update_results(SECTION, {key: entry})
 
-        tasks = [sweep.Task(payoff.cell_key(*cell), (cell, not args.no_tuned), num_cpus=CPUS_PER_CELL)
-                 for cell in cells]
+        tasks = [
+            sweep.Task(payoff.cell_key(*cell), (cell, not args.no_tuned), num_cpus=CPUS_PER_CELL)
+            for cell in cells
+        ]
         sweep.run_sweep(tasks, cell_work, record, ray=args.ray)
     if args.no_record:
         return ran

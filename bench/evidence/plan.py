@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import argparse
 
-from . import fusion, nli, quality
 from ..common import log, setup_environment
+from . import fusion, nli, quality
 
 CONDITION = (
     "500 NLI training pairs (a fixed sample of SNLI dev; the same held-out 1,000 and SNLI test), 10 passes over "
@@ -40,8 +40,18 @@ CONDITION = (
     "recorded under epoch-500pairs; a model that learns nothing memorises nothing.)"
 )
 SMALL_PAIRS, SMALL_EPOCHS = 500, 10
-PAIRED = ("sk2-cosine", "trelu-cosine", "mse-cosine", "l1-cosine", "st-cossim", "pcc", "sk2-2stage", "mse-2stage",
-          "trelu-2stage", "l1-2stage")
+PAIRED = (
+    "sk2-cosine",
+    "trelu-cosine",
+    "mse-cosine",
+    "l1-cosine",
+    "st-cossim",
+    "pcc",
+    "sk2-2stage",
+    "mse-2stage",
+    "trelu-2stage",
+    "l1-2stage",
+)
 ONE_SEED = ("st-cosent", "st-angle", "official")
 REFERENCES = ("ce", "infonce")  # C1's classifier and C4's +Contrast on STS (seed 42 came first)
 MPNET = ("base", "sk2-2stage", "sk2-cosine", "mse-cosine", "st-cossim")
@@ -58,10 +68,15 @@ def minilm_plan() -> str:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m bench.evidence", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.evidence",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--steps", default=",".join(STEPS), help=f"some of: {', '.join(STEPS)}")
-    parser.add_argument("--skip-done", action="store_true", help="skip what docs/results.json already records")
+    parser.add_argument(
+        "--skip-done", action="store_true", help="skip what docs/results.json already records"
+    )
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
     steps = [s.strip() for s in args.steps.split(",") if s.strip()]
@@ -70,22 +85,44 @@ def main(argv=None) -> None:
     setup_environment(args.threads)
     import stsdemo.model  # noqa: F401  (everything the runs use is imported now, before the tree can change)
     import stsdemo.train  # noqa: F401
+
     skip = ["--skip-done"] if args.skip_done else []
     threads = ["--threads", str(args.threads)]
     runs = {
         "nli": ("NLI arms", lambda: nli.main(["--seeds", "3", *skip, *threads])),
         "minilm": ("MiniLM seeds", lambda: quality.main(["--plan", minilm_plan(), *skip, *threads])),
-        "condition": (f"condition: {CONDITION}", lambda: nli.main(
-            ["--arms", "nli-sk2,nli-mse,nli-trelu,nli-l1", "--train-pairs", str(SMALL_PAIRS), "--epochs",
-             str(SMALL_EPOCHS), "--seeds", "3", *skip, *threads])),
+        "condition": (
+            f"condition: {CONDITION}",
+            lambda: nli.main(
+                [
+                    "--arms",
+                    "nli-sk2,nli-mse,nli-trelu,nli-l1",
+                    "--train-pairs",
+                    str(SMALL_PAIRS),
+                    "--epochs",
+                    str(SMALL_EPOCHS),
+                    "--seeds",
+                    "3",
+                    *skip,
+                    *threads,
+                ]
+            ),
+        ),
         "fusion": ("fusion", lambda: fusion.main(["--arms", ",".join(PAIRED), "--best", *skip, *threads])),
-        "mpnet": ("all-mpnet-base-v2", lambda: quality.main(
-            ["--model", "mpnet", "--plan", ",".join(f"{arm}@42" for arm in MPNET), *skip, *threads])),
-        "heads": ("head ablation (C5)", lambda: quality.main(
-            ["--arms", ",".join(HEADS), "--seeds", str(len(quality.SEEDS)), *skip, *threads])),
+        "mpnet": (
+            "all-mpnet-base-v2",
+            lambda: quality.main(
+                ["--model", "mpnet", "--plan", ",".join(f"{arm}@42" for arm in MPNET), *skip, *threads]
+            ),
+        ),
+        "heads": (
+            "head ablation (C5)",
+            lambda: quality.main(
+                ["--arms", ",".join(HEADS), "--seeds", str(len(quality.SEEDS)), *skip, *threads]
+            ),
+        ),
     }
     for step in steps:
         title, run = runs[step]
         log(f"== {title}")
         run()
-

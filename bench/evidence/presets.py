@@ -34,15 +34,21 @@ def run_preset(preset, seeds: list[int] | None = None) -> dict:
     started = time.perf_counter()
     config = preset.config()
     found = run_checkpoints(config, pinned_source(config.data), seeds)
-    return {**found, "seconds": round(time.perf_counter() - started, 2), "machine": device_name(),
-            "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
+    return {
+        **found,
+        "seconds": round(time.perf_counter() - started, 2),
+        "machine": device_name(),
+        "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
 
 
 def _readings(point: dict, metric: str) -> list[str]:
     """A checkpoint's two readings of ``metric`` (stopped at the best, then at the step): mean ± se and today's
     verdict."""
-    return [f"{found['text']}: {Paired(found['diffs'], found['seeds'], metric).verdict}"
-            for found in (point[f"{label}_reading"][metric] for label in ("best", "step"))]
+    return [
+        f"{found['text']}: {Paired(found['diffs'], found['seeds'], metric).verdict}"
+        for found in (point[f"{label}_reading"][metric] for label in ("best", "step"))
+    ]
 
 
 def markdown(results: dict) -> list[str]:
@@ -51,8 +57,11 @@ def markdown(results: dict) -> list[str]:
     run is recorded (``--confirm``), and the twins' median best steps on both (the 20 seeds' alone can order the
     twins the other way round from the fresh seeds')."""
     recorded = results.get(SECTION, {})
-    rows = ["| preset | settings | stopped at its best | at the last step | on 100 fresh seeds (best · last step) | "
-            "median best step, buffer / none (20 seeds · fresh) |", "| --- | --- | --- | --- | --- | --- |"]
+    rows = [
+        "| preset | settings | stopped at its best | at the last step | on 100 fresh seeds (best · last step) | "
+        "median best step, buffer / none (20 seeds · fresh) |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
     for preset in PRESETS:
         entry = recorded.get(f"preset/{preset.name}")
         if entry is None:
@@ -62,15 +71,21 @@ def markdown(results: dict) -> list[str]:
         cells = _readings(last, metric)
         confirm = recorded.get(f"preset/{preset.name}/confirm")
         again = " · ".join(_readings(confirm["checkpoints"][-1], metric)) if confirm else "not run"
-        steps = " · ".join(f"{found['best_steps']['buffer']:g} / {found['best_steps']['none']:g}"
-                           for found in (last, *([confirm["checkpoints"][-1]] if confirm else [])))
+        steps = " · ".join(
+            f"{found['best_steps']['buffer']:g} / {found['best_steps']['none']:g}"
+            for found in (last, *([confirm["checkpoints"][-1]] if confirm else []))
+        )
         settings = ", ".join(f"{name} {value}" for name, value in preset.settings.items())
-        rows.append(f"| {preset.title} | {settings} ({metric}) | {cells[0]} | {cells[1]} (step {last['step']:,}) | "
-                    f"{again} | {steps} |")
+        rows.append(
+            f"| {preset.title} | {settings} ({metric}) | {cells[0]} | {cells[1]} (step {last['step']:,}) | "
+            f"{again} | {steps} |"
+        )
     machines = sorted({recorded[key]["machine"] for key in recorded if key.startswith("preset/")})
-    return ["\n".join(rows) + f"\n\nMachine: {', '.join(machines) or '–'}. The Playground's story presets "
-            "(stsdemo/playground/presets.py); their sentences quote these records, and each mark (holds, reversed) a "
-            "sentence quotes from the 20 seeds repeats on the 100 fresh seeds (tests/test_presets.py).\n"]
+    return [
+        "\n".join(rows) + f"\n\nMachine: {', '.join(machines) or '–'}. The Playground's story presets "
+        "(stsdemo/playground/presets.py); their sentences quote these records, and each mark (holds, reversed) a "
+        "sentence quotes from the 20 seeds repeats on the 100 fresh seeds (tests/test_presets.py).\n"
+    ]
 
 
 def preset_work(task: sweep.Task) -> dict:
@@ -80,16 +95,28 @@ def preset_work(task: sweep.Task) -> dict:
 
 
 def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(prog="python -m bench.evidence.presets", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.evidence.presets",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--only", nargs="+", choices=sorted(BY_NAME), help="these presets only")
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--confirm", action="store_true",
-                        help=f"run each preset again on {len(CONFIRM_SEEDS)} fresh seeds (preset/<name>/confirm): "
-                             "what its pooled reading over every seed reads")
-    parser.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
-                        help="run the presets as Ray tasks: alone, on a local Ray; with HOST:PORT, on that cluster "
-                             "(docs/sweeps.md). Default: one after another, here")
+    parser.add_argument(
+        "--confirm",
+        action="store_true",
+        help=f"run each preset again on {len(CONFIRM_SEEDS)} fresh seeds (preset/<name>/confirm): "
+        "what its pooled reading over every seed reads",
+    )
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help="run the presets as Ray tasks: alone, on a local Ray; with HOST:PORT, on that cluster "
+        "(docs/sweeps.md). Default: one after another, here",
+    )
     parser.add_argument("--no-record", action="store_true", help="print only")
     args = parser.parse_args(argv)
     setup_environment(args.threads)
@@ -97,15 +124,28 @@ def main(argv=None) -> dict:
 
     def record(key: str, entry: dict) -> None:
         last = entry["checkpoints"][-1]
-        log(key, f"{entry['seconds']:.1f}s", *(f"{label} {last[f'{label}_reading'][m]['text']} "
-                                               f"({last[f'{label}_reading'][m]['verdict']})"
-                                               for label in ("best", "step") for m in PAIRED))
+        log(
+            key,
+            f"{entry['seconds']:.1f}s",
+            *(
+                f"{label} {last[f'{label}_reading'][m]['text']} ({last[f'{label}_reading'][m]['verdict']})"
+                for label in ("best", "step")
+                for m in PAIRED
+            ),
+        )
         if not args.no_record:
             update_results(SECTION, {key: entry})
         found[key.split("/")[1]] = entry
 
-    tasks = [sweep.Task(f"preset/{preset.name}" + ("/confirm" if args.confirm else ""), (preset.name, args.confirm),
-                        num_cpus=2) for preset in PRESETS if not args.only or preset.name in args.only]
+    tasks = [
+        sweep.Task(
+            f"preset/{preset.name}" + ("/confirm" if args.confirm else ""),
+            (preset.name, args.confirm),
+            num_cpus=2,
+        )
+        for preset in PRESETS
+        if not args.only or preset.name in args.only
+    ]
     try:
         with sweep.session(args.ray):
             sweep.run_sweep(tasks, preset_work, record, ray=args.ray)

@@ -6,8 +6,9 @@ scores (reused when a run keeps its step-0 checkpoint), and the STS-B node accur
 from __future__ import annotations
 
 from ..common import Timer, load_results
-from .quality_arms import QualityBudget
 from ..schema import quality_runs, record_model
+from .quality_arms import QualityBudget
+
 
 def test_sets(budget: QualityBudget) -> dict:
     from stsdemo.data import senteval_test_sets
@@ -28,8 +29,12 @@ def base_scores(budget: QualityBudget, model: str) -> dict | None:
     if budget.test_pairs:
         return None
     for key, result in quality_runs(load_results()).items():
-        if (result["arm"] == "base" and record_model(result) == model and not key.endswith("quick")
-                and result["budget"]["max_length"] == budget.max_length):
+        if (
+            result["arm"] == "base"
+            and record_model(result) == model
+            and not key.endswith("quick")
+            and result["budget"]["max_length"] == budget.max_length
+        ):
             return result["test"]
     return None
 
@@ -55,6 +60,7 @@ def stsb_node_accuracy(model, sets, own_prediction: bool, dev_pairs: int | None 
     from stsdemo.train import load_dev
 
     dev = None if own_prediction else load_dev(TrainConfig(max_dev_pairs=dev_pairs))
-    *_, (_, scores) = scoring_steps(model, {"STSBenchmark": sets["STSBenchmark"]},
-                                    "prediction" if own_prediction else "fitted", dev)
+    *_, (_, scores) = scoring_steps(
+        model, {"STSBenchmark": sets["STSBenchmark"]}, "prediction" if own_prediction else "fitted", dev
+    )
     return dict(stsb_node_accuracy=scores.node_accuracy["STSBenchmark"], node_accuracy_from=scores.node_from)

@@ -11,11 +11,11 @@ import numpy as np
 from stsdemo.evaluate import TABLE_NAMES, TASKS
 from stsdemo.evidence_cells import node_cell, spread_cell
 
-from . import tuning
 from ..common import mean_sd
+from ..schema import fusion_entries, quality_failed, quality_runs, record_model
+from . import tuning
 from .nli_tables import epochs_text, nli_groups
 from .quality_arms import ARMS, MODELS
-from ..schema import fusion_entries, quality_failed, quality_runs, record_model
 
 GROUP_TITLES = {
     "main": "Main comparison (STS-B + SICK-R train, filtered)",
@@ -28,14 +28,25 @@ GROUP_TITLES = {
 # the row each group is read against, repeated at its top: the untrained encoder, or the default setting
 # (head [u,v,|u-v|], k = 2, x0 = 0.25) that the head ablation and the sweep vary
 REFERENCE_ROWS = {"main": "base", "head": "sk2-2stage", "sweep": "sk2-2stage"}
-HEADER = ["Arm", "n", *(TABLE_NAMES.get(t, t) for t in TASKS), "Avg.", "STS-B dev", "STS-B test on node (%)",
-          "best dev step", "last-step dev: cosine / head"]
+HEADER = [
+    "Arm",
+    "n",
+    *(TABLE_NAMES.get(t, t) for t in TASKS),
+    "Avg.",
+    "STS-B dev",
+    "STS-B test on node (%)",
+    "best dev step",
+    "last-step dev: cosine / head",
+]
 
 
 def budget_text(budget: dict) -> str:
     steps = budget.get("max_steps")
-    seen = f"{steps} steps x batch {budget['batch_size']} = {steps * budget['batch_size']:,} pairs seen" if steps \
+    seen = (
+        f"{steps} steps x batch {budget['batch_size']} = {steps * budget['batch_size']:,} pairs seen"
+        if steps
         else f"{budget['epochs']:g} epoch(s), batch {budget['batch_size']}"
+    )
     text = f"{seen}, max length {budget['max_length']}, STS-B dev every {budget['eval_every']} steps"
     if budget.get("stage1_max_steps"):
         text += f"; two-stage arms: stage 1 (head on SNLI, encoder frozen) {budget['stage1_max_steps']} steps first"
@@ -58,8 +69,11 @@ def quality_sections(results: dict, include_quick: bool = False) -> list[tuple[s
     """(model, budget key, budget, runs of that model) per table, models in order (MiniLM, mpnet, others),
     each model's budgets with the paper's budget first, then the most recent. The tuning's runs have their own
     tables (:mod:`bench.evidence.tuning_report`)."""
-    runs = {k: v for k, v in quality_runs(results).items()
-            if (include_quick or not k.endswith("quick")) and v.get("budget_tag") not in tuning.QUALITY_TAGS}
+    runs = {
+        k: v
+        for k, v in quality_runs(results).items()
+        if (include_quick or not k.endswith("quick")) and v.get("budget_tag") not in tuning.QUALITY_TAGS
+    }
     by_model: dict[str, dict] = {}
     for key, result in runs.items():
         by_model.setdefault(record_model(result), {})[key] = result
@@ -72,8 +86,8 @@ def quality_sections(results: dict, include_quick: bool = False) -> list[tuple[s
                 key = result["budget_key"]
                 latest = max(budgets.get(key, (None, ""))[1], result.get("finished", ""))
                 budgets[key] = (result["budget"], latest, result.get("budget_tag"))
-        order = sorted(budgets, key=lambda k: budgets[k][1], reverse=True)       # the most recent first,
-        order = sorted(order, key=lambda k: budgets[k][2] != "paper")            # the paper's budget before all
+        order = sorted(budgets, key=lambda k: budgets[k][1], reverse=True)  # the most recent first,
+        order = sorted(order, key=lambda k: budgets[k][2] != "paper")  # the paper's budget before all
         sections += [(model, key, budgets[key][0], model_runs) for key in order]
     return sections
 
@@ -93,9 +107,13 @@ def summarize(runs: dict, budget_key: str | None = None, model: str | None = Non
     for arm, results in by_arm.items():
         if arm == "base":  # one base row per model: the most recent record
             results = sorted(results, key=lambda r: r.get("finished", ""))[-1:]
-        row = {"label": results[0]["label"], "group": results[0]["group"], "kind": results[0].get("kind"),
-               "family": results[0].get("family", ARMS.get(arm, {}).get("family")),
-               "seeds": sorted(r["seed"] for r in results)}
+        row = {
+            "label": results[0]["label"],
+            "group": results[0]["group"],
+            "kind": results[0].get("kind"),
+            "family": results[0].get("family", ARMS.get(arm, {}).get("family")),
+            "seeds": sorted(r["seed"] for r in results),
+        }
         for task in (*TASKS, "Avg."):
             row[task], row[f"{task} sd"] = mean_sd([r["test"][task] for r in results])
         row["per_seed"] = {r["seed"]: r["test"]["Avg."] for r in results}
@@ -122,8 +140,11 @@ def section_summary(runs: dict, model: str, key: str) -> dict:
     """``summarize`` for one table, with the base row's dev taken from step 0 of the runs' dev curves."""
     summary = summarize(runs, key, model)
     if "base" in summary and "dev" not in summary["base"]:
-        step0 = [r["dev_curve"][0]["dev_cosine"] for r in runs.values()
-                 if r.get("budget_key") == key and r.get("dev_curve") and r["dev_curve"][0]["step"] == 0]
+        step0 = [
+            r["dev_curve"][0]["dev_cosine"]
+            for r in runs.values()
+            if r.get("budget_key") == key and r.get("dev_curve") and r["dev_curve"][0]["step"] == 0
+        ]
         if step0:
             summary["base"]["dev"], summary["base"]["dev sd"] = step0[0], 0.0
     return summary
@@ -143,7 +164,11 @@ def arm_row(arm: str, row: dict, base: float | None) -> str:
     if "last dev cosine" in row:
         head = row["last dev head"]
         last = f"{row['last dev cosine']:.2f} / " + (f"{head:.2f}" if head is not None else "-")
-    return f"| {label} (`{arm}`) | {n} | " + " | ".join(cells) + f" | **{avg}** | {dev} | {node} | {steps} | {last} |"
+    return (
+        f"| {label} (`{arm}`) | {n} | "
+        + " | ".join(cells)
+        + f" | **{avg}** | {dev} | {node} | {steps} | {last} |"
+    )
 
 
 def group_tables(summary: dict, runs: dict, key: str, model: str) -> list[str]:
@@ -162,8 +187,11 @@ def group_tables(summary: dict, runs: dict, key: str, model: str) -> list[str]:
             seeds = {seed for arm in arms[1:] for seed in summary[arm]["seeds"]}
             same = {k: r for k, r in runs.items() if r["arm"] == reference and r["seed"] in seeds}
             rows[reference] = summarize(same, key, model).get(reference, summary[reference])
-        lines += [f"##### {title}\n", "| " + " | ".join(HEADER) + " |",
-                  "|" + "|".join(["---", "---:"] + ["---:"] * (len(HEADER) - 2)) + "|"]
+        lines += [
+            f"##### {title}\n",
+            "| " + " | ".join(HEADER) + " |",
+            "|" + "|".join(["---", "---:"] + ["---:"] * (len(HEADER) - 2)) + "|",
+        ]
         lines += [arm_row(arm, rows[arm], base) for arm in arms]
         lines.append("")
     return lines
@@ -177,9 +205,11 @@ def fusion_table(fusion: dict, summary: dict, model: str, key: str) -> list[str]
     if not entries:
         return []
     base = summary.get("base", {}).get("Avg.")
-    lines = ["##### Weight-space fusion with the untrained encoder (alpha chosen on STS-B dev)\n",
-             "| Row | n | alpha | STS-B dev at alpha | Avg. | vs the arm itself (same seeds) | vs base |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "##### Weight-space fusion with the untrained encoder (alpha chosen on STS-B dev)\n",
+        "| Row | n | alpha | STS-B dev at alpha | Avg. | vs the arm itself (same seeds) | vs base |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     linear: dict[str, list] = {}
     for entry in entries:
         if entry["kind"] == "linear":
@@ -198,11 +228,15 @@ def fusion_table(fusion: dict, summary: dict, model: str, key: str) -> list[str]
         else:
             label = items[0]["label"].split(" (alpha=")[0]
         versus = f"{avg - base:+.2f}" if base is not None else "-"
-        lines.append(f"| {label.replace('|', chr(92) + '|')} (`{arm}`) | {n} | {alphas} | "
-                     f"{spread_cell(dev, dev_sd, n)} | **{spread_cell(avg, sd, n)}** | {avg - own:+.2f} | {versus} |")
-    lines.append("\n(alpha 0 = the untrained encoder, 1 = the run's own checkpoint; one test pass per row at the "
-                 "alpha dev chose. Delta-guided: the seeds' changes merged per parameter by their size, then scaled "
-                 "by alpha.)\n")
+        lines.append(
+            f"| {label.replace('|', chr(92) + '|')} (`{arm}`) | {n} | {alphas} | "
+            f"{spread_cell(dev, dev_sd, n)} | **{spread_cell(avg, sd, n)}** | {avg - own:+.2f} | {versus} |"
+        )
+    lines.append(
+        "\n(alpha 0 = the untrained encoder, 1 = the run's own checkpoint; one test pass per row at the "
+        "alpha dev chose. Delta-guided: the seeds' changes merged per parameter by their size, then scaled "
+        "by alpha.)\n"
+    )
     return lines
 
 
@@ -210,7 +244,7 @@ def cpu_time_table(results: dict) -> list[str]:
     runs = quality_runs(results)
     totals: dict[tuple, list] = {}
     for key, result in runs.items():
-        if key.endswith("quick") or "CPU" not in result.get("machine", "CPU"):    # no machine named: this CPU
+        if key.endswith("quick") or "CPU" not in result.get("machine", "CPU"):  # no machine named: this CPU
             continue
         slot = totals.setdefault((record_model(result), budget_short(result["budget"])), [0, 0.0, 0.0])
         slot[0] += 1
@@ -218,21 +252,29 @@ def cpu_time_table(results: dict) -> list[str]:
     for entry in fusion_entries(results).values():
         if entry.get("budget_tag") == "quick":
             continue
-        budget = next((r["budget"] for r in runs.values()
-                       if r.get("budget_key") == entry.get("budget_key")), None)
+        budget = next(
+            (r["budget"] for r in runs.values() if r.get("budget_key") == entry.get("budget_key")), None
+        )
         if budget:
             slot = totals.setdefault((entry["model"], budget_short(budget)), [0, 0.0, 0.0])
             slot[2] += entry.get("wall_seconds", 0.0) or 0.0
     for pairs, epochs, _, nli in nli_groups(results):
-        slot = totals.setdefault(("minilm", f"NLI, {epochs_text(epochs)} on {pairs:,} SNLI pairs"), [0, 0.0, 0.0])
+        slot = totals.setdefault(
+            ("minilm", f"NLI, {epochs_text(epochs)} on {pairs:,} SNLI pairs"), [0, 0.0, 0.0]
+        )
         slot[0] += len(nli)
         slot[1] += sum(run["wall_seconds"] for run in nli)
     if not totals:
         return []
-    lines = ["CPU time of the recorded runs (wall clock, one run at a time):\n",
-             "| Encoder | budget | runs | run hours (wall) | fusion hours (wall) |", "|---|---|---:|---:|---:|"]
+    lines = [
+        "CPU time of the recorded runs (wall clock, one run at a time):\n",
+        "| Encoder | budget | runs | run hours (wall) | fusion hours (wall) |",
+        "|---|---|---:|---:|---:|",
+    ]
     for (model, budget), (count, run_s, fusion_s) in totals.items():
-        lines.append(f"| {encoder_name(model)} | {budget} | {count} | {run_s / 3600:.1f} | {fusion_s / 3600:.1f} |")
+        lines.append(
+            f"| {encoder_name(model)} | {budget} | {count} | {run_s / 3600:.1f} | {fusion_s / 3600:.1f} |"
+        )
     return lines + [""]
 
 
@@ -244,18 +286,25 @@ def quality_tables(results: dict, include_quick: bool = False) -> list[str]:
     for model, key, budget, runs in sections:
         summary = section_summary(runs, model, key)
         lines.append(f"#### {encoder_name(model)}: {budget_short(budget)}\n")
-        lines.append(f"**Budget:** {budget_text(budget)}. Test sets scored once per finished run, on the "
-                     "checkpoint with the best STS-B dev cosine Spearman (dev is also scored at step 0, so an arm "
-                     "that never beats the untrained encoder on dev keeps it). Mean ± sd over seeds where n > 1.\n")
+        lines.append(
+            f"**Budget:** {budget_text(budget)}. Test sets scored once per finished run, on the "
+            "checkpoint with the best STS-B dev cosine Spearman (dev is also scored at step 0, so an arm "
+            "that never beats the untrained encoder on dev keeps it). Mean ± sd over seeds where n > 1.\n"
+        )
         lines += group_tables(summary, runs, key, model)
         lines += fusion_table(fusion_entries(results), summary, model, key)
-        lines.append("(In brackets: difference of Avg. from the untrained base model. Best dev step is "
-                     "`stage:step`; `1:0` means no checkpoint beat the untrained encoder on STS-B dev, so the "
-                     "arm's test row is the base model's. Last-step dev: STS-B dev Spearman at the end of training, "
-                     "of the cosine and of the head's prediction (mean over seeds; no head for "
-                     "sentence-transformers' arms), shown whatever was selected.)\n")
-    failed = {k: v for k, v in quality_failed(results).items()
-              if k not in quality_runs(results) and not k.endswith("quick")}
+        lines.append(
+            "(In brackets: difference of Avg. from the untrained base model. Best dev step is "
+            "`stage:step`; `1:0` means no checkpoint beat the untrained encoder on STS-B dev, so the "
+            "arm's test row is the base model's. Last-step dev: STS-B dev Spearman at the end of training, "
+            "of the cosine and of the head's prediction (mean over seeds; no head for "
+            "sentence-transformers' arms), shown whatever was selected.)\n"
+        )
+    failed = {
+        k: v
+        for k, v in quality_failed(results).items()
+        if k not in quality_runs(results) and not k.endswith("quick")
+    }
     if failed:
         lines.append("Failed runs: " + "; ".join(f"`{k}`: {v}" for k, v in failed.items()) + "\n")
     return lines

@@ -20,20 +20,23 @@ from pathlib import Path
 from stsdemo.evaluate import TASKS
 from stsdemo.paired import RULE_IN_WORDS
 
+from ..common import REPO, load_results, log
 from ..perf import browser_playground, disk, first_visit, playground_speed
+from ..perf.speed_tables import machine_tables, speed_tables
+from ..schema import section
 from . import evidence_prose, payoff, presets, tuning_evidence, tuning_report
 from .app_evidence import evidence, evidence_page_block, write_evidence
-from ..common import REPO, load_results, log
 from .nli_tables import nli_table
 from .quality_tables import cpu_time_table, quality_tables
 from .report_plots import plot_quality, plot_scaling, plot_speed
-from ..schema import section
-from ..perf.speed_tables import machine_tables, speed_tables
 
 RESULTS_MD = REPO / "docs" / "results.md"
 BEGIN, END = "<!-- BEGIN AUTO -->", "<!-- END AUTO -->"
-EVIDENCE_MD = REPO / "docs" / "evidence.md"   # the evidence block's page (it left the README, issue 27)
-EVIDENCE_BEGIN, EVIDENCE_END = "<!-- BEGIN EVIDENCE (python -m bench.evidence.report) -->", "<!-- END EVIDENCE -->"
+EVIDENCE_MD = REPO / "docs" / "evidence.md"  # the evidence block's page (it left the README, issue 27)
+EVIDENCE_BEGIN, EVIDENCE_END = (
+    "<!-- BEGIN EVIDENCE (python -m bench.evidence.report) -->",
+    "<!-- END EVIDENCE -->",
+)
 
 
 def verdict_table(results: dict) -> list[str]:
@@ -43,17 +46,27 @@ def verdict_table(results: dict) -> list[str]:
     def cell(text: str) -> str:
         return text.replace("|", "\\|")
 
-    lines = [f"Paired by seed (the same seed: the same data order and initialisation); {RULE_IN_WORDS}. STS: "
-             "7-task Avg. of all-MiniLM-L6-v2 at the paper's budget; NLI: SNLI test accuracy (%).\n",
-             "| Claim | comparison (a vs b) | per-seed a - b | mean ± se, n | verdict |", "|---|---|---|---|---|"]
+    lines = [
+        f"Paired by seed (the same seed: the same data order and initialisation); {RULE_IN_WORDS}. STS: "
+        "7-task Avg. of all-MiniLM-L6-v2 at the paper's budget; NLI: SNLI test accuracy (%).\n",
+        "| Claim | comparison (a vs b) | per-seed a - b | mean ± se, n | verdict |",
+        "|---|---|---|---|---|",
+    ]
     for claim in claim_verdicts(results):
-        lines.append(f"| **{claim.claim}** {cell(claim.text)} | | | n = {claim.n} | **{cell(str(claim.verdict))}** |")
+        lines.append(
+            f"| **{claim.claim}** {cell(claim.text)} | | | n = {claim.n} | **{cell(str(claim.verdict))}** |"
+        )
         for line in claim.lines:
             diffs = ", ".join(f"{d:+.2f}" for d in line.result.diffs) or "-"
-            lines.append(f"| {claim.claim} | {cell(line.comparison.test)} (`{line.comparison.a}` vs "
-                         f"`{line.comparison.b}`) | {diffs} | {line.result.numbers() or '-'} | {cell(line.verdict)} |")
+            lines.append(
+                f"| {claim.claim} | {cell(line.comparison.test)} (`{line.comparison.a}` vs "
+                f"`{line.comparison.b}`) | {diffs} | {line.result.numbers() or '-'} | {cell(line.verdict)} |"
+            )
     evidence, verdict = memory_verdict(section(results, "memory"))
-    lines += [f"| **C6** memory about half of contrastive training | {cell(evidence)} | | | **{cell(verdict)}** |", ""]
+    lines += [
+        f"| **C6** memory about half of contrastive training | {cell(evidence)} | | | **{cell(verdict)}** |",
+        "",
+    ]
     return lines
 
 
@@ -74,36 +87,48 @@ def _replace_between(path: Path, begin: str, end: str, body: str, missing: str) 
 def render(results: dict | None = None, md_path: Path | None = None, include_quick: bool = False) -> str:
     """Write the AUTO part of ``md_path`` (default docs/results.md); ``include_quick`` keeps --quick runs."""
     results = results if results is not None else load_results()
-    parts = ["### Verdicts on the paper's claims (computed from the tables below)\n",
-             *verdict_table(results),
-             *tuning_report.markdown(results),
-             "### NLI accuracy (SNLI test)\n", *nli_table(results),
-             f"### Quality ({len(TASKS)}-task SentEval, Spearman x100 of cosine)\n",
-             *quality_tables(results, include_quick),
-             *cpu_time_table(results),
-             "### Speed and memory (measured side by side in one run)\n", *speed_tables(results),
-             *machine_tables(results),
-             "### Playground in the browser (`python -m bench.perf.browser_playground`)\n",
-             *browser_playground.markdown(results),
-             "### Playground: speed (`python -m bench.perf.playground_speed`)\n", *playground_speed.markdown(results),
-             "### Disk per run (`python -m bench.perf.disk`)\n", *disk.markdown(results),
-             "### Playground: the first visit to a fresh app (`python -m bench.perf.first_visit`)\n",
-             *first_visit.markdown(results),
-             "### Playground: the story presets (`python -m bench.evidence.presets`)\n", *presets.markdown(results),
-             "### Playground: where the buffer pays off (`python -m bench.evidence.payoff`)\n",
-             *payoff.markdown(payoff.map_from_results(results))]
+    parts = [
+        "### Verdicts on the paper's claims (computed from the tables below)\n",
+        *verdict_table(results),
+        *tuning_report.markdown(results),
+        "### NLI accuracy (SNLI test)\n",
+        *nli_table(results),
+        f"### Quality ({len(TASKS)}-task SentEval, Spearman x100 of cosine)\n",
+        *quality_tables(results, include_quick),
+        *cpu_time_table(results),
+        "### Speed and memory (measured side by side in one run)\n",
+        *speed_tables(results),
+        *machine_tables(results),
+        "### Playground in the browser (`python -m bench.perf.browser_playground`)\n",
+        *browser_playground.markdown(results),
+        "### Playground: speed (`python -m bench.perf.playground_speed`)\n",
+        *playground_speed.markdown(results),
+        "### Disk per run (`python -m bench.perf.disk`)\n",
+        *disk.markdown(results),
+        "### Playground: the first visit to a fresh app (`python -m bench.perf.first_visit`)\n",
+        *first_visit.markdown(results),
+        "### Playground: the story presets (`python -m bench.evidence.presets`)\n",
+        *presets.markdown(results),
+        "### Playground: where the buffer pays off (`python -m bench.evidence.payoff`)\n",
+        *payoff.markdown(payoff.map_from_results(results)),
+    ]
     machine = section(results, "machine")
     if machine:
-        parts.append(f"Machine: {machine.get('cpus')} CPU cores, torch {machine.get('torch')} "
-                     f"({machine.get('torch_threads')} threads), CUDA: {machine.get('cuda')}.\n")
+        parts.append(
+            f"Machine: {machine.get('cpus')} CPU cores, torch {machine.get('torch')} "
+            f"({machine.get('torch_threads')} threads), CUDA: {machine.get('cuda')}.\n"
+        )
     auto = "\n".join(parts)
     _replace_between(md_path or RESULTS_MD, BEGIN, END, auto, "# Benchmark results\n")
     return auto
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m bench.evidence.report", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.evidence.report",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--no-plots", action="store_true")
     args = parser.parse_args(argv)
     results = load_results()
@@ -114,7 +139,9 @@ def main(argv=None) -> None:
         _replace_between(EVIDENCE_MD, EVIDENCE_BEGIN, EVIDENCE_END, evidence_page_block(found), "")
         log(f"wrote the evidence block of {EVIDENCE_MD}")
     if evidence_prose.BEGIN in EVIDENCE_MD.read_text(encoding="utf-8"):
-        _replace_between(EVIDENCE_MD, evidence_prose.BEGIN, evidence_prose.END, evidence_prose.prose(results), "")
+        _replace_between(
+            EVIDENCE_MD, evidence_prose.BEGIN, evidence_prose.END, evidence_prose.prose(results), ""
+        )
         log(f"wrote the prose of {EVIDENCE_MD}")
     if not args.no_plots:
         cost = section(results, "scaling").get("cost")

@@ -7,9 +7,10 @@ import textwrap
 from pathlib import Path
 
 from ..common import ASSETS, log, mean_sd
+from ..schema import fusion_entries, section
 from .quality_arms import ARMS
 from .quality_tables import budget_short, encoder_name, headline_sections, section_summary
-from ..schema import fusion_entries, section
+
 
 def _pyplot():
     try:
@@ -39,20 +40,44 @@ def plot_scaling(scaling: dict, path: Path | None = None) -> Path | None:
         return None
     path = path or ASSETS / "bench-scaling.png"
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    left.plot([r["pairs"] for r in scaling["train"]], [r["seconds"] for r in scaling["train"]], "o-", label="training")
-    left.plot([r["pairs"] for r in scaling["eval"]], [r["seconds"] for r in scaling["eval"]], "s-", label="evaluation")
+    left.plot(
+        [r["pairs"] for r in scaling["train"]],
+        [r["seconds"] for r in scaling["train"]],
+        "o-",
+        label="training",
+    )
+    left.plot(
+        [r["pairs"] for r in scaling["eval"]],
+        [r["seconds"] for r in scaling["eval"]],
+        "s-",
+        label="evaluation",
+    )
     left.set(xlabel="pairs", ylabel="seconds", title="Cost against number of pairs")
     left.legend()
-    right.plot([r["max_length"] for r in scaling["train_length"]], [r["seconds"] for r in scaling["train_length"]],
-               "o-", label=f"training, {scaling['train_length'][0]['pairs']} pairs")
-    right.plot([r["max_length"] for r in scaling["eval_length"]], [r["seconds"] for r in scaling["eval_length"]],
-               "s-", label=f"evaluation, per-batch padding, {scaling['eval_length'][0]['pairs']} pairs")
-    right.plot([r["max_length"] for r in scaling["eval_length"]], [r["naive_seconds"] for r in scaling["eval_length"]],
-               "^--", label="evaluation, padded to max length")
+    right.plot(
+        [r["max_length"] for r in scaling["train_length"]],
+        [r["seconds"] for r in scaling["train_length"]],
+        "o-",
+        label=f"training, {scaling['train_length'][0]['pairs']} pairs",
+    )
+    right.plot(
+        [r["max_length"] for r in scaling["eval_length"]],
+        [r["seconds"] for r in scaling["eval_length"]],
+        "s-",
+        label=f"evaluation, per-batch padding, {scaling['eval_length'][0]['pairs']} pairs",
+    )
+    right.plot(
+        [r["max_length"] for r in scaling["eval_length"]],
+        [r["naive_seconds"] for r in scaling["eval_length"]],
+        "^--",
+        label="evaluation, padded to max length",
+    )
     right.set(xlabel="max length (tokens)", ylabel="seconds", title="Cost against max length", xscale="log")
     right.minorticks_off()
-    right.set_xticks([r["max_length"] for r in scaling["eval_length"]],
-                     [str(r["max_length"]) for r in scaling["eval_length"]])
+    right.set_xticks(
+        [r["max_length"] for r in scaling["eval_length"]],
+        [str(r["max_length"]) for r in scaling["eval_length"]],
+    )
     right.legend(fontsize=8)
     fig.suptitle(f"stsdemo cost growth on {scaling['device']}", fontsize=10)
     return _save(plt, fig, path)
@@ -67,9 +92,17 @@ def plot_quality(results: dict, path: Path | None = None) -> Path | None:
     panels = []
     for model, (key, budget, runs) in chosen.items():
         summary = section_summary(runs, model, key)
-        bars = {arm: (row["label"], row["Avg."], row["Avg. sd"], len(row["seeds"]),
-                      "#888888" if arm == "base" else "#d62728" if row.get("kind") == "st" else "#1f77b4")
-                for arm, row in summary.items() if row["group"] == "main" or arm not in ARMS}
+        bars = {
+            arm: (
+                row["label"],
+                row["Avg."],
+                row["Avg. sd"],
+                len(row["seeds"]),
+                "#888888" if arm == "base" else "#d62728" if row.get("kind") == "st" else "#1f77b4",
+            )
+            for arm, row in summary.items()
+            if row["group"] == "main" or arm not in ARMS
+        }
         fused: dict[str, list] = {}
         for entry in fusion_entries(results).values():
             if entry.get("model") == model and entry.get("budget_key") == key and entry["kind"] == "linear":
@@ -82,10 +115,17 @@ def plot_quality(results: dict, path: Path | None = None) -> Path | None:
     fig, axes = plt.subplots(1, len(panels), figsize=(10 * len(panels), 0.45 * height + 1.5), squeeze=False)
     for ax, (model, budget, summary, bars) in zip(axes[0], panels):
         order = sorted(bars, key=lambda a: bars[a][1])
-        ax.barh(range(len(order)), [bars[a][1] for a in order], xerr=[bars[a][2] for a in order],
-                color=[bars[a][4] for a in order])
-        ax.set_yticks(range(len(order)), [textwrap.fill(f"{bars[a][0]} (n={bars[a][3]})", 45) for a in order],
-                      fontsize=7)
+        ax.barh(
+            range(len(order)),
+            [bars[a][1] for a in order],
+            xerr=[bars[a][2] for a in order],
+            color=[bars[a][4] for a in order],
+        )
+        ax.set_yticks(
+            range(len(order)),
+            [textwrap.fill(f"{bars[a][0]} (n={bars[a][3]})", 45) for a in order],
+            fontsize=7,
+        )
         ax.set_xlim(min(bars[a][1] for a in order) - 2, max(bars[a][1] for a in order) + 1)
         if "base" in summary:
             ax.axvline(summary["base"]["Avg."], color="#888888", linestyle=":", linewidth=1)
@@ -96,8 +136,11 @@ def plot_quality(results: dict, path: Path | None = None) -> Path | None:
 
 def plot_speed(results: dict, path: Path | None = None) -> Path | None:
     speed, memory = section(results, "speed"), section(results, "memory")
-    panels = [p for p in (("train", speed.get("train")), ("eval", speed.get("eval")), ("memory", memory.get("peak")))
-              if p[1]]
+    panels = [
+        p
+        for p in (("train", speed.get("train")), ("eval", speed.get("eval")), ("memory", memory.get("peak")))
+        if p[1]
+    ]
     plt = _pyplot()
     if plt is None or not panels:
         return None
@@ -106,11 +149,17 @@ def plot_speed(results: dict, path: Path | None = None) -> Path | None:
     axes = [axes] if len(panels) == 1 else list(axes)
     for ax, (name, data) in zip(axes, panels):
         if name == "train":
-            values, labels, title = [data["ours_pairs_per_s"], data["st_pairs_per_s"]], ["stsdemo", "ST trainer"], \
-                "training pairs/s (higher is better)"
+            values, labels, title = (
+                [data["ours_pairs_per_s"], data["st_pairs_per_s"]],
+                ["stsdemo", "ST trainer"],
+                "training pairs/s (higher is better)",
+            )
         elif name == "eval":
-            values, labels, title = [data["ours_seconds"], data["naive_seconds"]], ["stsdemo", "naive (pad 256)"], \
-                "evaluation seconds (lower is better)"
+            values, labels, title = (
+                [data["ours_seconds"], data["naive_seconds"]],
+                ["stsdemo", "naive (pad 256)"],
+                "evaluation seconds (lower is better)",
+            )
         else:
             values = [data["peak_rss_mib"]["ours"], data["peak_rss_mib"]["infonce"]]
             labels = [f"ours b{data['batches']['ours']}", f"InfoNCE b{data['batches']['infonce']}"]

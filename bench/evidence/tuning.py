@@ -56,16 +56,16 @@ from stsdemo.errors import InputError
 from stsdemo.losses.spec import PAPER_X0, paper_k
 
 from .. import sweep
-from . import quality
 from ..common import add_failure, add_run, load_results, log, setup_environment
 from ..schema import check_record, quality_runs, record_model, run_key, tuning_runs
+from . import quality
 
 ARMS = ("sk2-cosine", "mse-cosine", "trelu-cosine", "l1-cosine", "st-cossim", "st-cosent", "st-angle", "pcc")
 LRS = (1e-5, 2e-5, 5e-5, 1e-4)
-X0S = (0.1, PAPER_X0)            # the ablation's x0; the grid holds the paper's
-K_SHARES = (1.0, 0.5)            # the ablation's k: the paper's, and half of it
+X0S = (0.1, PAPER_X0)  # the ablation's x0; the grid holds the paper's
+K_SHARES = (1.0, 0.5)  # the ablation's k: the paper's, and half of it
 GRID_SEED = 41
-FAMILY = "bert"                  # the encoder family of every tuned model: MiniLM and mpnet are not RoBERTa-style
+FAMILY = "bert"  # the encoder family of every tuned model: MiniLM and mpnet are not RoBERTa-style
 FIXED_LR = 2e-5
 MPNET_ARMS = ("sk2-cosine", "mse-cosine", "st-cossim")
 DOC_ARMS = ("st-cosent-doc", "st-angle-doc")
@@ -79,8 +79,11 @@ DIAGNOSIS = {
     "sick-filtered": {"data": "sick-filtered"},
     "stsb-unfiltered": {"data": "stsb"},
 }
-DIAGNOSIS_ARMS = {"st-cosent": tuple(DIAGNOSIS), "st-angle": tuple(DIAGNOSIS),
-                  "st-cossim": ("ours", "one-set-a-batch", "stsb-filtered", "sick-filtered", "stsb-unfiltered")}
+DIAGNOSIS_ARMS = {
+    "st-cosent": tuple(DIAGNOSIS),
+    "st-angle": tuple(DIAGNOSIS),
+    "st-cossim": ("ours", "one-set-a-batch", "stsb-filtered", "sick-filtered", "stsb-unfiltered"),
+}
 STEPS = ("grid", "ablation", "tuned", "fixed", "diagnosis", "doc", "mpnet")
 QUALITY_TAGS = ("tuned", "fixed", "doc")  # the tags of its runs in the quality section (with test scores)
 
@@ -138,15 +141,26 @@ def same_point(a: dict | None, b: dict | None) -> bool:
     return quality.point_slug(a or {}) == quality.point_slug(b or {})
 
 
-def tuned_records(results: dict, model: str, arm: str, point: dict | None = None, seed: int | None = None,
-                  machine: str | None = None) -> list[dict]:
+def tuned_records(
+    results: dict,
+    model: str,
+    arm: str,
+    point: dict | None = None,
+    seed: int | None = None,
+    machine: str | None = None,
+) -> list[dict]:
     """The recorded tuned runs of ``arm`` on ``model`` (at ``point``, of ``seed``, on ``machine`` where given),
     whatever their keys."""
-    return [run for run in quality_runs(results).values()
-            if run.get("budget_tag") == "tuned" and run.get("arm") == arm and record_model(run) == model
-            and (point is None or arm == "base" or same_point(run.get("point"), point))
-            and (seed is None or arm == "base" or run.get("seed") == seed)
-            and (machine is None or run.get("machine") == machine)]
+    return [
+        run
+        for run in quality_runs(results).values()
+        if run.get("budget_tag") == "tuned"
+        and run.get("arm") == arm
+        and record_model(run) == model
+        and (point is None or arm == "base" or same_point(run.get("point"), point))
+        and (seed is None or arm == "base" or run.get("seed") == seed)
+        and (machine is None or run.get("machine") == machine)
+    ]
 
 
 # ---- the plan ---------------------------------------------------------------------------------------
@@ -158,13 +172,24 @@ def plan(step: str) -> list[dict]:
     seeds = quality.SEEDS
 
     def grid(points) -> list[dict]:
-        return [dict(arm=arm, seed=GRID_SEED, point=point, tag="grid", section="tuning", model="minilm", test=False)
-                for arm in ARMS for point in points(arm)]
+        return [
+            dict(
+                arm=arm, seed=GRID_SEED, point=point, tag="grid", section="tuning", model="minilm", test=False
+            )
+            for arm in ARMS
+            for point in points(arm)
+        ]
 
     def tuned(model: str, arms) -> list[dict]:
-        return [dict(arm="base", seed=seeds[0], point=None, tag="tuned", section="quality", model=model, test=True)] \
-            + [dict(arm=arm, seed=seed, point=None, tag="tuned", section="quality", model=model, test=True)
-               for seed in seeds for arm in arms]
+        return [
+            dict(
+                arm="base", seed=seeds[0], point=None, tag="tuned", section="quality", model=model, test=True
+            )
+        ] + [
+            dict(arm=arm, seed=seed, point=None, tag="tuned", section="quality", model=model, test=True)
+            for seed in seeds
+            for arm in arms
+        ]
 
     if step == "grid":
         return grid(grid_points)
@@ -173,15 +198,41 @@ def plan(step: str) -> list[dict]:
     if step == "tuned":
         return tuned("minilm", ARMS)
     if step == "fixed":
-        return [dict(arm=arm, seed=seed, point=fixed_point(arm), tag="fixed", section="quality", model="minilm",
-                     test=True) for seed in seeds for arm in ARMS]
+        return [
+            dict(
+                arm=arm,
+                seed=seed,
+                point=fixed_point(arm),
+                tag="fixed",
+                section="quality",
+                model="minilm",
+                test=True,
+            )
+            for seed in seeds
+            for arm in ARMS
+        ]
     if step == "diagnosis":
-        return [dict(arm=arm, seed=seed, point=DIAGNOSIS[factor], factor=factor, tag="diagnosis", section="tuning",
-                     model="minilm", test=False)
-                for seed in seeds for arm, factors in DIAGNOSIS_ARMS.items() for factor in factors]
+        return [
+            dict(
+                arm=arm,
+                seed=seed,
+                point=DIAGNOSIS[factor],
+                factor=factor,
+                tag="diagnosis",
+                section="tuning",
+                model="minilm",
+                test=False,
+            )
+            for seed in seeds
+            for arm, factors in DIAGNOSIS_ARMS.items()
+            for factor in factors
+        ]
     if step == "doc":
-        return [dict(arm=arm, seed=seed, point=None, tag="doc", section="quality", model="minilm", test=True)
-                for seed in seeds for arm in DOC_ARMS]
+        return [
+            dict(arm=arm, seed=seed, point=None, tag="doc", section="quality", model="minilm", test=True)
+            for seed in seeds
+            for arm in DOC_ARMS
+        ]
     if step == "mpnet":
         return tuned("mpnet", MPNET_ARMS)
     raise ValueError(f"unknown step {step!r}")
@@ -202,7 +253,9 @@ def entry_key(entry: dict) -> str:
     if entry["tag"] == "diagnosis":
         return run_key(entry["model"], f"{entry['arm']}@{entry['factor']}", entry["seed"], "diagnosis")
     if entry["tag"] == "tuned" and entry["point"]:
-        return run_key(entry["model"], f"{entry['arm']}@{quality.point_slug(entry['point'])}", entry["seed"], "tuned")
+        return run_key(
+            entry["model"], f"{entry['arm']}@{quality.point_slug(entry['point'])}", entry["seed"], "tuned"
+        )
     return run_key(entry["model"], entry["arm"], entry["seed"], entry["tag"])
 
 
@@ -210,7 +263,9 @@ def recorded(results: dict, entry: dict, machine: str | None = None) -> bool:
     """Whether ``entry`` (resolved) is recorded, on ``machine`` where given: a tuned entry by its arm, seed and
     point, whatever the record's key; any other by its key."""
     if entry["tag"] == "tuned":
-        return bool(tuned_records(results, entry["model"], entry["arm"], entry["point"], entry["seed"], machine))
+        return bool(
+            tuned_records(results, entry["model"], entry["arm"], entry["point"], entry["seed"], machine)
+        )
     runs = tuning_runs(results) if entry["section"] == "tuning" else quality_runs(results)
     run = runs.get(entry_key(entry))
     return run is not None and (machine is None or run.get("machine") == machine)
@@ -222,8 +277,16 @@ def run_entry(task: sweep.Task) -> dict:
     run), the encoder's folder and the torch threads."""
     entry, budget, sets, model_path, threads = task.args
     setup_environment(threads)
-    result = quality.run_one(entry["arm"], entry["seed"], budget, sets, entry["model"], model_path,
-                             point=entry["point"], tag=entry["tag"])
+    result = quality.run_one(
+        entry["arm"],
+        entry["seed"],
+        budget,
+        sets,
+        entry["model"],
+        model_path,
+        point=entry["point"],
+        tag=entry["tag"],
+    )
     if entry.get("chosen_from"):
         result["chosen_from"] = entry["chosen_from"]
         if entry["model"] != "minilm":
@@ -254,22 +317,42 @@ def list_plan() -> None:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m bench.evidence.tuning", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--steps", default="grid,tuned", help=f"some of: {', '.join(STEPS)}, in the order given")
-    parser.add_argument("--skip-done", action="store_true", help="skip recorded runs and runs another job holds")
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.evidence.tuning",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--steps", default="grid,tuned", help=f"some of: {', '.join(STEPS)}, in the order given"
+    )
+    parser.add_argument(
+        "--skip-done", action="store_true", help="skip recorded runs and runs another job holds"
+    )
     parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
     parser.add_argument("--quick", action="store_true", help="tiny sizes (a smoke test of the whole plan)")
     parser.add_argument("--list", action="store_true", help="list the plan and exit")
-    parser.add_argument("--this-machine", action="store_true",
-                        help="with --skip-done: a run recorded on another machine counts as not done (a verdict "
-                             "reads one machine and precision)")
-    parser.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
-                        help="run the runs on Ray: alone, a local Ray on this machine's cores; with "
-                             "HOST:PORT, the cluster there (docs/sweeps.md). Default: one after another, here")
-    parser.add_argument("--gpus-per-run", type=float, default=None,
-                        help="with --ray: GPUs a run reserves, 0.25 puts four runs on a GPU (default: 1 "
-                             "where this machine has a GPU, else 0)")
+    parser.add_argument(
+        "--this-machine",
+        action="store_true",
+        help="with --skip-done: a run recorded on another machine counts as not done (a verdict "
+        "reads one machine and precision)",
+    )
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help="run the runs on Ray: alone, a local Ray on this machine's cores; with "
+        "HOST:PORT, the cluster there (docs/sweeps.md). Default: one after another, here",
+    )
+    parser.add_argument(
+        "--gpus-per-run",
+        type=float,
+        default=None,
+        help="with --ray: GPUs a run reserves, 0.25 puts four runs on a GPU (default: 1 "
+        "where this machine has a GPU, else 0)",
+    )
     parser.add_argument("--cpus-per-run", type=float, default=1, help="with --ray: CPU cores a run reserves")
     args = parser.parse_args(argv)
     steps = [s.strip() for s in args.steps.split(",") if s.strip()]
@@ -287,8 +370,9 @@ def main(argv=None) -> None:
     except InputError as error:
         parser.exit(2, f"{parser.prog}: error: {error}\n")
     if failures and args.quick:
-        raise SystemExit(f"{len(failures)} run(s) failed: "
-                         + "; ".join(f"{key}: {line}" for key, line in failures.items()))
+        raise SystemExit(
+            f"{len(failures)} run(s) failed: " + "; ".join(f"{key}: {line}" for key, line in failures.items())
+        )
 
 
 def run_steps(steps: list[str], args) -> dict[str, str]:
@@ -315,17 +399,28 @@ def run_steps(steps: list[str], args) -> dict[str, str]:
             key = entry_key(entry)
             if entry["model"] not in model_paths:
                 model_paths[entry["model"]] = model_location(entry["model"])
-            if args.skip_done and (recorded(load_results(), entry, machine) or not quality.claim(key, budget.key())):
+            if args.skip_done and (
+                recorded(load_results(), entry, machine) or not quality.claim(key, budget.key())
+            ):
                 continue
             sections[key] = entry["section"]
-            inputs = (entry, budget, sets if entry["test"] else None, model_paths[entry["model"]], args.threads)
+            inputs = (
+                entry,
+                budget,
+                sets if entry["test"] else None,
+                model_paths[entry["model"]],
+                args.threads,
+            )
             tasks.append(sweep.Task(key, inputs, num_cpus=args.cpus_per_run, num_gpus=gpus))
 
         def record(key: str, result: dict, sections: dict = sections) -> None:
             add_run(sections[key], key, result)
             test = result.get("test", {}).get("Avg.")
-            log(f"done {key}: dev {result.get('dev_best', float('nan')):.2f}"
-                + (f" Avg. {test:.2f}" if test is not None else "") + f" in {result['wall_seconds']:.0f}s")
+            log(
+                f"done {key}: dev {result.get('dev_best', float('nan')):.2f}"
+                + (f" Avg. {test:.2f}" if test is not None else "")
+                + f" in {result['wall_seconds']:.0f}s"
+            )
 
         def failed(key: str, line: str, sections: dict = sections) -> None:
             log(f"FAILED {key}: {line}")

@@ -35,12 +35,21 @@ def default_run(folder: str) -> dict:
         events = list(train(config))
     evals = [e for e in events if isinstance(e, EvalEvent)]
     done = next(e for e in events if isinstance(e, DoneEvent))
-    return dict(start=config.model or "embedded encoder", target=config.target, steps=config.max_steps,
-                dev_pairs=config.max_dev_pairs, select_by=config.select_by,
-                start_dev=dev_score(evals[0], config.select_by), last_dev=dev_score(evals[-1], config.select_by),
-                kept_dev=done.best, kept_step=str(done.best_step), start_accuracy=evals[0].dev_accuracy,
-                last_accuracy=evals[-1].dev_accuracy,
-                seconds=timer.seconds, device=device_name())
+    return dict(
+        start=config.model or "embedded encoder",
+        target=config.target,
+        steps=config.max_steps,
+        dev_pairs=config.max_dev_pairs,
+        select_by=config.select_by,
+        start_dev=dev_score(evals[0], config.select_by),
+        last_dev=dev_score(evals[-1], config.select_by),
+        kept_dev=done.best,
+        kept_step=str(done.best_step),
+        start_accuracy=evals[0].dev_accuracy,
+        last_accuracy=evals[-1].dev_accuracy,
+        seconds=timer.seconds,
+        device=device_name(),
+    )
 
 
 def compare_run(folder: str) -> dict:
@@ -54,16 +63,29 @@ def compare_run(folder: str) -> dict:
         comparison = compare(config)
     first, second = comparison.pairs[0].configs
     runs = comparison.pairs[0].runs
-    return dict(steps=config.max_steps, dev_pairs=config.max_dev_pairs, loss=config.loss, target=config.target,
-                x0=[first.x0, second.x0], status=[run.status for run in runs],
-                last_dev=[final_dev(run, config.select_by) for run in runs],
-                verdict=str(comparison.result().verdict), seconds=timer.seconds, device=device_name())
+    return dict(
+        steps=config.max_steps,
+        dev_pairs=config.max_dev_pairs,
+        loss=config.loss,
+        target=config.target,
+        x0=[first.x0, second.x0],
+        status=[run.status for run in runs],
+        last_dev=[final_dev(run, config.select_by) for run in runs],
+        verdict=str(comparison.result().verdict),
+        seconds=timer.seconds,
+        device=device_name(),
+    )
 
 
 def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(prog="python -m bench.perf.app_default", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--compare", action="store_true", help="time the with/without-buffer comparison instead")
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.perf.app_default",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--compare", action="store_true", help="time the with/without-buffer comparison instead"
+    )
     args = parser.parse_args(argv)
     setup_environment()
     with tempfile.TemporaryDirectory() as folder:

@@ -40,8 +40,15 @@ from .served_app import serve_app
 
 SECTION = "playground"
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
-        "--disable-renderer-backgrounding", "--disable-background-timer-throttling"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--no-first-run",
+    "--disable-renderer-backgrounding",
+    "--disable-background-timer-throttling",
+]
 PARTS = ("engine", "fps", "classroom", "size", "python", "first_visit", "site")
 
 # Times one run split over `workers` Web Workers (worker.js's own protocol), the data already parsed in each.
@@ -92,8 +99,11 @@ def site_seconds() -> dict:
 
     with tempfile.TemporaryDirectory() as scratch:
         started = time.monotonic()
-        subprocess.run([sys.executable, "-m", "stsdemo", "site", str(Path(scratch) / "site")], check=True,
-                       capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "stsdemo", "site", str(Path(scratch) / "site")],
+            check=True,
+            capture_output=True,
+        )
         seconds = time.monotonic() - started
     log(f"site: python -m stsdemo site took {seconds:.2f} s")
     return {"site_s": round(seconds, 2)}
@@ -110,10 +120,17 @@ def engine_seconds(url: str, repeats: int = 3) -> dict:
         page.evaluate("async () => { window.SITE = await (await fetch('site.json')).json(); }")
         found = {}
         for workers in (1, 2, 4):
-            times = [page.evaluate(ENGINE_JS, {"workers": workers, "seeds": 20, "steps": 1000,
-                                               "data": "data/sts.safetensors"}) for _ in range(repeats)]
+            times = [
+                page.evaluate(
+                    ENGINE_JS,
+                    {"workers": workers, "seeds": 20, "steps": 1000, "data": "data/sts.safetensors"},
+                )
+                for _ in range(repeats)
+            ]
             found[f"workers_{workers}"] = round(statistics.median(times), 3)
-            log(f"engine: 20 seeds x 2 twins x 1,000 steps in {workers} worker(s): {found[f'workers_{workers}']:.2f} s")
+            log(
+                f"engine: 20 seeds x 2 twins x 1,000 steps in {workers} worker(s): {found[f'workers_{workers}']:.2f} s"
+            )
         found["cores"] = page.evaluate("navigator.hardwareConcurrency")
         browser.close()
     return found
@@ -139,8 +156,10 @@ def updates_per_second(url: str, seconds: float = 10.0) -> dict:
     found = {}
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        for name, viewport, throttle in (("desktop", {"width": 1280, "height": 900}, 1),
-                                         ("phone_4x_throttled", {"width": 390, "height": 844}, 4)):
+        for name, viewport, throttle in (
+            ("desktop", {"width": 1280, "height": 900}, 1),
+            ("phone_4x_throttled", {"width": 390, "height": 844}, 4),
+        ):
             page = browser.new_context(viewport=viewport).new_page()
             page.context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": throttle})
             start_playing(page, url + "index.html?steps=5000")
@@ -157,11 +176,15 @@ def classroom(pages: int, seconds: float = 30.0) -> dict:
     seconds while they play (after each has its data) and each page's screen updates per second."""
     from playwright.sync_api import sync_playwright
 
-    with tempfile.TemporaryDirectory() as output, serve_app(Path(output),
-                                                            STSDEMO_CACHE_DIR=str(cache_dir())) as served:
+    with (
+        tempfile.TemporaryDirectory() as output,
+        serve_app(Path(output), STSDEMO_CACHE_DIR=str(cache_dir())) as served,
+    ):
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            windows = [browser.new_context(viewport={"width": 1280, "height": 900}).new_page() for _ in range(pages)]
+            windows = [
+                browser.new_context(viewport={"width": 1280, "height": 900}).new_page() for _ in range(pages)
+            ]
             for window in windows:
                 start_playing(window, served.url + "playground/index.html?preset=memorisation")
             cpu = served.cpu_seconds()
@@ -169,10 +192,16 @@ def classroom(pages: int, seconds: float = 30.0) -> dict:
             app_cpu = served.cpu_seconds() - cpu
             rates = [window.evaluate("window.UPDATES") / seconds for window in windows]
             browser.close()
-    log(f"classroom: {pages} pages for {seconds:.0f} s: the app used {app_cpu:.2f} CPU s; updates a second per page: "
-        f"median {statistics.median(rates):.1f}, lowest {min(rates):.1f}")
-    return {"pages": pages, "seconds": seconds, "app_cpu_s": round(app_cpu, 2),
-            "updates_per_s": {"median": round(statistics.median(rates), 2), "lowest": round(min(rates), 2)}}
+    log(
+        f"classroom: {pages} pages for {seconds:.0f} s: the app used {app_cpu:.2f} CPU s; updates a second per page: "
+        f"median {statistics.median(rates):.1f}, lowest {min(rates):.1f}"
+    )
+    return {
+        "pages": pages,
+        "seconds": seconds,
+        "app_cpu_s": round(app_cpu, 2),
+        "updates_per_s": {"median": round(statistics.median(rates), 2), "lowest": round(min(rates), 2)},
+    }
 
 
 def python_seconds(repeats: int = 3) -> float:
@@ -181,9 +210,11 @@ def python_seconds(repeats: int = 3) -> float:
 
     config = PlaygroundConfig()
     source = pinned_source(config.data)
-    run_seeds(config, source)                  # warm up: the engines made and handed the data once
+    run_seeds(config, source)  # warm up: the engines made and handed the data once
     times = [run_seeds(config, source)["seconds"] for _ in range(repeats)]
-    log(f"python: the default run through the page's engine: {statistics.median(times):.2f} s (each: {times})")
+    log(
+        f"python: the default run through the page's engine: {statistics.median(times):.2f} s (each: {times})"
+    )
     return round(statistics.median(times), 3)
 
 
@@ -199,10 +230,12 @@ def first_visit_seconds(after: float = 0.0) -> dict:
             asked = time.monotonic()
             while True:
                 try:
-                    with urllib.request.urlopen(served.url + "playground/data/sts.safetensors", timeout=600) as answer:
+                    with urllib.request.urlopen(
+                        served.url + "playground/data/sts.safetensors", timeout=600
+                    ) as answer:
                         answer.read()
                         break
-                except urllib.error.HTTPError as busy:      # 503 with its progress: still being embedded
+                except urllib.error.HTTPError as busy:  # 503 with its progress: still being embedded
                     if busy.code != 503:
                         raise
                 time.sleep(0.5)
@@ -212,10 +245,24 @@ def first_visit_seconds(after: float = 0.0) -> dict:
 
 
 # Issue 37's targets, each declared once: seconds at most, screen updates a second at least, MB at most
-ENGINE_S, DESKTOP_UPDATES, PHONE_UPDATES, GZIP_MB, PYTHON_S, SITE_S, FIRST_PLAY_S = 1.0, 30, 15, 15, 3.0, 30, 5
-TARGETS = {"engine": f"≤ {ENGINE_S:g} s", "desktop": f"≥ {DESKTOP_UPDATES} / s",
-           "phone_4x_throttled": f"≥ {PHONE_UPDATES} / s", "gzip": f"≤ {GZIP_MB} MB",
-           "python": f"≤ {PYTHON_S:g} s", "site": f"≤ {SITE_S} s", "first_visit": f"≤ {FIRST_PLAY_S} s"}
+ENGINE_S, DESKTOP_UPDATES, PHONE_UPDATES, GZIP_MB, PYTHON_S, SITE_S, FIRST_PLAY_S = (
+    1.0,
+    30,
+    15,
+    15,
+    3.0,
+    30,
+    5,
+)
+TARGETS = {
+    "engine": f"≤ {ENGINE_S:g} s",
+    "desktop": f"≥ {DESKTOP_UPDATES} / s",
+    "phone_4x_throttled": f"≥ {PHONE_UPDATES} / s",
+    "gzip": f"≤ {GZIP_MB} MB",
+    "python": f"≤ {PYTHON_S:g} s",
+    "site": f"≤ {SITE_S} s",
+    "first_visit": f"≤ {FIRST_PLAY_S} s",
+}
 
 
 def markdown(results: dict) -> list[str]:
@@ -226,8 +273,10 @@ def markdown(results: dict) -> list[str]:
 
     def where(part: dict) -> str:
         load = part["load"]
-        return (f"{part['machine']}, load {load['before']['load_1min']:g} → {load['after']['load_1min']:g}, "
-                f"{part['finished']}")
+        return (
+            f"{part['machine']}, load {load['before']['load_1min']:g} → {load['after']['load_1min']:g}, "
+            f"{part['finished']}"
+        )
 
     def missed(factor: float) -> str:
         """How far a measurement is from its target, as a factor (nothing when it meets it)."""
@@ -236,48 +285,71 @@ def markdown(results: dict) -> list[str]:
     rows = ["| what | target | measured | machine, 1-min load before → after |", "| --- | --- | --- | --- |"]
     if found["engine"]:
         engine = found["engine"]
-        rows.append(f"| 20 seeds × 2 twins × 1,000 steps, both readings, in Chromium's Web Workers (1 / 2 / 4) | "
-                    f"{TARGETS['engine']} | {engine['workers_1']:.2f} / {engine['workers_2']:.2f} / "
-                    f"{engine['workers_4']:.2f} s{missed(min(engine['workers_2'], engine['workers_4']) / ENGINE_S)} | "
-                    f"{where(engine)} |")
+        rows.append(
+            f"| 20 seeds × 2 twins × 1,000 steps, both readings, in Chromium's Web Workers (1 / 2 / 4) | "
+            f"{TARGETS['engine']} | {engine['workers_1']:.2f} / {engine['workers_2']:.2f} / "
+            f"{engine['workers_4']:.2f} s{missed(min(engine['workers_2'], engine['workers_4']) / ENGINE_S)} | "
+            f"{where(engine)} |"
+        )
     if found["fps"]:
         fps = found["fps"]
-        rows.append(f"| screen updates while playing: 1280 px / 390 px at 4× CPU throttling | {TARGETS['desktop']} / "
-                    f"{TARGETS['phone_4x_throttled']} | {fps['desktop']:g} / {fps['phone_4x_throttled']:g}"
-                    f"{missed(max(DESKTOP_UPDATES / fps['desktop'], PHONE_UPDATES / fps['phone_4x_throttled']))} | "
-                    f"{where(fps)} |")
+        rows.append(
+            f"| screen updates while playing: 1280 px / 390 px at 4× CPU throttling | {TARGETS['desktop']} / "
+            f"{TARGETS['phone_4x_throttled']} | {fps['desktop']:g} / {fps['phone_4x_throttled']:g}"
+            f"{missed(max(DESKTOP_UPDATES / fps['desktop'], PHONE_UPDATES / fps['phone_4x_throttled']))} | "
+            f"{where(fps)} |"
+        )
     if found["classroom"]:
         room = found["classroom"]
-        rows.append(f"| {room['pages']} pages playing the start-here preset against one app, {room['seconds']:g} s "
-                    f"(all {room['pages']} browsers on this machine's cores too) | "
-                    f"the app idle | the app: {room['app_cpu_s']:g} CPU s; each page: median "
-                    f"{room['updates_per_s']['median']:g}, lowest {room['updates_per_s']['lowest']:g} updates / s | "
-                    f"{where(room)} |")
+        rows.append(
+            f"| {room['pages']} pages playing the start-here preset against one app, {room['seconds']:g} s "
+            f"(all {room['pages']} browsers on this machine's cores too) | "
+            f"the app idle | the app: {room['app_cpu_s']:g} CPU s; each page: median "
+            f"{room['updates_per_s']['median']:g}, lowest {room['updates_per_s']['lowest']:g} updates / s | "
+            f"{where(room)} |"
+        )
     if found["size"]:
         size = found["size"]
-        rows.append(f"| the static site, {size['files']} files, gzip-compressed | {TARGETS['gzip']} | "
-                    f"{size['gzip_bytes'] / 1e6:.1f} MB ({size['bytes'] / 1e6:.1f} MB raw) | {where(size)} |")
+        rows.append(
+            f"| the static site, {size['files']} files, gzip-compressed | {TARGETS['gzip']} | "
+            f"{size['gzip_bytes'] / 1e6:.1f} MB ({size['bytes'] / 1e6:.1f} MB raw) | {where(size)} |"
+        )
     if found["python"]:
-        rows.append(f"| the Python side's default run through the page's engine (API, MCP) | {TARGETS['python']} | "
-                    f"{found['python']['default_run_s']:.2f} s{missed(found['python']['default_run_s'] / PYTHON_S)} | "
-                    f"{where(found['python'])} |")
+        rows.append(
+            f"| the Python side's default run through the page's engine (API, MCP) | {TARGETS['python']} | "
+            f"{found['python']['default_run_s']:.2f} s{missed(found['python']['default_run_s'] / PYTHON_S)} | "
+            f"{where(found['python'])} |"
+        )
     if found["first_visit"]:
         visit = found["first_visit"]
-        rows.append(f"| a fresh app's STS-B data file, asked {visit['asked_after_s']:g} s after it answers | "
-                    f"{TARGETS['first_visit']} | {visit['answer_s']:.2f} s"
-                    f"{missed(visit['answer_s'] / FIRST_PLAY_S)} | {where(visit)} |")
+        rows.append(
+            f"| a fresh app's STS-B data file, asked {visit['asked_after_s']:g} s after it answers | "
+            f"{TARGETS['first_visit']} | {visit['answer_s']:.2f} s"
+            f"{missed(visit['answer_s'] / FIRST_PLAY_S)} | {where(visit)} |"
+        )
     if found["site"]:
-        rows.append(f"| `python -m stsdemo site DIR`, whole | {TARGETS['site']} | {found['site']['site_s']:.2f} s"
-                    f"{missed(found['site']['site_s'] / SITE_S)} | {where(found['site'])} |")
-    return ["\n".join(rows) + "\n\nTimings on a loaded machine are slower than its idle figures; the load is "
-            "the 1-minute average on its 2 cores.\n"]
+        rows.append(
+            f"| `python -m stsdemo site DIR`, whole | {TARGETS['site']} | {found['site']['site_s']:.2f} s"
+            f"{missed(found['site']['site_s'] / SITE_S)} | {where(found['site'])} |"
+        )
+    return [
+        "\n".join(rows) + "\n\nTimings on a loaded machine are slower than its idle figures; the load is "
+        "the 1-minute average on its 2 cores.\n"
+    ]
 
 
 def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(prog="python -m bench.perf.browser_playground", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--parts", default="engine,size,python", help=f"comma-separated, of: {', '.join(PARTS)}")
-    parser.add_argument("--site", help="a site folder written by `python -m stsdemo site` (default: write one)")
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.perf.browser_playground",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--parts", default="engine,size,python", help=f"comma-separated, of: {', '.join(PARTS)}"
+    )
+    parser.add_argument(
+        "--site", help="a site folder written by `python -m stsdemo site` (default: write one)"
+    )
     parser.add_argument("--pages", type=int, default=30, help="pages playing at once in the classroom part")
     parser.add_argument("--no-record", action="store_true")
     args = parser.parse_args(argv)
@@ -292,14 +364,23 @@ def main(argv=None) -> dict:
         if not args.site and {"engine", "size", "fps", "classroom"} & set(parts):
             write_full_site(folder)
         url, server = serve(folder) if {"engine", "fps", "classroom"} & set(parts) else (None, None)
-        measures = {"size": lambda: site_bytes(folder), "engine": lambda: engine_seconds(url),
-                    "fps": lambda: updates_per_second(url), "classroom": lambda: classroom(args.pages),
-                    "python": lambda: {"default_run_s": python_seconds()}, "first_visit": first_visit_seconds,
-                    "site": site_seconds}
+        measures = {
+            "size": lambda: site_bytes(folder),
+            "engine": lambda: engine_seconds(url),
+            "fps": lambda: updates_per_second(url),
+            "classroom": lambda: classroom(args.pages),
+            "python": lambda: {"default_run_s": python_seconds()},
+            "first_visit": first_visit_seconds,
+            "site": site_seconds,
+        }
         for part in parts:
             before = machine_load()
-            found[part] = {**measures[part](), "machine": device_name(), **machine_load(before),
-                           "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
+            found[part] = {
+                **measures[part](),
+                "machine": device_name(),
+                **machine_load(before),
+                "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
+            }
             if not args.no_record:
                 update_results(SECTION, {f"browser/{part}": found[part]})
         if server is not None:

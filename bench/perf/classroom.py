@@ -36,11 +36,11 @@ from ..common import log, machine, machine_load, out_dir, update_results
 from .load import PAIRS, Tally
 from .served_app import serve_app
 
-SCHOOL = "8.8.8.8"           # the school's one public address, as the Space's proxy writes it
+SCHOOL = "8.8.8.8"  # the school's one public address, as the Space's proxy writes it
 STUDENTS, QUICK_STUDENTS = 30, 6
 ROUND_SECONDS, QUICK_SECONDS = 45.0, 15.0
-THINK_SECONDS = (1.0, 3.0)   # a student's pause between calls
-FLOOD_AT_ONCE = 16           # the flooder's calls in the air at once, with no pause
+THINK_SECONDS = (1.0, 3.0)  # a student's pause between calls
+FLOOD_AT_ONCE = 16  # the flooder's calls in the air at once, with no pause
 REFUSALS = ("http 429", "http 503")
 
 
@@ -57,14 +57,16 @@ class InFlight:
             self.most = max(self.most, self.now)
 
 
-def call(client, url: str, name: str, data: list, session: str,
-         held: InFlight | None = None) -> tuple[str, float]:
+def call(
+    client, url: str, name: str, data: list, session: str, held: InFlight | None = None
+) -> tuple[str, float]:
     """One REST v1 call (its session named, from the school's address) and its result stream: ``(outcome,
     seconds)``."""
     started = time.perf_counter()
     headers = {"x-forwarded-for": SCHOOL}
-    posted = client.post(f"{url}gradio_api/call/{name}", json={"data": data, "session_hash": session},
-                         headers=headers)
+    posted = client.post(
+        f"{url}gradio_api/call/{name}", json={"data": data, "session_hash": session}, headers=headers
+    )
     if posted.status_code != 200:
         return f"http {posted.status_code}", time.perf_counter() - started
     if held:
@@ -84,7 +86,7 @@ def student(number: int, url: str, until: float, tally: Tally) -> None:
 
     rng, session = random.Random(number), f"student-{number:02d}"
     with httpx.Client(timeout=300) as client:
-        time.sleep(rng.uniform(*THINK_SECONDS))            # they arrive spread out
+        time.sleep(rng.uniform(*THINK_SECONDS))  # they arrive spread out
         for turn in itertools.count():
             if time.time() >= until:
                 return
@@ -96,8 +98,9 @@ def student(number: int, url: str, until: float, tally: Tally) -> None:
             time.sleep(rng.uniform(*THINK_SECONDS))
 
 
-def flooder(url: str, until: float, tally: Tally, held: InFlight, reasons: dict,
-            fresh_sessions: bool) -> None:
+def flooder(
+    url: str, until: float, tally: Tally, held: InFlight, reasons: dict, fresh_sessions: bool
+) -> None:
     """:data:`FLOOD_AT_ONCE` callers firing ``score_pair`` without a pause (after a refusal, 50 ms), in one
     session or a fresh one a call. In one session it only posts: Gradio 6.31 streams a session's results to
     whichever of its open result streams reads first, so parallel streams of one session wait for each
@@ -117,8 +120,11 @@ def flooder(url: str, until: float, tally: Tally, held: InFlight, reasons: dict,
                     if outcome.startswith("http"):
                         time.sleep(0.05)
                     continue
-                posted = client.post(f"{url}gradio_api/call/score_pair", headers={"x-forwarded-for": SCHOOL},
-                                     json={"data": list(PAIRS[0]), "session_hash": session})
+                posted = client.post(
+                    f"{url}gradio_api/call/score_pair",
+                    headers={"x-forwarded-for": SCHOOL},
+                    json={"data": list(PAIRS[0]), "session_hash": session},
+                )
                 tally.add("accepted" if posted.status_code == 200 else f"http {posted.status_code}")
                 if posted.status_code != 200:
                     reason = refusal_kind(posted)
@@ -148,45 +154,66 @@ def play_round(url: str, students: int, seconds: float, fresh_sessions: bool) ->
     """One round: the class and the flooder together for ``seconds``; what each got."""
     until = time.time() + seconds
     class_tally, flood_tally, held, reasons = Tally(), Tally(), InFlight(), {}
-    threads = [threading.Thread(target=student, args=(number, url, until, class_tally))
-               for number in range(students)]
-    threads.append(threading.Thread(target=flooder,
-                                    args=(url, until, flood_tally, held, reasons, fresh_sessions)))
+    threads = [
+        threading.Thread(target=student, args=(number, url, until, class_tally)) for number in range(students)
+    ]
+    threads.append(
+        threading.Thread(target=flooder, args=(url, until, flood_tally, held, reasons, fresh_sessions))
+    )
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     students_summary, flood_summary = class_tally.summary(), flood_tally.summary()
-    return {"students": students_summary,
-            "students_refused": sum(students_summary["outcomes"].get(kind, 0) for kind in REFUSALS),
-            "flooder": flood_summary,
-            "flooder_refused": sum(flood_summary["outcomes"].get(kind, 0) for kind in REFUSALS),
-            **({"flooder_most_in_flight": held.most} if fresh_sessions else {"flooder_refused_by": reasons})}
+    return {
+        "students": students_summary,
+        "students_refused": sum(students_summary["outcomes"].get(kind, 0) for kind in REFUSALS),
+        "flooder": flood_summary,
+        "flooder_refused": sum(flood_summary["outcomes"].get(kind, 0) for kind in REFUSALS),
+        **({"flooder_most_in_flight": held.most} if fresh_sessions else {"flooder_refused_by": reasons}),
+    }
 
 
 def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(prog="python -m bench.perf.classroom", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.perf.classroom",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--quick", action="store_true", help="6 students, 15 s a round")
     args = parser.parse_args(argv)
     students, seconds = (QUICK_STUDENTS, QUICK_SECONDS) if args.quick else (STUDENTS, ROUND_SECONDS)
     before = machine_load()
     with serve_app(out_dir() / "classroom-app", STSDEMO_PROXY_HOPS="1") as app:
         log(f"{students} students and a flooder at one address against {app.url}, {seconds:g} s a round")
-        score_warm = call_once(app.url)               # the scorer loaded before the class arrives
+        score_warm = call_once(app.url)  # the scorer loaded before the class arrives
         rounds = {}
         for name, fresh in (("one_session_flooder", False), ("fresh_session_flooder", True)):
             rounds[name] = play_round(app.url, students, seconds, fresh)
-            log(name, json.dumps({key: value for key, value in rounds[name].items()
-                                  if key not in ("students", "flooder")}),
-                "students p50/p95", rounds[name]["students"]["p50_s"], rounds[name]["students"]["p95_s"])
-    record = {"machine": machine(), **machine_load(before), "students": students, "seconds_a_round": seconds,
-              "address": f"one ({SCHOOL} in X-Forwarded-For, behind 1 trusted proxy hop)",
-              "flood_at_once": FLOOD_AT_ONCE, "think_seconds": list(THINK_SECONDS),
-              "first_score_s": score_warm,
-              "caps": {name: caps.value(name) for name in ("events_per_session", "events_per_address",
-                                                           "queue_size")},
-              "rounds": rounds, "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
+            log(
+                name,
+                json.dumps(
+                    {key: value for key, value in rounds[name].items() if key not in ("students", "flooder")}
+                ),
+                "students p50/p95",
+                rounds[name]["students"]["p50_s"],
+                rounds[name]["students"]["p95_s"],
+            )
+    record = {
+        "machine": machine(),
+        **machine_load(before),
+        "students": students,
+        "seconds_a_round": seconds,
+        "address": f"one ({SCHOOL} in X-Forwarded-For, behind 1 trusted proxy hop)",
+        "flood_at_once": FLOOD_AT_ONCE,
+        "think_seconds": list(THINK_SECONDS),
+        "first_score_s": score_warm,
+        "caps": {
+            name: caps.value(name) for name in ("events_per_session", "events_per_address", "queue_size")
+        },
+        "rounds": rounds,
+        "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
     update_results("load", {"one_address_quick" if args.quick else "one_address": record})
     return record
 

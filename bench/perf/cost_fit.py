@@ -35,24 +35,30 @@ from dataclasses import asdict, dataclass
 
 from ..common import current_rss_mib, log, machine, machine_load, out_dir, setup_environment, update_results
 
-STEPS = 3                     # optimiser steps a case trains (its steps' time is read from the loop's own clock)
-DEV_PAIRS = 32                # dev pairs scored at step 0 and at the end
+STEPS = 3  # optimiser steps a case trains (its steps' time is read from the loop's own clock)
+DEV_PAIRS = 32  # dev pairs scored at step 0 and at the end
 
 
 @dataclass(frozen=True)
 class Case:
     batch_size: int
     max_length: int
-    data: str                 # "short" (STS-B train pairs) or "long" (pairs of about 300 tokens)
+    data: str  # "short" (STS-B train pairs) or "long" (pairs of about 300 tokens)
 
     def key(self) -> str:
         return f"b{self.batch_size}-L{self.max_length}-{self.data}"
 
 
-CASES = (Case(4, 32, "short"), Case(16, 128, "short"), Case(64, 64, "short"), Case(4, 256, "long"),
-         Case(16, 64, "long"), Case(8, 256, "long"))
+CASES = (
+    Case(4, 32, "short"),
+    Case(16, 128, "short"),
+    Case(64, 64, "short"),
+    Case(4, 256, "long"),
+    Case(16, 64, "long"),
+    Case(8, 256, "long"),
+)
 QUICK_CASES = (Case(4, 32, "short"), Case(8, 128, "long"))
-ENCODES = (("short", 2000, 128), ("long", 120, 256))     # (data, sentences, max length)
+ENCODES = (("short", 2000, 128), ("long", 120, 256))  # (data, sentences, max length)
 QUICK_ENCODES = (("short", 200, 128),)
 
 
@@ -61,14 +67,14 @@ def datasets() -> dict:
     about 300 tokens, so every max length up to 256 binds."""
     import numpy as np
 
+    from stsdemo.config import TrainConfig
     from stsdemo.data import PairSet
     from stsdemo.labels import STS
     from stsdemo.train import load_dev, load_pairs
-    from stsdemo.config import TrainConfig
 
     short = load_pairs(TrainConfig(), "stsb").spaced(512)
-    joined = [" ".join(short.sentences1[i:i + 20]) for i in range(0, 20 * 40, 20)]
-    others = [" ".join(short.sentences2[i:i + 20]) for i in range(0, 20 * 40, 20)]
+    joined = [" ".join(short.sentences1[i : i + 20]) for i in range(0, 20 * 40, 20)]
+    others = [" ".join(short.sentences2[i : i + 20]) for i in range(0, 20 * 40, 20)]
     long = PairSet("long", joined, others, np.linspace(0, 5, len(joined)), STS)
     return {"short": short, "long": long, "dev": load_dev(TrainConfig(max_dev_pairs=DEV_PAIRS))}
 
@@ -111,7 +117,7 @@ class PeakRss:
         self._thread.join()
 
     def growth_bytes(self) -> float:
-        return (self.peak - self.start) * 2 ** 20
+        return (self.peak - self.start) * 2**20
 
 
 def plan_for(data: dict, name: str):
@@ -119,8 +125,13 @@ def plan_for(data: dict, name: str):
     from stsdemo.serving import run_cost
     from stsdemo.serving.budget import RunPlan, work_budget
 
-    return RunPlan(run_cost.encoder_of(""), {"stsb": run_cost.DataProfile.of(data[name])},
-                   run_cost.DataProfile.of(data["dev"]), run_cost.machine(), work_budget())
+    return RunPlan(
+        run_cost.encoder_of(""),
+        {"stsb": run_cost.DataProfile.of(data[name])},
+        run_cost.DataProfile.of(data["dev"]),
+        run_cost.machine(),
+        work_budget(),
+    )
 
 
 def run_case(case: Case, data: dict) -> dict:
@@ -129,42 +140,70 @@ def run_case(case: Case, data: dict) -> dict:
     from stsdemo.train import DoneEvent, train
 
     pairs = data[case.data]
-    config = TrainConfig(data="stsb", batch_size=case.batch_size, max_length=case.max_length, max_steps=STEPS,
-                         eval_every=10 ** 6, log_every=1, max_pairs=len(pairs), max_dev_pairs=DEV_PAIRS,
-                         output_dir=str(out_dir() / "runs" / f"cost-fit-{case.key()}"))
+    config = TrainConfig(
+        data="stsb",
+        batch_size=case.batch_size,
+        max_length=case.max_length,
+        max_steps=STEPS,
+        eval_every=10**6,
+        log_every=1,
+        max_pairs=len(pairs),
+        max_dev_pairs=DEV_PAIRS,
+        output_dir=str(out_dir() / "runs" / f"cost-fit-{case.key()}"),
+    )
     estimate = plan_for(data, case.data).estimate(config)
     with Clocks() as clocks, PeakRss() as rss:
-        done = next(event for event in train(config, train_sets=[pairs], dev=data["dev"])
-                    if isinstance(event, DoneEvent))
+        done = next(
+            event
+            for event in train(config, train_sets=[pairs], dev=data["dev"])
+            if isinstance(event, DoneEvent)
+        )
     measured = {"run": clocks.seconds(), "memory": rss.growth_bytes()}
-    estimated = {"run": estimate.seconds, "memory": estimate.memory, "train_seconds": estimate.train_seconds,
-                 "eval_seconds": estimate.eval_seconds}
-    return {**asdict(case), "steps": done.steps, "outcome": done.outcome, "measured": measured,
-            "wall": {"run": clocks.wall, "steps": done.steps * case.batch_size / done.pairs_per_s},
-            "estimated": estimated,
-            "ratio": {model: measured[model] / estimated[model] for model in measured}}
+    estimated = {
+        "run": estimate.seconds,
+        "memory": estimate.memory,
+        "train_seconds": estimate.train_seconds,
+        "eval_seconds": estimate.eval_seconds,
+    }
+    return {
+        **asdict(case),
+        "steps": done.steps,
+        "outcome": done.outcome,
+        "measured": measured,
+        "wall": {"run": clocks.wall, "steps": done.steps * case.batch_size / done.pairs_per_s},
+        "estimated": estimated,
+        "ratio": {model: measured[model] / estimated[model] for model in measured},
+    }
 
 
 def run_encode(name: str, count: int, max_length: int, data: dict) -> dict:
     """Encoding ``count`` sentences of ``data[name]`` at ``max_length`` beside :func:`encode_seconds`."""
     import numpy as np
 
-    from stsdemo.serving import run_cost
     from stsdemo.model import SiameseRegressor
+    from stsdemo.serving import run_cost
 
     model = SiameseRegressor.from_encoder(None, max_length=max_length)
     pairs = data[name]
     sentences = list(dict.fromkeys(pairs.sentences1 + pairs.sentences2))[:count]
     lengths = np.minimum(model.token_counts(sentences), max_length)
-    model.encode(sentences[:8])                                # warm-up: first-call allocations
+    model.encode(sentences[:8])  # warm-up: first-call allocations
     with Clocks() as clocks:
         model.encode(sentences)
     measured = clocks.seconds()
-    estimated = run_cost.encode_seconds(run_cost.encoder_of(""), run_cost.machine(), len(sentences),
-                                        float(lengths.mean()))
-    return {"data": name, "sentences": len(sentences), "max_length": max_length,
-            "mean_tokens": round(float(lengths.mean()), 1), "measured": {"encode": measured},
-            "wall": {"encode": clocks.wall}, "estimated": {"encode": estimated}, "ratio": {"encode": measured / estimated}}
+    estimated = run_cost.encode_seconds(
+        run_cost.encoder_of(""), run_cost.machine(), len(sentences), float(lengths.mean())
+    )
+    return {
+        "data": name,
+        "sentences": len(sentences),
+        "max_length": max_length,
+        "mean_tokens": round(float(lengths.mean()), 1),
+        "measured": {"encode": measured},
+        "wall": {"encode": clocks.wall},
+        "estimated": {"encode": estimated},
+        "ratio": {"encode": measured / estimated},
+    }
 
 
 def worst(records: list[dict]) -> dict:
@@ -174,16 +213,22 @@ def worst(records: list[dict]) -> dict:
         for model, ratio in record["ratio"].items():
             if model not in found or ratio > found[model]["ratio"]:
                 size = f"b{record['batch_size']}" if "batch_size" in record else f"x{record['sentences']}"
-                found[model] = {"ratio": round(ratio, 3), "case": f"{record['data']} {size} L{record['max_length']}"}
+                found[model] = {
+                    "ratio": round(ratio, 3),
+                    "case": f"{record['data']} {size} L{record['max_length']}",
+                }
     return found
 
 
 def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(prog="python -m bench.perf.cost_fit", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.perf.cost_fit",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--quick", action="store_true", help="2 runs and 1 encode: a smoke test")
     args = parser.parse_args(argv)
-    setup_environment(threads=1)      # the estimate is for one core; its CPU time does not count the neighbours
+    setup_environment(threads=1)  # the estimate is for one core; its CPU time does not count the neighbours
     before = machine_load()
     data = datasets()
     cases = []
@@ -194,9 +239,16 @@ def main(argv=None) -> dict:
     for name, count, max_length in QUICK_ENCODES if args.quick else ENCODES:
         encodes.append(run_encode(name, count, max_length, data))
         log("encode", name, round(encodes[-1]["ratio"]["encode"], 2))
-    record = {"machine": machine(), **machine_load(before), "steps_per_run": STEPS, "dev_pairs": DEV_PAIRS,
-              "finished": time.strftime("%Y-%m-%d %H:%M:%S"), "runs": cases, "encodes": encodes,
-              "worst_under_estimate": worst(cases + encodes)}
+    record = {
+        "machine": machine(),
+        **machine_load(before),
+        "steps_per_run": STEPS,
+        "dev_pairs": DEV_PAIRS,
+        "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "runs": cases,
+        "encodes": encodes,
+        "worst_under_estimate": worst(cases + encodes),
+    }
     update_results("cost_fit", {"quick" if args.quick else "fit": record})
     log("worst under-estimate (measured / estimated):", record["worst_under_estimate"])
     return record

@@ -27,7 +27,7 @@ from pathlib import Path
 from ..common import Timer, device_name, log, median, out_dir, setup_environment, update_results
 from .served_app import Served, serve_app, session_runs
 
-MB = 10**6                 # decimal megabytes, as issue 32 measured the disk
+MB = 10**6  # decimal megabytes, as issue 32 measured the disk
 RUNS = 20
 QUICK = dict(runs=2, max_steps=2, max_dev_pairs=16, settle=0.0)
 
@@ -40,7 +40,12 @@ def folder_mb(folder: Path) -> float:
 def isolate(root: Path) -> dict[str, Path]:
     """The app's output folder, Gradio's cache and the system temp folder (where downloads are staged), all in
     ``root``, so every byte the served app writes is counted and nothing else is (:func:`app_environment`)."""
-    places = {"runs": root / "runs", "staged": root / "tmp", "gradio_cache": root / "gradio", "client": root / "client"}
+    places = {
+        "runs": root / "runs",
+        "staged": root / "tmp",
+        "gradio_cache": root / "gradio",
+        "client": root / "client",
+    }
     for folder in places.values():
         folder.mkdir(parents=True)
     return places
@@ -58,15 +63,15 @@ def sizes(places: dict[str, Path]) -> dict[str, float]:
     return {**measured, "total": round(sum(measured.values()), 1)}
 
 
-RUN_PICK = 9                 # /train's outputs: progress, status, 3 curves, table, the 4 lists of runs (the Run list
-                             # last), histogram
+RUN_PICK = 9  # /train's outputs: progress, status, 3 curves, table, the 4 lists of runs (the Run list
+# last), histogram
 
 
 def run_choice(outputs: list) -> str:
     """The run a visitor just trained, as the Run list names it once the run ends (``run:<id>``): the visitor's
     one run."""
     lists = [output[RUN_PICK] for output in outputs if isinstance(output[RUN_PICK], dict)]
-    (_, run), = next(found["choices"] for found in reversed(lists) if "choices" in found)
+    ((_, run),) = next(found["choices"] for found in reversed(lists) if "choices" in found)
     return run
 
 
@@ -88,8 +93,11 @@ def one_visit(app: Served, output: Path, overrides: dict, downloads: Path) -> di
     archive = Path(client.predict(run_choice(outputs), api_name="/zip_run"))
     zip_mb = archive.stat().st_size / MB
     archive.unlink()  # the visitor's own copy, on their machine: not the server's disk
-    return dict(seconds=round(timer.seconds, 1), checkpoint_mb=round(folder_mb(Path(info["config"]["output_dir"])), 1),
-                zip_mb=round(zip_mb, 1))
+    return dict(
+        seconds=round(timer.seconds, 1),
+        checkpoint_mb=round(folder_mb(Path(info["config"]["output_dir"])), 1),
+        zip_mb=round(zip_mb, 1),
+    )
 
 
 def measure(places: dict[str, Path], runs: int, overrides: dict, settle: float | None) -> dict:
@@ -98,9 +106,16 @@ def measure(places: dict[str, Path], runs: int, overrides: dict, settle: float |
     from stsdemo import environment
     from stsdemo.serving import caps
 
-    schedule = {name: int(caps.value(name)) for name in ("sweep_every_seconds", "handed_over_seconds",
-                                                        "gradio_sweep_seconds", "gradio_keep_seconds",
-                                                        "session_keep_seconds")}
+    schedule = {
+        name: int(caps.value(name))
+        for name in (
+            "sweep_every_seconds",
+            "handed_over_seconds",
+            "gradio_sweep_seconds",
+            "gradio_keep_seconds",
+            "session_keep_seconds",
+        )
+    }
     settle = schedule["sweep_every_seconds"] + schedule["handed_over_seconds"] if settle is None else settle
     with serve_app(places["runs"], **app_environment(places)) as app:
         before = sizes(places)
@@ -113,14 +128,23 @@ def measure(places: dict[str, Path], runs: int, overrides: dict, settle: float |
         time.sleep(settle)
         settled = sizes(places)
     totals = [before["total"]] + [visit["after"]["total"] for visit in visits]
-    return dict(runs=runs, settings=overrides, before_mb=before, visits=visits,
-                mb_per_run=round(median([b - a for a, b in zip(totals, totals[1:])]), 1),
-                after_runs_mb=last, settled_mb=settled, settle_s=settle,
-                schedule=dict(sweep_every_s=schedule["sweep_every_seconds"],
-                              handed_over_s=schedule["handed_over_seconds"],
-                              gradio_cache=[schedule["gradio_sweep_seconds"], schedule["gradio_keep_seconds"]],
-                              session_max_age_s=schedule["session_keep_seconds"],
-                              session_budget_mb=round(environment.session_disk_bytes() / MB)))
+    return dict(
+        runs=runs,
+        settings=overrides,
+        before_mb=before,
+        visits=visits,
+        mb_per_run=round(median([b - a for a, b in zip(totals, totals[1:])]), 1),
+        after_runs_mb=last,
+        settled_mb=settled,
+        settle_s=settle,
+        schedule=dict(
+            sweep_every_s=schedule["sweep_every_seconds"],
+            handed_over_s=schedule["handed_over_seconds"],
+            gradio_cache=[schedule["gradio_sweep_seconds"], schedule["gradio_keep_seconds"]],
+            session_max_age_s=schedule["session_keep_seconds"],
+            session_budget_mb=round(environment.session_disk_bytes() / MB),
+        ),
+    )
 
 
 def markdown(results: dict) -> list[str]:
@@ -131,34 +155,55 @@ def markdown(results: dict) -> list[str]:
     row = results.get("memory", {}).get("disk")
     if row is None:
         return ["Not measured yet (`python -m bench.perf.disk`).\n"]
-    lines = ["| after | runs (MB) | staged zips (MB) | Gradio's cache (MB) | total (MB) |",
-             "| --- | ---: | ---: | ---: | ---: |"]
-    moments = ((f"{row['runs']} runs", row["after_runs_mb"]), (f"{row['settle_s']:g} s more", row["settled_mb"]))
+    lines = [
+        "| after | runs (MB) | staged zips (MB) | Gradio's cache (MB) | total (MB) |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    moments = (
+        (f"{row['runs']} runs", row["after_runs_mb"]),
+        (f"{row['settle_s']:g} s more", row["settled_mb"]),
+    )
     for label, found in moments:
-        lines.append(f"| {label} | {found['runs']} | {found['staged']} | {found['gradio_cache']} | {found['total']} |")
+        lines.append(
+            f"| {label} | {found['runs']} | {found['staged']} | {found['gradio_cache']} | {found['total']} |"
+        )
     visit = row["visits"][-1]
-    return ["\n".join(lines) + f"\n\nEach run a new visitor at the form's defaults who downloads the zip: "
-            f"**{row['mb_per_run']} MB per run** (median growth; a checkpoint {visit['checkpoint_mb']} MB, a zip "
-            f"{visit['zip_mb']} MB). Runs are kept {row['schedule']['session_max_age_s'] / 3600:g} h per session, "
-            f"within {row['schedule']['session_budget_mb']:,} MB a session; all sessions together within "
-            f"`STSDEMO_TOTAL_DISK` ({DEFAULT_TOTAL_DISK} by default), over which the sessions idle "
-            f"longest go first. Machine: {row['machine']}.\n"]
+    return [
+        "\n".join(lines) + f"\n\nEach run a new visitor at the form's defaults who downloads the zip: "
+        f"**{row['mb_per_run']} MB per run** (median growth; a checkpoint {visit['checkpoint_mb']} MB, a zip "
+        f"{visit['zip_mb']} MB). Runs are kept {row['schedule']['session_max_age_s'] / 3600:g} h per session, "
+        f"within {row['schedule']['session_budget_mb']:,} MB a session; all sessions together within "
+        f"`STSDEMO_TOTAL_DISK` ({DEFAULT_TOTAL_DISK} by default), over which the sessions idle "
+        f"longest go first. Machine: {row['machine']}.\n"
+    ]
 
 
 def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(prog="python -m bench.perf.disk", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.perf.disk",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--quick", action="store_true", help="2 runs of 2 steps on 16 dev pairs, no settling")
     parser.add_argument("--runs", type=int, help=f"visits, one run each (default {RUNS})")
     parser.add_argument("--max-steps", type=int, help="training steps a run (default: the form's)")
-    parser.add_argument("--max-dev-pairs", type=int, help="dev pairs an evaluation scores (default: the form's)")
-    parser.add_argument("--settle", type=float, help="seconds to wait after the last run before the last measure "
-                                                     "(default: a sweep period plus the hand-over time)")
+    parser.add_argument(
+        "--max-dev-pairs", type=int, help="dev pairs an evaluation scores (default: the form's)"
+    )
+    parser.add_argument(
+        "--settle",
+        type=float,
+        help="seconds to wait after the last run before the last measure "
+        "(default: a sweep period plus the hand-over time)",
+    )
     args = parser.parse_args(argv)
     quick = QUICK if args.quick else {}
     runs = args.runs or quick.get("runs", RUNS)
-    overrides = {name: value for name in ("max_steps", "max_dev_pairs")
-                 if (value := getattr(args, name) or quick.get(name)) is not None}
+    overrides = {
+        name: value
+        for name in ("max_steps", "max_dev_pairs")
+        if (value := getattr(args, name) or quick.get(name)) is not None
+    }
     settle = args.settle if args.settle is not None else quick.get("settle")
     setup_environment()
     root = Path(tempfile.mkdtemp(prefix="disk-", dir=out_dir()))

@@ -26,7 +26,6 @@ from pathlib import Path
 from ..common import Timer, device_name, log, median, setup_environment, update_results
 
 
-
 def embedding_times() -> dict:
     """Cold and cached preparation of STS in a fresh cache folder."""
     from stsdemo.model import SiameseRegressor
@@ -42,9 +41,14 @@ def embedding_times() -> dict:
             with Timer() as timer:
                 embedded("sts", encoder, folder=Path(folder))
             cached.append(timer.seconds)
-    return dict(sentences=len(data.sentences), model_load_seconds=load.seconds, cold_seconds=cold.seconds,
-                cached_seconds=median(cached), cached_all=cached,
-                sentence_transformers_seconds=sentence_transformers_time(data.sentences))
+    return dict(
+        sentences=len(data.sentences),
+        model_load_seconds=load.seconds,
+        cold_seconds=cold.seconds,
+        cached_seconds=median(cached),
+        cached_all=cached,
+        sentence_transformers_seconds=sentence_transformers_time(data.sentences),
+    )
 
 
 def sentence_transformers_time(sentences: list[str]) -> float:
@@ -72,7 +76,7 @@ def step_rates(steps: int = 1000) -> dict:
         for seeds in (1, 20):
             config = PlaygroundConfig(head=head, seeds=seeds, steps=steps)
             with Playground(config, source) as run:
-                run.step(50)                                    # warm up
+                run.step(50)  # warm up
                 with Timer() as timer:
                     run.step(steps)
             out[f"{head}_seeds{seeds}_steps_per_s"] = steps / timer.seconds
@@ -92,7 +96,7 @@ def default_run_seconds(repeats: int = 5) -> dict:
 
     default = PlaygroundConfig()
     source = pinned_source(default.data)
-    run_seeds(replace(default, seeds=2, steps=100), source)            # warm up
+    run_seeds(replace(default, seeds=2, steps=100), source)  # warm up
     out = {"steps": default.steps, "head": default.head}
     for seeds in (10, 20):
         times = []
@@ -110,30 +114,40 @@ def markdown(results: dict) -> list[str]:
     if not found:
         return ["Not measured yet (`python -m bench.perf.playground_speed`).\n"]
     embedding, steps = found["embedding"], found["steps"]
-    rows = ["| what | target | measured |", "| --- | --- | --- |",
-            f"| embedding STS-B train + dev ({embedding['sentences']:,} sentences), cold | ≤ 30 s | "
-            f"{embedding['cold_seconds']:.1f} s (sentence-transformers on the same sentences: "
-            f"{embedding['sentence_transformers_seconds']:.1f} s) |",
-            f"| the same, from the cache | ≤ 1 s | {embedding['cached_seconds']:.2f} s |",
-            f"| 20 seeds × 2 twins × 1,000 steps, paper head | ≤ 5 s | "
-            f"{steps['paper_20seeds_1000steps_seconds']:.1f} s (one hidden layer: "
-            f"{steps['mlp_20seeds_1000steps_seconds']:.1f} s) |",
-            f"| steps per second, 1 / 20 seeds, paper head | | {steps['paper_seeds1_steps_per_s']:.0f} / "
-            f"{steps['paper_seeds20_steps_per_s']:.0f} |"]
+    rows = [
+        "| what | target | measured |",
+        "| --- | --- | --- |",
+        f"| embedding STS-B train + dev ({embedding['sentences']:,} sentences), cold | ≤ 30 s | "
+        f"{embedding['cold_seconds']:.1f} s (sentence-transformers on the same sentences: "
+        f"{embedding['sentence_transformers_seconds']:.1f} s) |",
+        f"| the same, from the cache | ≤ 1 s | {embedding['cached_seconds']:.2f} s |",
+        f"| 20 seeds × 2 twins × 1,000 steps, paper head | ≤ 5 s | "
+        f"{steps['paper_20seeds_1000steps_seconds']:.1f} s (one hidden layer: "
+        f"{steps['mlp_20seeds_1000steps_seconds']:.1f} s) |",
+        f"| steps per second, 1 / 20 seeds, paper head | | {steps['paper_seeds1_steps_per_s']:.0f} / "
+        f"{steps['paper_seeds20_steps_per_s']:.0f} |",
+    ]
     seeds = results.get("playground", {}).get("default_seeds")
     if seeds:
-        rows.append(f"| the default run whole ({seeds['steps']:,} steps, {seeds['head']} head), 10 / 20 seeds, median of "
-                    f"{len(seeds['seeds20_all'])} | 20 seeds ≤ 2 s makes 20 the default | {seeds['seeds10_seconds']:.2f} / "
-                    f"{seeds['seeds20_seconds']:.2f} s (measured {seeds['measured']} on {seeds['device']}) |")
+        rows.append(
+            f"| the default run whole ({seeds['steps']:,} steps, {seeds['head']} head), 10 / 20 seeds, median of "
+            f"{len(seeds['seeds20_all'])} | 20 seeds ≤ 2 s makes 20 the default | {seeds['seeds10_seconds']:.2f} / "
+            f"{seeds['seeds20_seconds']:.2f} s (measured {seeds['measured']} on {seeds['device']}) |"
+        )
     return ["\n".join(rows) + f"\n\nMeasured {found['measured']} on {found['device']}.\n"]
 
 
 def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(prog="python -m bench.perf.playground_speed", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.perf.playground_speed",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--no-record", action="store_true", help="print only")
     parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
-    parser.add_argument("--default-seeds", action="store_true", help="only the default run at 10 and 20 seeds")
+    parser.add_argument(
+        "--default-seeds", action="store_true", help="only the default run at 10 and 20 seeds"
+    )
     args = parser.parse_args(argv)
     setup_environment(args.threads)
     result = {"device": device_name(), "measured": time.strftime("%Y-%m-%d %H:%M:%S")}

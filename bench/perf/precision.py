@@ -41,7 +41,7 @@ from stsdemo.train import StepEvent, load_pairs, probe_batches, train
 from ..common import device_name, machine_load, setup_environment
 from .speed import record_speed
 
-CPU_CANDIDATES = ("fp32", "bf16")      # CPU autocast is bf16 only
+CPU_CANDIDATES = ("fp32", "bf16")  # CPU autocast is bf16 only
 
 # Dense peak TFLOP/s of an H100 SXM (NVIDIA's datasheet, without sparsity): fp32 on the CUDA cores, tf32 on the tensor
 # cores (fp32 training with TF32 matrix products).
@@ -56,35 +56,58 @@ def tokens_per_pair(config: TrainConfig, tokenizer, samples: int = 200) -> float
     for _ in range(samples):
         index = rng.choice(len(pairs), config.batch_size, replace=False)
         for side in (pairs.sentences1, pairs.sentences2):
-            ids = tokenizer([side[i] for i in index], padding=True, truncation=True,
-                            max_length=config.max_length)["input_ids"]
+            ids = tokenizer(
+                [side[i] for i in index], padding=True, truncation=True, max_length=config.max_length
+            )["input_ids"]
             counts.append(len(ids[0]))
     return 2 * float(np.mean(counts))
 
 
 def measure(precision: str, args) -> dict:
     with tempfile.TemporaryDirectory() as folder:
-        config = TrainConfig(model=args.model, precision=precision, batch_size=args.batch_size,
-                             max_length=args.max_length, max_steps=args.steps, log_every=args.log_every,
-                             eval_every=10**6, max_dev_pairs=16, output_dir=folder)
+        config = TrainConfig(
+            model=args.model,
+            precision=precision,
+            batch_size=args.batch_size,
+            max_length=args.max_length,
+            max_steps=args.steps,
+            log_every=args.log_every,
+            eval_every=10**6,
+            max_dev_pairs=16,
+            output_dir=folder,
+        )
         events = [e for e in train(config) if isinstance(e, StepEvent)]
         chosen = json.loads((Path(folder) / RUN_RECORD).read_text())["precision"]
     rates = [e.pairs_per_s for e in events[1:]]  # the first window holds the warm-up
-    return dict(precision=precision, chosen=chosen["chosen"], why=chosen["why"],
-                probe_step_seconds=chosen["step_seconds"], pairs_per_s=statistics.median(rates), windows=len(rates))
+    return dict(
+        precision=precision,
+        chosen=chosen["chosen"],
+        why=chosen["why"],
+        probe_step_seconds=chosen["step_seconds"],
+        pairs_per_s=statistics.median(rates),
+        windows=len(rates),
+    )
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--model", default="")
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--max-length", type=int, default=256)
     parser.add_argument("--steps", type=int, default=120)
     parser.add_argument("--log-every", type=int, default=20)
     parser.add_argument("--precisions", default="fp32,tf32,bf16,fp16,auto")
-    parser.add_argument("--peak-tflops", type=json.loads, default=H100_PEAK,
-                        help='dense peak per precision, JSON, e.g. \'{"fp32": 66.9, "tf32": 494.7, "bf16": 989.4}\'')
-    parser.add_argument("--cpu-repeats", type=int, default=3, help="on a CPU: alternating timings of each precision")
+    parser.add_argument(
+        "--peak-tflops",
+        type=json.loads,
+        default=H100_PEAK,
+        help='dense peak per precision, JSON, e.g. \'{"fp32": 66.9, "tf32": 494.7, "bf16": 989.4}\'',
+    )
+    parser.add_argument(
+        "--cpu-repeats", type=int, default=3, help="on a CPU: alternating timings of each precision"
+    )
     args = parser.parse_args(argv)
     if not torch.cuda.is_available():
         cpu_rule(args)
@@ -94,21 +117,31 @@ def main(argv=None) -> None:
         # Accelerate fixes the mixed precision once per process: each precision gets its own.
         argv = sys.argv[1:] if argv is None else list(argv)
         for precision in precisions:
-            subprocess.run([sys.executable, "-m", "bench.perf.precision", *argv, "--precisions", precision], check=True)
+            subprocess.run(
+                [sys.executable, "-m", "bench.perf.precision", *argv, "--precisions", precision], check=True
+            )
         return
     from stsdemo.model import SiameseRegressor
 
     probe = SiameseRegressor.from_encoder(args.model or None)
     parameters = sum(p.numel() for p in probe.encoder.parameters())
-    tokens = tokens_per_pair(TrainConfig(batch_size=args.batch_size, max_length=args.max_length), probe.tokenizer)
+    tokens = tokens_per_pair(
+        TrainConfig(batch_size=args.batch_size, max_length=args.max_length), probe.tokenizer
+    )
     flops_per_pair = 6 * parameters * tokens
     row = measure(precisions[0], args)
     achieved = row["pairs_per_s"] * flops_per_pair / 1e12
     peak = args.peak_tflops.get(row["chosen"])
-    row.update(batch_size=args.batch_size, max_length=args.max_length,
-               gpu=torch.cuda.get_device_name(), bf16_native=torch.cuda.is_bf16_supported(False),
-               parameters=parameters, tokens_per_pair=round(tokens, 1), model_tflops=round(achieved, 2),
-               share_of_peak=round(achieved / peak, 4) if peak else None)
+    row.update(
+        batch_size=args.batch_size,
+        max_length=args.max_length,
+        gpu=torch.cuda.get_device_name(),
+        bf16_native=torch.cuda.is_bf16_supported(False),
+        parameters=parameters,
+        tokens_per_pair=round(tokens, 1),
+        model_tflops=round(achieved, 2),
+        share_of_peak=round(achieved / peak, 4) if peak else None,
+    )
     print(json.dumps(row), flush=True)
 
 
@@ -122,19 +155,37 @@ def cpu_rule(args) -> dict:
     config = TrainConfig(model=args.model, batch_size=args.batch_size, max_length=args.max_length)
     model = SiameseRegressor.from_encoder(args.model or None, max_length=args.max_length)
     pairs = load_pairs(config, config.data)
-    timer = training_step_timer(model, build_loss(config.loss), probe_batches(config, model, pairs, torch.device("cpu")))
+    timer = training_step_timer(
+        model, build_loss(config.loss), probe_batches(config, model, pairs, torch.device("cpu"))
+    )
     before = machine_load()
-    rounds = [fastest("auto", CPU_CANDIDATES, timer, f"{device_name()}, batch {args.batch_size}, max length "
-                                                      f"{args.max_length}") for _ in range(args.cpu_repeats)]
+    rounds = [
+        fastest(
+            "auto",
+            CPU_CANDIDATES,
+            timer,
+            f"{device_name()}, batch {args.batch_size}, max length {args.max_length}",
+        )
+        for _ in range(args.cpu_repeats)
+    ]
     step_seconds = {p: statistics.median(r.step_seconds[p] for r in rounds) for p in CPU_CANDIDATES}
     rule = choose("auto", torch.device("cpu"))
     faster = min(step_seconds, key=step_seconds.get)
-    record = dict(device=device_name(), batch_size=args.batch_size, max_length=args.max_length,
-                  repeats=args.cpu_repeats, step_seconds=step_seconds,
-                  step_seconds_all={p: [r.step_seconds[p] for r in rounds] for p in CPU_CANDIDATES},
-                  pairs_per_s={p: args.batch_size / s for p, s in step_seconds.items()},
-                  bf16_over_fp32=step_seconds["bf16"] / step_seconds["fp32"], rule=rule.chosen, rule_why=rule.why,
-                  faster=faster, rule_is_faster=rule.chosen == faster, **machine_load(before))
+    record = dict(
+        device=device_name(),
+        batch_size=args.batch_size,
+        max_length=args.max_length,
+        repeats=args.cpu_repeats,
+        step_seconds=step_seconds,
+        step_seconds_all={p: [r.step_seconds[p] for r in rounds] for p in CPU_CANDIDATES},
+        pairs_per_s={p: args.batch_size / s for p, s in step_seconds.items()},
+        bf16_over_fp32=step_seconds["bf16"] / step_seconds["fp32"],
+        rule=rule.chosen,
+        rule_why=rule.why,
+        faster=faster,
+        rule_is_faster=rule.chosen == faster,
+        **machine_load(before),
+    )
     record_speed("precision", record)
     print(json.dumps(record), flush=True)
     return record

@@ -74,12 +74,33 @@ class App:
 
     def train_kwargs(self, client, **overrides) -> dict:
         """Named arguments for /train: a long run on STS-B train, small enough to start quickly."""
-        params = {p["parameter_name"] for p in client.view_api(return_format="dict", print_info=False)
-                  ["named_endpoints"]["/train"]["parameters"]}
-        values = dict(model="default", data="STS-B train", upload=None, scheme="sts", loss="Smooth K2 (ours) [sk2]",
-                      k=2.0, x0=0.25, lr=2e-5, batch_size=16, epochs=1.0, max_steps=100_000, max_length=64,
-                      eval_every=100_000, log_every=1, max_pairs=0, two_stage=False, final_eval=False, seed=42,
-                      max_dev_pairs=self.dev_pairs)
+        params = {
+            p["parameter_name"]
+            for p in client.view_api(return_format="dict", print_info=False)["named_endpoints"]["/train"][
+                "parameters"
+            ]
+        }
+        values = dict(
+            model="default",
+            data="STS-B train",
+            upload=None,
+            scheme="sts",
+            loss="Smooth K2 (ours) [sk2]",
+            k=2.0,
+            x0=0.25,
+            lr=2e-5,
+            batch_size=16,
+            epochs=1.0,
+            max_steps=100_000,
+            max_length=64,
+            eval_every=100_000,
+            log_every=1,
+            max_pairs=0,
+            two_stage=False,
+            final_eval=False,
+            seed=42,
+            max_dev_pairs=self.dev_pairs,
+        )
         values.update(overrides)
         return {name: value for name, value in values.items() if name in params}
 
@@ -131,29 +152,44 @@ def score_burst(clients: list, requests: int) -> dict:
     for thread in threads:
         thread.join()
     wall = time.perf_counter() - began
-    return dict(calls=len(clients) * requests, answered=len(latencies), errors=errors[:5], error_count=len(errors),
-                p50_s=round(percentile(latencies, 50), 3), p95_s=round(percentile(latencies, 95), 3),
-                max_s=round(max(latencies, default=float("nan")), 3),
-                mean_s=round(statistics.fmean(latencies), 3) if latencies else None, wall_s=round(wall, 1))
+    return dict(
+        calls=len(clients) * requests,
+        answered=len(latencies),
+        errors=errors[:5],
+        error_count=len(errors),
+        p50_s=round(percentile(latencies, 50), 3),
+        p95_s=round(percentile(latencies, 95), 3),
+        max_s=round(max(latencies, default=float("nan")), 3),
+        mean_s=round(statistics.fmean(latencies), 3) if latencies else None,
+        wall_s=round(wall, 1),
+    )
 
 
 def concurrency(clients: int, requests: int, dev_pairs: int, threads: int | None = None) -> dict:
     app = App(dev_pairs, threads)
     try:
         pool = [app.client() for _ in range(clients)]
-        pool[0].predict("default", *PAIRS[0], "STS 0–5", "", 1.0, None, api_name="/score")  # load the model once
+        pool[0].predict(
+            "default", *PAIRS[0], "STS 0–5", "", 1.0, None, api_name="/score"
+        )  # load the model once
         idle = score_burst(pool, requests)
         print(f"idle:   {idle}", flush=True)
         trainer = app.client()
         job = trainer.submit(**app.train_kwargs(trainer), api_name="/train")
         wait_for_step(job)
         during = score_burst(pool, requests)
-        still_training = not job.done()   # the fine-tune streams until its run ends
+        still_training = not job.done()  # the fine-tune streams until its run ends
         print(f"during: {during} (training still running: {still_training})", flush=True)
         trainer.predict(api_name="/stop")
         list(job)
-        return dict(clients=clients, requests_per_client=requests, idle=idle, during_training=during,
-                    training_ran_throughout=still_training, training_ended=job.status().success)
+        return dict(
+            clients=clients,
+            requests_per_client=requests,
+            idle=idle,
+            during_training=during,
+            training_ran_throughout=still_training,
+            training_ended=job.status().success,
+        )
     finally:
         app.close()
 
@@ -166,8 +202,17 @@ def core_cycle(index: int, folder: Path, close: bool, dev_pairs: int) -> dict:
     from stsdemo.train import DoneEvent, StepEvent, TrainConfig, train
 
     stop, stepped, seen = threading.Event(), threading.Event(), {}
-    config = TrainConfig(data="stsb", max_pairs=64, max_length=32, batch_size=8, max_steps=1000, eval_every=1000,
-                         log_every=1, max_dev_pairs=dev_pairs, output_dir=str(folder))
+    config = TrainConfig(
+        data="stsb",
+        max_pairs=64,
+        max_length=32,
+        batch_size=8,
+        max_steps=1000,
+        eval_every=1000,
+        log_every=1,
+        max_dev_pairs=dev_pairs,
+        output_dir=str(folder),
+    )
     run = train(config, stop)
 
     def consume():
@@ -186,8 +231,11 @@ def core_cycle(index: int, folder: Path, close: bool, dev_pairs: int) -> dict:
     stop.set()
     thread.join(300)
     last = seen.get("last")
-    return dict(ended=not thread.is_alive(), how="closed" if close else "stop event",
-                done=isinstance(last, DoneEvent) and (last.message or last.outcome))
+    return dict(
+        ended=not thread.is_alive(),
+        how="closed" if close else "stop event",
+        done=isinstance(last, DoneEvent) and (last.message or last.outcome),
+    )
 
 
 def cycles(count: int, dev_pairs: int) -> dict:
@@ -201,15 +249,26 @@ def cycles(count: int, dev_pairs: int) -> dict:
     results = []
     for index in range(1, count + 1):
         results.append(core_cycle(index, folder, index % 2 == 0, dev_pairs))
-        print(f"cycle {index}: {results[-1]} rss {rss_mib():.0f} MiB threads {threading.active_count()}", flush=True)
+        print(
+            f"cycle {index}: {results[-1]} rss {rss_mib():.0f} MiB threads {threading.active_count()}",
+            flush=True,
+        )
     rss_end, threads_end = rss_mib(), threading.active_count()
     loads = SiameseRegressor.load(str(folder)).predict(["a man plays."], ["a man is playing."]).shape == (1,)
-    return dict(cycles=count, warm_up=warm, all_ended=all(r["ended"] for r in results),
-                rss_start_mib=round(rss_start), rss_after_warmup_mib=round(rss_warm), rss_end_mib=round(rss_end),
-                rss_growth_vs_warmup=round(rss_end / rss_warm - 1, 3),
-                threads_start=threads_start, threads_after_warmup=threads_warm, threads_end=threads_end,
-                training_threads_left=any(t.name.startswith("robustness-cycle-") for t in threading.enumerate()),
-                best_checkpoint_loads=loads)
+    return dict(
+        cycles=count,
+        warm_up=warm,
+        all_ended=all(r["ended"] for r in results),
+        rss_start_mib=round(rss_start),
+        rss_after_warmup_mib=round(rss_warm),
+        rss_end_mib=round(rss_end),
+        rss_growth_vs_warmup=round(rss_end / rss_warm - 1, 3),
+        threads_start=threads_start,
+        threads_after_warmup=threads_warm,
+        threads_end=threads_end,
+        training_threads_left=any(t.name.startswith("robustness-cycle-") for t in threading.enumerate()),
+        best_checkpoint_loads=loads,
+    )
 
 
 def app_cycles(count: int, dev_pairs: int, threads: int | None = None) -> dict:
@@ -240,30 +299,48 @@ def app_cycles(count: int, dev_pairs: int, threads: int | None = None) -> dict:
             if index == 0:
                 rss_warm, threads_warm = server.rss_mib(), server.threads()
             else:
-                print(f"app cycle {index}: {outcomes[-1]} rss {server.rss_mib():.0f} MiB threads "
-                      f"{server.threads()}", flush=True)
+                print(
+                    f"app cycle {index}: {outcomes[-1]} rss {server.rss_mib():.0f} MiB threads "
+                    f"{server.threads()}",
+                    flush=True,
+                )
         rss_end, threads_end = server.rss_mib(), server.threads()
         running = [info["run_id"] for info in app.runs(client.session_hash) if info["status"] == "running"]
-        return dict(cycles=count, outcomes=outcomes[1:], rss_start_mib=round(rss_start),
-                    rss_after_warmup_mib=round(rss_warm), rss_end_mib=round(rss_end),
-                    rss_growth_vs_warmup=round(rss_end / rss_warm - 1, 3), threads_start=threads_start,
-                    threads_after_warmup=threads_warm, threads_end=threads_end,
-                    training_threads_left=bool(running), active_runs_left=running)
+        return dict(
+            cycles=count,
+            outcomes=outcomes[1:],
+            rss_start_mib=round(rss_start),
+            rss_after_warmup_mib=round(rss_warm),
+            rss_end_mib=round(rss_end),
+            rss_growth_vs_warmup=round(rss_end / rss_warm - 1, 3),
+            threads_start=threads_start,
+            threads_after_warmup=threads_warm,
+            threads_end=threads_end,
+            training_threads_left=bool(running),
+            active_runs_left=running,
+        )
     finally:
         app.close()
 
 
 def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(prog="python -m bench.perf.robustness", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.perf.robustness",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--part", choices=["all", "concurrency", "cycles", "app-cycles"], default="all")
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--requests", type=int, default=5, help="/score calls per client")
     parser.add_argument("--cycles", type=int, default=10)
     parser.add_argument("--dev-pairs", type=int, default=100, help="STS-B dev pairs each evaluation scores")
     parser.add_argument("--quick", action="store_true", help="4 clients x 2 calls, 2 cycles")
-    parser.add_argument("--threads", type=int, default=None,
-                        help="torch CPU threads, here and in the served app (default: torch's choice)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="torch CPU threads, here and in the served app (default: torch's choice)",
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.clients, args.requests, args.cycles, args.dev_pairs = 4, 2, 2, 16
@@ -271,8 +348,14 @@ def main(argv=None) -> dict:
 
     if args.threads:
         torch.set_num_threads(args.threads)
-    report = dict(machine=dict(cpus=os.cpu_count(), torch_threads=torch.get_num_threads(),
-                               cuda=torch.cuda.is_available(), load_average=os.getloadavg()))
+    report = dict(
+        machine=dict(
+            cpus=os.cpu_count(),
+            torch_threads=torch.get_num_threads(),
+            cuda=torch.cuda.is_available(),
+            load_average=os.getloadavg(),
+        )
+    )
     if args.part in ("all", "concurrency"):
         report["concurrency"] = concurrency(args.clients, args.requests, args.dev_pairs, args.threads)
     if args.part in ("all", "cycles"):

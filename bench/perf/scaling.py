@@ -28,8 +28,16 @@ def train_seconds(pairs, batch_size: int, max_length: int) -> float:
     from stsdemo.config import TrainConfig
     from stsdemo.train import DoneEvent, train
 
-    config = TrainConfig(loss="sk2", batch_size=batch_size, max_length=max_length, eval_every=10**6, log_every=10**6,
-                         max_pairs=len(pairs), max_dev_pairs=8, output_dir=str(out_dir() / "runs" / "scaling"))
+    config = TrainConfig(
+        loss="sk2",
+        batch_size=batch_size,
+        max_length=max_length,
+        eval_every=10**6,
+        log_every=10**6,
+        max_pairs=len(pairs),
+        max_dev_pairs=8,
+        output_dir=str(out_dir() / "runs" / "scaling"),
+    )
     for event in train(config, train_sets=[pairs]):  # exactly these pairs
         if isinstance(event, DoneEvent):
             return event.steps * batch_size / event.pairs_per_s
@@ -37,14 +45,19 @@ def train_seconds(pairs, batch_size: int, max_length: int) -> float:
 
 
 def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(prog="python -m bench.perf.scaling", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.perf.scaling",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--train-pairs", default="128,256,512,1024")
     parser.add_argument("--eval-pairs", default="500,1000,2000,4000")
     parser.add_argument("--lengths", default="16,32,64,128,256")
     parser.add_argument("--length-pairs", type=int, default=256, help="pairs timed at each max length")
     parser.add_argument("--batch-size", type=int, default=16)
-    parser.add_argument("--repeats", type=int, default=2, help="round-robin repeats of every point (median kept)")
+    parser.add_argument(
+        "--repeats", type=int, default=2, help="round-robin repeats of every point (median kept)"
+    )
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke test")
     args = parser.parse_args(argv)
@@ -85,7 +98,8 @@ def main(argv=None) -> dict:
             samples.setdefault(("train", n), []).append(train_seconds(data.select(range(n)), batch, 256))
         for length in lengths:
             samples.setdefault(("train_length", length), []).append(
-                train_seconds(data.select(range(length_pairs)), batch, length))
+                train_seconds(data.select(range(length_pairs)), batch, length)
+            )
         for n in eval_sizes:
             samples.setdefault(("eval", n), []).append(eval_seconds(tests.spaced(n)))
         for length in lengths:
@@ -95,13 +109,30 @@ def main(argv=None) -> dict:
         model.max_length = 256
         log(f"scaling repeat {repeat + 1} done")
     result["repeats"] = args.repeats
-    result["train"] = [dict(pairs=n, seconds=median(samples[("train", n)]), all=samples[("train", n)])
-                       for n in train_sizes]
-    result["train_length"] = [dict(max_length=m, pairs=length_pairs, seconds=median(samples[("train_length", m)]),
-                                   all=samples[("train_length", m)]) for m in lengths]
-    result["eval"] = [dict(pairs=n, seconds=median(samples[("eval", n)]), all=samples[("eval", n)]) for n in eval_sizes]
-    result["eval_length"] = [dict(max_length=m, pairs=length_pairs, seconds=median(samples[("eval_length", m)]),
-                                  naive_seconds=median(samples[("naive_length", m)])) for m in lengths]
+    result["train"] = [
+        dict(pairs=n, seconds=median(samples[("train", n)]), all=samples[("train", n)]) for n in train_sizes
+    ]
+    result["train_length"] = [
+        dict(
+            max_length=m,
+            pairs=length_pairs,
+            seconds=median(samples[("train_length", m)]),
+            all=samples[("train_length", m)],
+        )
+        for m in lengths
+    ]
+    result["eval"] = [
+        dict(pairs=n, seconds=median(samples[("eval", n)]), all=samples[("eval", n)]) for n in eval_sizes
+    ]
+    result["eval_length"] = [
+        dict(
+            max_length=m,
+            pairs=length_pairs,
+            seconds=median(samples[("eval_length", m)]),
+            naive_seconds=median(samples[("naive_length", m)]),
+        )
+        for m in lengths
+    ]
     for row in result["train"] + result["train_length"] + result["eval"] + result["eval_length"]:
         log(row)
     model.max_length = 256

@@ -22,12 +22,14 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from ..common import REPO
 
-STARTUP_SECONDS = 300            # app.py loads torch, the encoder and Gradio before it answers: a minute on 2 busy cores
+STARTUP_SECONDS = (
+    300  # app.py loads torch, the encoder and Gradio before it answers: a minute on 2 busy cores
+)
 
 
 def free_port() -> int:
@@ -60,10 +62,18 @@ class Served:
         port = free_port()
         self.url = f"http://127.0.0.1:{port}/"
         self.log = tempfile.TemporaryFile()
-        settings = {"GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port),
-                    "GRADIO_ANALYTICS_ENABLED": "False"}
-        self.process = subprocess.Popen(command, cwd=REPO, env={**os.environ, **settings, **env},
-                                        stdout=subprocess.DEVNULL, stderr=self.log)
+        settings = {
+            "GRADIO_SERVER_NAME": "127.0.0.1",
+            "GRADIO_SERVER_PORT": str(port),
+            "GRADIO_ANALYTICS_ENABLED": "False",
+        }
+        self.process = subprocess.Popen(
+            command,
+            cwd=REPO,
+            env={**os.environ, **settings, **env},
+            stdout=subprocess.DEVNULL,
+            stderr=self.log,
+        )
         try:
             wait_for_info(self.url, timeout, check=self._still_running)
         except BaseException as error:

@@ -53,14 +53,29 @@ import numpy as np
 from stsdemo.atomic import write_json_atomic
 from stsdemo.save_format import RUN_RECORD
 
-from ..common import (REPO, Timer, device_name, load_results, log, machine, machine_load, median,
-                     out_dir, percentile, portable, results_lock, results_path, setup_environment, st_module)
+from ..common import (
+    REPO,
+    Timer,
+    device_name,
+    load_results,
+    log,
+    machine,
+    machine_load,
+    median,
+    out_dir,
+    percentile,
+    portable,
+    results_lock,
+    results_path,
+    setup_environment,
+    st_module,
+)
 from .served_app import serve_app, serve_echo
 
 PARTS = ("train", "eval", "eval7", "stsb", "latency", "view", "cli")
 PAIR = ("A man is playing a guitar.", "Someone is playing music.")
-WARMUP_REPEATS = 1                # leading repeats of an alternating comparison left out of its medians
-VIEW_TIMED = "`score_pair` as the Score view calls it, in-process"   # what the view part times (its table row)
+WARMUP_REPEATS = 1  # leading repeats of an alternating comparison left out of its medians
+VIEW_TIMED = "`score_pair` as the Score view calls it, in-process"  # what the view part times (its table row)
 
 
 def steady(values: list) -> list:
@@ -97,9 +112,18 @@ def ours_throughput(steps: int, batch_size: int, max_length: int, pairs, seed: i
     from stsdemo.train import StepEvent, train
 
     every = max(1, steps // 6)
-    config = TrainConfig(loss="sk2", batch_size=batch_size, max_length=max_length, max_steps=steps,
-                         eval_every=10**6, log_every=every, max_pairs=len(pairs), max_dev_pairs=8, seed=seed,
-                         output_dir=str(out_dir() / "runs" / "speed-ours"))
+    config = TrainConfig(
+        loss="sk2",
+        batch_size=batch_size,
+        max_length=max_length,
+        max_steps=steps,
+        eval_every=10**6,
+        log_every=every,
+        max_pairs=len(pairs),
+        max_dev_pairs=8,
+        seed=seed,
+        output_dir=str(out_dir() / "runs" / "speed-ours"),
+    )
     ends = []
     with Timer() as wall:
         for event in train(config, train_sets=[pairs]):
@@ -107,14 +131,24 @@ def ours_throughput(steps: int, batch_size: int, max_length: int, pairs, seed: i
                 ends.append((event.step, time.perf_counter(), event.pairs_per_s))
     precision = json.loads((Path(config.output_dir) / RUN_RECORD).read_text())["precision"]["chosen"]
     if len(ends) < 2:
-        return dict(pairs_per_s=ends[0][2] if ends else float("nan"), steps=steps, wall_seconds=wall.seconds,
-                    precision=precision)
+        return dict(
+            pairs_per_s=ends[0][2] if ends else float("nan"),
+            steps=steps,
+            wall_seconds=wall.seconds,
+            precision=precision,
+        )
     (first, start, _), (last, end, _) = ends[0], ends[-1]
-    return dict(pairs_per_s=batch_size * (last - first) / (end - start), steps=steps, wall_seconds=wall.seconds,
-                precision=precision)
+    return dict(
+        pairs_per_s=batch_size * (last - first) / (end - start),
+        steps=steps,
+        wall_seconds=wall.seconds,
+        precision=precision,
+    )
 
 
-def st_throughput(steps: int, batch_size: int, max_length: int, pairs, precision: str, seed: int = 42) -> dict:
+def st_throughput(
+    steps: int, batch_size: int, max_length: int, pairs, precision: str, seed: int = 42
+) -> dict:
     """SentenceTransformerTrainer (CoSENTLoss) on the same pairs in ``precision`` (the one ours trained in): pairs/s
     between the end of step 1 and the end of step N (each step: fetching and collating the batch, forward, backward,
     clip, step)."""
@@ -132,13 +166,24 @@ def st_throughput(steps: int, batch_size: int, max_length: int, pairs, precision
 
     budget = QualityBudget(max_steps=steps, batch_size=batch_size, max_length=max_length, eval_every=10**6)
     with matmul_precision(precision):  # TrainingArguments(tf32=True) sets TF32 process-wide: put back after
-        trainer, *_ = st_trainer("CoSENTLoss", seed, budget, out_dir() / "runs" / "speed-st", train_pairs=pairs,
-                                 evaluate=False, precision=precision)
+        trainer, *_ = st_trainer(
+            "CoSENTLoss",
+            seed,
+            budget,
+            out_dir() / "runs" / "speed-st",
+            train_pairs=pairs,
+            evaluate=False,
+            precision=precision,
+        )
         trainer.add_callback(Clock())
         with Timer() as wall:
             trainer.train()
-    return dict(pairs_per_s=batch_size * (len(ends) - 1) / (ends[-1] - ends[0]) if len(ends) > 1 else float("nan"),
-                steps=len(ends), wall_seconds=wall.seconds, precision=precision)
+    return dict(
+        pairs_per_s=batch_size * (len(ends) - 1) / (ends[-1] - ends[0]) if len(ends) > 1 else float("nan"),
+        steps=len(ends),
+        wall_seconds=wall.seconds,
+        precision=precision,
+    )
 
 
 def bench_train(steps: int, batch_size: int, max_length: int, repeats: int) -> dict:
@@ -152,14 +197,28 @@ def bench_train(steps: int, batch_size: int, max_length: int, repeats: int) -> d
         st = st_throughput(steps, batch_size, max_length, pairs, mine["precision"])  # the same arithmetic
         for name, result, sink in (("ours", mine, ours), ("st", st, theirs)):
             sink.append(result["pairs_per_s"])
-            log(f"train throughput repeat {repeat + 1}: {name} {result['pairs_per_s']:.1f} pairs/s "
-                f"({result['precision']})")
+            log(
+                f"train throughput repeat {repeat + 1}: {name} {result['pairs_per_s']:.1f} pairs/s "
+                f"({result['precision']})"
+            )
         precisions.append(mine["precision"])
     ours_median, st_median = median(steady(ours)), median(steady(theirs))
-    return dict(ours_pairs_per_s=ours_median, st_pairs_per_s=st_median, ratio=ours_median / st_median,
-                ours_all=ours, st_all=theirs, steps=steps, batch_size=batch_size, max_length=max_length,
-                repeats=repeats, warmup_repeats=len(ours) - len(steady(ours)), st_loss="CoSENTLoss",
-                ours_loss="sk2 (one stage)", precision_all=precisions, device=device_name())
+    return dict(
+        ours_pairs_per_s=ours_median,
+        st_pairs_per_s=st_median,
+        ratio=ours_median / st_median,
+        ours_all=ours,
+        st_all=theirs,
+        steps=steps,
+        batch_size=batch_size,
+        max_length=max_length,
+        repeats=repeats,
+        warmup_repeats=len(ours) - len(steady(ours)),
+        st_loss="CoSENTLoss",
+        ours_loss="sk2 (one stage)",
+        precision_all=precisions,
+        device=device_name(),
+    )
 
 
 # ---- evaluation time --------------------------------------------------------------------------------
@@ -176,8 +235,13 @@ def naive_evaluate(model, sets: dict, batch_size: int = 64, pad_to: int = 256) -
         out = []
         with torch.inference_mode():
             for start in range(0, len(sentences), batch_size):
-                batch = model.tokenizer(sentences[start:start + batch_size], padding="max_length", truncation=True,
-                                        max_length=pad_to, return_tensors="pt")
+                batch = model.tokenizer(
+                    sentences[start : start + batch_size],
+                    padding="max_length",
+                    truncation=True,
+                    max_length=pad_to,
+                    return_tensors="pt",
+                )
                 batch = {k: v.to(model.device) for k, v in batch.items()}
                 out.append(model.embed(batch).float().cpu().numpy())
         return np.concatenate(out)
@@ -185,7 +249,9 @@ def naive_evaluate(model, sets: dict, batch_size: int = 64, pad_to: int = 256) -
     model.eval()
     results = {}
     for task, pairs in sets.items():
-        results[task] = spearman100(cosine_rows(encode(pairs.sentences1), encode(pairs.sentences2)), pairs.labels)
+        results[task] = spearman100(
+            cosine_rows(encode(pairs.sentences1), encode(pairs.sentences2)), pairs.labels
+        )
     results["Avg."] = float(np.mean([results[t] for t in sets]))
     return results
 
@@ -196,8 +262,14 @@ def reference_evaluate(st_model, sets: dict) -> dict:
     evaluator_class = st_module("evaluation").EmbeddingSimilarityEvaluator
     results = {}
     for task, pairs in sets.items():
-        evaluator = evaluator_class(pairs.sentences1, pairs.sentences2, pairs.labels.tolist(), main_similarity="cosine",
-                                    name=task, write_csv=False)
+        evaluator = evaluator_class(
+            pairs.sentences1,
+            pairs.sentences2,
+            pairs.labels.tolist(),
+            main_similarity="cosine",
+            name=task,
+            write_csv=False,
+        )
         metrics = evaluator(st_model)
         results[task] = float(metrics[f"{task}_spearman_cosine"]) * 100.0
     results["Avg."] = float(np.mean([results[t] for t in sets]))
@@ -226,12 +298,24 @@ def compare_evaluators(ours, reference, sets: dict, repeats: int, name: str) -> 
         log(f"{name} repeat {repeat + 1}: ours {ours_t[-1]:.1f}s, {name} {ref_t[-1]:.1f}s")
     diff = max(abs(ours_scores[k] - ref_scores[k]) for k in ours_scores)
     ours_median, ref_median = median(steady(ours_t)), median(steady(ref_t))
-    return dict(tasks=list(sets), pairs=sum(len(p) for p in sets.values()), ours_seconds=ours_median,
-                reference_seconds=ref_median, ratio=ours_median / ref_median, ours_all=ours_t, reference_all=ref_t,
-                repeats=repeats, warmup_repeats=len(ours_t) - len(steady(ours_t)), ours_scores=ours_scores,
-                reference_scores=ref_scores, max_abs_diff=diff,
-                identical_4dp=all(round(ours_scores[k] / 100, 4) == round(ref_scores[k] / 100, 4) for k in ours_scores),
-                device=device_name())
+    return dict(
+        tasks=list(sets),
+        pairs=sum(len(p) for p in sets.values()),
+        ours_seconds=ours_median,
+        reference_seconds=ref_median,
+        ratio=ours_median / ref_median,
+        ours_all=ours_t,
+        reference_all=ref_t,
+        repeats=repeats,
+        warmup_repeats=len(ours_t) - len(steady(ours_t)),
+        ours_scores=ours_scores,
+        reference_scores=ref_scores,
+        max_abs_diff=diff,
+        identical_4dp=all(
+            round(ours_scores[k] / 100, 4) == round(ref_scores[k] / 100, 4) for k in ours_scores
+        ),
+        device=device_name(),
+    )
 
 
 def on_device(model):
@@ -249,28 +333,41 @@ def bench_eval(tasks: list[str], repeats: int, test_pairs: int | None = None) ->
 
     model = on_device(SiameseRegressor.from_encoder(None, max_length=256))
     sets = _eval_sets(tasks, test_pairs)
-    result = compare_evaluators(lambda s: evaluate_senteval(model.encode, tasks=tuple(s), test_sets=s),
-                                lambda s: naive_evaluate(model, s), sets, repeats, "naive")
+    result = compare_evaluators(
+        lambda s: evaluate_senteval(model.encode, tasks=tuple(s), test_sets=s),
+        lambda s: naive_evaluate(model, s),
+        sets,
+        repeats,
+        "naive",
+    )
     # the keys results.md has always read
-    result.update(naive_seconds=result["reference_seconds"], speedup=1.0 / result["ratio"],
-                  naive_scores=result["reference_scores"])
+    result.update(
+        naive_seconds=result["reference_seconds"],
+        speedup=1.0 / result["ratio"],
+        naive_scores=result["reference_scores"],
+    )
     return result
 
 
 def bench_eval7(tasks: list[str], repeats: int, test_pairs: int | None = None) -> dict:
     """``evaluate_senteval`` vs sentence-transformers' evaluator on the same model and pairs."""
+    from sentence_transformers import SentenceTransformer
+
     from stsdemo import environment
     from stsdemo.evaluate import evaluate_senteval
     from stsdemo.model import SiameseRegressor
-
-    from sentence_transformers import SentenceTransformer
 
     model = on_device(SiameseRegressor.from_encoder(None, max_length=256))
     st_model = SentenceTransformer(str(environment.default_model_path()), device=model.device.type)
     st_model.max_seq_length = 256
     sets = _eval_sets(tasks, test_pairs)
-    result = compare_evaluators(lambda s: evaluate_senteval(model.encode, tasks=tuple(s), test_sets=s),
-                                lambda s: reference_evaluate(st_model, s), sets, repeats, "reference")
+    result = compare_evaluators(
+        lambda s: evaluate_senteval(model.encode, tasks=tuple(s), test_sets=s),
+        lambda s: reference_evaluate(st_model, s),
+        sets,
+        repeats,
+        "reference",
+    )
     result["reference"] = "sentence-transformers EmbeddingSimilarityEvaluator (defaults), per task"
     return result
 
@@ -280,16 +377,25 @@ def bench_stsb(repeats: int) -> dict:
     from stsdemo.evaluate import evaluate_senteval
     from stsdemo.model import SiameseRegressor
 
-    cli = [subprocess_seconds([sys.executable, "-m", "stsdemo", "eval", "--tasks", "STSBenchmark"])
-           for _ in range(repeats)]
+    cli = [
+        subprocess_seconds([sys.executable, "-m", "stsdemo", "eval", "--tasks", "STSBenchmark"])
+        for _ in range(repeats)
+    ]
     model = on_device(SiameseRegressor.from_encoder(None, max_length=256))
     inproc = []
     for _ in range(repeats):
         with Timer() as timer:
             scores = evaluate_senteval(model.encode, tasks=("STSBenchmark",))
         inproc.append(timer.seconds)
-    return dict(cli_seconds=median(cli), cli_all=cli, in_process_seconds=median(inproc), in_process_all=inproc,
-                score=scores["STSBenchmark"], repeats=repeats, device=device_name())
+    return dict(
+        cli_seconds=median(cli),
+        cli_all=cli,
+        in_process_seconds=median(inproc),
+        in_process_all=inproc,
+        score=scores["STSBenchmark"],
+        repeats=repeats,
+        device=device_name(),
+    )
 
 
 # ---- the app: latency and the score view ------------------------------------------------------------
@@ -302,7 +408,9 @@ def bench_latency(calls: int, warmup: int = 3) -> dict:
     from stsdemo.scoring import score_pair
 
     dev = load_stsb("dev")
-    pairs = [(dev.sentences1[i], dev.sentences2[i]) for i in range(0, len(dev), max(1, len(dev) // calls))][:calls]
+    pairs = [(dev.sentences1[i], dev.sentences2[i]) for i in range(0, len(dev), max(1, len(dev) // calls))][
+        :calls
+    ]
     model = on_device(SiameseRegressor.load(None))
     result = dict(calls=len(pairs), device=device_name())
     paths = {"in_process": lambda a, b: score_pair(model, a, b)}
@@ -367,8 +475,14 @@ def bench_view(calls: int, warmup: int = 2) -> dict:
         with Timer() as timer:
             score_pair(model, *PAIR)
         plain.append(timer.seconds * 1000)
-    return dict(calls=calls, view_p50_ms=percentile(times, 50), view_p95_ms=percentile(times, 95),
-                score_pair_p50_ms=percentile(plain, 50), timed=VIEW_TIMED, device=device_name())
+    return dict(
+        calls=calls,
+        view_p50_ms=percentile(times, 50),
+        view_p95_ms=percentile(times, 95),
+        score_pair_p50_ms=percentile(plain, 50),
+        timed=VIEW_TIMED,
+        device=device_name(),
+    )
 
 
 # ---- the command line -------------------------------------------------------------------------------
@@ -380,37 +494,61 @@ def subprocess_seconds(command: list[str], expect: str = "") -> float:
     with Timer() as timer:
         done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, env=env)
     if done.returncode or expect not in done.stdout:
-        raise RuntimeError(f"{' '.join(command[1:])} exited {done.returncode}: {(done.stderr or done.stdout)[-500:]}")
+        raise RuntimeError(
+            f"{' '.join(command[1:])} exited {done.returncode}: {(done.stderr or done.stdout)[-500:]}"
+        )
     return timer.seconds
 
 
 def bench_cli(repeats: int, score: bool = True) -> dict:
     """``python -m stsdemo --help`` and a cold ``python -m stsdemo score A B``: fresh processes, medians."""
     result = dict(repeats=repeats, device=device_name())
-    helps = [subprocess_seconds([sys.executable, "-m", "stsdemo", "--help"], "usage:") for _ in range(repeats)]
+    helps = [
+        subprocess_seconds([sys.executable, "-m", "stsdemo", "--help"], "usage:") for _ in range(repeats)
+    ]
     result.update(help_seconds=median(helps), help_all=helps)
     if score:
-        scores = [subprocess_seconds([sys.executable, "-m", "stsdemo", "score", *PAIR]) for _ in range(repeats)]
+        scores = [
+            subprocess_seconds([sys.executable, "-m", "stsdemo", "score", *PAIR]) for _ in range(repeats)
+        ]
         result.update(score_seconds=median(scores), score_all=scores)
     return result
 
 
 def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(prog="python -m bench.perf.speed", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.perf.speed",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated, from {', '.join(PARTS)}")
     parser.add_argument("--train-steps", type=int, default=60, help="steps per throughput measurement")
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--max-length", type=int, default=256)
-    parser.add_argument("--repeats", type=int, default=4,
-                        help="alternating repeats of each arm; the first is a warm-up, the median of the rest reported")
-    parser.add_argument("--eval-tasks", default="STS12,STS13,STS14,STS15,STS16,STSBenchmark,SICKRelatedness",
-                        help="tasks timed for both evaluators (the naive one is slow on a CPU)")
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=4,
+        help="alternating repeats of each arm; the first is a warm-up, the median of the rest reported",
+    )
+    parser.add_argument(
+        "--eval-tasks",
+        default="STS12,STS13,STS14,STS15,STS16,STSBenchmark,SICKRelatedness",
+        help="tasks timed for both evaluators (the naive one is slow on a CPU)",
+    )
     parser.add_argument("--eval-repeats", type=int, default=4)
-    parser.add_argument("--eval-pairs", type=int, default=None,
-                        help="time an evenly spread sample of this many pairs per task (default: all pairs)")
-    parser.add_argument("--eval7-repeats", type=int, default=4,
-                        help="alternating repeats of the 7-task comparison (the first a warm-up)")
+    parser.add_argument(
+        "--eval-pairs",
+        type=int,
+        default=None,
+        help="time an evenly spread sample of this many pairs per task (default: all pairs)",
+    )
+    parser.add_argument(
+        "--eval7-repeats",
+        type=int,
+        default=4,
+        help="alternating repeats of the 7-task comparison (the first a warm-up)",
+    )
     parser.add_argument("--latency-calls", type=int, default=20)
     parser.add_argument("--view-calls", type=int, default=20)
     parser.add_argument("--cli-repeats", type=int, default=3)
@@ -426,11 +564,15 @@ def main(argv=None) -> dict:
     tasks = [t.strip() for t in args.eval_tasks.split(",") if t.strip()]
     q = args.quick
     jobs = {
-        "train": lambda: bench_train(*((3, 4, 32, 1) if q else (args.train_steps, args.batch_size, args.max_length,
-                                                                  args.repeats))),
-        "eval": lambda: bench_eval(tasks[:2], 1, 16) if q else bench_eval(tasks, args.eval_repeats, args.eval_pairs),
-        "eval7": lambda: (bench_eval7(tasks[:2], 1, 16) if q
-                          else bench_eval7(tasks, args.eval7_repeats, args.eval_pairs)),
+        "train": lambda: bench_train(
+            *((3, 4, 32, 1) if q else (args.train_steps, args.batch_size, args.max_length, args.repeats))
+        ),
+        "eval": lambda: (
+            bench_eval(tasks[:2], 1, 16) if q else bench_eval(tasks, args.eval_repeats, args.eval_pairs)
+        ),
+        "eval7": lambda: (
+            bench_eval7(tasks[:2], 1, 16) if q else bench_eval7(tasks, args.eval7_repeats, args.eval_pairs)
+        ),
         "stsb": lambda: bench_stsb(1 if q else args.cli_repeats),
         "latency": lambda: bench_latency(4 if q else args.latency_calls, 1 if q else 3),
         "view": lambda: bench_view(3 if q else args.view_calls, 1 if q else 2),
@@ -443,8 +585,14 @@ def main(argv=None) -> dict:
         before = machine_load()
         results[part + suffix] = {**jobs[part](), **machine_load(before)}
         record_speed(part + suffix, results[part + suffix])
-        log(f"{part}: " + ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
-                                    for k, v in results[part + suffix].items() if not isinstance(v, (list, dict))))
+        log(
+            f"{part}: "
+            + ", ".join(
+                f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
+                for k, v in results[part + suffix].items()
+                if not isinstance(v, (list, dict))
+            )
+        )
     return results
 
 

@@ -22,6 +22,7 @@ import numpy as np
 from .. import sweep
 from ..common import device_name, log, machine_load, update_results
 
+
 def sorts(task: sweep.Task) -> dict:
     """One task: ``task.args`` is (seed, rounds): ``rounds`` sorts of a million normal draws of ``seed``; a
     checksum and its seconds."""
@@ -44,15 +45,33 @@ def timed(tasks: list[sweep.Task], ray: str | None, workers: int) -> dict:
         ready = time.perf_counter()
         sweep.run_sweep(tasks, sorts, records.__setitem__, ray=ray)
     ended = time.perf_counter()
-    return {"wall_seconds": round(ended - started, 2), "start_seconds": round(ready - started, 2),
-            "tasks_seconds": round(ended - ready, 2),
-            "task_seconds": [round(records[task.key]["seconds"], 2) for task in tasks],
-            "checksums": [records[task.key]["checksum"] for task in tasks], **machine_load(before)}
+    return {
+        "wall_seconds": round(ended - started, 2),
+        "start_seconds": round(ready - started, 2),
+        "tasks_seconds": round(ended - ready, 2),
+        "task_seconds": [round(records[task.key]["seconds"], 2) for task in tasks],
+        "checksums": [records[task.key]["checksum"] for task in tasks],
+        **machine_load(before),
+    }
 
 
-CLOCK_FIELDS = ("seconds", "finished")      # what differs between two runs of one cell: when and how long
-PAYOFF_SLICE = ["--data", "sts", "--losses", "sk2", "--heads", "paper", "--noises", "0.5", "1",
-                "--sizes", "50", "200", "--no-tuned", "--no-record"]
+CLOCK_FIELDS = ("seconds", "finished")  # what differs between two runs of one cell: when and how long
+PAYOFF_SLICE = [
+    "--data",
+    "sts",
+    "--losses",
+    "sk2",
+    "--heads",
+    "paper",
+    "--noises",
+    "0.5",
+    "1",
+    "--sizes",
+    "50",
+    "200",
+    "--no-tuned",
+    "--no-record",
+]
 
 
 def payoff_slice() -> dict:
@@ -66,21 +85,29 @@ def payoff_slice() -> dict:
         started = time.perf_counter()
         runs[name] = payoff.main([*PAYOFF_SLICE, *extra])
         found[name] = {"wall_seconds": round(time.perf_counter() - started, 2), **machine_load(before)}
+
     def readings(entry: dict) -> dict:
         return {name: value for name, value in entry.items() if name not in CLOCK_FIELDS}
 
     same = all(readings(runs["serial"][key]) == readings(runs["ray"][key]) for key in runs["serial"])
     if not same or runs["serial"].keys() != runs["ray"].keys():
         raise SystemExit("the Ray run's records differ from the serial run's")
-    return {"device": device_name(), "cells": sorted(runs["serial"]), "command": "python -m bench.evidence.payoff "
-            + " ".join(PAYOFF_SLICE), **found, "speedup": round(found["serial"]["wall_seconds"]
-                                                                 / found["ray"]["wall_seconds"], 2),
-            "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
+    return {
+        "device": device_name(),
+        "cells": sorted(runs["serial"]),
+        "command": "python -m bench.evidence.payoff " + " ".join(PAYOFF_SLICE),
+        **found,
+        "speedup": round(found["serial"]["wall_seconds"] / found["ray"]["wall_seconds"], 2),
+        "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
 
 
 def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(prog="python -m bench.perf.sweep_speed", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.perf.sweep_speed",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--tasks", type=int, default=6)
     parser.add_argument("--rounds", type=int, default=75, help="sorts a task (75: about 5 s on one core)")
     parser.add_argument("--workers", type=int, default=2, help="cores of the local Ray")
@@ -89,8 +116,10 @@ def main(argv=None) -> dict:
     args = parser.parse_args(argv)
     if args.payoff:
         found = payoff_slice()
-        log(f"payoff slice: serial {found['serial']['wall_seconds']:.1f}s, ray {found['ray']['wall_seconds']:.1f}s: "
-            f"{found['speedup']}x")
+        log(
+            f"payoff slice: serial {found['serial']['wall_seconds']:.1f}s, ray {found['ray']['wall_seconds']:.1f}s: "
+            f"{found['speedup']}x"
+        )
         if not args.no_record:
             update_results("sweep", {"payoff_slice": found})
         return found
@@ -98,15 +127,23 @@ def main(argv=None) -> dict:
     serial = timed(tasks, None, args.workers)
     log(f"serial: {serial['wall_seconds']:.1f}s for {args.tasks} tasks")
     on_ray = timed(tasks, "", args.workers)
-    log(f"ray ({args.workers} workers): {on_ray['wall_seconds']:.1f}s, {on_ray['start_seconds']:.1f}s of it "
-        "starting Ray")
+    log(
+        f"ray ({args.workers} workers): {on_ray['wall_seconds']:.1f}s, {on_ray['start_seconds']:.1f}s of it "
+        "starting Ray"
+    )
     if on_ray.pop("checksums") != serial.pop("checksums"):
         raise SystemExit("the Ray run's records differ from the serial run's")
-    found = {"device": device_name(), "tasks": args.tasks, "workers": args.workers, "rounds": args.rounds,
-             "serial": serial, "ray": on_ray,
-             "speedup": round(serial["wall_seconds"] / on_ray["wall_seconds"], 2),
-             "speedup_without_start": round(serial["wall_seconds"] / on_ray["tasks_seconds"], 2),
-             "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
+    found = {
+        "device": device_name(),
+        "tasks": args.tasks,
+        "workers": args.workers,
+        "rounds": args.rounds,
+        "serial": serial,
+        "ray": on_ray,
+        "speedup": round(serial["wall_seconds"] / on_ray["wall_seconds"], 2),
+        "speedup_without_start": round(serial["wall_seconds"] / on_ray["tasks_seconds"], 2),
+        "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
     log(f"speed-up {found['speedup']}x ({found['speedup_without_start']}x without Ray's start)")
     if not args.no_record:
         update_results("sweep", {"speedup": found})

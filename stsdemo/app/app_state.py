@@ -10,17 +10,17 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from ..data import senteval_test_sets
 from ..errors import InputError
-from .model_cache import ModelCache
-from .playground.memory import PlaygroundMemory
 from ..serving.slots import JobLine, Ticket
 from ..serving.uploads import UploadLedger
+from .model_cache import ModelCache
+from .playground.memory import PlaygroundMemory
 
-MAX_BENCH_SESSIONS = 500          # sessions whose benchmark rows are remembered
+MAX_BENCH_SESSIONS = 500  # sessions whose benchmark rows are remembered
 
 
 class StopSignal(threading.Event):
@@ -51,13 +51,19 @@ class AppState:
 
     Each part has its own lock; none is held while a model loads for another part."""
 
-    def __init__(self, line: JobLine | None = None, models: ModelCache | None = None,
-                 playground: PlaygroundMemory | None = None):
+    def __init__(
+        self,
+        line: JobLine | None = None,
+        models: ModelCache | None = None,
+        playground: PlaygroundMemory | None = None,
+    ):
         self.models = models or ModelCache()
-        self.playground = playground or PlaygroundMemory(self.models)   # the Playground's data sets and runs
+        self.playground = playground or PlaygroundMemory(self.models)  # the Playground's data sets and runs
         self.line = line or JobLine()
-        self.uploads = UploadLedger()      # files uploaded to Gradio's folder, per visitor
-        self._active: dict[str, tuple[str, StopSignal, Ticket]] = {}   # session -> (run id, stop signal, ticket)
+        self.uploads = UploadLedger()  # files uploaded to Gradio's folder, per visitor
+        self._active: dict[
+            str, tuple[str, StopSignal, Ticket]
+        ] = {}  # session -> (run id, stop signal, ticket)
         self._active_lock = threading.Lock()
         self._bench_rows: OrderedDict[str, dict] = OrderedDict()
         self._bench_lock = threading.Lock()
@@ -70,9 +76,10 @@ class AppState:
         """Register a session's run and give it a place in the line; one run per session at a time."""
         with self._active_lock:
             if session in self._active:
-                raise InputError("a run of this session is already training or waiting; stop it or wait for it "
-                                 "to end")
-            ticket = self.line.join(run_id)    # InputError when the line is full: nothing registered
+                raise InputError(
+                    "a run of this session is already training or waiting; stop it or wait for it to end"
+                )
+            ticket = self.line.join(run_id)  # InputError when the line is full: nothing registered
             self._active[session] = (run_id, signal, ticket)
             return ticket
 

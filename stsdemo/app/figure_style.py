@@ -10,8 +10,8 @@ import plotly.io as pio
 
 # One palette for the whole app (colour-blind friendly, after Okabe & Ito).
 COLORS = {
-    "sk2": "#D55E00",       # Smooth K2
-    "trelu": "#0072B2",     # Translated ReLU
+    "sk2": "#D55E00",  # Smooth K2
+    "trelu": "#0072B2",  # Translated ReLU
     "l1": "#7f7f7f",
     "mse": "#009E73",
     "buffer": "rgba(0, 114, 178, 0.22)",
@@ -42,7 +42,9 @@ def wrap_title(text: str, width: int = 40, separator: str = " · ", keep: bool =
 def styled(fig: go.Figure, height: int, **extra) -> go.Figure:
     """``fig`` in the app's layout (white template, its font, ``height`` pixels tall), plus ``extra``."""
     extra.setdefault("margin", dict(l=50, r=20, t=50, b=45))
-    fig.update_layout(template="plotly_white", height=height, font=FONT, hoverlabel=dict(font_size=12), **extra)
+    fig.update_layout(
+        template="plotly_white", height=height, font=FONT, hoverlabel=dict(font_size=12), **extra
+    )
     return fig
 
 
@@ -55,14 +57,26 @@ def quick_figure(data: list[dict], height: int, **layout) -> go.Figure:
     """A figure from plain dicts, not validated by plotly (which takes ~100 ms for a figure with dozens of
     shapes): for the figures redrawn on every request. The layout is the one :func:`styled` gives."""
     layout.setdefault("margin", dict(l=50, r=20, t=50, b=45))
-    layout = dict(template=_template(), height=height, font=FONT, hoverlabel=dict(font=dict(size=12)), **layout)
+    layout = dict(
+        template=_template(), height=height, font=FONT, hoverlabel=dict(font=dict(size=12)), **layout
+    )
     return go.Figure(dict(data=data, layout=layout), _validate=False)
 
 
 def band(x0: float, x1: float, color: str) -> dict:
     """A full-height shaded band between x0 and x1 (what ``fig.add_vrect`` draws)."""
-    return dict(type="rect", xref="x", yref="y domain", x0=x0, x1=x1, y0=0, y1=1, fillcolor=color, layer="below",
-                line=dict(width=0))
+    return dict(
+        type="rect",
+        xref="x",
+        yref="y domain",
+        x0=x0,
+        x1=x1,
+        y0=0,
+        y1=1,
+        fillcolor=color,
+        layer="below",
+        line=dict(width=0),
+    )
 
 
 def vline(x: float, **line) -> dict:

@@ -27,31 +27,44 @@ page through them.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
 from urllib.parse import parse_qsl, quote, urlencode
 
 from .. import value_text
-from ..serving import budget
 from ..config import check_setting, describe
 from ..data import clean_text
 from ..errors import InputError, check_range
 from ..labels import get_scheme
 from ..losses.buffer import check_x0
 from ..losses.spec import LOSSES
+from ..serving import budget
 from . import model_cache
 from .finetune import form
 from .score import view as score_view
 
-MAX_QUERY = 8_000          # characters of a whole link's query; a longer link restores nothing
-MAX_TEXT = 1_000           # characters of one text field (a sentence, the custom categories)
-MAX_SAMPLE = 100.0         # |gold| a link may carry (labels live on 0..5, 0..2, ...)
+MAX_QUERY = 8_000  # characters of a whole link's query; a longer link restores nothing
+MAX_TEXT = 1_000  # characters of one text field (a sentence, the custom categories)
+MAX_SAMPLE = 100.0  # |gold| a link may carry (labels live on 0..5, 0..2, ...)
 
-TABS = {"score": "Score a pair", "playground": "Playground", "loss": "Loss explorer", "train": "Fine-tune",
-        "bench": "Benchmark"}
-TAB_ALIASES = {"finetune": "train", "fine-tune": "train", "benchmark": "bench", "explorer": "loss",
-               "play": "playground"}
-LINK_MODELS = (model_cache.DEFAULT_CHOICE, model_cache.SCORER_CHOICE)  # start models a link may name (no session runs)
+TABS = {
+    "score": "Score a pair",
+    "playground": "Playground",
+    "loss": "Loss explorer",
+    "train": "Fine-tune",
+    "bench": "Benchmark",
+}
+TAB_ALIASES = {
+    "finetune": "train",
+    "fine-tune": "train",
+    "benchmark": "bench",
+    "explorer": "loss",
+    "play": "playground",
+}
+LINK_MODELS = (
+    model_cache.DEFAULT_CHOICE,
+    model_cache.SCORER_CHOICE,
+)  # start models a link may name (no session runs)
 # Markup (a tag, a comment, a script URL) or control characters: no sentence needs them, so a link with them is
 # refused rather than passed on to the page.
 MARKUP = re.compile(r"<\s*[/!?a-zA-Z]|javascript\s*:|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", re.I)
@@ -106,7 +119,7 @@ def _read_text(text: str, title: str) -> str:
         raise InputError(f"{title} is too long ({len(text):,} characters; a link holds at most {MAX_TEXT:,})")
     if MARKUP.search(text):
         raise InputError(f"{title} holds markup or control characters, which a link may not carry")
-    clean_text(text, title)   # nothing visible (spaces, zero-width characters): refused here, not at scoring
+    clean_text(text, title)  # nothing visible (spaces, zero-width characters): refused here, not at scoring
     return text
 
 
@@ -171,12 +184,29 @@ SCORE_FIELDS = (
     Field("s2", "sentence 2", score_view.START[1], _write_text, lambda text: _read_text(text, "sentence 2")),
     Field("scheme", "label scheme", score_view.SCHEMES["own"], _write_scheme, _read_scheme),
     Field("categories", "ordered categories", score_view.CUSTOM_START[0], _write_text, _read_categories),
-    Field("gap", "gap d", score_view.CUSTOM_START[1], _number_text,
-          lambda text: _read_number(text, "gap d", 0, 100, low_open=True)),
-    Field("gold", "gold label", score_view.START[2], _write_optional_number,
-          lambda text: _read_number(text, "gold label", -MAX_SAMPLE, MAX_SAMPLE)),
+    Field(
+        "gap",
+        "gap d",
+        score_view.CUSTOM_START[1],
+        _number_text,
+        lambda text: _read_number(text, "gap d", 0, 100, low_open=True),
+    ),
+    Field(
+        "gold",
+        "gold label",
+        score_view.START[2],
+        _write_optional_number,
+        lambda text: _read_number(text, "gold label", -MAX_SAMPLE, MAX_SAMPLE),
+    ),
 )
-SCORE_NAMES = {"s1": "s1", "s2": "s2", "scheme": "scheme", "categories": "custom", "gap": "gap", "gold": "gold"}
+SCORE_NAMES = {
+    "s1": "s1",
+    "s2": "s2",
+    "scheme": "scheme",
+    "categories": "custom",
+    "gap": "gap",
+    "gold": "gold",
+}
 
 
 def _score_defaults(given: set, values: dict) -> dict:
@@ -225,7 +255,9 @@ def _setting_field(name: str) -> Field:
 
 def _read_model(text: str) -> str:
     value = text.strip()
-    if value not in LINK_MODELS or (value == model_cache.SCORER_CHOICE and not model_cache.scorer_available()):
+    if value not in LINK_MODELS or (
+        value == model_cache.SCORER_CHOICE and not model_cache.scorer_available()
+    ):
         raise InputError(f"a link starts from {' or '.join(LINK_MODELS)} only (runs belong to their session)")
     return value
 
@@ -234,7 +266,9 @@ def _read_data(text: str) -> str:
     keys = {key: label for label, key in form.TRAINING_DATA_CHOICES.items() if key != "upload"}
     value = text.strip()
     if value not in keys:
-        raise InputError(f"unknown training data; choose one of: {', '.join(keys)} (a link carries no upload)")
+        raise InputError(
+            f"unknown training data; choose one of: {', '.join(keys)} (a link carries no upload)"
+        )
     return keys[value]
 
 
@@ -246,11 +280,18 @@ def _write_data(label) -> str | None:
 def _train_fields() -> tuple[Field, ...]:
     defaults = form.form_defaults()
     return (
-        Field("model", "start model", defaults["model"], lambda v: v if v in LINK_MODELS else None, _read_model),
+        Field(
+            "model", "start model", defaults["model"], lambda v: v if v in LINK_MODELS else None, _read_model
+        ),
         Field("data", "training data", defaults["data"], _write_data, _read_data),
         *(_setting_field(name) for name in form.FORM_FIELDS),
-        Field("final_eval", "final 7-task evaluation", defaults["final_eval"], _number_text,
-              lambda text: _read_bool(text, "final 7-task evaluation")),
+        Field(
+            "final_eval",
+            "final 7-task evaluation",
+            defaults["final_eval"],
+            _number_text,
+            lambda text: _read_bool(text, "final 7-task evaluation"),
+        ),
     )
 
 
@@ -287,19 +328,27 @@ def _clamp_to_budget(values: dict, notices: list[str], host: budget.Host) -> Non
 @dataclass(frozen=True)
 class TabLink:
     fields: Callable[[], tuple[Field, ...]]
-    check: Callable[[dict, list, budget.Host], None] | None = None   # (values, notices, host): mends values
-    names: dict | None = None          # link key -> field name where they differ
-    defaults: Callable[[set, dict], dict] | None = None   # (keys the link gave, values read) -> changed defaults
-    unused: Callable[[Mapping], set] | None = None        # values -> link keys that say nothing there
+    check: Callable[[dict, list, budget.Host], None] | None = None  # (values, notices, host): mends values
+    names: dict | None = None  # link key -> field name where they differ
+    defaults: Callable[[set, dict], dict] | None = (
+        None  # (keys the link gave, values read) -> changed defaults
+    )
+    unused: Callable[[Mapping], set] | None = None  # values -> link keys that say nothing there
 
 
 TAB_LINKS = {
-    "loss": TabLink(lambda: ()),            # the page in the tab reads its own parameters
-    "score": TabLink(lambda: SCORE_FIELDS, None, SCORE_NAMES, _score_defaults,
-                     lambda values: set() if values.get("scheme") == score_view.SCHEMES["custom"]
-                     else {"categories", "gap"}),
+    "loss": TabLink(lambda: ()),  # the page in the tab reads its own parameters
+    "score": TabLink(
+        lambda: SCORE_FIELDS,
+        None,
+        SCORE_NAMES,
+        _score_defaults,
+        lambda values: (
+            set() if values.get("scheme") == score_view.SCHEMES["custom"] else {"categories", "gap"}
+        ),
+    ),
     "train": TabLink(_train_fields, _check_train),
-    "playground": TabLink(lambda: ()),      # the page in the tab reads its own parameters
+    "playground": TabLink(lambda: ()),  # the page in the tab reads its own parameters
     "bench": TabLink(lambda: ()),
 }
 
@@ -339,8 +388,11 @@ def parse(query, host: budget.Host = budget.HOST) -> Restored:
     try:
         return _parse(query, host)
     except Exception as error:  # noqa: BLE001 - a link must never break the page
-        return Restored("score", defaults("score"), [_clean(f"This link could not be read ({type(error).__name__}); "
-                                                             "opened with the defaults.")])
+        return Restored(
+            "score",
+            defaults("score"),
+            [_clean(f"This link could not be read ({type(error).__name__}); opened with the defaults.")],
+        )
 
 
 def _parse(query, host: budget.Host) -> Restored:
@@ -350,14 +402,28 @@ def _parse(query, host: budget.Host) -> Restored:
     word = params["tab"].strip().lower()
     tab = TAB_ALIASES.get(word, word)
     if tab not in TAB_LINKS:
-        return Restored("score", defaults("score"), [_clean(
-            f"This link names an unknown tab {_tab_word(params['tab'])} (known: {', '.join(TABS)}): opened "
-            "the Score tab with its defaults.")])
+        return Restored(
+            "score",
+            defaults("score"),
+            [
+                _clean(
+                    f"This link names an unknown tab {_tab_word(params['tab'])} (known: {', '.join(TABS)}): opened "
+                    "the Score tab with its defaults."
+                )
+            ],
+        )
     link = TAB_LINKS[tab]
     if length > MAX_QUERY:
-        return Restored(tab, defaults(tab), [_clean(
-            f"This link is too long ({length:,} characters; at most {MAX_QUERY:,}): opened the {TABS[tab]} tab "
-            "with its defaults.")])
+        return Restored(
+            tab,
+            defaults(tab),
+            [
+                _clean(
+                    f"This link is too long ({length:,} characters; at most {MAX_QUERY:,}): opened the {TABS[tab]} tab "
+                    "with its defaults."
+                )
+            ],
+        )
     names = link.names or {}
     values, notices = {}, []
     given = {f.key for f in link.fields() if f.key in params}

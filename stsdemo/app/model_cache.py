@@ -15,12 +15,12 @@ from pathlib import Path
 import torch
 
 from .. import environment, save_format
-from ..serving import budget, gpu_time, session_files
 from ..errors import InputError
 from ..final_eval import ResultCache
 from ..losses.spec import PAPER_X0
 from ..model import SiameseRegressor, default_device
 from ..model_source import is_hub_id, resolve_model
+from ..serving import budget, gpu_time, session_files
 
 DEFAULT_CHOICE = "default"
 SCORER_CHOICE = "scorer"
@@ -32,8 +32,11 @@ MODEL_CACHE_SIZE = 3
 def allowed_roots() -> list[Path]:
     """Folders a visitor-named local model may be loaded from: ``environment.model_roots()`` and the shipped
     scorer (package data, wherever the package is installed)."""
-    return [*environment.model_roots(), environment.default_scorer_dir().resolve(),
-            environment.nli_scorer_dir().resolve()]
+    return [
+        *environment.model_roots(),
+        environment.default_scorer_dir().resolve(),
+        environment.nli_scorer_dir().resolve(),
+    ]
 
 
 def result_cache() -> ResultCache:
@@ -61,8 +64,11 @@ def nli_scorer_available() -> bool:
 def model_choices(session: str) -> list[tuple[str, str]]:
     """Choices for scoring: the shipped scorer (the default), the shipped NLI scorer, then this session's
     finished runs."""
-    label = (f"{ENCODER_NAME} + shipped scorer (default)" if scorer_available()
-             else f"{ENCODER_NAME} + untrained head (no scorer shipped yet)")
+    label = (
+        f"{ENCODER_NAME} + shipped scorer (default)"
+        if scorer_available()
+        else f"{ENCODER_NAME} + untrained head (no scorer shipped yet)"
+    )
     nli = [(f"{ENCODER_NAME} + shipped NLI scorer", NLI_CHOICE)] if nli_scorer_available() else []
     return [(label, DEFAULT_CHOICE), *nli, *session_files.run_choices(session)]
 
@@ -75,12 +81,16 @@ def bench_choices(session: str) -> list[tuple[str, str]]:
 def base_model_choices(session: str) -> list[tuple[str, str]]:
     """Choices for where a run starts: the embedded encoder (fresh head), the shipped scorer and this
     session's finished runs (warm starts: training continues from their head or calibration)."""
-    return [(f"{ENCODER_NAME} (embedded, fresh head)", DEFAULT_CHOICE), *_scorer_choice(),
-            *session_files.run_choices(session)]
+    return [
+        (f"{ENCODER_NAME} (embedded, fresh head)", DEFAULT_CHOICE),
+        *_scorer_choice(),
+        *session_files.run_choices(session),
+    ]
 
 
-def resolve_choice(session: str, choice: str | None, encoder_default: bool = False,
-                   host: budget.Host = budget.HOST) -> str:
+def resolve_choice(
+    session: str, choice: str | None, encoder_default: bool = False, host: budget.Host = budget.HOST
+) -> str:
     """A dropdown value -> a name ``SiameseRegressor.load`` understands.
 
     ``default`` is the shipped scorer, or with ``encoder_default`` (training, the benchmark) the embedded
@@ -102,7 +112,7 @@ def resolve_choice(session: str, choice: str | None, encoder_default: bool = Fal
             raise InputError("no NLI scorer is shipped with this app")
         return str(environment.nli_scorer_dir())
     if text.startswith(session_files.RUN_PREFIX):
-        info = session_files.load_run(session, text[len(session_files.RUN_PREFIX):])
+        info = session_files.load_run(session, text[len(session_files.RUN_PREFIX) :])
         if not info.has_checkpoint():
             raise InputError(f"run {info.label!r} has no checkpoint yet")
         return str(info.checkpoint)
@@ -127,7 +137,7 @@ def display_name(session: str, choice: str) -> str:
     if text == NLI_CHOICE:
         return f"{ENCODER_NAME} + shipped NLI scorer"
     if text.startswith(session_files.RUN_PREFIX):
-        return session_files.load_run(session, text[len(session_files.RUN_PREFIX):]).label
+        return session_files.load_run(session, text[len(session_files.RUN_PREFIX) :]).label
     return text
 
 

@@ -13,8 +13,8 @@ import gradio as gr
 from starlette.middleware import Middleware
 
 from .. import environment
-from ..serving import caps, gradio_seam
 from ..evaluate import TASKS
+from ..serving import caps, gradio_seam
 from . import lesson
 from .app_state import AppState
 from .benchmark import evidence_view
@@ -75,23 +75,42 @@ def launch_kwargs(mcp: bool | None = None, demo: gr.Blocks | None = None, state=
     where strings.json has it (:mod:`.ui.words`). Given the app's ``state``, the Playground's page is served under
     ``/playground/`` (:class:`~stsdemo.app.playground.site.PlaygroundSite`). Run history is
     chosen, not Gradio's default (:func:`stsdemo.environment.run_history`: off on a Space)."""
-    theme = gr.themes.Soft(primary_hue="blue", secondary_hue="orange", neutral_hue="slate",
-                           font=["ui-sans-serif", "system-ui", "Segoe UI", "Roboto", "sans-serif"],
-                           font_mono=["ui-monospace", "SFMono-Regular", "Menlo", "monospace"])
+    theme = gr.themes.Soft(
+        primary_hue="blue",
+        secondary_hue="orange",
+        neutral_hue="slate",
+        font=["ui-sans-serif", "system-ui", "Segoe UI", "Roboto", "sans-serif"],
+        font_mono=["ui-monospace", "SFMono-Regular", "Menlo", "monospace"],
+    )
     mcp = mcp_wanted() if mcp is None else mcp
     site = [Middleware(PlaygroundSite, memory=state.playground)] if state is not None else []
     calls = Middleware(gradio_seam.StrictCalls, uploads=state.uploads if state is not None else None)
     app_kwargs = {"middleware": [*site, calls]}
     if mcp and demo is not None:
         app_kwargs["lifespan"] = gradio_seam.mcp_lifespan(demo, tools.MCP_TOOLS)
-    return dict(theme=theme, css=CSS, js=share.PAGE_JS, app_kwargs=app_kwargs, i18n=I18N,
-                run_history=environment.run_history(), **({"mcp_server": True} if mcp else {}))
+    return dict(
+        theme=theme,
+        css=CSS,
+        js=share.PAGE_JS,
+        app_kwargs=app_kwargs,
+        i18n=I18N,
+        run_history=environment.run_history(),
+        **({"mcp_server": True} if mcp else {}),
+    )
 
 
 def header() -> None:
     found, _ = benchmark_view.recorded_evidence()
-    gr.Markdown(say("header", paper=PAPER, headline=evidence_view.headline(found),
-                    watch=lesson.step("playground").query), elem_id="sts-header", latex_delimiters=LATEX)
+    gr.Markdown(
+        say(
+            "header",
+            paper=PAPER,
+            headline=evidence_view.headline(found),
+            watch=lesson.step("playground").query,
+        ),
+        elem_id="sts-header",
+        latex_delimiters=LATEX,
+    )
 
 
 def start_here() -> None:
@@ -99,7 +118,8 @@ def start_here() -> None:
     with gr.Column(elem_id="start-here", elem_classes="sts-start"):
         gr.Markdown("### " + say("start_here") + "\n" + lesson.start_markdown(), elem_id="start-here-steps")
         gr.Button(say("start_here_hide"), size="sm", elem_id="start-here-hide").click(
-            None, js=share.HIDE_START_JS, api_visibility="private", queue=False)
+            None, js=share.HIDE_START_JS, api_visibility="private", queue=False
+        )
 
 
 def build_demo(state: AppState | None = None) -> gr.Blocks:
@@ -119,8 +139,12 @@ def build_demo(state: AppState | None = None) -> gr.Blocks:
         lists = ChoiceLists(score.model, tune.base_model, bench.model, tune.run_pick)
         # A link (?tab=score&s1=...) reopens a state: restored on load, before the Score tab scores its pair.
         restored = share.wire_restore(
-            demo, tabs, {"score": vars(score), "train": tune.form_fields()},
-            {"score": score.link, "train": tune.link}, opener)
+            demo,
+            tabs,
+            {"score": vars(score), "train": tune.form_fields()},
+            {"score": score.link, "train": tune.link},
+            opener,
+        )
         score_tab.wire(score, state, demo, restored)
         finetune_tab.wire(tune, state, lists)
         benchmark_tab.wire(bench, state, demo)
@@ -132,8 +156,8 @@ def build_demo(state: AppState | None = None) -> gr.Blocks:
 
         demo.unload(leave)
         demo.queue(max_size=int(caps.value("queue_size")), default_concurrency_limit=1)
-        gradio_seam.fair_queue(demo)   # each visitor held to their share of it (stsdemo.serving.fair_queue)
-    gradio_seam.name_input_errors(label_text=english)   # refusals name a field in English
+        gradio_seam.fair_queue(demo)  # each visitor held to their share of it (stsdemo.serving.fair_queue)
+    gradio_seam.name_input_errors(label_text=english)  # refusals name a field in English
     gradio_seam.tools_only(demo, tools.MCP_TOOLS)
     english_api_info(demo)
     return demo

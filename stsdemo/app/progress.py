@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-SKIP = object()                   # in a streamed update: leave this output as it is
+SKIP = object()  # in a streamed update: leave this output as it is
 
 
 def duration(seconds: float) -> str:
@@ -56,8 +56,10 @@ class Progress:
 def progress_html(fraction: float, text: str, state: str = "running") -> str:
     """A small progress bar (state: running, done, stopped, failed, idle) with a line of text."""
     fraction = min(max(float(fraction), 0.0), 1.0)
-    color = {"running": "#2563eb", "done": "#16a34a", "stopped": "#d97706", "failed": "#dc2626"}.get(state, "#9ca3af")
-    safe = (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+    color = {"running": "#2563eb", "done": "#16a34a", "stopped": "#d97706", "failed": "#dc2626"}.get(
+        state, "#9ca3af"
+    )
+    safe = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return (
         '<div class="sts-progress" data-state="' + state + '">'
         '<div style="background:#e5e7eb;border-radius:6px;height:12px;overflow:hidden">'

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import pandas as pd
 
@@ -29,8 +29,12 @@ def results_frame(rows: dict[str, dict[str, float]]) -> pd.DataFrame:
     return pd.DataFrame(records, columns=["model", *task_names(), "Avg."])
 
 
-def delta_frame(trained: dict[str, float], base: dict[str, float] | None, trained_name: str = "fine-tuned",
-                base_name: str = "base model") -> pd.DataFrame:
+def delta_frame(
+    trained: dict[str, float],
+    base: dict[str, float] | None,
+    trained_name: str = "fine-tuned",
+    base_name: str = "base model",
+) -> pd.DataFrame:
     """The fine-tuned model's 7-task scores, the base model's, and the change (fine-tuned − base)."""
     rows = {trained_name: trained}
     if base:
@@ -41,5 +45,6 @@ def delta_frame(trained: dict[str, float], base: dict[str, float] | None, traine
     if base:
         numeric = frame.columns[1:]
         frame.loc[frame.index[-1], numeric] = [
-            None if pd.isna(v) else float(f"{v:+.2f}") for v in frame.loc[frame.index[-1], numeric]]
+            None if pd.isna(v) else float(f"{v:+.2f}") for v in frame.loc[frame.index[-1], numeric]
+        ]
     return frame

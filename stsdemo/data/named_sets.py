@@ -11,7 +11,7 @@ import numpy as np
 from ..errors import InputError
 from ..labels import NLI, STS, sick_to_sts
 from .pairs import PairSet
-from .senteval_files import local_sick, local_snli, local_stsb, local_sts_year
+from .senteval_files import local_sick, local_snli, local_sts_year, local_stsb
 from .sources import check_choice, hub_split, local_root, require_columns
 
 STS_YEARS = (12, 13, 14, 15, 16)
@@ -32,7 +32,7 @@ HUB_SICK_SPLITS = {"train": "train", "trial": "validation", "test": "test"}
 HUB_NLI = "sentence-transformers/all-nli"
 HUB_NLI_CONFIG = "pair-class"
 HUB_NLI_NAMES = ("entailment", "neutral", "contradiction")  # the card's ClassLabel order
-HUB_SNLI = "stanfordnlp/snli"   # SNLI 1.0 itself; pairs without a gold label carry label -1
+HUB_SNLI = "stanfordnlp/snli"  # SNLI 1.0 itself; pairs without a gold label carry label -1
 HUB_SNLI_SPLITS = {"dev": "validation", "test": "test"}
 
 
@@ -58,7 +58,11 @@ def load_sick(split: str, source: str = "auto") -> PairSet:
     table = hub_split(HUB_SICK, HUB_SICK_SPLITS[split], revision=HUB_SICK_REVISION)
     require_columns(table, HUB_SICK, ("sentence_A", "sentence_B", "relatedness_score"))
     return PairSet(
-        f"SICK {split}", table["sentence_A"], table["sentence_B"], sick_to_sts(table["relatedness_score"]), STS
+        f"SICK {split}",
+        table["sentence_A"],
+        table["sentence_B"],
+        sick_to_sts(table["relatedness_score"]),
+        STS,
     )
 
 

@@ -10,7 +10,7 @@ import numpy as np
 from ..errors import InputError
 from ..labels import LabelScheme
 
-MAX_SENTENCE_CHARS = 20_000          # longer text is cut; the encoder sees at most max_length tokens anyway
+MAX_SENTENCE_CHARS = 20_000  # longer text is cut; the encoder sees at most max_length tokens anyway
 _INVISIBLE = {"Cc", "Cf", "Cs", "Zs", "Zl", "Zp"}  # control, format, surrogate and space characters
 
 
@@ -52,7 +52,7 @@ class PairSet:
     sentences2: list[str]
     labels: np.ndarray
     scheme: LabelScheme
-    notice: str = ""          # what loading changed (sentences cut, control characters removed), or ""
+    notice: str = ""  # what loading changed (sentences cut, control characters removed), or ""
 
     def __post_init__(self):
         self.sentences1 = list(self.sentences1)
@@ -67,7 +67,7 @@ class PairSet:
     def __len__(self) -> int:
         return len(self.labels)
 
-    def select(self, indices) -> "PairSet":
+    def select(self, indices) -> PairSet:
         """The pairs at ``indices`` (integer positions or a boolean mask), in that order."""
         index = np.asarray(indices)
         if index.dtype == bool:
@@ -81,13 +81,13 @@ class PairSet:
             self.scheme,
         )
 
-    def spaced(self, count: int) -> "PairSet":
+    def spaced(self, count: int) -> PairSet:
         """``count`` pairs evenly spread over the set, the first and the last included (the whole set when
         ``count >= len``): sets are often ordered by source or genre, so their first pairs are no sample."""
         return self if count >= len(self) else self.select(spaced_positions(len(self), count))
 
     @staticmethod
-    def concat(sets, name) -> "PairSet":
+    def concat(sets, name) -> PairSet:
         """One set holding the pairs of ``sets`` in order; all must share a label scheme."""
         sets = list(sets)
         if not sets:

@@ -58,7 +58,11 @@ def local_sick(root: Path, split: str) -> PairSet:
     rows = _read_tab_rows(path, min_fields=4, skip_header=True)
     relatedness = [_parse_gold(path, i + 2, row[3]) for i, row in enumerate(rows)]
     return PairSet(
-        f"SICK {split}", [r[1].strip() for r in rows], [r[2].strip() for r in rows], sick_to_sts(relatedness), STS
+        f"SICK {split}",
+        [r[1].strip() for r in rows],
+        [r[2].strip() for r in rows],
+        sick_to_sts(relatedness),
+        STS,
     )
 
 

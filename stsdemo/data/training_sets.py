@@ -15,8 +15,8 @@ from .sources import check_choice
 from .user_files import load_csv
 
 TRAINING_DATA = ("stsb", "sick", "stsb+sick", "nli", "snli-train")
-SNLI_HELD_OUT = 1000                  # SNLI dev pairs held out of "snli-train" to select its checkpoint
-SNLI_SPLIT_SEED = 0                   # the held-out pairs are the same for every run
+SNLI_HELD_OUT = 1000  # SNLI dev pairs held out of "snli-train" to select its checkpoint
+SNLI_SPLIT_SEED = 0  # the held-out pairs are the same for every run
 
 
 def _pair_key(a: str, b: str) -> tuple[str, str]:
@@ -31,7 +31,11 @@ def filter_leakage(train: PairSet, test_sets: list[PairSet]) -> tuple[PairSet, i
     A pair sharing only one sentence with a test pair is kept. Returns (kept pairs, removed count).
     """
     test_keys = {_pair_key(a, b) for test in test_sets for a, b in zip(test.sentences1, test.sentences2)}
-    keep = [i for i, (a, b) in enumerate(zip(train.sentences1, train.sentences2)) if _pair_key(a, b) not in test_keys]
+    keep = [
+        i
+        for i, (a, b) in enumerate(zip(train.sentences1, train.sentences2))
+        if _pair_key(a, b) not in test_keys
+    ]
     return train.select(keep), len(train) - len(keep)
 
 
@@ -52,14 +56,15 @@ def leakage_report(source="auto") -> dict:
     }
 
 
-def snli_dev_split(held_out: int = SNLI_HELD_OUT, train_pairs: int | None = None,
-                   source="auto") -> tuple[PairSet, PairSet]:
+def snli_dev_split(
+    held_out: int = SNLI_HELD_OUT, train_pairs: int | None = None, source="auto"
+) -> tuple[PairSet, PairSet]:
     """SNLI dev as (training pairs, held-out selection pairs), split by a fixed permutation so the held-out
     pairs are spread over the file and the same for every run; ``train_pairs`` keeps a fixed random sample of
     N training pairs. Each part keeps the file's order. SNLI test stays unseen: it is the test set."""
     dev = load_snli("dev", source)
     order = np.random.default_rng(SNLI_SPLIT_SEED).permutation(len(dev))
-    train = order[held_out:] if train_pairs is None else order[held_out:held_out + train_pairs]
+    train = order[held_out:] if train_pairs is None else order[held_out : held_out + train_pairs]
     return dev.select(np.sort(train)), dev.select(np.sort(order[:held_out]))
 
 
@@ -112,5 +117,7 @@ def load_training_data(name: str, scheme=None, source="auto") -> PairSet:
             f"unknown training data {name!r}; use one of {', '.join(TRAINING_DATA)} or a path to a .csv/.tsv file"
         )
     if scheme is None:
-        raise InputError(f"training file {path.name!r} needs a label scheme (sts, nli or your own categories)")
+        raise InputError(
+            f"training file {path.name!r} needs a label scheme (sts, nli or your own categories)"
+        )
     return load_csv(path, scheme)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from ..atomic import atomic_write
 from ..errors import InputError
@@ -27,7 +27,7 @@ SENTENCE_COLUMN_PAIRS = (
 )
 LABEL_COLUMNS = ("label", "score", "relatedness_score", "similarity", "gold_label")
 TAB_SUFFIXES = (".tsv", ".tab")
-MAX_FILE_BYTES = 200 * 1024 * 1024   # a user's CSV/TSV larger than this is refused before it is read
+MAX_FILE_BYTES = 200 * 1024 * 1024  # a user's CSV/TSV larger than this is refused before it is read
 
 
 def _megabytes(size: int) -> str:
@@ -39,8 +39,10 @@ def _decode_user_file(path: Path, max_bytes: int | None = MAX_FILE_BYTES) -> str
         raise InputError(f"file {str(path)!r} does not exist or is not a file")
     size = path.stat().st_size
     if max_bytes is not None and size > max_bytes:
-        raise InputError(f"file {path.name!r} is {_megabytes(size)}; the limit is {_megabytes(max_bytes)} per file "
-                         "(split it into smaller files)")
+        raise InputError(
+            f"file {path.name!r} is {_megabytes(size)}; the limit is {_megabytes(max_bytes)} per file "
+            "(split it into smaller files)"
+        )
     raw = path.read_bytes()
     if not raw.strip():
         raise InputError(f"file {path.name!r} is empty; expected a header row and sentence pairs")
@@ -75,14 +77,18 @@ def _column(header_keys: list[str], header: list[str], name: str) -> int:
     """Index of a column the caller named explicitly (matched like the automatic names)."""
     key = _header_key(str(name))
     if key not in header_keys:
-        raise InputError(f"no column {name!r} in the header; columns found: {', '.join(repr(h) for h in header)}")
+        raise InputError(
+            f"no column {name!r} in the header; columns found: {', '.join(repr(h) for h in header)}"
+        )
     return header_keys.index(key)
 
 
 def _sentence_columns(header_keys, header, sentence1, sentence2) -> tuple[int, int]:
     if sentence1 is not None or sentence2 is not None:
         if sentence1 is None or sentence2 is None:
-            raise InputError("name both sentence columns (sentence1 and sentence2), or neither to auto-detect")
+            raise InputError(
+                "name both sentence columns (sentence1 and sentence2), or neither to auto-detect"
+            )
         return _column(header_keys, header, sentence1), _column(header_keys, header, sentence2)
     for name1, name2 in SENTENCE_COLUMN_PAIRS:
         if name1 in header_keys and name2 in header_keys:
@@ -181,8 +187,10 @@ def read_rows(
             if not any(f.strip() for f in fields):
                 continue  # blank line
             if len(rows) >= max_rows:
-                raise InputError(f"{path.name} has more than {max_rows} rows; the limit is {max_rows} rows per file "
-                                 "(split it into smaller files)")
+                raise InputError(
+                    f"{path.name} has more than {max_rows} rows; the limit is {max_rows} rows per file "
+                    "(split it into smaller files)"
+                )
             if len(fields) != len(header):
                 raise InputError(f"row {row}: {len(fields)} fields but the header has {len(header)}")
             s1, s2 = _unmarked(fields[first].strip()), _unmarked(fields[second].strip())
@@ -201,9 +209,13 @@ def read_rows(
             rows.append(row)
     except csv.Error as exc:
         if "field limit" in str(exc):
-            raise InputError(f"{path.name}, line {reader.line_num}: a field is longer than {csv.field_size_limit():,} "
-                             f"characters; sentences may have up to {MAX_SENTENCE_CHARS:,}") from None
-        raise InputError(f"{path.name} is not a well-formed CSV/TSV file (line {reader.line_num}: {exc})") from None
+            raise InputError(
+                f"{path.name}, line {reader.line_num}: a field is longer than {csv.field_size_limit():,} "
+                f"characters; sentences may have up to {MAX_SENTENCE_CHARS:,}"
+            ) from None
+        raise InputError(
+            f"{path.name} is not a well-formed CSV/TSV file (line {reader.line_num}: {exc})"
+        ) from None
     except StopIteration:
         raise InputError(f"file {path.name!r} is empty; expected a header row and sentence pairs") from None
     if not rows:
@@ -213,8 +225,9 @@ def read_rows(
         notes.append(f"{cut} sentence{'s' if cut != 1 else ''} cut to {MAX_SENTENCE_CHARS:,} characters")
     if cleaned:
         notes.append(f"control characters removed in {cleaned} row{'s' if cleaned != 1 else ''}")
-    return UserRows(path.name, sentences1, sentences2, labels if label_index is not None else None, rows,
-                    "; ".join(notes))
+    return UserRows(
+        path.name, sentences1, sentences2, labels if label_index is not None else None, rows, "; ".join(notes)
+    )
 
 
 def load_csv(
@@ -233,13 +246,21 @@ def load_csv(
     with NaN labels. ``notice`` on the result says what cleaning changed. Anything wrong raises
     :class:`InputError`.
     """
-    read = read_rows(path, sentence1, sentence2, label, max_rows, require_label, max_bytes,
-                     read_label=lambda text, row: parse_label(text, scheme, row))
+    read = read_rows(
+        path,
+        sentence1,
+        sentence2,
+        label,
+        max_rows,
+        require_label,
+        max_bytes,
+        read_label=lambda text, row: parse_label(text, scheme, row),
+    )
     labels = read.labels if read.labels is not None else [math.nan] * len(read.rows)
     return PairSet(read.file_name, read.sentences1, read.sentences2, labels, scheme, read.notice)
 
 
-FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")   # a cell beginning so is a formula to a spreadsheet
+FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")  # a cell beginning so is a formula to a spreadsheet
 
 
 def spreadsheet_cell(text: str) -> str:
@@ -270,6 +291,11 @@ def write_pairs(pairs: PairSet, path) -> Path:
     with atomic_write(path, newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["sentence1", "sentence2", "label"])
-        writer.writerows(zip(map(spreadsheet_cell, pairs.sentences1), map(spreadsheet_cell, pairs.sentences2),
-                             (str(float(x)) for x in pairs.labels)))
+        writer.writerows(
+            zip(
+                map(spreadsheet_cell, pairs.sentences1),
+                map(spreadsheet_cell, pairs.sentences2),
+                (str(float(x)) for x in pairs.labels),
+            )
+        )
     return path

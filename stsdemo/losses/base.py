@@ -15,11 +15,11 @@ from .spec import LossSpec
 class LossSettings:
     """What a run gives a loss to be built from; each loss takes the part it uses."""
 
-    k: float | None          # slope of a buffer-zone loss (already the paper's where the run gives none)
-    x0: float                # buffer half-width
-    scheme: LabelScheme      # node gap and outermost nodes; the classes of cross-entropy
-    clamp: bool              # clamp predictions to the outermost nodes
-    threshold: float         # InfoNCE: the label from which a pair is a positive
+    k: float | None  # slope of a buffer-zone loss (already the paper's where the run gives none)
+    x0: float  # buffer half-width
+    scheme: LabelScheme  # node gap and outermost nodes; the classes of cross-entropy
+    clamp: bool  # clamp predictions to the outermost nodes
+    threshold: float  # InfoNCE: the label from which a pair is a positive
 
 
 class Loss(nn.Module):
@@ -33,6 +33,6 @@ class Loss(nn.Module):
         return self.spec.regression
 
     @classmethod
-    def build(cls, settings: LossSettings) -> "Loss":
+    def build(cls, settings: LossSettings) -> Loss:
         """The module for a run's settings."""
         raise NotImplementedError

@@ -21,7 +21,7 @@ class BaselineLoss(BufferZoneLoss):
         super().__init__(self.SLOPE, self.BUFFER, scheme, clamp)
 
     @classmethod
-    def build(cls, settings: LossSettings) -> "BaselineLoss":
+    def build(cls, settings: LossSettings) -> BaselineLoss:
         return cls(settings.scheme, settings.clamp)
 
     @classmethod

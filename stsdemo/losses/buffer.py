@@ -3,7 +3,7 @@ and the module that averages an elementwise loss of the distance ``|prediction -
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 
@@ -11,8 +11,6 @@ from ..errors import InputError, check_range
 from ..labels import STS, LabelScheme
 from .base import Loss, LossSettings
 from .spec import MAX_GAP, MAX_K, PAPER_X0
-
-
 
 
 def check_buffer(k: float, x0: float, gap: float) -> None:
@@ -41,8 +39,10 @@ def check_x0(x0: float, gap: float) -> None:
     a form whose k is not given yet reads this alone)."""
     x0 = check_range("buffer x0", x0)  # a finite number first; then the bound that matters
     if x0 < 0:
-        raise InputError(f"buffer x0 must satisfy 0 <= x0 <= d/2 = {gap / 2:g}, got {x0!r}: x0 is the half-width of "
-                         "the zero-gradient zone around each label, so it cannot be negative")
+        raise InputError(
+            f"buffer x0 must satisfy 0 <= x0 <= d/2 = {gap / 2:g}, got {x0!r}: x0 is the half-width of "
+            "the zero-gradient zone around each label, so it cannot be negative"
+        )
     if x0 > gap / 2:
         raise InputError(
             f"buffer x0 must satisfy 0 <= x0 <= d/2 = {gap / 2:g}, got {x0!r}: with x0 > d/2 a prediction "
@@ -83,7 +83,7 @@ class BufferZoneLoss(Loss):
         self.low, self.high, self.clamp = scheme.low, scheme.high, clamp
 
     @classmethod
-    def build(cls, settings: LossSettings) -> "BufferZoneLoss":
+    def build(cls, settings: LossSettings) -> BufferZoneLoss:
         return cls(settings.k, settings.x0, settings.scheme, settings.clamp)
 
     @classmethod
@@ -94,7 +94,9 @@ class BufferZoneLoss(Loss):
     def distance(self, prediction: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         if self.clamp:
             prediction = clamp_to_nodes(prediction, self.low, self.high)
-        dtype = torch.promote_types(prediction.dtype, torch.float32)    # float32 at least; the Playground's float64
+        dtype = torch.promote_types(
+            prediction.dtype, torch.float32
+        )  # float32 at least; the Playground's float64
         return (prediction.to(dtype) - labels.to(dtype)).abs()
 
     def elementwise(self, prediction: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:

@@ -33,7 +33,7 @@ class ClassificationLoss(Loss):
         self.scheme = scheme
 
     @classmethod
-    def build(cls, settings: LossSettings) -> "ClassificationLoss":
+    def build(cls, settings: LossSettings) -> ClassificationLoss:
         return cls(settings.scheme)
 
     def forward(self, output, labels: torch.Tensor) -> torch.Tensor:

@@ -38,7 +38,7 @@ class InfoNCELoss(Loss):
         self.threshold, self.temperature = float(threshold), float(temperature)
 
     @classmethod
-    def build(cls, settings: LossSettings) -> "InfoNCELoss":
+    def build(cls, settings: LossSettings) -> InfoNCELoss:
         return cls(settings.threshold)
 
     def forward(self, output, labels: torch.Tensor) -> torch.Tensor:

@@ -36,7 +36,7 @@ class PccLoss(Loss):
     spec = PCC
 
     @classmethod
-    def build(cls, settings: LossSettings) -> "PccLoss":
+    def build(cls, settings: LossSettings) -> PccLoss:
         return cls()
 
     def forward(self, output, labels: torch.Tensor) -> torch.Tensor:

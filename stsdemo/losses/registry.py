@@ -22,8 +22,15 @@ LOSS_CLASSES: dict[str, type[Loss]] = {
 }
 
 
-def build_loss(name: str, k: float | None = None, x0: float = PAPER_X0, scheme: LabelScheme = STS,
-               clamp: bool = True, threshold: float = 4.0, family: str = DEFAULT_FAMILY) -> Loss:
+def build_loss(
+    name: str,
+    k: float | None = None,
+    x0: float = PAPER_X0,
+    scheme: LabelScheme = STS,
+    clamp: bool = True,
+    threshold: float = 4.0,
+    family: str = DEFAULT_FAMILY,
+) -> Loss:
     """A loss module by name or alias (see :data:`stsdemo.losses.spec.LOSSES`); ``k`` as
     :func:`~stsdemo.losses.spec.run_k` resolves it for the encoder ``family`` ('bert' or 'roberta'; the family
     matters only where ``k`` is None, and :data:`~stsdemo.losses.spec.DEFAULT_FAMILY` is the one not named)."""

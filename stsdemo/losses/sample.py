@@ -38,6 +38,13 @@ def sample_losses(prediction: float, label: float, k: float, x0: float) -> list[
         value = cls.curve(x, k, x0)
         value.backward()
         distance = float(x.detach())
-        rows.append({"loss": cls.spec.short, "x": round(distance, 4), "value": round(float(value.detach()), 4),
-                     "gradient": round(float(p.grad), 4), "in_buffer": bool(cls.spec.buffer and distance < x0)})
+        rows.append(
+            {
+                "loss": cls.spec.short,
+                "x": round(distance, 4),
+                "value": round(float(value.detach()), 4),
+                "gradient": round(float(p.grad), 4),
+                "in_buffer": bool(cls.spec.buffer and distance < x0),
+            }
+        )
     return rows

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from ..errors import InputError
 
 PAPER_X0 = 0.25  # buffer half-width of both buffer-zone losses on a node gap of 1 (Table 2)
-MAX_K = 1000.0     # the hard bound on a loss's slope: beyond it k only rescales the learning rate into overflow
-MAX_GAP = 1000.0   # the hard bound on a node gap d (labels on 0, d, 2d, ...)
+MAX_K = 1000.0  # the hard bound on a loss's slope: beyond it k only rescales the learning rate into overflow
+MAX_GAP = 1000.0  # the hard bound on a node gap d (labels on 0, d, 2d, ...)
 FAMILIES = {"bert": "BERT", "roberta": "RoBERTa"}  # the encoder families the paper gives k for
 # The family whose k is read where no encoder is named: BERT's, the row every encoder that is not RoBERTa-style
 # takes (stsdemo.config.encoder_family), the embedded all-MiniLM-L6-v2 and all-mpnet-base-v2 among them. Declared
@@ -28,32 +28,67 @@ DEFAULT_FAMILY = "bert"
 class LossSpec:
     """One trainable loss: its names, what it needs and trains, and the paper's k for it."""
 
-    name: str                                   # the canonical name (config, command line, run folders)
-    label: str                                  # how choices and help texts show it
-    short: str                                  # its name on charts and in legends
-    aliases: tuple[str, ...]                    # other names it is found by
-    paper_k: dict[str, float] | None = None     # the paper's k per encoder family (Table 2); None: no k
-    buffer: bool = False                        # has the zero-gradient zone x < x0 (uses k and x0)
-    only_target: str | None = None              # the one prediction target it can train; None: any
-    regression: bool = True                     # trains the prediction on the label line (two-stage, calibration)
-    trains_prediction: bool = True              # trains a prediction (head or a*cos + b); False: the head is unused
-    twin: str | None = None                     # a buffer-zone loss's baseline without the buffer (the claims' pair)
-    power: int | None = None                    # a buffer loss is k·(x - x0)^power past x0: the page's gradient rule
+    name: str  # the canonical name (config, command line, run folders)
+    label: str  # how choices and help texts show it
+    short: str  # its name on charts and in legends
+    aliases: tuple[str, ...]  # other names it is found by
+    paper_k: dict[str, float] | None = None  # the paper's k per encoder family (Table 2); None: no k
+    buffer: bool = False  # has the zero-gradient zone x < x0 (uses k and x0)
+    only_target: str | None = None  # the one prediction target it can train; None: any
+    regression: bool = True  # trains the prediction on the label line (two-stage, calibration)
+    trains_prediction: bool = True  # trains a prediction (head or a*cos + b); False: the head is unused
+    twin: str | None = None  # a buffer-zone loss's baseline without the buffer (the claims' pair)
+    power: int | None = None  # a buffer loss is k·(x - x0)^power past x0: the page's gradient rule
 
 
-SMOOTH_K2 = LossSpec("sk2", "Smooth K2 (ours)", "Smooth K2", ("smooth-k2", "smoothk2", "smooth_k2"),
-                     paper_k={"bert": 2.0, "roberta": 3.0}, buffer=True, twin="mse", power=2)
-TRANSLATED_RELU = LossSpec("trelu", "Translated ReLU (ours)", "Translated ReLU",
-                           ("translated-relu", "translatedrelu", "translated_relu"),
-                           paper_k={"bert": 2.5, "roberta": 1.0}, buffer=True, twin="l1", power=1)
+SMOOTH_K2 = LossSpec(
+    "sk2",
+    "Smooth K2 (ours)",
+    "Smooth K2",
+    ("smooth-k2", "smoothk2", "smooth_k2"),
+    paper_k={"bert": 2.0, "roberta": 3.0},
+    buffer=True,
+    twin="mse",
+    power=2,
+)
+TRANSLATED_RELU = LossSpec(
+    "trelu",
+    "Translated ReLU (ours)",
+    "Translated ReLU",
+    ("translated-relu", "translatedrelu", "translated_relu"),
+    paper_k={"bert": 2.5, "roberta": 1.0},
+    buffer=True,
+    twin="l1",
+    power=1,
+)
 MSE = LossSpec("mse", "MSE", "MSE x²", ("mean-squared-error", "l2"))
 L1 = LossSpec("l1", "L1", "L1 |x|", ("mae", "absolute"))
-CROSS_ENTROPY = LossSpec("ce", "cross-entropy over K classes (Sentence-BERT)", "cross-entropy",
-                         ("cross-entropy", "softmax", "sbert"), only_target="head", regression=False)
-INFONCE = LossSpec("infonce", "InfoNCE, in-batch negatives (+Contrast)", "InfoNCE", ("contrast", "info-nce"),
-                   only_target="head", regression=False, trains_prediction=False)
-PCC = LossSpec("pcc", "Pcc-tuning: 1 - Pearson(cosine, label) over the batch", "Pcc-tuning", ("pearson", "pcc-tuning"),
-               only_target="head", regression=False, trains_prediction=False)
+CROSS_ENTROPY = LossSpec(
+    "ce",
+    "cross-entropy over K classes (Sentence-BERT)",
+    "cross-entropy",
+    ("cross-entropy", "softmax", "sbert"),
+    only_target="head",
+    regression=False,
+)
+INFONCE = LossSpec(
+    "infonce",
+    "InfoNCE, in-batch negatives (+Contrast)",
+    "InfoNCE",
+    ("contrast", "info-nce"),
+    only_target="head",
+    regression=False,
+    trains_prediction=False,
+)
+PCC = LossSpec(
+    "pcc",
+    "Pcc-tuning: 1 - Pearson(cosine, label) over the batch",
+    "Pcc-tuning",
+    ("pearson", "pcc-tuning"),
+    only_target="head",
+    regression=False,
+    trains_prediction=False,
+)
 
 LOSSES = {spec.name: spec for spec in (SMOOTH_K2, TRANSLATED_RELU, MSE, L1, CROSS_ENTROPY, INFONCE, PCC)}
 
@@ -87,6 +122,7 @@ def run_k(loss: str, k: float | None, family: str) -> float | None:
 
 def paper_k_text() -> str:
     """The paper's k of every loss that has one, as help texts show it: 'sk2: 2 (BERT) / 3 (RoBERTa); ...'."""
+
     def per_family(table: dict[str, float]) -> str:
         return " / ".join(f"{k:g} ({FAMILIES[family]})" for family, k in table.items())
 

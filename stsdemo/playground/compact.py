@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from safetensors.numpy import load_file, save
 from safetensors import safe_open
+from safetensors.numpy import load_file, save
 
 from ..atomic import atomic_write
 from ..labels import LabelScheme
@@ -54,8 +54,14 @@ def dequantize(codes: np.ndarray, scales: np.ndarray) -> torch.Tensor:
     return torch.from_numpy(codes.astype(np.float64) * scales.astype(np.float64)[:, None])
 
 
-def write_compact(path: Path, data: PlaygroundData, codes: np.ndarray, scales: np.ndarray, model: str,
-                  sentences: bool = True) -> int:
+def write_compact(
+    path: Path,
+    data: PlaygroundData,
+    codes: np.ndarray,
+    scales: np.ndarray,
+    model: str,
+    sentences: bool = True,
+) -> int:
     """Write :func:`compact_bytes` to ``path`` (atomically); the file's size in bytes."""
     payload = compact_bytes(data, codes, scales, model, sentences)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -64,18 +70,29 @@ def write_compact(path: Path, data: PlaygroundData, codes: np.ndarray, scales: n
     return len(payload)
 
 
-def compact_bytes(data: PlaygroundData, codes: np.ndarray, scales: np.ndarray, model: str,
-                  sentences: bool = True) -> bytes:
+def compact_bytes(
+    data: PlaygroundData, codes: np.ndarray, scales: np.ndarray, model: str, sentences: bool = True
+) -> bytes:
     """``data`` and its sentences' codes as a compact file. Without ``sentences`` the file holds numbers only, and
     the sentence list's sha256 (a pinned file, :mod:`.pinned`)."""
-    tensors = {"codes": codes, "scales": scales,
-               "train_u": data.train.u.astype(np.int32), "train_v": data.train.v.astype(np.int32),
-               "held_u": data.held_out.u.astype(np.int32), "held_v": data.held_out.v.astype(np.int32),
-               "train_labels": np.asarray(data.train.labels, dtype=np.float64),
-               "held_labels": np.asarray(data.held_out.labels, dtype=np.float64)}
+    tensors = {
+        "codes": codes,
+        "scales": scales,
+        "train_u": data.train.u.astype(np.int32),
+        "train_v": data.train.v.astype(np.int32),
+        "held_u": data.held_out.u.astype(np.int32),
+        "held_v": data.held_out.v.astype(np.int32),
+        "train_labels": np.asarray(data.train.labels, dtype=np.float64),
+        "held_labels": np.asarray(data.held_out.labels, dtype=np.float64),
+    }
     scheme = {"name": data.scheme.name, "categories": list(data.scheme.categories)}
-    metadata = {"format": FORMAT, "name": data.name, "title": data.title, "model": model,
-                "scheme": json.dumps(scheme)}
+    metadata = {
+        "format": FORMAT,
+        "name": data.name,
+        "title": data.title,
+        "model": model,
+        "scheme": json.dumps(scheme),
+    }
     if sentences:
         metadata["sentences"] = json.dumps(data.sentences, ensure_ascii=False)
     else:
@@ -91,10 +108,16 @@ def read_compact(path: Path) -> tuple[PlaygroundData, torch.Tensor]:
         raise ValueError(f"{Path(path).name} is not a Playground data file ({FORMAT})")
     tensors = load_file(str(path))
     scheme = json.loads(metadata["scheme"])
-    data = PlaygroundData(metadata["name"], json.loads(metadata.get("sentences", "[]")),
-                          PairIndex(tensors["train_u"].astype(np.int64), tensors["train_v"].astype(np.int64),
-                                    tensors["train_labels"]),
-                          PairIndex(tensors["held_u"].astype(np.int64), tensors["held_v"].astype(np.int64),
-                                    tensors["held_labels"]),
-                          LabelScheme(scheme["name"], tuple(scheme["categories"])), metadata["title"])
+    data = PlaygroundData(
+        metadata["name"],
+        json.loads(metadata.get("sentences", "[]")),
+        PairIndex(
+            tensors["train_u"].astype(np.int64), tensors["train_v"].astype(np.int64), tensors["train_labels"]
+        ),
+        PairIndex(
+            tensors["held_u"].astype(np.int64), tensors["held_v"].astype(np.int64), tensors["held_labels"]
+        ),
+        LabelScheme(scheme["name"], tuple(scheme["categories"])),
+        metadata["title"],
+    )
     return data, dequantize(tensors["codes"], tensors["scales"])

@@ -47,18 +47,23 @@ class PlaygroundData:
     train: PairIndex
     held_out: PairIndex
     scheme: LabelScheme
-    title: str = ""    # what people call it: a built-in's TITLES text, an uploaded file's name
+    title: str = ""  # what people call it: a built-in's TITLES text, an uploaded file's name
 
 
 def index_pairs(train: PairSet, held_out: PairSet) -> tuple[list[str], PairIndex, PairIndex]:
     """The distinct sentences of both parts (first seen first) and each part's pairs as indices into them, the
     training pairs that repeat a held-out pair (in either order) left out."""
-    sentences = list(dict.fromkeys(train.sentences1 + train.sentences2 + held_out.sentences1 + held_out.sentences2))
+    sentences = list(
+        dict.fromkeys(train.sentences1 + train.sentences2 + held_out.sentences1 + held_out.sentences2)
+    )
     position = {sentence: i for i, sentence in enumerate(sentences)}
 
     def indexed(pairs: PairSet) -> PairIndex:
-        return PairIndex(np.array([position[s] for s in pairs.sentences1], dtype=np.int64),
-                         np.array([position[s] for s in pairs.sentences2], dtype=np.int64), pairs.labels.copy())
+        return PairIndex(
+            np.array([position[s] for s in pairs.sentences1], dtype=np.int64),
+            np.array([position[s] for s in pairs.sentences2], dtype=np.int64),
+            pairs.labels.copy(),
+        )
 
     pool, held = indexed(train), indexed(held_out)
     repeated = set(zip(held.u.tolist(), held.v.tolist())) | set(zip(held.v.tolist(), held.u.tolist()))
@@ -74,12 +79,14 @@ def _nli(source: str) -> tuple[PairSet, PairSet]:
     return snli_dev_split(source=source)
 
 
-LOADERS = {"sts": _sts, "nli": _nli}   # one per name in BUILT_IN_DATA
+LOADERS = {"sts": _sts, "nli": _nli}  # one per name in BUILT_IN_DATA
 
 
 def load_playground_data(name: str, max_pairs: int | None = None, source: str = "auto") -> PlaygroundData:
     """The data set ``name`` (one of :data:`~stsdemo.playground.config.BUILT_IN_DATA`), each part cut to at most
     ``max_pairs`` evenly spread pairs when given."""
-    train, held_out = (part if max_pairs is None else part.spaced(max_pairs) for part in LOADERS[name](source))
+    train, held_out = (
+        part if max_pairs is None else part.spaced(max_pairs) for part in LOADERS[name](source)
+    )
     sentences, train_index, held_index = index_pairs(train, held_out)
     return PlaygroundData(name, sentences, train_index, held_index, train.scheme, TITLES[name])

@@ -21,9 +21,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import torch
@@ -35,12 +35,12 @@ from ..atomic import atomic_write
 from ..model_source import resolve_model
 from .compact import dequantize, quantize
 
-CACHE_VERSION = 2               # 2: int8 codes and scales, as the page reads them
-MAX_LENGTH = 128               # tokens per sentence: STS-B and SNLI sentences are far shorter
-CHUNK = 512                    # sentences per encode call: the progress callback's granularity
-KEEP_FILES = 16                # cached tables kept; the least recently used beyond these are removed
+CACHE_VERSION = 2  # 2: int8 codes and scales, as the page reads them
+MAX_LENGTH = 128  # tokens per sentence: STS-B and SNLI sentences are far shorter
+CHUNK = 512  # sentences per encode call: the progress callback's granularity
+KEEP_FILES = 16  # cached tables kept; the least recently used beyond these are removed
 
-Progress = Callable[[int, int], None]   # (sentences embedded so far, all of them)
+Progress = Callable[[int, int], None]  # (sentences embedded so far, all of them)
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,9 @@ def files_fingerprint(source: str) -> str:
     folder = Path(source)
     if not folder.is_dir():
         return f"hub:{source}"
-    entries = [f"{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in sorted(folder.iterdir()) if f.is_file()]
+    entries = [
+        f"{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in sorted(folder.iterdir()) if f.is_file()
+    ]
     if save_format.is_scorer(folder):
         config = save_format.read_config(folder)
         if save_format.encoder_from_base(config):
@@ -94,9 +96,13 @@ def encoder_from(source: str, load: Callable[[], object], name: str | None = Non
     sentences must be encoded, so a cached table is found without loading the model. ``name``: how people call
     it (default: the folder's name)."""
     shown = name or (Path(source).name if Path(source).is_dir() else source)
-    model = functools.cache(load)   # loaded once, at the first sentences to encode
-    return Encoder(shown, files_fingerprint(source), MAX_LENGTH,
-                   lambda sentences: model().encode(sentences, max_length=MAX_LENGTH))
+    model = functools.cache(load)  # loaded once, at the first sentences to encode
+    return Encoder(
+        shown,
+        files_fingerprint(source),
+        MAX_LENGTH,
+        lambda sentences: model().encode(sentences, max_length=MAX_LENGTH),
+    )
 
 
 def cache_key(encoder: Encoder, sentences: list[str]) -> str:
@@ -106,14 +112,18 @@ def cache_key(encoder: Encoder, sentences: list[str]) -> str:
     return digest.hexdigest()[:24]
 
 
-def encode_with_progress(encode: Callable[[list[str]], np.ndarray], sentences: list[str],
-                         progress: Progress | None = None, chunk: int = CHUNK) -> np.ndarray:
+def encode_with_progress(
+    encode: Callable[[list[str]], np.ndarray],
+    sentences: list[str],
+    progress: Progress | None = None,
+    chunk: int = CHUNK,
+) -> np.ndarray:
     """``encode`` over ``sentences`` in chunks of similar length (longest first, so each chunk pads little),
     calling ``progress(done, total)`` after each; the rows come back in the sentences' own order."""
     order = sorted(range(len(sentences)), key=lambda i: -len(sentences[i]))
     out = None
     for start in range(0, len(order), chunk):
-        index = order[start:start + chunk]
+        index = order[start : start + chunk]
         vectors = np.asarray(encode([sentences[i] for i in index]), dtype=np.float32)
         if out is None:
             out = np.zeros((len(sentences), vectors.shape[1]), dtype=np.float32)
@@ -134,7 +144,9 @@ def _read(path: Path, count: int) -> tuple[np.ndarray, np.ndarray] | None:
 
 def _write(path: Path, codes: np.ndarray, scales: np.ndarray, encoder: Encoder) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = save({"codes": codes, "scales": scales}, metadata={"model": encoder.name, "version": str(CACHE_VERSION)})
+    payload = save(
+        {"codes": codes, "scales": scales}, metadata={"model": encoder.name, "version": str(CACHE_VERSION)}
+    )
     with atomic_write(path, "wb", encoding=None) as handle:
         handle.write(payload)
     kept = sorted(path.parent.glob("*.safetensors"), key=lambda f: f.stat().st_mtime, reverse=True)
@@ -142,8 +154,9 @@ def _write(path: Path, codes: np.ndarray, scales: np.ndarray, encoder: Encoder) 
         stale.unlink(missing_ok=True)
 
 
-def embed_sentences(sentences: list[str], encoder: Encoder, progress: Progress | None = None,
-                    folder: Path | None = None) -> Embeddings:
+def embed_sentences(
+    sentences: list[str], encoder: Encoder, progress: Progress | None = None, folder: Path | None = None
+) -> Embeddings:
     """The vectors of ``sentences`` under ``encoder``: read from the cache (``folder``, default
     :func:`cache_folder`) when it holds them, else encoded (with ``progress``) and written there."""
     started = time.perf_counter()

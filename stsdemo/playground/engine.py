@@ -27,13 +27,14 @@ from .config import engine_declarations
 WEB = Path(__file__).parent / "web"
 SCRIPTS = ("draws.js", "heads.js", "engine.js", "host.js")
 KINDS = ("v8", "quickjs")
-MEMORY_LIMIT = 1 << 30       # bytes one context may take: the built-in sets and an upload fit in a fraction
-KEEP_DATA = 4                # data sets a context keeps (about 40 MB each as float64): the built-ins and 2 more
+MEMORY_LIMIT = 1 << 30  # bytes one context may take: the built-in sets and an upload fit in a fraction
+KEEP_DATA = 4  # data sets a context keeps (about 40 MB each as float64): the built-ins and 2 more
 _ids = itertools.count(1)
 
 
 def _from_json(text: str):
     """JSON of the engine with NaN back where JSON.stringify wrote null."""
+
     def numbers(value):
         if value is None:
             return math.nan
@@ -60,7 +61,7 @@ class Engine:
             # adopts that loop, and its first call then waits on the loop it blocks
             with ThreadPoolExecutor(1) as maker:
                 self._context = maker.submit(py_mini_racer.MiniRacer).result()
-            _open.append(self._context)    # closed at exit: V8's own threads would keep the process alive
+            _open.append(self._context)  # closed at exit: V8's own threads would keep the process alive
             self._context.set_hard_memory_limit(MEMORY_LIMIT)
         elif kind == "quickjs":
             import quickjs
@@ -74,7 +75,7 @@ class Engine:
         for script in SCRIPTS:
             self._context.eval((WEB / script).read_text())
         self.call("configure", json.dumps(engine_declarations()))
-        self._data: OrderedDict[str, None] = OrderedDict()      # the data keys it holds, least recent first
+        self._data: OrderedDict[str, None] = OrderedDict()  # the data keys it holds, least recent first
 
     def call(self, function: str, *arguments) -> str:
         """``PlaygroundHost.<function>(arguments...)``, each argument written as a JSON literal; its answer."""
@@ -92,7 +93,7 @@ class Engine:
         while len(self._data) > KEEP_DATA:
             self.call("dropData", self._data.popitem(last=False)[0])
 
-    def start(self, key: str, config: dict, seeds: list[int]) -> "EngineRun":
+    def start(self, key: str, config: dict, seeds: list[int]) -> EngineRun:
         run_id = f"run{next(_ids)}"
         sizes = json.loads(self.call("start", run_id, key, json.dumps(config), json.dumps(list(seeds))))
         return EngineRun(self, run_id, sizes)
@@ -125,7 +126,7 @@ class EngineRun:
 _open: list = []
 _free: dict[str, list[Engine]] = {kind: [] for kind in KINDS}
 _lock = threading.Lock()
-KEEP_FREE = 4                # idle engines kept per kind (each holds the data sets it was given)
+KEEP_FREE = 4  # idle engines kept per kind (each holds the data sets it was given)
 
 
 def borrow(kind: str = "v8") -> Engine:

@@ -35,9 +35,14 @@ from .metrics import METRICS
 from .run import ENGINE, TWIN_NAMES, BestHead, Playground, record_number, twin_labels
 
 
-def export_playground(playground: Playground, encoder_source: str | os.PathLike | None,
-                      out_folder: str | os.PathLike, twin: int = 0, allowed_roots: list[Path] | None = None,
-                      best: BestHead | None = None) -> Path:
+def export_playground(
+    playground: Playground,
+    encoder_source: str | os.PathLike | None,
+    out_folder: str | os.PathLike,
+    twin: int = 0,
+    allowed_roots: list[Path] | None = None,
+    best: BestHead | None = None,
+) -> Path:
     """Write the first seed's ``twin`` head (0: the loss with its buffer, 1: x0 = 0) of ``playground`` at its best
     step (or ``best``, a head the page trained: :func:`page_head`), over the encoder at ``encoder_source`` (the
     model the run's embeddings came from, named as the run's ``model`` setting names it: None or empty for the
@@ -45,8 +50,10 @@ def export_playground(playground: Playground, encoder_source: str | os.PathLike 
     :meth:`SiameseRegressor.load`. InputError for a head other than ``paper``, a run not trained yet, or an encoder
     whose width is not the head's."""
     if playground.config.head != "paper":
-        raise InputError(f"only the paper head (Linear on [u, v, |u-v|], the scorer's own head) can be exported as a "
-                         f"scorer; this run's head is {playground.config.head!r}")
+        raise InputError(
+            f"only the paper head (Linear on [u, v, |u-v|], the scorer's own head) can be exported as a "
+            f"scorer; this run's head is {playground.config.head!r}"
+        )
     best = best or playground.best_head(twin)
     out = Path(out_folder).resolve()
     model = head_scorer(playground, best, encoder_source, allowed_roots)
@@ -66,8 +73,11 @@ def page_head(playground: Playground, parameters: list, twin: int, best_step: in
     selection and report readings measured again by the engine, so the record says what the head does, not what
     the page claimed; ``playground`` then counts ``steps`` steps. InputError for a malformed head."""
     features = 3 * playground.sizes["dim"] + 1
-    finite = isinstance(parameters, list) and len(parameters) == features and all(
-        isinstance(value, (int, float)) and math.isfinite(value) for value in parameters)
+    finite = (
+        isinstance(parameters, list)
+        and len(parameters) == features
+        and all(isinstance(value, (int, float)) and math.isfinite(value) for value in parameters)
+    )
     if not finite:
         raise InputError(f"a paper head is {features} finite numbers (its weights, then its bias)")
     if twin not in range(len(TWIN_NAMES)) or not 0 < best_step <= steps <= playground.config.steps:
@@ -77,26 +87,37 @@ def page_head(playground: Playground, parameters: list, twin: int, best_step: in
     return best
 
 
-def head_scorer(playground: Playground, best: BestHead, encoder_source: str | os.PathLike | None,
-                allowed_roots: list[Path] | None = None) -> SiameseRegressor:
+def head_scorer(
+    playground: Playground,
+    best: BestHead,
+    encoder_source: str | os.PathLike | None,
+    allowed_roots: list[Path] | None = None,
+) -> SiameseRegressor:
     """A regressor over the encoder at ``encoder_source`` (loaded as the Playground loads it, a saved scorer's
     head left out) whose head is ``best``'s, on the run's label scheme (its gap ``d``) at the embeddings' max
     length."""
     name = str(encoder_source or "")
     if name and resolve_model(name, allowed_roots)[0] == resolve_model(None)[0]:
-        name = ""                               # the embedded model by its name, not by this machine's path to it
+        name = ""  # the embedded model by its name, not by this machine's path to it
     source = SiameseRegressor.load(name or None, allowed_roots=allowed_roots)
-    model = SiameseRegressor(source.encoder, source.tokenizer, scheme=playground.source.scheme(playground.config.d),
-                             max_length=MAX_LENGTH, base_model=source.base_model,
-                             trust_remote_code=source.trust_remote_code)
+    model = SiameseRegressor(
+        source.encoder,
+        source.tokenizer,
+        scheme=playground.source.scheme(playground.config.d),
+        max_length=MAX_LENGTH,
+        base_model=source.base_model,
+        trust_remote_code=source.trust_remote_code,
+    )
     weights = torch.tensor(best.params, dtype=torch.float64)
     try:
         model.head.load_state_dict({"weight": weights[:-1].reshape(1, -1), "bias": weights[-1:]})
     except RuntimeError:
-        raise InputError(f"the run's head reads {len(best.params) - 1} features, but the encoder "
-                         f"{source.base_model!r} gives {model.head.in_features} ([u, v, |u-v|] of its "
-                         f"{model.encoder.config.hidden_size} dimensions): export with the encoder the run's "
-                         "embeddings came from") from None
+        raise InputError(
+            f"the run's head reads {len(best.params) - 1} features, but the encoder "
+            f"{source.base_model!r} gives {model.head.in_features} ([u, v, |u-v|] of its "
+            f"{model.encoder.config.hidden_size} dimensions): export with the encoder the run's "
+            "embeddings came from"
+        ) from None
     return model
 
 
@@ -109,13 +130,31 @@ def run_record(playground: Playground, best: BestHead) -> dict:
     the core's card needs nothing from the Playground."""
     config, source, sizes = playground.config, playground.source, playground.sizes
     pairs = {"training": sizes["training"], "selection": sizes["selection"], "report": sizes["report"]}
-    described = {"name": source.name, **({"title": source.metadata["title"]} if source.metadata.get("title") else {}),
-                 "pairs": pairs}
-    twin = {"index": best.twin, "name": TWIN_NAMES[best.twin], "label": twin_labels(config)[best.twin],
-            "loss": config.loss, "k": config.k, "x0": config.x0 if best.twin == 0 else 0.0}
-    return {"kind": PLAYGROUND_RUN, "config": config.to_dict(), "data": described, "twin": twin, "seed": best.seed,
-            "steps": playground.steps_done, "best_step": best.step,
-            "selection": {"metric": best.metric, "value": record_number(best.selection)},
-            "report": {name: record_number(value) for name, value in best.report.items()},
-            "metric_labels": {name: METRICS[name] for name in best.report},
-            "data_sha256": source.checksum, "engine": ENGINE, "versions": framework_versions()}
+    described = {
+        "name": source.name,
+        **({"title": source.metadata["title"]} if source.metadata.get("title") else {}),
+        "pairs": pairs,
+    }
+    twin = {
+        "index": best.twin,
+        "name": TWIN_NAMES[best.twin],
+        "label": twin_labels(config)[best.twin],
+        "loss": config.loss,
+        "k": config.k,
+        "x0": config.x0 if best.twin == 0 else 0.0,
+    }
+    return {
+        "kind": PLAYGROUND_RUN,
+        "config": config.to_dict(),
+        "data": described,
+        "twin": twin,
+        "seed": best.seed,
+        "steps": playground.steps_done,
+        "best_step": best.step,
+        "selection": {"metric": best.metric, "value": record_number(best.selection)},
+        "report": {name: record_number(value) for name, value in best.report.items()},
+        "metric_labels": {name: METRICS[name] for name in best.report},
+        "data_sha256": source.checksum,
+        "engine": ENGINE,
+        "versions": framework_versions(),
+    }

@@ -15,9 +15,13 @@ set is read by one of them (:data:`READ_BY`): the metric a run's best step is ch
 
 from __future__ import annotations
 
-METRICS = {"spearman": "Spearman ×100", "accuracy": "on the gold node (%)", "error": "mean |error|",
-           "inside": "training pairs within x0 of their label (%)"}
-PAIRED = ("spearman", "accuracy")     # the metrics whose paired difference is read (higher is better)
+METRICS = {
+    "spearman": "Spearman ×100",
+    "accuracy": "on the gold node (%)",
+    "error": "mean |error|",
+    "inside": "training pairs within x0 of their label (%)",
+}
+PAIRED = ("spearman", "accuracy")  # the metrics whose paired difference is read (higher is better)
 # a data set's own measure, by its label scheme's name (a built-in set's name is its scheme's): ranks on STS and
 # any other ordered scale, nodes on NLI's three categories
 READ_BY = {"sts": "spearman", "nli": "accuracy"}

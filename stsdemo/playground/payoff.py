@@ -30,14 +30,17 @@ from ..verdict import Verdict
 from .config import BUFFER_LOSSES, BUILT_IN_DATA, PlaygroundConfig
 from .metrics import READ_BY
 
-NOISES = (0.0, 0.25, 0.5, 1.0, 1.5)          # sigma of the label noise on the line (node gap d = 1)
-SIZES = (50, 200, 800, 3200, 0)             # training pairs per seed; 0 = all the selection set leaves
+NOISES = (0.0, 0.25, 0.5, 1.0, 1.5)  # sigma of the label noise on the line (node gap d = 1)
+SIZES = (50, 200, 800, 3200, 0)  # training pairs per seed; 0 = all the selection set leaves
 SEEDS = 20
-HEADS = ("paper", "mlp")                     # the paper's head, and one with more capacity than 50 noisy pairs need
-TUNED_LRS = (0.001, 0.003, 0.01, 0.03)       # the learning rates each twin chooses from in the tuned reading
-READINGS = {"best": "each twin stopped at its best step", "step": "both twins at step 1,000",
-            "tuned": "each twin's lr and step chosen on the selection set, read on fresh seeds"}
-VERDICT_MARKS = {Verdict.HOLDS: "▲", Verdict.REVERSED: "▼"}     # the marked verdicts; any other is unmarked
+HEADS = ("paper", "mlp")  # the paper's head, and one with more capacity than 50 noisy pairs need
+TUNED_LRS = (0.001, 0.003, 0.01, 0.03)  # the learning rates each twin chooses from in the tuned reading
+READINGS = {
+    "best": "each twin stopped at its best step",
+    "step": "both twins at step 1,000",
+    "tuned": "each twin's lr and step chosen on the selection set, read on fresh seeds",
+}
+VERDICT_MARKS = {Verdict.HOLDS: "▲", Verdict.REVERSED: "▼"}  # the marked verdicts; any other is unmarked
 # A marked cell is run again on these fresh seeds, disjoint from the discovery seeds (0-19; the tuned reading's
 # 20-39): its mark is shown only when that confirmation, tested alone, gives the same verdict.
 CONFIRM_SEEDS = tuple(range(1000, 1100))
@@ -48,8 +51,16 @@ MAP_VERSION = 2
 
 def cell_config(dataset: str, loss: str, head: str, noise: float, size: int) -> PlaygroundConfig:
     """The Playground settings of one cell: the defaults, with the loss's paper k, this noise and size."""
-    return replace(PlaygroundConfig(), data=dataset, loss=loss, head=head, k=paper_k(loss), noise=noise,
-                   train_pairs=size, seeds=SEEDS)
+    return replace(
+        PlaygroundConfig(),
+        data=dataset,
+        loss=loss,
+        head=head,
+        k=paper_k(loss),
+        noise=noise,
+        train_pairs=size,
+        seeds=SEEDS,
+    )
 
 
 def cell_key(dataset: str, loss: str, head: str, noise: float, size: int) -> str:
@@ -59,8 +70,14 @@ def cell_key(dataset: str, loss: str, head: str, noise: float, size: int) -> str
 
 def grid() -> list[tuple[str, str, str, float, int]]:
     """Every cell: ``(dataset, loss, head, noise, size)``."""
-    return [(dataset, loss, head, noise, size) for dataset in BUILT_IN_DATA for loss in BUFFER_LOSSES for head in HEADS
-            for noise in NOISES for size in SIZES]
+    return [
+        (dataset, loss, head, noise, size)
+        for dataset in BUILT_IN_DATA
+        for loss in BUFFER_LOSSES
+        for head in HEADS
+        for noise in NOISES
+        for size in SIZES
+    ]
 
 
 def cell_reading(entry: dict, reading: str) -> dict | None:
@@ -82,18 +99,26 @@ def verdicts(payoff: dict, reading: str = "best") -> dict[str, Verdict]:
     """Every recorded cell's verdict under ``reading``, by cell key: each cell read by its data set's metric, its
     t-test corrected over all the recorded cells of that reading by Benjamini-Hochberg at 5 %
     (:func:`stsdemo.paired.benjamini_hochberg`)."""
-    found = {key: cell_paired(entry, READ_BY[entry["config"]["data"]], reading)
-             for key, entry in payoff.get("cells", {}).items()}
+    found = {
+        key: cell_paired(entry, READ_BY[entry["config"]["data"]], reading)
+        for key, entry in payoff.get("cells", {}).items()
+    }
     found = {key: result for key, result in found.items() if result is not None}
     discovered = benjamini_hochberg([result.p_value for result in found.values()])
-    return {key: result.verdict_given(significant) for (key, result), significant in zip(found.items(), discovered)}
+    return {
+        key: result.verdict_given(significant)
+        for (key, result), significant in zip(found.items(), discovered)
+    }
 
 
 def confirmation(entry: dict, metric: str, reading: str) -> Paired | None:
     """A recorded cell's confirmation on :data:`CONFIRM_SEEDS` under ``reading`` (None: not run)."""
     found = (entry.get("confirmation") or {}).get(reading)
-    return None if found is None else Paired(list(found["paired"][metric]["diffs"]),
-                                             list(found["paired"][metric]["seeds"]), metric)
+    return (
+        None
+        if found is None
+        else Paired(list(found["paired"][metric]["diffs"]), list(found["paired"][metric]["seeds"]), metric)
+    )
 
 
 def marks(payoff: dict, reading: str = "best") -> dict[str, tuple[Verdict, str | None]]:
@@ -108,25 +133,32 @@ def marks(payoff: dict, reading: str = "best") -> dict[str, tuple[Verdict, str |
             continue
         entry = payoff["cells"][key]
         again = confirmation(entry, READ_BY[entry["config"]["data"]], reading)
-        out[key] = (verdict, NOT_RUN if again is None else CONFIRMED if again.verdict == verdict else NOT_CONFIRMED)
+        out[key] = (
+            verdict,
+            NOT_RUN if again is None else CONFIRMED if again.verdict == verdict else NOT_CONFIRMED,
+        )
     return out
 
 
 def shown_marks(payoff: dict, reading: str = "best") -> dict[str, Verdict]:
     """The verdict each cell shows under ``reading``: a mark only when confirmed, else "no measurable difference"
     for a mark that is not (its own figures and its confirmation's are said beside it)."""
-    return {key: verdict if status in (None, CONFIRMED) else Verdict.NO_DIFFERENCE
-            for key, (verdict, status) in marks(payoff, reading).items()}
+    return {
+        key: verdict if status in (None, CONFIRMED) else Verdict.NO_DIFFERENCE
+        for key, (verdict, status) in marks(payoff, reading).items()
+    }
 
 
 def correction_text(cells: int) -> str:
     """How the map's marks were made, in words."""
-    return (f"Each cell is a paired t-test over its seeds, corrected for the {cells} cells of this reading by "
-            f"Benjamini-Hochberg at {LEVEL:.0%}: if the buffer made no difference anywhere, the whole grid would show "
-            f"any mark at all in at most 1 run in {round(1 / LEVEL)}, and of the marks it shows at most {LEVEL:.0%} "
-            "are expected to be false. A difference whose 95 % interval lies inside ± 0.1 points is negligible and never "
-            "marked. Neighbouring cells share seeds, starts, noise draws and (along a row) training subsets, so a run "
-            "of marks down a column is not independent evidence.")
+    return (
+        f"Each cell is a paired t-test over its seeds, corrected for the {cells} cells of this reading by "
+        f"Benjamini-Hochberg at {LEVEL:.0%}: if the buffer made no difference anywhere, the whole grid would show "
+        f"any mark at all in at most 1 run in {round(1 / LEVEL)}, and of the marks it shows at most {LEVEL:.0%} "
+        "are expected to be false. A difference whose 95 % interval lies inside ± 0.1 points is negligible and never "
+        "marked. Neighbouring cells share seeds, starts, noise draws and (along a row) training subsets, so a run "
+        "of marks down a column is not independent evidence."
+    )
 
 
 def load_map(path: Path = MAP_FILE) -> dict:
@@ -158,8 +190,9 @@ def nearest_cell(noise: float, size: int, pool: int) -> tuple[float, int]:
     return chosen_noise, chosen_size
 
 
-def reading(cells: dict[tuple[float, int], dict], marks: dict[str, Verdict], total: int,
-            label: str = "best") -> str:
+def reading(
+    cells: dict[tuple[float, int], dict], marks: dict[str, Verdict], total: int, label: str = "best"
+) -> str:
     """What a map shows, plainly: in how many of its cells the buffer pays off (holds), costs (reversed), makes a
     negligible or no measurable difference (``marks``: :func:`verdicts` over all ``total`` cells of the reading),
     and where it pays off ("nowhere" when it does not)."""
@@ -168,8 +201,10 @@ def reading(cells: dict[tuple[float, int], dict], marks: dict[str, Verdict], tot
     found = {place: marks.get(cell_key_of(entry)) for place, entry in cells.items()}
     found = {place: verdict for place, verdict in found.items() if verdict is not None}
     if not found:
-        return (f"This map has no {READINGS[label]} reading (the paper's head has one; "
-                "`python -m bench.evidence.payoff`).")
+        return (
+            f"This map has no {READINGS[label]} reading (the paper's head has one; "
+            "`python -m bench.evidence.payoff`)."
+        )
     holds = sorted(place for place, verdict in found.items() if verdict == Verdict.HOLDS)
     costs = sorted(place for place, verdict in found.items() if verdict == Verdict.REVERSED)
     negligible = sum(verdict == Verdict.NEGLIGIBLE for verdict in found.values())
@@ -179,9 +214,11 @@ def reading(cells: dict[tuple[float, int], dict], marks: dict[str, Verdict], tot
 
     where = "nowhere on this grid" if not holds else "at " + places(holds)
     against = f" (at {places(costs)})" if costs else ""
-    return (f"With {READINGS[label]}, the buffer pays off {where}: it holds in {len(holds)} of {len(found)} cells, is "
-            f"reversed in {len(costs)}{against}, negligible in {negligible} and shows no measurable difference in "
-            f"{len(found) - len(holds) - len(costs) - negligible}. " + correction_text(total))
+    return (
+        f"With {READINGS[label]}, the buffer pays off {where}: it holds in {len(holds)} of {len(found)} cells, is "
+        f"reversed in {len(costs)}{against}, negligible in {negligible} and shows no measurable difference in "
+        f"{len(found) - len(holds) - len(costs) - negligible}. " + correction_text(total)
+    )
 
 
 def confirmation_text(payoff: dict, label: str = "best") -> str:
@@ -191,30 +228,55 @@ def confirmation_text(payoff: dict, label: str = "best") -> str:
         return "No cell is marked, so none needed a confirmation."
     counts = {status: found.count(status) for status in (CONFIRMED, NOT_CONFIRMED, NOT_RUN)}
     waiting = f"; {counts[NOT_RUN]} still await it and are shown unmarked" if counts[NOT_RUN] else ""
-    return (f"A marked cell is run again on {len(CONFIRM_SEEDS)} fresh seeds and keeps its mark only when those "
-            f"seeds alone give the same verdict. Of this reading's {len(found)} marks, {counts[CONFIRMED]} "
-            f"confirmed and are shown, {counts[NOT_CONFIRMED]} not confirmed and shown unmarked{waiting}.")
+    return (
+        f"A marked cell is run again on {len(CONFIRM_SEEDS)} fresh seeds and keeps its mark only when those "
+        f"seeds alone give the same verdict. Of this reading's {len(found)} marks, {counts[CONFIRMED]} "
+        f"confirmed and are shown, {counts[NOT_CONFIRMED]} not confirmed and shown unmarked{waiting}."
+    )
 
 
-MATCHED = ("model", "head", "width", "loss", "k", "x0", "d", "round_labels", "lr", "batch_size", "steps", "seeds")
+MATCHED = (
+    "model",
+    "head",
+    "width",
+    "loss",
+    "k",
+    "x0",
+    "d",
+    "round_labels",
+    "lr",
+    "batch_size",
+    "steps",
+    "seeds",
+)
 
 
 def match_text(config: PlaygroundConfig, entry: dict) -> str:
     """Whether the recorded cell ``entry`` was run at ``config``'s settings beyond noise and size (the model, head,
     loss, k, x0, d, rounding, lr, batch, steps and seeds), or which of them differ."""
     recorded = entry["config"]
-    def value(name: str, given):         # the embedded encoder is "" in a config and "default" in a choice
+
+    def value(name: str, given):  # the embedded encoder is "" in a config and "default" in a choice
         return "" if name == "model" and given in ("", "default") else given
 
-    differ = [f"{name} {getattr(config, name)!r} (map: {recorded[name]!r})" for name in MATCHED
-              if name in recorded and value(name, getattr(config, name)) != value(name, recorded[name])]
+    differ = [
+        f"{name} {getattr(config, name)!r} (map: {recorded[name]!r})"
+        for name in MATCHED
+        if name in recorded and value(name, getattr(config, name)) != value(name, recorded[name])
+    ]
     exact = config.noise == recorded["noise"] and config.train_pairs == recorded["train_pairs"]
     if not differ:
-        return ("A recorded cell matches your settings exactly." if exact else
-                "A recorded cell matches your lr, steps, batch and the rest; only your noise or size lies "
-                "between the grid's.")
-    return ("No recorded cell matches your settings: " + ", ".join(differ).replace("'", "")
-            + ". The map reads its own settings, not yours.")
+        return (
+            "A recorded cell matches your settings exactly."
+            if exact
+            else "A recorded cell matches your lr, steps, batch and the rest; only your noise or size lies "
+            "between the grid's."
+        )
+    return (
+        "No recorded cell matches your settings: "
+        + ", ".join(differ).replace("'", "")
+        + ". The map reads its own settings, not yours."
+    )
 
 
 def cell_key_of(entry: dict) -> str:

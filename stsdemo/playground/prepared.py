@@ -7,8 +7,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from ..model_source import resolve_model
 from .datasets import PlaygroundData, load_playground_data
@@ -30,8 +30,13 @@ def default_encoder(load: Callable[[], object] | None = None) -> Encoder:
     return encoder_from(source, load, DEFAULT_NAME)
 
 
-def embedded(dataset: str, encoder: Encoder, max_pairs: int | None = None, progress: Progress | None = None,
-             folder: Path | None = None) -> tuple[PlaygroundData, Embeddings]:
+def embedded(
+    dataset: str,
+    encoder: Encoder,
+    max_pairs: int | None = None,
+    progress: Progress | None = None,
+    folder: Path | None = None,
+) -> tuple[PlaygroundData, Embeddings]:
     """The data set ``dataset`` (at most ``max_pairs`` evenly spread pairs a part) and its sentences' vectors
     under ``encoder`` (cached in ``folder``, default the cache folder)."""
     data = load_playground_data(dataset, max_pairs)

@@ -42,8 +42,8 @@ from .metrics import PAIRED
 # pinned data file, whose sha256 a record names beside this. A record of another engine is not today's run.
 ENGINE = "page engine 2 (exact arithmetic)"
 TWIN_NAMES = ("buffer", "none")
-STEPS_BETWEEN_CLOCKS = 50       # run_seeds reads its wall clock this often
-PARTS = 2                       # engines a run is split over by seed: this machine's two cores
+STEPS_BETWEEN_CLOCKS = 50  # run_seeds reads its wall clock this often
+PARTS = 2  # engines a run is split over by seed: this machine's two cores
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ def _digest(payload: bytes) -> str:
 def _metadata(payload: bytes) -> dict:
     """A safetensors file's ``__metadata__``: its header is 8 bytes of length, then JSON."""
     length = int.from_bytes(payload[:8], "little")
-    return json.loads(payload[8:8 + length])["__metadata__"]
+    return json.loads(payload[8 : 8 + length])["__metadata__"]
 
 
 @cache
@@ -103,7 +103,10 @@ def baseline_of(loss: str) -> LossSpec:
 def twin_labels(config: PlaygroundConfig) -> tuple[str, str]:
     """How the two twins are called: 'Smooth K2, x0 = 0.25' and 'no buffer: x0 = 0 (2·MSE)'."""
     short = loss_spec(config.loss).short
-    return f"{short}, x0 = {config.x0:g}", f"no buffer: x0 = 0 ({config.k:g}·{baseline_of(config.loss).label})"
+    return (
+        f"{short}, x0 = {config.x0:g}",
+        f"no buffer: x0 = 0 ({config.k:g}·{baseline_of(config.loss).label})",
+    )
 
 
 @dataclass
@@ -119,7 +122,7 @@ class Measurement:
     values: dict[str, np.ndarray]
     best: dict[str, np.ndarray]
     best_steps: np.ndarray
-    best_selection: np.ndarray      # each head's best reading on its selection set so far (seeds, twins)
+    best_selection: np.ndarray  # each head's best reading on its selection set so far (seeds, twins)
 
     def mean(self, metric: str, at_best: bool = False) -> np.ndarray:
         """The metric's mean over seeds, per twin (a seed's NaN left out; NaN when every seed's is)."""
@@ -133,8 +136,10 @@ class Measurement:
 
 def paired_over_seeds(values: np.ndarray, seeds: list[int]) -> Paired:
     """``values[:, 0] - values[:, 1]`` of the seeds where both twins' values are finite."""
-    return paired({s: float(values[i, 0]) for i, s in enumerate(seeds) if np.isfinite(values[i]).all()},
-                  {s: float(values[i, 1]) for i, s in enumerate(seeds)})
+    return paired(
+        {s: float(values[i, 0]) for i, s in enumerate(seeds) if np.isfinite(values[i]).all()},
+        {s: float(values[i, 1]) for i, s in enumerate(seeds)},
+    )
 
 
 @dataclass(frozen=True)
@@ -159,22 +164,30 @@ class Playground:
     trained by :meth:`step` in ``parts`` engines of ``kind`` (:data:`.engine.KINDS`), measured by :meth:`measure`.
     Close it (or use it in a ``with``) to give its engines back."""
 
-    def __init__(self, config: PlaygroundConfig, source: Source, seeds: list[int] | None = None,
-                 kind: str = "v8", parts: int = PARTS):
+    def __init__(
+        self,
+        config: PlaygroundConfig,
+        source: Source,
+        seeds: list[int] | None = None,
+        kind: str = "v8",
+        parts: int = PARTS,
+    ):
         self.config, self.source = config, source
         self.seeds = list(range(config.seeds)) if seeds is None else list(seeds)
         count = max(1, min(parts, len(self.seeds)))
-        slices = [self.seeds[i::count] for i in range(count)]   # a seed's numbers do not depend on its company
+        slices = [self.seeds[i::count] for i in range(count)]  # a seed's numbers do not depend on its company
         self._engines = [js.borrow(kind) for _ in slices]
         try:
             for engine in self._engines:
                 engine.add_data(source.checksum, source.payload)
-            self._runs = [engine.start(source.checksum, asdict(config), part)
-                          for engine, part in zip(self._engines, slices)]
+            self._runs = [
+                engine.start(source.checksum, asdict(config), part)
+                for engine, part in zip(self._engines, slices)
+            ]
         except Exception as error:
             self.close()
             raise InputError(f"the Playground cannot run these settings: {js.message(error)}") from None
-        self.order = [seed for part in slices for seed in part]      # the seeds as the parts hold them
+        self.order = [seed for part in slices for seed in part]  # the seeds as the parts hold them
         self.sizes = self._runs[0].sizes
         self.steps_done = 0
         self._pool = ThreadPoolExecutor(len(self._runs)) if len(self._runs) > 1 else None
@@ -218,15 +231,21 @@ class Playground:
 
         values = {name: table("values", name) for name in parts[0]["values"]}
         best = {name: table("best", name) for name in parts[0]["best"]}
-        return Measurement(self.steps_done, self.seeds, values, best, table("bestSteps").astype(np.int64),
-                           table("bestSelection"))
+        return Measurement(
+            self.steps_done,
+            self.seeds,
+            values,
+            best,
+            table("bestSteps").astype(np.int64),
+            table("bestSelection"),
+        )
 
     def best_head(self, twin: int = 0) -> BestHead:
         """The first seed's head of ``twin`` (0: the loss with its buffer, 1: x0 = 0) at its best step so far;
         InputError for a run that has not trained yet, whose best step would be its untrained start."""
         if twin not in range(len(TWIN_NAMES)):
             raise InputError(f"twin must be 0 ({TWIN_NAMES[0]}) or 1 ({TWIN_NAMES[1]}), got {twin!r}")
-        head = self._runs[0].best_head(twin)     # the first seed is the first of the first part
+        head = self._runs[0].best_head(twin)  # the first seed is the first of the first part
         if self.steps_done == 0 or head["params"] is None:
             raise InputError("this Playground run has no best step yet: train it before exporting its head")
         return self.head_at(twin, head["params"], int(head["step"]))
@@ -235,37 +254,63 @@ class Playground:
         """The first seed's ``twin`` given the head ``params`` (the paper head's weights, then its bias), measured
         again by the engine on the selection and report sets, reached at ``best_step``."""
         measured = self._runs[0].measure_head(twin, [float(value) for value in params])
-        return BestHead(twin, self.seeds[0], best_step, [float(value) for value in params], self.sizes["readBy"],
-                        float(measured["selection"]), {name: float(v) for name, v in measured["report"].items()})
+        return BestHead(
+            twin,
+            self.seeds[0],
+            best_step,
+            [float(value) for value in params],
+            self.sizes["readBy"],
+            float(measured["selection"]),
+            {name: float(v) for name, v in measured["report"].items()},
+        )
 
 
 def summary(measurement: Measurement) -> dict:
     """Both readings of a run, what the API answers and the payoff map records: ``twins`` and ``paired`` at this
     step (each twin's metrics, mean and sd over seeds; the paired differences with their verdicts), and
     ``stopped_at_best``: the same of each head at its own best step on the selection set, with those steps."""
-    at_best = {"twins": _twins(measurement.best),
-               "paired": {metric: paired_entry(measurement.paired(metric, at_best=True)) for metric in PAIRED},
-               "steps": {name: measurement.best_steps[:, twin].tolist() for twin, name in enumerate(TWIN_NAMES)}}
-    return {"step": measurement.step, "seeds": measurement.seeds, "twins": _twins(measurement.values),
-            "paired": {metric: paired_entry(measurement.paired(metric)) for metric in PAIRED},
-            "stopped_at_best": at_best}
+    at_best = {
+        "twins": _twins(measurement.best),
+        "paired": {metric: paired_entry(measurement.paired(metric, at_best=True)) for metric in PAIRED},
+        "steps": {name: measurement.best_steps[:, twin].tolist() for twin, name in enumerate(TWIN_NAMES)},
+    }
+    return {
+        "step": measurement.step,
+        "seeds": measurement.seeds,
+        "twins": _twins(measurement.values),
+        "paired": {metric: paired_entry(measurement.paired(metric)) for metric in PAIRED},
+        "stopped_at_best": at_best,
+    }
 
 
 def _twins(values: dict[str, np.ndarray]) -> dict:
     """Each twin's metrics: mean and sd over seeds."""
+
     def sd(found: np.ndarray) -> float:
         return _nan_stat(np.nanstd, found, ddof=1) if len(found) > 1 else np.nan
 
-    return {name: {metric: {"mean": record_number(_nan_stat(np.nanmean, found[:, twin])),
-                            "sd": record_number(sd(found[:, twin]))}
-                   for metric, found in values.items()}
-            for twin, name in enumerate(TWIN_NAMES)}
+    return {
+        name: {
+            metric: {
+                "mean": record_number(_nan_stat(np.nanmean, found[:, twin])),
+                "sd": record_number(sd(found[:, twin])),
+            }
+            for metric, found in values.items()
+        }
+        for twin, name in enumerate(TWIN_NAMES)
+    }
 
 
 def paired_entry(result: Paired) -> dict:
-    return {"mean": record_number(result.mean), "se": record_number(result.se), "n": result.n,
-            "verdict": result.verdict, "text": result.numbers(),
-            "diffs": [record_number(diff) for diff in result.diffs], "seeds": result.seeds}
+    return {
+        "mean": record_number(result.mean),
+        "se": record_number(result.se),
+        "n": result.n,
+        "verdict": result.verdict,
+        "text": result.numbers(),
+        "diffs": [record_number(diff) for diff in result.diffs],
+        "seeds": result.seeds,
+    }
 
 
 def _nan_stat(statistic, values: np.ndarray, **options):
@@ -281,8 +326,9 @@ def record_number(value) -> float | None:
     return round(value, 4) if np.isfinite(value) else None
 
 
-def run_seeds(config: PlaygroundConfig, source: Source, seeds: list[int] | None = None,
-              seconds: float | None = None) -> dict:
+def run_seeds(
+    config: PlaygroundConfig, source: Source, seeds: list[int] | None = None, seconds: float | None = None
+) -> dict:
     """Train a run of ``config`` on ``source`` (on ``seeds``, default ``0 .. config.seeds - 1``) to its last step
     and measure it once: :func:`summary`, each twin's best selection value (mean over seeds), the data's sha256 and
     the seconds it took. With ``seconds`` (a wall-clock limit), the run stops at the first
@@ -297,27 +343,37 @@ def run_seeds(config: PlaygroundConfig, source: Source, seeds: list[int] | None 
         finished = playground.finished
     result = summary(measured)
     result["stopped_early"] = not finished
-    result["stopped_at_best"]["selection"] = {name: record_number(np.nanmean(measured.best_selection[:, twin]))
-                                              for twin, name in enumerate(TWIN_NAMES)}
-    return {**result, "engine": ENGINE, "data_sha256": source.checksum,
-            "seconds": round(time.perf_counter() - started, 3)}
+    result["stopped_at_best"]["selection"] = {
+        name: record_number(np.nanmean(measured.best_selection[:, twin]))
+        for twin, name in enumerate(TWIN_NAMES)
+    }
+    return {
+        **result,
+        "engine": ENGINE,
+        "data_sha256": source.checksum,
+        "seconds": round(time.perf_counter() - started, 3),
+    }
 
 
-CHECKPOINT_EVERY = 250          # steps between two readings of run_checkpoints (a preset's records)
+CHECKPOINT_EVERY = 250  # steps between two readings of run_checkpoints (a preset's records)
 
 
 def checkpoint(playground: Playground) -> dict:
     """Both readings at the current step: the paired differences and each twin's median best step."""
     measured = playground.measure()
-    return {"step": measured.step,
-            "step_reading": {metric: paired_entry(measured.paired(metric)) for metric in PAIRED},
-            "best_reading": {metric: paired_entry(measured.paired(metric, at_best=True)) for metric in PAIRED},
-            "best_steps": {name: float(np.median(measured.best_steps[:, twin])) for twin, name in
-                           enumerate(TWIN_NAMES)}}
+    return {
+        "step": measured.step,
+        "step_reading": {metric: paired_entry(measured.paired(metric)) for metric in PAIRED},
+        "best_reading": {metric: paired_entry(measured.paired(metric, at_best=True)) for metric in PAIRED},
+        "best_steps": {
+            name: float(np.median(measured.best_steps[:, twin])) for twin, name in enumerate(TWIN_NAMES)
+        },
+    }
 
 
-def run_checkpoints(config: PlaygroundConfig, source: Source, seeds: list[int] | None = None,
-                    every: int = CHECKPOINT_EVERY) -> dict:
+def run_checkpoints(
+    config: PlaygroundConfig, source: Source, seeds: list[int] | None = None, every: int = CHECKPOINT_EVERY
+) -> dict:
     """A run read every ``every`` steps and at its last (:func:`checkpoint`): what a preset's record holds and
     ``python -m stsdemo playground`` prints, with the engine and the data's sha256."""
     points = []
@@ -326,5 +382,10 @@ def run_checkpoints(config: PlaygroundConfig, source: Source, seeds: list[int] |
             playground.step(min(every, config.steps - playground.steps_done))
             points.append(checkpoint(playground))
         seeds = playground.seeds
-    return {"config": config.to_dict(), "seeds": seeds, "checkpoints": points, "engine": ENGINE,
-            "data_sha256": source.checksum}
+    return {
+        "config": config.to_dict(),
+        "seeds": seeds,
+        "checkpoints": points,
+        "engine": ENGINE,
+        "data_sha256": source.checksum,
+    }

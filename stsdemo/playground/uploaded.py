@@ -37,16 +37,16 @@ from ..labels import NLI, LabelScheme, get_scheme
 from .config import MAX_UPLOAD_PAIRS, SELECTION_MIN
 from .datasets import PlaygroundData, index_pairs
 
-INFER = "infer"                          # the scale argument that infers the scale from the labels
-MAX_UPLOAD_BYTES = 5 * 1024 * 1024       # 1 KB a pair on average: far above what 5,000 sentence pairs need
-REPORT_SHARE = 0.2                       # the share of a file held out as its report set ...
-REPORT_MIN = 50                          # ... never fewer pairs (a Spearman on a handful of pairs is noise)
-MIN_TRAINING_PAIRS = 100                 # the fewest training pairs a run of the smallest file draws
+INFER = "infer"  # the scale argument that infers the scale from the labels
+MAX_UPLOAD_BYTES = 5 * 1024 * 1024  # 1 KB a pair on average: far above what 5,000 sentence pairs need
+REPORT_SHARE = 0.2  # the share of a file held out as its report set ...
+REPORT_MIN = 50  # ... never fewer pairs (a Spearman on a handful of pairs is noise)
+MIN_TRAINING_PAIRS = 100  # the fewest training pairs a run of the smallest file draws
 # 200; a file this small holds out REPORT_MIN pairs (its REPORT_SHARE is fewer), so its pool of 150 gives
 # split_sizes a selection set of SELECTION_MIN and MIN_TRAINING_PAIRS to train on
 MIN_UPLOAD_PAIRS = REPORT_MIN + SELECTION_MIN + MIN_TRAINING_PAIRS
-MAX_INFERRED_NODES = 11                  # a 0-10 scale; more whole numbers are likely a 0-100 score to rescale
-SPLIT_SEED = 0                           # the fixed permutation that picks every file's report set
+MAX_INFERRED_NODES = 11  # a 0-10 scale; more whole numbers are likely a 0-100 score to rescale
+SPLIT_SEED = 0  # the fixed permutation that picks every file's report set
 
 
 @dataclass(frozen=True)
@@ -96,8 +96,10 @@ def split_report(pairs: PairSet) -> tuple[PairSet, PairSet]:
 
 def content_key(pairs: PairSet) -> str:
     """``upload:`` and 12 hex digits of the sha256 of the pairs, their labels and scale, in file order."""
-    content = {"scheme": pairs.scheme.to_dict(),
-               "pairs": list(zip(pairs.sentences1, pairs.sentences2, pairs.labels.tolist()))}
+    content = {
+        "scheme": pairs.scheme.to_dict(),
+        "pairs": list(zip(pairs.sentences1, pairs.sentences2, pairs.labels.tolist())),
+    }
     digest = hashlib.sha256(json.dumps(content, ensure_ascii=False).encode("utf-8"))
     return "upload:" + digest.hexdigest()[:12]
 
@@ -115,27 +117,36 @@ def _refuse_repeated_pairs(read: UserRows) -> None:
     for s1, s2, row in zip(read.sentences1, read.sentences2, read.rows):
         pair = (s1, s2) if s1 <= s2 else (s2, s1)
         if pair in first_row:
-            raise InputError(f"rows {first_row[pair]} and {row} hold the same pair of sentences (in either order); "
-                             "keep one of them")
+            raise InputError(
+                f"rows {first_row[pair]} and {row} hold the same pair of sentences (in either order); "
+                "keep one of them"
+            )
         first_row[pair] = row
 
 
 def _refuse_too_few(read: UserRows) -> None:
     if len(read.rows) < MIN_UPLOAD_PAIRS:
-        raise InputError(f"{read.file_name} has {len(read.rows)} sentence pairs; the Playground needs at least "
-                         f"{MIN_UPLOAD_PAIRS} ({REPORT_MIN} to report on, {SELECTION_MIN} to select on, "
-                         f"{MIN_TRAINING_PAIRS} to train on)")
+        raise InputError(
+            f"{read.file_name} has {len(read.rows)} sentence pairs; the Playground needs at least "
+            f"{MIN_UPLOAD_PAIRS} ({REPORT_MIN} to report on, {SELECTION_MIN} to select on, "
+            f"{MIN_TRAINING_PAIRS} to train on)"
+        )
 
 
-def _scale(texts: list[str], rows: list[int], chosen: LabelScheme | None,
-           file_name: str) -> tuple[LabelScheme, list[float], str]:
+def _scale(
+    texts: list[str], rows: list[int], chosen: LabelScheme | None, file_name: str
+) -> tuple[LabelScheme, list[float], str]:
     """The scheme of the labels, each label as a node of it, and the sentence saying how the scheme was found:
     ``chosen``, named by the file (NLI's categories), or inferred from the numbers."""
     named = chosen or (NLI if all(_is_category(text, NLI) for text in texts) else None)
-    values = [parse_label(text, named, row) for text, row in zip(texts, rows)] if named else _numbers(texts, rows)
+    values = (
+        [parse_label(text, named, row) for text, row in zip(texts, rows)] if named else _numbers(texts, rows)
+    )
     if len(set(values)) == 1:
-        raise InputError(f"every label in {file_name} is {texts[0]!r}; a head learns nothing from one class: the "
-                         "file needs at least two different labels")
+        raise InputError(
+            f"every label in {file_name} is {texts[0]!r}; a head learns nothing from one class: the "
+            "file needs at least two different labels"
+        )
     if chosen:
         return chosen, values, f"Scale chosen ({chosen.name}): {_on_nodes(chosen)}."
     if named:
@@ -154,8 +165,10 @@ def _numbers(texts: list[str], rows: list[int]) -> list[float]:
         try:
             number = float(text)
         except ValueError:
-            raise InputError(f"row {row}: label {text!r} is not a number; for category labels name the scale, "
-                             "lowest first, e.g. 'bad, fair, good'") from None
+            raise InputError(
+                f"row {row}: label {text!r} is not a number; for category labels name the scale, "
+                "lowest first, e.g. 'bad, fair, good'"
+            ) from None
         if not math.isfinite(number):
             raise InputError(f"row {row}: label {text!r} is not a finite number")
         numbers.append(number)
@@ -167,13 +180,20 @@ def _whole_number_scale(numbers: list[float]) -> tuple[LabelScheme, list[float],
     0, 1, ..., each label shifted with them."""
     low, high = math.floor(min(numbers)), math.ceil(max(numbers))
     if high - low + 1 > MAX_INFERRED_NODES:
-        raise InputError(f"the labels run from {min(numbers):g} to {max(numbers):g}: {high - low + 1} whole numbers, "
-                         f"more than the {MAX_INFERRED_NODES} an inferred scale may have; rescale them (e.g. to 0-10) "
-                         "or name the scale")
+        raise InputError(
+            f"the labels run from {min(numbers):g} to {max(numbers):g}: {high - low + 1} whole numbers, "
+            f"more than the {MAX_INFERRED_NODES} an inferred scale may have; rescale them (e.g. to 0-10) "
+            "or name the scale"
+        )
     scheme = LabelScheme("inferred", tuple(str(node) for node in range(low, high + 1)))
     shift = f", each label minus {low}" if low > 0 else (f", each label plus {-low}" if low < 0 else "")
-    return scheme, [number - low for number in numbers], (
-        f"Scale inferred from the labels ({min(numbers):g} to {max(numbers):g}): {_on_nodes(scheme)}{shift}.")
+    return (
+        scheme,
+        [number - low for number in numbers],
+        (
+            f"Scale inferred from the labels ({min(numbers):g} to {max(numbers):g}): {_on_nodes(scheme)}{shift}."
+        ),
+    )
 
 
 def _on_nodes(scheme: LabelScheme) -> str:

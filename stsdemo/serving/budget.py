@@ -30,24 +30,45 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
-from typing import Callable
 
 from .. import environment
 from ..config import TrainConfig, WorkBudget, as_written, check_setting, describe
 from ..data import PairSet
 from ..errors import InputError
 from ..model_source import ALLOWED_MODELS, hub_parameter_count
-from .run_cost import (RUN_OVERHEAD_BYTES, RUN_START_SECONDS, STATIC_BYTES, TRAINED_BYTES, DataProfile, Encoder,
-                       Estimate, Machine, encode_seconds, encoder_of, final_eval_seconds, machine, profile_of)
+from .run_cost import (
+    RUN_OVERHEAD_BYTES,
+    RUN_START_SECONDS,
+    STATIC_BYTES,
+    TRAINED_BYTES,
+    DataProfile,
+    Encoder,
+    Estimate,
+    Machine,
+    encode_seconds,
+    encoder_of,
+    final_eval_seconds,
+    machine,
+    profile_of,
+)
 
-ENVIRONMENT = {"memory_share": "STSDEMO_TRAIN_MEMORY_SHARE", "minutes": "STSDEMO_TRAIN_MINUTES",
-               "model_millions": "STSDEMO_MODEL_MILLIONS"}
+ENVIRONMENT = {
+    "memory_share": "STSDEMO_TRAIN_MEMORY_SHARE",
+    "minutes": "STSDEMO_TRAIN_MINUTES",
+    "model_millions": "STSDEMO_MODEL_MILLIONS",
+}
 # Hub models a visitor may name whatever their size: the encoders this project documents (all under the default
 # size) and those allowed their own code (environment.DEFAULT_TRUSTED_REMOTE_CODE).
-DEFAULT_HUB_MODELS = ("sentence-transformers/all-mpnet-base-v2", "google-bert/bert-base-uncased",
-                      "bert-base-uncased", "FacebookAI/roberta-base", "roberta-base",
-                      *environment.DEFAULT_TRUSTED_REMOTE_CODE)
+DEFAULT_HUB_MODELS = (
+    "sentence-transformers/all-mpnet-base-v2",
+    "google-bert/bert-base-uncased",
+    "bert-base-uncased",
+    "FacebookAI/roberta-base",
+    "roberta-base",
+    *environment.DEFAULT_TRUSTED_REMOTE_CODE,
+)
 
 
 @dataclass(frozen=True)
@@ -76,7 +97,7 @@ def work_budget() -> WorkBudget:
         if text:
             try:
                 values[item.name] = check_setting(item.name, float(text), WorkBudget)
-            except ValueError as error:   # not a number, or outside its declaration (an InputError)
+            except ValueError as error:  # not a number, or outside its declaration (an InputError)
                 raise ValueError(f"{ENVIRONMENT[item.name]}={text!r}: {error}") from None
     return WorkBudget(**values)
 
@@ -111,11 +132,15 @@ def check_hub_model(hub_id: str, host: Host = HOST) -> None:
     listed = ", ".join(allowed) or "none"
     count = host.parameter_count(hub_id)
     if count is None:
-        raise InputError(f"could not load model {hub_id!r}: it is not on this server's list of hub models ({listed}) "
-                         f"and its size could not be read from the hub. Allowed: {ALLOWED_MODELS}")
+        raise InputError(
+            f"could not load model {hub_id!r}: it is not on this server's list of hub models ({listed}) "
+            f"and its size could not be read from the hub. Allowed: {ALLOWED_MODELS}"
+        )
     if count > limit * 1e6:
-        raise InputError(f"hub model {hub_id!r} has {count / 1e6:,.0f}M parameters; this server takes hub models of "
-                         f"up to {limit:g}M parameters, and these: {listed}")
+        raise InputError(
+            f"hub model {hub_id!r} has {count / 1e6:,.0f}M parameters; this server takes hub models of "
+            f"up to {limit:g}M parameters, and these: {listed}"
+        )
 
 
 def run_memory(budget: WorkBudget, where: Machine) -> float:
@@ -142,8 +167,15 @@ class RunPlan:
     runs: int = 1
 
     @classmethod
-    def of(cls, config: TrainConfig, given: dict[str, PairSet] | None = None, hf_config: dict | None = None,
-           final_eval: bool = False, runs: int = 1, host: Host = HOST) -> "RunPlan":
+    def of(
+        cls,
+        config: TrainConfig,
+        given: dict[str, PairSet] | None = None,
+        hf_config: dict | None = None,
+        final_eval: bool = False,
+        runs: int = 1,
+        host: Host = HOST,
+    ) -> RunPlan:
         """The plan of a job of ``runs`` runs of ``config`` (with the final evaluation: ``final_eval``) on
         ``host``'s machine; ``given``: data sets by the name the config gives them (an upload not copied yet, a
         caller's own sets); ``hf_config``: the encoder's config where the caller has it loaded."""
@@ -152,8 +184,15 @@ class RunPlan:
         given = given or {}
         data = {stage.data: profile_of(stage.data, config, given) for stage in plan_stages(config)}
         encoder = Encoder.from_config(hf_config) if hf_config else encoder_of(config.model)
-        return cls(encoder, data, profile_of(config.dev_data, config, {}, dev=True), host.machine(),
-                   work_budget(), final_eval, runs)
+        return cls(
+            encoder,
+            data,
+            profile_of(config.dev_data, config, {}, dev=True),
+            host.machine(),
+            work_budget(),
+            final_eval,
+            runs,
+        )
 
     def estimate(self, config: TrainConfig) -> Estimate:
         """Peak memory (the largest stage's) and time (all stages', and the final evaluation's when on) of one
@@ -169,14 +208,24 @@ class RunPlan:
             data = self.data[stage.data]
             steps = stage.total_steps(min(config.max_pairs or data.pairs, data.pairs), config.batch_size)
             sentences = 2 * config.batch_size
-            trained = (0 if stage.frozen else encoder.lora_parameters(config.lora_rank) if config.lora_rank
-                       else encoder.parameters())
-            kept_layers = 1 if stage.frozen else encoder.layers   # a frozen encoder keeps no activations
+            trained = (
+                0
+                if stage.frozen
+                else encoder.lora_parameters(config.lora_rank)
+                if config.lora_rank
+                else encoder.parameters()
+            )
+            kept_layers = 1 if stage.frozen else encoder.layers  # a frozen encoder keeps no activations
             activations = sentences * length * kept_layers * encoder.activation_bytes(length)
-            peak = max(peak, RUN_OVERHEAD_BYTES + STATIC_BYTES * encoder.parameters() + TRAINED_BYTES * trained
-                       + activations)
+            peak = max(
+                peak,
+                RUN_OVERHEAD_BYTES
+                + STATIC_BYTES * encoder.parameters()
+                + TRAINED_BYTES * trained
+                + activations,
+            )
             padded = data.padded(sentences, config.max_length)
-            passes = 1 if stage.frozen else 3                    # forward, or forward and backward
+            passes = 1 if stage.frozen else 3  # forward, or forward and backward
             flops = steps * sentences * padded * passes * encoder.forward_flops(padded)
             train_seconds += self.where.seconds(flops, steps)
             evaluations = steps // config.eval_every + (steps % config.eval_every > 0) + (index == 0)
@@ -191,7 +240,10 @@ class RunPlan:
 
     def fits(self, config: TrainConfig) -> bool:
         estimate = self.estimate(config)
-        return estimate.memory <= self.memory_allowed() and self.runs * estimate.seconds <= 60 * self.budget.minutes
+        return (
+            estimate.memory <= self.memory_allowed()
+            and self.runs * estimate.seconds <= 60 * self.budget.minutes
+        )
 
     # ---- the bound of one setting ----------------------------------------------------------------------------
 
@@ -203,8 +255,13 @@ class RunPlan:
             return max(profile.pairs for profile in self.data.values())
         if name == "max_dev_pairs":
             return self.dev.pairs
-        return max(stage.total_steps(min(config.max_pairs or self.data[stage.data].pairs, self.data[stage.data].pairs),
-                                     config.batch_size) for stage in plan_stages(config))
+        return max(
+            stage.total_steps(
+                min(config.max_pairs or self.data[stage.data].pairs, self.data[stage.data].pairs),
+                config.batch_size,
+            )
+            for stage in plan_stages(config)
+        )
 
     def limit(self, config: TrainConfig, name: str):
         """The largest value of setting ``name`` (its declaration says ``budget="most"``; the smallest for
@@ -217,7 +274,7 @@ class RunPlan:
         def fits(candidate) -> bool:
             return self.fits(with_setting(config, name, candidate))
 
-        scale = 1 if meta["integer"] else 100      # a number with a fraction is bounded to its hundredths
+        scale = 1 if meta["integer"] else 100  # a number with a fraction is bounded to its hundredths
         if meta["budget"] == "least":
             return _search(fits, value, meta["high"], scale, largest=False)
         low = meta["low"] + (1 / scale if meta["low_open"] else 0)
@@ -244,13 +301,15 @@ def _search(fits, low, high, scale: int, largest: bool):
         if fits(value(index)):
             break
         previous = index
-        index = min(index - 1, math.floor(index * 0.8)) if largest else max(index + 1, math.ceil(index * 1.25))
+        index = (
+            min(index - 1, math.floor(index * 0.8)) if largest else max(index + 1, math.ceil(index * 1.25))
+        )
     else:
         return None
     if previous is None:
         return value(index)
     lo, hi = (index, previous - 1) if largest else (previous + 1, index)
-    while lo < hi:                      # fits at the fitting end, not at the other
+    while lo < hi:  # fits at the fitting end, not at the other
         if largest:
             middle = (lo + hi + 1) // 2
             lo, hi = (middle, hi) if fits(value(middle)) else (lo, middle - 1)
@@ -286,8 +345,13 @@ def binding(plan: RunPlan, config: TrainConfig) -> tuple[str, object] | None:
     setting brings it within the budget."""
     estimate = plan.estimate(config)
     evaluation_first = estimate.eval_seconds > estimate.train_seconds
-    order = sorted(NAMING_ORDER, key=lambda name: (not _raised(name, getattr(config, name)),
-                                                   evaluation_first and name not in EVALUATION_SETTINGS))
+    order = sorted(
+        NAMING_ORDER,
+        key=lambda name: (
+            not _raised(name, getattr(config, name)),
+            evaluation_first and name not in EVALUATION_SETTINGS,
+        ),
+    )
     for name in order:
         bound = plan.limit(config, name)
         if bound is not None:
@@ -296,7 +360,7 @@ def binding(plan: RunPlan, config: TrainConfig) -> tuple[str, object] | None:
 
 
 def _gigabytes(size: float) -> str:
-    return f"{size / 1024 ** 3:.1f} GB"
+    return f"{size / 1024**3:.1f} GB"
 
 
 def _duration(seconds: float) -> str:
@@ -311,9 +375,10 @@ def _shown(plan: RunPlan, config: TrainConfig, name: str) -> str:
     title = describe(name)["title"]
     if value is not None:
         return f"{title} {_number(value)}"
-    return {"max_pairs": f"the training data ({plan.unbounded(config, name):,} pairs)",
-            "max_dev_pairs": f"the dev data ({plan.unbounded(config, name):,} pairs)"}.get(
-        name, f"{title} empty ({plan.unbounded(config, name):,} steps)")
+    return {
+        "max_pairs": f"the training data ({plan.unbounded(config, name):,} pairs)",
+        "max_dev_pairs": f"the dev data ({plan.unbounded(config, name):,} pairs)",
+    }.get(name, f"{title} empty ({plan.unbounded(config, name):,} steps)")
 
 
 @dataclass(frozen=True)
@@ -325,18 +390,22 @@ class Overrun:
     why: str
     name: str = ""
     bound: object = None
-    shown: str = ""          # the setting as the visitor gave it
+    shown: str = ""  # the setting as the visitor gave it
     final_eval: bool = False
 
     def refusal(self) -> str:
         final = ", or turn off the final 7-task evaluation" if self.final_eval else ""
         if not self.name:
-            return (f"this run is over the server's budget: {self.why}; lower the batch size, max length, steps or "
-                    f"epochs{final}")
+            return (
+                f"this run is over the server's budget: {self.why}; lower the batch size, max length, steps or "
+                f"epochs{final}"
+            )
         meta = describe(self.name)
         which = "smallest" if meta["budget"] == "least" else "largest"
-        return (f"{self.shown} is over the server's budget: {self.why}; the {which} allowed {meta['title']} is "
-                f"{_number(self.bound)} (the other settings as they are){final}")
+        return (
+            f"{self.shown} is over the server's budget: {self.why}; the {which} allowed {meta['title']} is "
+            f"{_number(self.bound)} (the other settings as they are){final}"
+        )
 
     def notice(self) -> str:
         return f"{self.shown} is over the server's budget ({self.why}): using {_number(self.bound)}"
@@ -353,8 +422,10 @@ def overrun(plan: RunPlan, config: TrainConfig) -> Overrun | None:
         return None
     over_memory = estimate.memory > allowed
     if over_memory:
-        why = (f"at its peak it would take about {_gigabytes(estimate.memory)} of memory, and one run may take "
-               f"{_gigabytes(allowed)} here")
+        why = (
+            f"at its peak it would take about {_gigabytes(estimate.memory)} of memory, and one run may take "
+            f"{_gigabytes(allowed)} here"
+        )
     else:
         why = f"{_time_text(plan, estimate)}, and one job may take {plan.budget.minutes:g} min here"
     final_eval = not over_memory and estimate.final_seconds > 0
@@ -367,16 +438,27 @@ def overrun(plan: RunPlan, config: TrainConfig) -> Overrun | None:
 
 def _time_text(plan: RunPlan, estimate: Estimate) -> str:
     """What a job would take, as a refusal says it: its runs together and each, the final evaluation's part."""
-    final = (f", the final 7-task evaluation's {_duration(estimate.final_seconds)} included"
-             if estimate.final_seconds else "")
+    final = (
+        f", the final 7-task evaluation's {_duration(estimate.final_seconds)} included"
+        if estimate.final_seconds
+        else ""
+    )
     if plan.runs == 1:
         return f"it would train for about {_duration(estimate.seconds)}{final}"
-    return (f"its {plan.runs} runs would train for about {_duration(plan.runs * estimate.seconds)} together "
-            f"(about {_duration(estimate.seconds)} each{final})")
+    return (
+        f"its {plan.runs} runs would train for about {_duration(plan.runs * estimate.seconds)} together "
+        f"(about {_duration(estimate.seconds)} each{final})"
+    )
 
 
-def check_run(config: TrainConfig, given: dict[str, PairSet] | None = None, hf_config: dict | None = None,
-              final_eval: bool = False, runs: int = 1, host: Host = HOST) -> None:
+def check_run(
+    config: TrainConfig,
+    given: dict[str, PairSet] | None = None,
+    hf_config: dict | None = None,
+    final_eval: bool = False,
+    runs: int = 1,
+    host: Host = HOST,
+) -> None:
     """InputError, before a job is queued or started, when its estimate is over the budget: the setting named
     with its bound (:func:`overrun`); the arguments as :meth:`RunPlan.of` takes them (``runs``: a job of that
     many runs of ``config``, a Compare's pairs)."""
@@ -385,8 +467,9 @@ def check_run(config: TrainConfig, given: dict[str, PairSet] | None = None, hf_c
         raise InputError(found.refusal())
 
 
-def clamp(config: TrainConfig, final_eval: bool = False,
-          host: Host = HOST) -> tuple[TrainConfig, list[tuple[str, str]]]:
+def clamp(
+    config: TrainConfig, final_eval: bool = False, host: Host = HOST
+) -> tuple[TrainConfig, list[tuple[str, str]]]:
     """``config`` with each setting that takes it over the budget set to its bound, and ``(setting, notice)`` for
     each (a link's values: clamped, not refused); ``final_eval``: the run ends with the 7-task evaluation. A run
     that no single setting brings within the budget is left as it is, with a notice (setting ""): the form

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-UNITS = {"b": 1, "kb": 1024, "mb": 1024 ** 2, "gb": 1024 ** 3}
+UNITS = {"b": 1, "kb": 1024, "mb": 1024**2, "gb": 1024**3}
 
 
 @dataclass(frozen=True)
@@ -32,78 +32,168 @@ class Cap:
 
 CAPS = {
     # ---- the queue: no visitor can take it from the others ------------------------------------------------------
-    "events_per_session": Cap(4, "events", "queued or running events of one browser session, every endpoint "
-                                           "together; more are refused at once", "STSDEMO_EVENTS_PER_SESSION"),
-    "events_per_address": Cap(40, "events", "queued or running events of one client address (every "
-                                            "session at it; an IPv6 address's /64), where the address is "
-                                            "known: sized for a class of 30 on one Wi-Fi",
-                              "STSDEMO_EVENTS_PER_ADDRESS"),
-    "queue_size": Cap(96, "events", "events waiting in Gradio's queue, every visitor together: more than one "
-                                    "address's places, so a full address leaves room for the others",
-                      "STSDEMO_QUEUE_SIZE"),
+    "events_per_session": Cap(
+        4,
+        "events",
+        "queued or running events of one browser session, every endpoint together; more are refused at once",
+        "STSDEMO_EVENTS_PER_SESSION",
+    ),
+    "events_per_address": Cap(
+        40,
+        "events",
+        "queued or running events of one client address (every "
+        "session at it; an IPv6 address's /64), where the address is "
+        "known: sized for a class of 30 on one Wi-Fi",
+        "STSDEMO_EVENTS_PER_ADDRESS",
+    ),
+    "queue_size": Cap(
+        96,
+        "events",
+        "events waiting in Gradio's queue, every visitor together: more than one "
+        "address's places, so a full address leaves room for the others",
+        "STSDEMO_QUEUE_SIZE",
+    ),
     "training_slots": Cap(1, "runs", "fine-tunes (or Compare jobs) training at once", "STSDEMO_MAX_TRAINING"),
-    "training_waiting": Cap(4, "runs", "fine-tunes that may wait for a slot (one per visitor)", "STSDEMO_MAX_WAITING"),
-    "training_per_address": Cap(2, "runs", "fine-tunes of one client address training or waiting (its "
-                                           "sessions together, one each)", "STSDEMO_TRAINING_PER_ADDRESS"),
+    "training_waiting": Cap(
+        4, "runs", "fine-tunes that may wait for a slot (one per visitor)", "STSDEMO_MAX_WAITING"
+    ),
+    "training_per_address": Cap(
+        2,
+        "runs",
+        "fine-tunes of one client address training or waiting (its sessions together, one each)",
+        "STSDEMO_TRAINING_PER_ADDRESS",
+    ),
     # ---- what a request may carry ---------------------------------------------------------------------------------
-    "request_body_bytes": Cap(1024 ** 2, "bytes", "body of any request but a file upload, refused unread beyond "
-                                                  "(413)", "STSDEMO_MAX_BODY"),
-    "upload_bytes": Cap(20 * 1024 ** 2, "bytes", "any one uploaded file (Gradio's max_file_size)",
-                        "STSDEMO_MAX_UPLOAD"),
-    "visitor_upload_bytes": Cap(200 * 1024 ** 2, "bytes", "files one client address has in Gradio's upload "
-                                                          "folder (each removed gradio_keep_seconds after it "
-                                                          "came)", "STSDEMO_VISITOR_UPLOADS"),
+    "request_body_bytes": Cap(
+        1024**2,
+        "bytes",
+        "body of any request but a file upload, refused unread beyond (413)",
+        "STSDEMO_MAX_BODY",
+    ),
+    "upload_bytes": Cap(
+        20 * 1024**2, "bytes", "any one uploaded file (Gradio's max_file_size)", "STSDEMO_MAX_UPLOAD"
+    ),
+    "visitor_upload_bytes": Cap(
+        200 * 1024**2,
+        "bytes",
+        "files one client address has in Gradio's upload "
+        "folder (each removed gradio_keep_seconds after it "
+        "came)",
+        "STSDEMO_VISITOR_UPLOADS",
+    ),
     # ---- each kind of file --------------------------------------------------------------------------------------
-    "score_file_bytes": Cap(20 * 1024 ** 2, "bytes", "a CSV/TSV to score (Score tab)"),
+    "score_file_bytes": Cap(20 * 1024**2, "bytes", "a CSV/TSV to score (Score tab)"),
     "score_file_rows": Cap(5_000, "rows", "rows scored from one file (Score tab)"),
-    "score_file_tokens": Cap(1_500_000, "tokens", "tokens one scoring file may embed (both sentences of every "
-                                                  "row, each cut to the model's max length): about 2 min on 2 CPU "
-                                                  "cores for the shipped MiniLM scorer"),
-    "training_file_bytes": Cap(20 * 1024 ** 2, "bytes", "a CSV/TSV of labelled pairs to fine-tune on"),
-    "playground_file_bytes": Cap(5 * 1024 ** 2, "bytes", "a CSV/TSV of labelled pairs for the Playground"),
+    "score_file_tokens": Cap(
+        1_500_000,
+        "tokens",
+        "tokens one scoring file may embed (both sentences of every "
+        "row, each cut to the model's max length): about 2 min on 2 CPU "
+        "cores for the shipped MiniLM scorer",
+    ),
+    "training_file_bytes": Cap(20 * 1024**2, "bytes", "a CSV/TSV of labelled pairs to fine-tune on"),
+    "playground_file_bytes": Cap(5 * 1024**2, "bytes", "a CSV/TSV of labelled pairs for the Playground"),
     "playground_file_pairs": Cap(5_000, "pairs", "labelled pairs the Playground embeds from one file"),
-    "playground_uploads": Cap(30, "uploads", "Playground uploads kept for one client address, one a "
-                                             "session (past it, the address's least recently used go)",
-                              "STSDEMO_PLAYGROUND_UPLOADS"),
-    "playground_kept_bytes": Cap(50 * 1024 ** 2, "bytes", "Playground uploads kept for one client address, "
-                                                          "their files together (past it, the same)"),
+    "playground_uploads": Cap(
+        30,
+        "uploads",
+        "Playground uploads kept for one client address, one a "
+        "session (past it, the address's least recently used go)",
+        "STSDEMO_PLAYGROUND_UPLOADS",
+    ),
+    "playground_kept_bytes": Cap(
+        50 * 1024**2,
+        "bytes",
+        "Playground uploads kept for one client address, their files together (past it, the same)",
+    ),
     # ---- work, time and memory ----------------------------------------------------------------------------------
-    "train_memory_share": Cap(0.4, "share", "of this machine's memory (on a GPU: of the GPU's) one run may take at "
-                                            "its peak, divided among the training slots", "STSDEMO_TRAIN_MEMORY_SHARE"),
-    "train_minutes": Cap(15.0, "minutes", "estimated minutes one fine-tune job (a Compare: all its runs together) "
-                                          "may train, dev and final evaluations included", "STSDEMO_TRAIN_MINUTES"),
-    "wall_clock_factor": Cap(2.0, "times", "a run is stopped, its best checkpoint kept, at this many times the "
-                                           "job's estimate (at least train_minutes): a wrong estimate cannot hold "
-                                           "the trainer", "STSDEMO_WALL_CLOCK_FACTOR"),
-    "model_millions": Cap(150.0, "M parameters", "largest hub model a visitor may name (the allow list excepted)",
-                          "STSDEMO_MODEL_MILLIONS"),
-    "playground_work": Cap(4e11, "multiply-adds", "one Playground API call (its cost model: the Playground's)"),
-    "playground_seconds": Cap(30.0, "seconds", "wall clock one Playground API or MCP call may train: past it the "
-                                               "run stops and answers at the step it reached, saying so",
-                              "STSDEMO_PLAYGROUND_SECONDS"),
+    "train_memory_share": Cap(
+        0.4,
+        "share",
+        "of this machine's memory (on a GPU: of the GPU's) one run may take at "
+        "its peak, divided among the training slots",
+        "STSDEMO_TRAIN_MEMORY_SHARE",
+    ),
+    "train_minutes": Cap(
+        15.0,
+        "minutes",
+        "estimated minutes one fine-tune job (a Compare: all its runs together) "
+        "may train, dev and final evaluations included",
+        "STSDEMO_TRAIN_MINUTES",
+    ),
+    "wall_clock_factor": Cap(
+        2.0,
+        "times",
+        "a run is stopped, its best checkpoint kept, at this many times the "
+        "job's estimate (at least train_minutes): a wrong estimate cannot hold "
+        "the trainer",
+        "STSDEMO_WALL_CLOCK_FACTOR",
+    ),
+    "model_millions": Cap(
+        150.0,
+        "M parameters",
+        "largest hub model a visitor may name (the allow list excepted)",
+        "STSDEMO_MODEL_MILLIONS",
+    ),
+    "playground_work": Cap(
+        4e11, "multiply-adds", "one Playground API call (its cost model: the Playground's)"
+    ),
+    "playground_seconds": Cap(
+        30.0,
+        "seconds",
+        "wall clock one Playground API or MCP call may train: past it the "
+        "run stops and answers at the step it reached, saying so",
+        "STSDEMO_PLAYGROUND_SECONDS",
+    ),
     "embedding_pairs": Cap(20_000, "pairs", "pairs of a data set the Playground's encoder may embed"),
     # ---- disk ---------------------------------------------------------------------------------------------------
-    "session_disk_bytes": Cap(1024 ** 3, "bytes", "one visitor's runs (a default run's checkpoint: about 92 MB)",
-                              "STSDEMO_SESSION_DISK"),
-    "total_disk_bytes": Cap(20 * 1024 ** 3, "bytes", "every visitor's runs together (over it, the sessions idle "
-                                                     "longest go first)",
-                            "STSDEMO_TOTAL_DISK"),
-    "gradio_folder_bytes": Cap(2 * 1024 ** 3, "bytes", "uploads in Gradio's folder (GRADIO_TEMP_DIR), every "
-                                                       "visitor's together; cleared at start-up",
-                               "STSDEMO_GRADIO_FOLDER"),
-    "hub_cache_bytes": Cap(5 * 1024 ** 3, "bytes", "hub models downloaded for visitors, beside the runs' total "
-                                                   "(over it, the least recently used go first)", "STSDEMO_HUB_CACHE"),
+    "session_disk_bytes": Cap(
+        1024**3,
+        "bytes",
+        "one visitor's runs (a default run's checkpoint: about 92 MB)",
+        "STSDEMO_SESSION_DISK",
+    ),
+    "total_disk_bytes": Cap(
+        20 * 1024**3,
+        "bytes",
+        "every visitor's runs together (over it, the sessions idle longest go first)",
+        "STSDEMO_TOTAL_DISK",
+    ),
+    "gradio_folder_bytes": Cap(
+        2 * 1024**3,
+        "bytes",
+        "uploads in Gradio's folder (GRADIO_TEMP_DIR), every visitor's together; cleared at start-up",
+        "STSDEMO_GRADIO_FOLDER",
+    ),
+    "hub_cache_bytes": Cap(
+        5 * 1024**3,
+        "bytes",
+        "hub models downloaded for visitors, beside the runs' total "
+        "(over it, the least recently used go first)",
+        "STSDEMO_HUB_CACHE",
+    ),
     # ---- how long files stay (the sweep: stsdemo.serving.session_files) ----------------------------------------------
-    "session_keep_seconds": Cap(24 * 3600, "seconds", "a session untouched for longer is removed, its runs too"),
-    "idle_eviction_seconds": Cap(3600, "seconds", "while every session's runs take more than total_disk_bytes, "
-                                                  "sessions untouched for longer go, idle longest first"),
+    "session_keep_seconds": Cap(
+        24 * 3600, "seconds", "a session untouched for longer is removed, its runs too"
+    ),
+    "idle_eviction_seconds": Cap(
+        3600,
+        "seconds",
+        "while every session's runs take more than total_disk_bytes, "
+        "sessions untouched for longer go, idle longest first",
+    ),
     "sweep_every_seconds": Cap(60, "seconds", "how often the sweep removes what is past its time"),
-    "handed_over_seconds": Cap(60, "seconds", "a download staged this long ago has been copied into Gradio's "
-                                              "cache, and is removed"),
+    "handed_over_seconds": Cap(
+        60, "seconds", "a download staged this long ago has been copied into Gradio's cache, and is removed"
+    ),
     "gradio_sweep_seconds": Cap(60, "seconds", "how often Gradio deletes its old copies of handed-out files"),
-    "gradio_keep_seconds": Cap(600, "seconds", "Gradio's copies of handed-out files, and uploads, older "
-                                               "than this are deleted (a handed-over zip stays downloadable "
-                                               "a while)"),
+    "gradio_keep_seconds": Cap(
+        600,
+        "seconds",
+        "Gradio's copies of handed-out files, and uploads, older "
+        "than this are deleted (a handed-over zip stays downloadable "
+        "a while)",
+    ),
 }
 
 
@@ -114,7 +204,9 @@ def size_bytes(variable: str, text: str) -> int:
     digits = len(text) - len(text.lstrip("0123456789"))
     number, unit = text[:digits], text[digits:] or "b"
     if not number or unit not in UNITS:
-        raise ValueError(f"{variable}={text!r}: expected a whole number and a unit (b, kb, mb, gb), e.g. 20mb")
+        raise ValueError(
+            f"{variable}={text!r}: expected a whole number and a unit (b, kb, mb, gb), e.g. 20mb"
+        )
     return int(number) * UNITS[unit]
 
 

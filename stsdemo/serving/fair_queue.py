@@ -19,8 +19,8 @@ queue is :func:`stsdemo.serving.gradio_seam.fair_queue`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from . import caps
 
@@ -40,19 +40,25 @@ def refusal(holders: Iterable[Holder], new: Holder) -> str | None:
     per_session, per_address = int(caps.value("events_per_session")), int(caps.value("events_per_address"))
     mine = sum(holder.session == new.session for holder in holders)
     if mine >= per_session:
-        return (f"you already have {mine} requests queued or running (at most {per_session} per visitor, so that "
-                "every visitor gets a turn): wait for one to finish, then try again")
+        return (
+            f"you already have {mine} requests queued or running (at most {per_session} per visitor, so that "
+            "every visitor gets a turn): wait for one to finish, then try again"
+        )
     if new.address is None:
         return None
     neighbours = [holder for holder in holders if holder.address == new.address]
     shared = len(neighbours)
     if shared >= per_address:
-        return (f"your address already has {shared} requests queued or running (at most {per_address} "
-                "per address, so that every visitor gets a turn): wait for one to finish, then try again")
+        return (
+            f"your address already has {shared} requests queued or running (at most {per_address} "
+            "per address, so that every visitor gets a turn): wait for one to finish, then try again"
+        )
     sessions = len({holder.session for holder in neighbours} | {new.session})
     share = max(1, per_address // sessions)
     if 2 * shared >= per_address and mine >= share:
-        return (f"your address is busy ({shared} requests of {sessions} sessions, at most {per_address}): "
-                f"each session's share is {share} while it is, and yours has {mine}; wait for one to finish, "
-                "then try again")
+        return (
+            f"your address is busy ({shared} requests of {sessions} sessions, at most {per_address}): "
+            f"each session's share is {share} while it is, and yours has {mine}; wait for one to finish, "
+            "then try again"
+        )
     return None

@@ -33,14 +33,18 @@ from .run_cost import FINAL_EVAL_SENTENCES, GPU_SENTENCE_SECONDS
 MARGIN = 1.5
 START_SECONDS = 20.0
 MINILM = Encoder(hidden=384, layers=6, heads=12, intermediate=1536, vocab=30522, positions=512)
-MEAN_TEST_TOKENS = 14.3          # mean tokens of the 26,289 distinct SentEval test sentences (MiniLM's tokenizer)
-MAX_SECONDS = 1500               # the longest this app asks ZeroGPU for
-VISITOR_DAILY_SECONDS = (120, 180)   # ZeroGPU's daily GPU time of a visitor without an account: about 2-3 minutes
+MEAN_TEST_TOKENS = 14.3  # mean tokens of the 26,289 distinct SentEval test sentences (MiniLM's tokenizer)
+MAX_SECONDS = 1500  # the longest this app asks ZeroGPU for
+VISITOR_DAILY_SECONDS = (
+    120,
+    180,
+)  # ZeroGPU's daily GPU time of a visitor without an account: about 2-3 minutes
 GPU = Machine(memory=80e9, cores=1, gpu=True)
 
 
-def requested_seconds(config: TrainConfig, final_eval: bool, base_cached: bool = False,
-                      plan: RunPlan | None = None) -> int:
+def requested_seconds(
+    config: TrainConfig, final_eval: bool, base_cached: bool = False, plan: RunPlan | None = None
+) -> int:
     """Whole seconds to ask ZeroGPU for ``config``'s run (with the 7-task evaluation when ``final_eval``; the base
     model's too unless ``base_cached``), at most :data:`MAX_SECONDS`. ``plan``: the run's plan where the caller has
     it (else it is read: the encoder's config and the data's lengths)."""
@@ -49,11 +53,15 @@ def requested_seconds(config: TrainConfig, final_eval: bool, base_cached: bool =
     sentence_seconds = scale * GPU_SENTENCE_SECONDS
     dev_sentences = 2 * min(config.max_dev_pairs or plan.dev.pairs, plan.dev.pairs)
     evaluations = 0
-    for index, stage in enumerate(plan_stages(config)):   # as the loop evaluates: every eval_every, each end, step 0
+    for index, stage in enumerate(
+        plan_stages(config)
+    ):  # as the loop evaluates: every eval_every, each end, step 0
         data = plan.data[stage.data]
         steps = stage.total_steps(min(config.max_pairs or data.pairs, data.pairs), config.batch_size)
         evaluations += steps // config.eval_every + (steps % config.eval_every > 0) + (index == 0)
-    seconds = START_SECONDS + plan.estimate(config).train_seconds + evaluations * dev_sentences * sentence_seconds
+    seconds = (
+        START_SECONDS + plan.estimate(config).train_seconds + evaluations * dev_sentences * sentence_seconds
+    )
     if final_eval:
         seconds += FINAL_EVAL_SENTENCES * sentence_seconds * (1 if base_cached else 2)
     return int(min(MAX_SECONDS, round(MARGIN * seconds)))
@@ -70,6 +78,8 @@ def quota_note(seconds: int) -> str:
     share = f"{100 * seconds / high:.0f}-{100 * seconds / low:.0f} %"
     if seconds > high:
         share = "more than all"
-    return (f"This run asks ZeroGPU for up to {seconds} s of GPU time ({MARGIN:g} x the time measured speeds give): "
-            f"{share} of the {low // 60}-{high // 60} GPU minutes a day a visitor without a Hugging Face account "
-            "has (an account has more). Fewer steps or no 7-task evaluation ask for less.")
+    return (
+        f"This run asks ZeroGPU for up to {seconds} s of GPU time ({MARGIN:g} x the time measured speeds give): "
+        f"{share} of the {low // 60}-{high // 60} GPU minutes a day a visitor without a Hugging Face account "
+        "has (an account has more). Fewer steps or no 7-task evaluation ask for less."
+    )

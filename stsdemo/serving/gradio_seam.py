@@ -44,17 +44,20 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from ..errors import InputError
-from . import caps, fair_queue as fair, rest, slots
+from . import caps, rest, slots
+from . import fair_queue as fair
 from .uploads import UploadLedger, uploaded_paths
 
-WRITTEN_FOR = "6.31.0"     # the Gradio version every workaround below was written for and tested against
+WRITTEN_FOR = "6.31.0"  # the Gradio version every workaround below was written for and tested against
 
 
 # ---- 1. a field's input check ------------------------------------------------------------------------------------
 
 FIELD_CLASSES = (gr.Number, gr.Slider, gr.Dropdown, gr.Radio, gr.CheckboxGroup, gr.Textbox, gr.Checkbox)
-TYPE_REPR = re.compile(r" \(type: <class '[^']*'>\)")   # in Gradio's "Value: 'x' (type: <class 'str'>) is not in ..."
-_label_text = str   # a label as a refusal writes it (the app passes its translator to name_input_errors)
+TYPE_REPR = re.compile(
+    r" \(type: <class '[^']*'>\)"
+)  # in Gradio's "Value: 'x' (type: <class 'str'>) is not in ..."
+_label_text = str  # a label as a refusal writes it (the app passes its translator to name_input_errors)
 
 
 def name_input_errors(label_text=str) -> None:
@@ -86,8 +89,12 @@ def read_field(block, payload, name: str):
     """A field's value read by :mod:`.rest`'s rules for its kind; InputError (``name`` leading) when refused."""
     if isinstance(block, (gr.Number, gr.Slider)):
         value = rest.read_number(name, payload, optional=isinstance(block, gr.Number))
-        if isinstance(block, gr.Number) and block.precision == 0 and value is not None \
-                and not float(value).is_integer():
+        if (
+            isinstance(block, gr.Number)
+            and block.precision == 0
+            and value is not None
+            and not float(value).is_integer()
+        ):
             raise InputError(f"{name} must be a whole number, got {value:g}")
         return value
     if isinstance(block, gr.Checkbox):
@@ -103,7 +110,7 @@ def read_field(block, payload, name: str):
         return payload
     if isinstance(payload, str) or (isinstance(block, gr.Dropdown) and block.allow_custom_value):
         return rest.read_text(name, payload, optional=True, max_chars=rest.MAX_NAME_CHARS)
-    return payload   # a choice of another type: Gradio's own check of the choices
+    return payload  # a choice of another type: Gradio's own check of the choices
 
 
 def _naming_preprocess(preprocess):
@@ -115,7 +122,7 @@ def _naming_preprocess(preprocess):
         except InputError as error:
             raise gr.Error(str(error), print_exception=False) from None
         except gr.Error as error:
-            message = TYPE_REPR.sub("", error.message)   # without the value's Python type
+            message = TYPE_REPR.sub("", error.message)  # without the value's Python type
             raise gr.Error(f"{label}: {message}", print_exception=False) from None
 
     checked.names_the_field = True
@@ -136,29 +143,44 @@ class CurveSender:
     :func:`~stsdemo.app.finetune.curves.dev_y_range`) rebuilds it too, so it travels with the colour map.
     """
 
-    PAUSE_S = 0.3   # between the data and the colour map that rebuilds the chart: the page draws the data first
-    LEGEND = 2      # series the legend names, the newest (a Compare pair): Gradio 6.31's LinePlot legend is one row
-                    # that does not wrap, so more names run off a narrow chart; hovering names every line
+    PAUSE_S = (
+        0.3  # between the data and the colour map that rebuilds the chart: the page draws the data first
+    )
+    LEGEND = (
+        2  # series the legend names, the newest (a Compare pair): Gradio 6.31's LinePlot legend is one row
+    )
+    # that does not wrap, so more names run off a narrow chart; hovering names every line
 
     def __init__(self, dev_range):
-        self.dev_range = dev_range          # passed in by the tab: the seam imports no tab
-        self.sent = (None, None, None)      # (colour map, y range) the plots were last given
-        self.pending = (None, None, None)   # (colour map, y range) of the data sent last
+        self.dev_range = dev_range  # passed in by the tab: the seam imports no tab
+        self.sent = (None, None, None)  # (colour map, y range) the plots were last given
+        self.pending = (None, None, None)  # (colour map, y range) of the data sent last
 
     def updates(self, curves) -> tuple:
-        maps = ((curves.dev_colors, self.dev_range(curves.dev)), (curves.loss_colors, None),
-                (curves.buffer_colors, None))
+        maps = (
+            (curves.dev_colors, self.dev_range(curves.dev)),
+            (curves.loss_colors, None),
+            (curves.buffer_colors, None),
+        )
         out = []
         for frame, lagged, sent in zip((curves.dev, curves.loss, curves.buffer), self.pending, self.sent):
-            if frame.empty:    # Vega warns "Infinite extent" for each field of an empty table: no chart yet
+            if frame.empty:  # Vega warns "Infinite extent" for each field of an empty table: no chart yet
                 out.append(None)
             elif lagged is not None and lagged != sent:
                 colors, y_range = lagged
-                out.append(gr.update(value=frame.copy(), color_map=colors, colors_in_legend=list(colors)[-self.LEGEND:],
-                                     **({"y_lim": y_range} if y_range is not None else {})))
+                out.append(
+                    gr.update(
+                        value=frame.copy(),
+                        color_map=colors,
+                        colors_in_legend=list(colors)[-self.LEGEND :],
+                        **({"y_lim": y_range} if y_range is not None else {}),
+                    )
+                )
             else:
                 out.append(gr.update(value=frame.copy()))
-        self.sent = tuple(lagged if lagged is not None else sent for lagged, sent in zip(self.pending, self.sent))
+        self.sent = tuple(
+            lagged if lagged is not None else sent for lagged, sent in zip(self.pending, self.sent)
+        )
         self.pending = maps
         return tuple(out)
 
@@ -201,8 +223,11 @@ def mcp_lifespan(demo: gr.Blocks, names):
     async def lifespan(app):
         server = getattr(demo, "mcp_server_obj", None)
         if server is not None:
-            server.tool_to_endpoint = {tool: endpoint for tool, endpoint in server.tool_to_endpoint.items()
-                                       if endpoint.lstrip("/") in names}
+            server.tool_to_endpoint = {
+                tool: endpoint
+                for tool, endpoint in server.tool_to_endpoint.items()
+                if endpoint.lstrip("/") in names
+            }
             _read_tool_calls(server)
         yield
 
@@ -222,10 +247,17 @@ def _read_tool_calls(server) -> None:
         if endpoint is not None:
             try:
                 request.params.arguments = read_tool_arguments(
-                    server.api_info["named_endpoints"][endpoint], request.params.arguments or {}, endpoint.lstrip("/"))
+                    server.api_info["named_endpoints"][endpoint],
+                    request.params.arguments or {},
+                    endpoint.lstrip("/"),
+                )
             except InputError as error:
-                return types.ServerResult(types.CallToolResult(
-                    content=[types.TextContent(type="text", text=f"Input validation error: {error}")], isError=True))
+                return types.ServerResult(
+                    types.CallToolResult(
+                        content=[types.TextContent(type="text", text=f"Input validation error: {error}")],
+                        isError=True,
+                    )
+                )
         return await original(request)
 
     handlers[types.CallToolRequest] = call
@@ -244,8 +276,10 @@ def read_tool_arguments(endpoint: dict, arguments: dict, name: str) -> dict:
         if key not in read or kind is None:
             continue
         if read[key] is None and not optional and kind == "number":
-            raise InputError(f"{key} must be a finite number, got null (JSON has no NaN or infinity: an MCP client "
-                             "sends them as null)")
+            raise InputError(
+                f"{key} must be a finite number, got null (JSON has no NaN or infinity: an MCP client "
+                "sends them as null)"
+            )
         reader = {"number": rest.read_number, "boolean": rest.read_bool, "string": rest.read_text}[kind]
         read[key] = reader(key, read[key], optional=optional)
     return read
@@ -266,8 +300,10 @@ def json_kind(schema: dict) -> tuple[str | None, bool]:
 
 CALL = re.compile(r"^/gradio_api/(?P<route>call/v2|call|run|api)/(?P<name>[^/]+)/?$")
 EVENT_ROUTE = re.compile(r"^/gradio_api/(?P<route>queue/join|run/predict|component_server)/?$")
-UPLOAD = "/gradio_api/upload"   # multipart, its files capped by Gradio itself (launch(max_file_size=...))
-PAGE_EVENTS = "predict"   # Gradio 6.31's page posts its unqueued events (queue=False) to /run/predict by fn_index
+UPLOAD = "/gradio_api/upload"  # multipart, its files capped by Gradio itself (launch(max_file_size=...))
+PAGE_EVENTS = (
+    "predict"  # Gradio 6.31's page posts its unqueued events (queue=False) to /run/predict by fn_index
+)
 
 
 def _names_an_event(body: bytes) -> bool:
@@ -294,8 +330,15 @@ def _file_values(data):
 
 def parameters_of(endpoint: dict) -> list[rest.Parameter]:
     """The arguments of an endpoint as its API description (``Blocks.get_api_info()``) declares them."""
-    return [rest.Parameter(p["parameter_name"], bool(p.get("parameter_has_default")), p.get("parameter_default"),
-                           p["type"].get("title") == "FileData") for p in endpoint["parameters"]]
+    return [
+        rest.Parameter(
+            p["parameter_name"],
+            bool(p.get("parameter_has_default")),
+            p.get("parameter_default"),
+            p["type"].get("title") == "FileData",
+        )
+        for p in endpoint["parameters"]
+    ]
 
 
 class StrictCalls:
@@ -311,8 +354,8 @@ class StrictCalls:
 
     def __init__(self, app, uploads: UploadLedger | None = None):
         self.app = app
-        self.uploads = uploads or UploadLedger()   # the app's, which its disk sweep clears
-        self.described = None   # (blocks, its named endpoints), read once
+        self.uploads = uploads or UploadLedger()  # the app's, which its disk sweep clears
+        self.described = None  # (blocks, its named endpoints), read once
 
     def endpoints(self, blocks) -> dict:
         if self.described is None or self.described[0] is not blocks:
@@ -327,22 +370,37 @@ class StrictCalls:
         limit = int(caps.value("request_body_bytes"))
         body = await self.bounded_body(scope, receive, limit)
         if body is None:
-            refusal = JSONResponse({"detail": f"the request body is over {caps.size_text(limit)}, this server's "
-                                              "limit (files go to POST /gradio_api/upload)"}, status_code=413)
+            refusal = JSONResponse(
+                {
+                    "detail": f"the request body is over {caps.size_text(limit)}, this server's "
+                    "limit (files go to POST /gradio_api/upload)"
+                },
+                status_code=413,
+            )
             return await refusal(scope, receive, send)
         match = CALL.match(scope.get("path", ""))
-        if match is None or (match["route"] == "run" and match["name"] == PAGE_EVENTS and _names_an_event(body)):
+        if match is None or (
+            match["route"] == "run" and match["name"] == PAGE_EVENTS and _names_an_event(body)
+        ):
             refused = self.event_refusal(scope, body) if scope.get("app") is not None else None
             if refused is not None:
-                return await JSONResponse({"detail": refused[1]}, status_code=refused[0])(scope, receive, send)
-            return await self.app(scope, self.replayed(body, receive), send)   # the page's own events, and the rest
+                return await JSONResponse({"detail": refused[1]}, status_code=refused[0])(
+                    scope, receive, send
+                )
+            return await self.app(
+                scope, self.replayed(body, receive), send
+            )  # the page's own events, and the rest
         endpoints = self.endpoints(scope["app"].get_blocks())
         endpoint = endpoints.get("/" + match["name"])
         if endpoint is None:
-            refusal = JSONResponse({"detail": rest.unknown_endpoint(match["name"], endpoints)}, status_code=404)
+            refusal = JSONResponse(
+                {"detail": rest.unknown_endpoint(match["name"], endpoints)}, status_code=404
+            )
             return await refusal(scope, receive, send)
         try:
-            body = self.checked(body, parameters_of(endpoint), match["name"], by_name=match["route"] == "call/v2")
+            body = self.checked(
+                body, parameters_of(endpoint), match["name"], by_name=match["route"] == "call/v2"
+            )
         except InputError as error:
             return await JSONResponse({"detail": str(error)}, status_code=422)(scope, receive, send)
         headers = [(key, value) for key, value in scope["headers"] if key != b"content-length"]
@@ -410,23 +468,32 @@ class StrictCalls:
         try:
             payload = json.loads(body) if route else None
         except ValueError:
-            return None   # not JSON: Gradio's own 422
+            return None  # not JSON: Gradio's own 422
         if not isinstance(payload, dict):
             return None
         blocks = scope["app"].get_blocks()
         if route["route"] == "component_server":
-            block = blocks.blocks.get(payload.get("component_id")) if _whole(payload.get("component_id")) else None
+            block = (
+                blocks.blocks.get(payload.get("component_id"))
+                if _whole(payload.get("component_id"))
+                else None
+            )
             name = payload.get("fn_name")
-            server_fn = getattr(block, name, None) if isinstance(name, str) and not name.startswith("_") else None
+            server_fn = (
+                getattr(block, name, None) if isinstance(name, str) and not name.startswith("_") else None
+            )
             if block is None or not getattr(server_fn, "_is_server_fn", False):
-                return 404, f"no component {rest.shown(payload.get('component_id'))} with a server function " \
-                            f"{rest.shown(name)}"
+                return (
+                    404,
+                    f"no component {rest.shown(payload.get('component_id'))} with a server function "
+                    f"{rest.shown(name)}",
+                )
             return None
         index = payload.get("fn_index")
         if not _whole(index) or index not in blocks.fns:
             return 404, f"no event {rest.shown(index)}: fn_index names one of this app's events"
         wanted, data = len(blocks.fns[index].inputs), payload.get("data")
-        if not isinstance(data, list) or len(data) < wanted:   # Gradio's own check raises, with a traceback
+        if not isinstance(data, list) or len(data) < wanted:  # Gradio's own check raises, with a traceback
             return 422, f"event {index} takes {wanted} values in data, got {rest.shown(data)}"
         try:
             for value in _file_values(payload.get("data")):
@@ -486,7 +553,9 @@ def fair_queue(demo: gr.Blocks) -> None:
         return fair.Holder(session_hash or "", visitor)
 
     async def fair_push(body, request, username):
-        held = [holder(event.session_hash, event.request) for event in list(queue.event_ids_to_events.values())]
+        held = [
+            holder(event.session_hash, event.request) for event in list(queue.event_ids_to_events.values())
+        ]
         refused = fair.refusal(held, holder(body.session_hash or f"call {id(body)}", request))
         if refused is not None:
             raise HTTPException(status_code=429, detail=refused)

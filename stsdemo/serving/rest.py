@@ -34,8 +34,8 @@ from pathlib import Path
 from .. import value_text
 from ..errors import InputError
 
-MAX_NUMBER = 1e15       # a whole number beyond any setting's range, and still exact as a float
-MAX_NAME_CHARS = 1_000    # a model or run name: hub ids have at most 96 characters, a folder path far fewer
+MAX_NUMBER = 1e15  # a whole number beyond any setting's range, and still exact as a float
+MAX_NAME_CHARS = 1_000  # a model or run name: hub ids have at most 96 characters, a folder path far fewer
 FILE_META = {"_type": "gradio.FileData"}
 
 
@@ -62,7 +62,7 @@ def read_number(name: str, value, optional: bool = False):
         value = int(text) if text.lstrip("+-").isdigit() else float(text)
     if not isinstance(value, (int, float)):
         raise InputError(f"{name} must be a number, got {shown(value)}")
-    if isinstance(value, int) and abs(value) > MAX_NUMBER:    # math.isfinite(10**400) raises OverflowError
+    if isinstance(value, int) and abs(value) > MAX_NUMBER:  # math.isfinite(10**400) raises OverflowError
         raise InputError(f"{name} is too large ({len(str(abs(value)))} digits; at most {MAX_NUMBER:.0e})")
     if not math.isfinite(value):
         raise InputError(f"{name} must be a finite number, got {value!r}")
@@ -106,10 +106,17 @@ def read_file(name: str, value, upload_folder: Path):
     if value is None:
         return None
     path = value.get("path") if isinstance(value, dict) else None
-    if not isinstance(path, str) or len(path) > MAX_NAME_CHARS or value.get("meta") != FILE_META or "://" in path \
-            or not Path(path).resolve().is_relative_to(upload_folder.resolve()):
-        raise InputError(f"{name} must be a file uploaded to this app (POST /gradio_api/upload, then "
-                         f'{{"path": <its path>, "meta": {{"_type": "gradio.FileData"}}}}), got {shown(value)}')
+    if (
+        not isinstance(path, str)
+        or len(path) > MAX_NAME_CHARS
+        or value.get("meta") != FILE_META
+        or "://" in path
+        or not Path(path).resolve().is_relative_to(upload_folder.resolve())
+    ):
+        raise InputError(
+            f"{name} must be a file uploaded to this app (POST /gradio_api/upload, then "
+            f'{{"path": <its path>, "meta": {{"_type": "gradio.FileData"}}}}), got {shown(value)}'
+        )
     return value
 
 
@@ -121,7 +128,11 @@ def _reader(hint, long_text: bool):
     (a request, a progress tracker)."""
     args = typing.get_args(hint)
     optional = type(None) in args
-    kinds = [arg for arg in args if arg is not type(None)] if args and typing.get_origin(hint) is not list else [hint]
+    kinds = (
+        [arg for arg in args if arg is not type(None)]
+        if args and typing.get_origin(hint) is not list
+        else [hint]
+    )
     kind = kinds[0] if len(kinds) == 1 else None
     if kind is bool:
         return read_bool, optional
@@ -142,8 +153,11 @@ def reads_arguments(long_text: tuple[str, ...] = ()):
 
     def decorate(fn):
         hints = typing.get_type_hints(fn)
-        readers = {name: reader for name in inspect.signature(fn).parameters
-                   if name in hints and (reader := _reader(hints[name], name in long_text)) is not None}
+        readers = {
+            name: reader
+            for name in inspect.signature(fn).parameters
+            if name in hints and (reader := _reader(hints[name], name in long_text)) is not None
+        }
         signature = inspect.signature(fn)
 
         @functools.wraps(fn)
@@ -155,7 +169,7 @@ def reads_arguments(long_text: tuple[str, ...] = ()):
                     bound.arguments[name] = reader(name, value, optional=optional)
             return fn(*bound.args, **bound.kwargs)
 
-        read.reads_arguments = True   # what tests/test_gradio_seam.py looks for on every API function
+        read.reads_arguments = True  # what tests/test_gradio_seam.py looks for on every API function
         return read
 
     return decorate
@@ -171,7 +185,7 @@ class Parameter:
     name: str
     has_default: bool
     default: object = None
-    file: bool = False        # an uploaded file (FileData)
+    file: bool = False  # an uploaded file (FileData)
 
 
 def _takes(parameters: list[Parameter]) -> str:
@@ -182,12 +196,16 @@ def completed(data: list, parameters: list[Parameter], name: str) -> list:
     """A positional call's ``data`` with the defaults of the trailing arguments it leaves out; InputError when one
     of them has none, or when ``data`` has more values than the endpoint takes."""
     if len(data) > len(parameters):
-        raise InputError(f"/{name} takes at most {len(parameters)} arguments, got {len(data)}: it takes "
-                         f"{_takes(parameters)} (in brackets: optional)")
-    missing = [p.name for p in parameters[len(data):] if not p.has_default]
+        raise InputError(
+            f"/{name} takes at most {len(parameters)} arguments, got {len(data)}: it takes "
+            f"{_takes(parameters)} (in brackets: optional)"
+        )
+    missing = [p.name for p in parameters[len(data) :] if not p.has_default]
     if missing:
-        raise InputError(f"/{name} needs {', '.join(missing)}: it takes {_takes(parameters)} (in brackets: optional)")
-    return [*data, *(p.default for p in parameters[len(data):])]
+        raise InputError(
+            f"/{name} needs {', '.join(missing)}: it takes {_takes(parameters)} (in brackets: optional)"
+        )
+    return [*data, *(p.default for p in parameters[len(data) :])]
 
 
 def checked_keywords(body: dict, parameters: list[Parameter], name: str) -> None:
@@ -196,11 +214,15 @@ def checked_keywords(body: dict, parameters: list[Parameter], name: str) -> None
     known = {p.name for p in parameters}
     unknown = [key for key in body if key not in known]
     if unknown:
-        raise InputError(f"/{name} has no argument {', '.join(shown(key) for key in unknown[:5])}: it takes "
-                         f"{_takes(parameters)} (in brackets: optional)")
+        raise InputError(
+            f"/{name} has no argument {', '.join(shown(key) for key in unknown[:5])}: it takes "
+            f"{_takes(parameters)} (in brackets: optional)"
+        )
     missing = [p.name for p in parameters if not p.has_default and p.name not in body]
     if missing:
-        raise InputError(f"/{name} needs {', '.join(missing)}: it takes {_takes(parameters)} (in brackets: optional)")
+        raise InputError(
+            f"/{name} needs {', '.join(missing)}: it takes {_takes(parameters)} (in brackets: optional)"
+        )
 
 
 def checked_files(values: dict, parameters: list[Parameter], upload_folder: Path) -> None:

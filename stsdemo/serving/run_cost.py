@@ -35,12 +35,12 @@ from ..model_source import hub_config, is_hub_id, start_encoder_config
 # stay over their measures). tests/test_one_budget.py holds the estimate over that measure.
 ACTIVATION_BYTES = 112
 ATTENTION_BYTES = 20
-STATIC_BYTES = 4             # per parameter: fp32 weights
-TRAINED_BYTES = 12           # per trained parameter: its fp32 gradient and AdamW's two moments
+STATIC_BYTES = 4  # per parameter: fp32 weights
+TRAINED_BYTES = 12  # per trained parameter: its fp32 gradient and AdamW's two moments
 # What a run holds besides weights, optimiser and activations (the libraries' working memory, a checkpoint's copy
 # of the weights while it is written, the dev set's embeddings): bench.perf.cost_fit measured a 524 MiB peak-RSS growth
 # for MiniLM at batch 4, max length 32, where the terms above give 418 MiB.
-RUN_OVERHEAD_BYTES = 256 * 1024 ** 2
+RUN_OVERHEAD_BYTES = 256 * 1024**2
 # Training throughput, from the FLOPs of a step (forward 2 per multiply-add, backward twice the forward) and the
 # recorded speeds of docs/results.md ("Speed on each machine": the medians of bench.evidence.quality's runs, batch 16 on
 # STS-B + SICK-R, whose batches pad to 29.3 tokens on average). CPU, 2 cores: all-MiniLM-L6-v2 37.6 pairs/s and
@@ -71,16 +71,25 @@ GPU_SENTENCE_SECONDS = 2.39 / 26_289
 FINAL_EVAL_SENTENCES = 26_289
 FINAL_EVAL_TOKENS = 14.3
 FINAL_EVAL_MODELS = 2
-SAMPLE_PAIRS = 500           # pairs of a data set tokenized for its sentence lengths (evenly spread)
+SAMPLE_PAIRS = 500  # pairs of a data set tokenized for its sentence lengths (evenly spread)
 # The encoder assumed where a hub model's config.json cannot be read: BERT-base, the size of most STS encoders.
-FALLBACK_ENCODER = dict(hidden_size=768, num_hidden_layers=12, num_attention_heads=12, intermediate_size=3072,
-                        vocab_size=30522, max_position_embeddings=512)
+FALLBACK_ENCODER = dict(
+    hidden_size=768,
+    num_hidden_layers=12,
+    num_attention_heads=12,
+    intermediate_size=3072,
+    vocab_size=30522,
+    max_position_embeddings=512,
+)
 # What each dimension is called in the config.json of the encoder families a visitor may name.
-CONFIG_NAMES = {"hidden": ("hidden_size", "dim", "n_embd", "d_model"),
-                "layers": ("num_hidden_layers", "n_layers", "n_layer", "num_layers"),
-                "heads": ("num_attention_heads", "n_heads", "n_head"),
-                "intermediate": ("intermediate_size", "hidden_dim", "n_inner", "ffn_dim"),
-                "vocab": ("vocab_size",), "positions": ("max_position_embeddings", "n_positions")}
+CONFIG_NAMES = {
+    "hidden": ("hidden_size", "dim", "n_embd", "d_model"),
+    "layers": ("num_hidden_layers", "n_layers", "n_layer", "num_layers"),
+    "heads": ("num_attention_heads", "n_heads", "n_head"),
+    "intermediate": ("intermediate_size", "hidden_dim", "n_inner", "ffn_dim"),
+    "vocab": ("vocab_size",),
+    "positions": ("max_position_embeddings", "n_positions"),
+}
 
 
 # ---- the machine and the encoder -------------------------------------------------------------------------------
@@ -112,7 +121,7 @@ def machine() -> Machine:
     for limit_file in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
         try:
             memory = min(memory, float(Path(limit_file).read_text().strip()))
-        except (OSError, ValueError):   # no such file, or "max": no limit
+        except (OSError, ValueError):  # no such file, or "max": no limit
             continue
     return Machine(memory, max(1, torch.get_num_threads()), False)
 
@@ -129,7 +138,7 @@ class Encoder:
     positions: int
 
     @classmethod
-    def from_config(cls, hf_config: dict | None) -> "Encoder":
+    def from_config(cls, hf_config: dict | None) -> Encoder:
         """Each size under whichever name its family uses (:data:`CONFIG_NAMES`), else BERT-base's."""
         hf_config = hf_config or FALLBACK_ENCODER
         sizes = {}
@@ -137,14 +146,18 @@ class Encoder:
             value = next((hf_config[name] for name in names if isinstance(hf_config.get(name), int)), None)
             sizes[size] = value if value and value > 0 else None
         hidden = sizes["hidden"] or FALLBACK_ENCODER["hidden_size"]
-        return cls(hidden, sizes["layers"] or FALLBACK_ENCODER["num_hidden_layers"],
-                   sizes["heads"] or FALLBACK_ENCODER["num_attention_heads"], sizes["intermediate"] or 4 * hidden,
-                   sizes["vocab"] or FALLBACK_ENCODER["vocab_size"],
-                   sizes["positions"] or FALLBACK_ENCODER["max_position_embeddings"])
+        return cls(
+            hidden,
+            sizes["layers"] or FALLBACK_ENCODER["num_hidden_layers"],
+            sizes["heads"] or FALLBACK_ENCODER["num_attention_heads"],
+            sizes["intermediate"] or 4 * hidden,
+            sizes["vocab"] or FALLBACK_ENCODER["vocab_size"],
+            sizes["positions"] or FALLBACK_ENCODER["max_position_embeddings"],
+        )
 
     def parameters(self) -> int:
         """Weights of the embeddings and the layers (biases and norms, under 1 % of a BERT, left out)."""
-        layer = 4 * self.hidden ** 2 + 2 * self.hidden * self.intermediate
+        layer = 4 * self.hidden**2 + 2 * self.hidden * self.intermediate
         return (self.vocab + self.positions) * self.hidden + self.layers * layer
 
     def lora_parameters(self, rank: int) -> int:
@@ -153,7 +166,7 @@ class Encoder:
 
     def forward_flops(self, length: float) -> float:
         """FLOPs of one token's forward pass in a sentence of ``length`` tokens (projections, MLP, attention)."""
-        per_layer = 8 * self.hidden ** 2 + 4 * self.hidden * self.intermediate + 4 * self.hidden * length
+        per_layer = 8 * self.hidden**2 + 4 * self.hidden * self.intermediate + 4 * self.hidden * length
         return self.layers * per_layer
 
     def activation_bytes(self, length: float) -> float:
@@ -161,7 +174,9 @@ class Encoder:
         return ACTIVATION_BYTES * self.hidden + ATTENTION_BYTES * self.heads * length
 
 
-MINILM = Encoder(hidden=384, layers=6, heads=12, intermediate=1536, vocab=30522, positions=512)   # all-MiniLM-L6-v2
+MINILM = Encoder(
+    hidden=384, layers=6, heads=12, intermediate=1536, vocab=30522, positions=512
+)  # all-MiniLM-L6-v2
 
 
 def encode_seconds(encoder: Encoder, where: Machine, sentences: float, length: float) -> float:
@@ -197,7 +212,7 @@ class DataProfile:
     lengths: np.ndarray
 
     @classmethod
-    def of(cls, pairs: PairSet) -> "DataProfile":
+    def of(cls, pairs: PairSet) -> DataProfile:
         sample = pairs.spaced(SAMPLE_PAIRS)
         sentences = [*sample.sentences1, *sample.sentences2]
         counts = _tokenizer()(sentences, truncation=False, return_length=True)["length"]
@@ -208,7 +223,7 @@ class DataProfile:
         capped = np.minimum(self.lengths, max_length)
         share = np.arange(1, len(capped) + 1) / len(capped)
         below = np.concatenate([[0.0], share[:-1]])
-        return float(np.sum(capped * (share ** sentences - below ** sentences)))
+        return float(np.sum(capped * (share**sentences - below**sentences)))
 
     def mean(self, max_length: int) -> float:
         """The mean sentence length cut at ``max_length`` (evaluation sorts by length: batches pad little)."""
@@ -244,7 +259,6 @@ def profile_of(name: str, config: TrainConfig, given: dict[str, PairSet], dev: b
 # ---- the estimate ---------------------------------------------------------------------------------------------
 
 
-
 @dataclass(frozen=True)
 class Estimate:
     """A run's peak memory (bytes), its training, dev-evaluation and final 7-task evaluation time (seconds; 0
@@ -265,4 +279,6 @@ def final_eval_seconds(encoder: Encoder, where: Machine, max_length: int) -> flo
     """Time of the final 7-task evaluation (:mod:`stsdemo.final_eval`): every distinct test sentence encoded by
     the trained model and by its base (:data:`FINAL_EVAL_MODELS`), in batches sorted by length, each cut at
     ``max_length``."""
-    return encode_seconds(encoder, where, FINAL_EVAL_MODELS * FINAL_EVAL_SENTENCES, min(FINAL_EVAL_TOKENS, max_length))
+    return encode_seconds(
+        encoder, where, FINAL_EVAL_MODELS * FINAL_EVAL_SENTENCES, min(FINAL_EVAL_TOKENS, max_length)
+    )

@@ -36,13 +36,19 @@ import threading
 import time
 import uuid
 import zipfile
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from .. import environment, save_format
-from ..atomic import (atomic_write, remove_old_files, remove_partial_writes, remove_stale_staging, retired_path,
-                      write_json_atomic)
+from ..atomic import (
+    atomic_write,
+    remove_old_files,
+    remove_partial_writes,
+    remove_stale_staging,
+    retired_path,
+    write_json_atomic,
+)
 from ..errors import InputError
 from ..events import Event, StageStep
 from ..export import export_scorer
@@ -58,9 +64,9 @@ HANDED_OVER_S = int(caps.value("handed_over_seconds"))
 GRADIO_CACHE_SCHEDULE = (int(caps.value("gradio_sweep_seconds")), int(caps.value("gradio_keep_seconds")))
 SESSION_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 RUN_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,80}$")
-PROCESS = uuid.uuid4().hex        # this server process, as the owner of the runs it trains
-EXPORT_PREFIX = ".export-"        # where zip_run stages a merged model
-STOP_FLAG = "STOP"                # in a run's folder: stop it (seen by a ZeroGPU worker too)
+PROCESS = uuid.uuid4().hex  # this server process, as the owner of the runs it trains
+EXPORT_PREFIX = ".export-"  # where zip_run stages a merged model
+STOP_FLAG = "STOP"  # in a run's folder: stop it (seen by a ZeroGPU worker too)
 
 
 def session_key(session_hash: str | None) -> str:
@@ -118,14 +124,14 @@ class RunInfo:
 
     run_id: str
     label: str
-    status: str = "running"          # running, finished, stopped, failed, cancelled, interrupted
+    status: str = "running"  # running, finished, stopped, failed, cancelled, interrupted
     message: str = ""
-    owner: str = ""                  # the server process that trains it (PROCESS)
+    owner: str = ""  # the server process that trains it (PROCESS)
     created: float = field(default_factory=time.time)
     config: dict = field(default_factory=dict)
     final_eval: bool = False
     events: list[Event] = field(default_factory=list)
-    results: dict | None = None      # 7-task results of the best checkpoint
+    results: dict | None = None  # 7-task results of the best checkpoint
     base_results: dict | None = None
     base_name: str = ""
     best: float | None = None
@@ -190,8 +196,11 @@ def list_runs(session: str) -> list[RunInfo]:
 
 def run_choices(session: str, finished_only: bool = True) -> list[tuple[str, str]]:
     """(label, value) pairs of this session's runs that have a checkpoint, newest first."""
-    return [(r.title(), RUN_PREFIX + r.run_id) for r in reversed(list_runs(session))
-            if r.has_checkpoint() and (r.status != "running" or not finished_only)]
+    return [
+        (r.title(), RUN_PREFIX + r.run_id)
+        for r in reversed(list_runs(session))
+        if r.has_checkpoint() and (r.status != "running" or not finished_only)
+    ]
 
 
 def delete_run(state, session: str, run_id: str) -> str:
@@ -239,7 +248,7 @@ def touch(folder: Path) -> None:
     """Mark ``folder`` used now (its modification time, which :func:`_folders` reads as its idleness)."""
     try:
         folder.touch(exist_ok=True)
-    except OSError:   # removed meanwhile
+    except OSError:  # removed meanwhile
         pass
 
 
@@ -250,7 +259,7 @@ def _folders(root: Path) -> list[tuple[Path, float]]:
         try:
             if folder.is_dir():
                 found.append((folder, folder.stat().st_mtime))
-        except OSError:         # removed meanwhile
+        except OSError:  # removed meanwhile
             continue
     return found
 
@@ -266,8 +275,11 @@ def trim_hub_cache(cache: Path, limit: int | None = None) -> int:
     they take more than ``limit`` bytes (default: the ``hub_cache_bytes`` cap); a model removed is downloaded
     again when next named. Returns the bytes they then take."""
     limit = int(caps.value("hub_cache_bytes")) if limit is None else limit
-    models = [(touched, folder, disk_use(folder)) for folder, touched in _folders(cache)
-              if folder.name.startswith("models--")]
+    models = [
+        (touched, folder, disk_use(folder))
+        for folder, touched in _folders(cache)
+        if folder.name.startswith("models--")
+    ]
     total = sum(size for *_, size in models)
     for _, folder, size in sorted(models, key=lambda model: model[0]):
         if total <= limit:
@@ -308,12 +320,14 @@ def sweep_until(stop: threading.Event, state, every_s: float, gradio_folder: Pat
         stop.wait(every_s)
 
 
-def start_sweeper(state, every_s: float = SWEEP_EVERY_S,
-                  gradio_folder: Path | None = None) -> threading.Event:
+def start_sweeper(
+    state, every_s: float = SWEEP_EVERY_S, gradio_folder: Path | None = None
+) -> threading.Event:
     """:func:`sweep_until` in a daemon thread; setting the returned event stops it."""
     stop = threading.Event()
-    threading.Thread(target=sweep_until, args=(stop, state, every_s, gradio_folder), name="stsdemo-sweeper",
-                     daemon=True).start()
+    threading.Thread(
+        target=sweep_until, args=(stop, state, every_s, gradio_folder), name="stsdemo-sweeper", daemon=True
+    ).start()
     return stop
 
 
@@ -328,7 +342,7 @@ def disk_use(folder: Path) -> int:
     for path in folder.rglob("*"):
         try:
             total += path.stat().st_size if path.is_file() else 0
-        except OSError:         # removed meanwhile
+        except OSError:  # removed meanwhile
             continue
     return total
 
@@ -339,14 +353,18 @@ def check_disk_budget(session: str, busy: set[str]) -> None:
     :func:`make_room` (sparing this session and the ``busy`` ones): called before a new run starts."""
     used, budget = sessiondisk_use(session), environment.session_disk_bytes()
     if used >= budget:
-        raise InputError(f"this session's runs take {environment.size_text(used)} of disk, its budget is "
-                         f"{environment.size_text(budget)} (STSDEMO_SESSION_DISK): delete a run of this session "
-                         "before starting another")
+        raise InputError(
+            f"this session's runs take {environment.size_text(used)} of disk, its budget is "
+            f"{environment.size_text(budget)} (STSDEMO_SESSION_DISK): delete a run of this session "
+            "before starting another"
+        )
     total, budget = make_room(busy | {session}), environment.total_disk_bytes()
     if total >= budget:
-        raise InputError(f"the runs of every visitor take {environment.size_text(total)} of this server's disk, "
-                         f"its total is {environment.size_text(budget)} (STSDEMO_TOTAL_DISK): try again in an hour, "
-                         "when the runs idle longest may be cleared")
+        raise InputError(
+            f"the runs of every visitor take {environment.size_text(total)} of this server's disk, "
+            f"its total is {environment.size_text(budget)} (STSDEMO_TOTAL_DISK): try again in an hour, "
+            "when the runs idle longest may be cleared"
+        )
 
 
 def remove_staging(session: str, info: RunInfo) -> None:
@@ -378,13 +396,16 @@ def remove_orphans() -> None:
     """At start-up, what a killed server leaves beside the runs: a zip's export folders (a run's, or a Playground
     run's in the session's folder), staged and partial
     downloads, and partial files of the cache (the Playground's embeddings, the base models' scores)."""
-    for export in [*sessions_root().glob(f"*/*/{EXPORT_PREFIX}*"), *sessions_root().glob(f"*/{EXPORT_PREFIX}*")]:
+    for export in [
+        *sessions_root().glob(f"*/*/{EXPORT_PREFIX}*"),
+        *sessions_root().glob(f"*/{EXPORT_PREFIX}*"),
+    ]:
         shutil.rmtree(export, ignore_errors=True)
     remove_handed_over(max_age_s=0)
     remove_partial_writes(environment.cache_dir(), recursive=True)
 
 
-HANDED_OUT = ("stsdemo-*.zip", "mteb-*.zip", "*-scored-*.csv")   # the names of the files the app hands out
+HANDED_OUT = ("stsdemo-*.zip", "mteb-*.zip", "*-scored-*.csv")  # the names of the files the app hands out
 
 
 def remove_cached_downloads(gradio_cache: Path) -> int:
@@ -439,8 +460,11 @@ def zip_run(state, session: str, run_id: str) -> Path:
     if target.is_file() and target.stat().st_mtime >= stamp:
         target.touch()  # handed over again: kept until Gradio has copied it
         return target
-    return zip_export(lambda out: export_scorer(info.checkpoint, out, allowed_roots=environment.model_roots()),
-                      session_run_folder(session, run_id), target)
+    return zip_export(
+        lambda out: export_scorer(info.checkpoint, out, allowed_roots=environment.model_roots()),
+        session_run_folder(session, run_id),
+        target,
+    )
 
 
 def _compression(path: Path) -> int:
@@ -459,7 +483,9 @@ def zip_export(export: Callable[[Path], Path], beside: Path, target: Path) -> Pa
             with zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=5) as archive:
                 for path in sorted(source.rglob("*")):
                     if path.is_file():
-                        archive.write(path, path.relative_to(source).as_posix(), compress_type=_compression(path))
+                        archive.write(
+                            path, path.relative_to(source).as_posix(), compress_type=_compression(path)
+                        )
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return target

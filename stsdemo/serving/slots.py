@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import ipaddress
 import threading
+from collections.abc import Callable
 from contextlib import contextmanager
-from typing import Callable
 
 from .. import environment
 from ..errors import InputError
@@ -52,7 +52,7 @@ def client_address(host: str | None, forwarded_for: str | None, hops: int) -> st
     return address_group(address) if address.is_global else None
 
 
-IPV6_GROUP = 64      # an IPv6 visitor's prefix length: a subscriber or a server is given a whole /64
+IPV6_GROUP = 64  # an IPv6 visitor's prefix length: a subscriber or a server is given a whole /64
 
 
 def address_group(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str:
@@ -70,7 +70,9 @@ def visitor_of(request) -> str | None:
     client's public address is known (:func:`client_address`), else None (the caller's session stands for it)."""
     client = getattr(request, "client", None)
     headers = getattr(request, "headers", None) or {}
-    address = client_address(getattr(client, "host", None), headers.get("x-forwarded-for"), budget.proxy_hops())
+    address = client_address(
+        getattr(client, "host", None), headers.get("x-forwarded-for"), budget.proxy_hops()
+    )
     return f"address {address}" if address else None
 
 
@@ -81,7 +83,7 @@ def _plural(count: int, word: str) -> str:
 class Ticket:
     """One place in a :class:`JobLine` (running or waiting)."""
 
-    def __init__(self, line: "JobLine", name: str):
+    def __init__(self, line: JobLine, name: str):
         self.line, self.name = line, name
         self.admitted = False
         self.left = False
@@ -107,15 +109,19 @@ class Ticket:
 class JobLine:
     """First come, first served admission for long jobs, with a bounded line."""
 
-    def __init__(self, slots: int | Callable[[], int] | None = None, waiting: int | Callable[[], int] | None = None,
-                 what: str = "run"):
+    def __init__(
+        self,
+        slots: int | Callable[[], int] | None = None,
+        waiting: int | Callable[[], int] | None = None,
+        what: str = "run",
+    ):
         self._slots = slots if slots is not None else environment.max_training_runs
         self._max_waiting = waiting if waiting is not None else environment.max_waiting_runs
         self.what = what
         self._cond = threading.Condition()
         self._running: list[Ticket] = []
         self._waiting: list[Ticket] = []
-        self._visitors: dict[str, str | None] = {}     # sessions holding a place -> their address
+        self._visitors: dict[str, str | None] = {}  # sessions holding a place -> their address
 
     def slots(self) -> int:
         return max(1, int(self._slots() if callable(self._slots) else self._slots))
@@ -137,13 +143,17 @@ class JobLine:
         per_address = int(caps.value("training_per_address"))
         with self._cond:
             if session in self._visitors:
-                raise InputError(f"a {self.what} of yours is already training or waiting (from this page or "
-                                 "another tab): one place per visitor; stop it or wait for it to end")
+                raise InputError(
+                    f"a {self.what} of yours is already training or waiting (from this page or "
+                    "another tab): one place per visitor; stop it or wait for it to end"
+                )
             shared = sum(held == address for held in self._visitors.values()) if address else 0
             if shared >= per_address:
-                raise InputError(f"your address already has {_plural(shared, self.what)} training or waiting "
-                                 f"(at most {per_address} an address, so that every visitor gets a turn): "
-                                 "wait for one to end")
+                raise InputError(
+                    f"your address already has {_plural(shared, self.what)} training or waiting "
+                    f"(at most {per_address} an address, so that every visitor gets a turn): "
+                    "wait for one to end"
+                )
             self._visitors[session] = address
         try:
             yield
@@ -162,7 +172,8 @@ class JobLine:
                 raise InputError(
                     f"the training queue is full: {_plural(len(self._running), self.what)} training and "
                     f"{len(self._waiting)} waiting (at most {self.max_waiting()} may wait); nothing was started, "
-                    "try again in a few minutes")
+                    "try again in a few minutes"
+                )
             else:
                 self._waiting.append(ticket)
             return ticket

@@ -58,12 +58,12 @@ class UploadLedger:
     upload shares one."""
 
     UNKNOWN = "an unknown address"
-    MEASURE_EVERY_S = 10.0    # the folder's size is measured again at most this often (a walk of its files)
+    MEASURE_EVERY_S = 10.0  # the folder's size is measured again at most this often (a walk of its files)
 
     def __init__(self):
         self._lock = threading.Lock()
         self._uploads: list[Upload] = []
-        self._measured = (-math.inf, 0)   # (when, bytes) the folder last measured
+        self._measured = (-math.inf, 0)  # (when, bytes) the folder last measured
 
     def admit(self, visitor: str | None, size: int, folder: Path) -> tuple[Upload | None, str]:
         """``(upload, "")`` for an upload of ``size`` bytes that fits the caps (record its paths with
@@ -79,13 +79,17 @@ class UploadLedger:
             keep = caps.value("gradio_keep_seconds")
             taken = self._measured[1] + since
             if mine + size > per_visitor:
-                return None, (f"uploads from {visitor.removeprefix('address ')} already take "
-                              f"{caps.size_text(mine)} of this server's disk and this one is "
-                              f"{caps.size_text(size)}: at most {caps.size_text(per_visitor)} a visitor "
-                              f"(STSDEMO_VISITOR_UPLOADS); an upload is removed {keep:g} s after it came")
+                return None, (
+                    f"uploads from {visitor.removeprefix('address ')} already take "
+                    f"{caps.size_text(mine)} of this server's disk and this one is "
+                    f"{caps.size_text(size)}: at most {caps.size_text(per_visitor)} a visitor "
+                    f"(STSDEMO_VISITOR_UPLOADS); an upload is removed {keep:g} s after it came"
+                )
             if taken + size > most:
-                return None, (f"uploaded files take {caps.size_text(taken)} of this server's disk, at most "
-                              f"{caps.size_text(most)} (STSDEMO_GRADIO_FOLDER): try again in a few minutes")
+                return None, (
+                    f"uploaded files take {caps.size_text(taken)} of this server's disk, at most "
+                    f"{caps.size_text(most)} (STSDEMO_GRADIO_FOLDER): try again in a few minutes"
+                )
             upload = Upload(visitor, size)
             self._uploads.append(upload)
             return upload, ""
@@ -108,13 +112,13 @@ class UploadLedger:
             now = time.monotonic()
             old = [upload for upload in self._uploads if now - upload.at >= max_age_s]
             self._uploads = [upload for upload in self._uploads if upload not in old]
-            kept = {path for upload in self._uploads for path in upload.paths}   # the same file again
+            kept = {path for upload in self._uploads for path in upload.paths}  # the same file again
         root = folder.resolve()
         for path in {path for upload in old for path in upload.paths} - kept:
             path = Path(path).resolve()
             if path.is_relative_to(root) and path != root:
                 path.unlink(missing_ok=True)
-                with contextlib.suppress(OSError):     # <folder>/<hash>/: gone with its last file
+                with contextlib.suppress(OSError):  # <folder>/<hash>/: gone with its last file
                     if path.parent != root:
                         path.parent.rmdir()
         return len(old)

@@ -44,19 +44,32 @@ def load_evidence(path: Path | None = None) -> Evidence:
 COLUMN_WIDTHS = ["400px", "170px", "110px", "130px", "130px", "130px", "140px"]
 
 
-def evidence_frame(evidence: Evidence | None, own: dict[str, dict] | None = None,
-                   markup: bool = False) -> pd.DataFrame:
+def evidence_frame(
+    evidence: Evidence | None, own: dict[str, dict] | None = None, markup: bool = False
+) -> pd.DataFrame:
     """The table of the Benchmark tab: every recorded arm (:func:`stsdemo.evidence_cells.evidence_rows`), then
     the visitor's own evaluations (``{name: 7-task results}``) as rows of one run each."""
-    own_rows = [[arm_cell(name, "evaluated here", markup), name, "–", spread_cell(results.get("Avg."), None, 1), "–",
-                 "–", "this app"] for name, results in (own or {}).items()]
+    own_rows = [
+        [
+            arm_cell(name, "evaluated here", markup),
+            name,
+            "–",
+            spread_cell(results.get("Avg."), None, 1),
+            "–",
+            "–",
+            "this app",
+        ]
+        for name, results in (own or {}).items()
+    ]
     return pd.DataFrame(evidence_rows(evidence, markup) + own_rows, columns=COLUMNS)
 
 
 def claims_view(evidence: Evidence | None, reason: str = "") -> str:
     """The verdicts on the paper's claims (:func:`stsdemo.claims_text.claims_markdown`), or why they are missing."""
     if evidence is None:
-        return f"**The project's recorded evidence is unavailable** ({reason}). Your own evaluations still work."
+        return (
+            f"**The project's recorded evidence is unavailable** ({reason}). Your own evaluations still work."
+        )
     return claims_markdown(evidence)
 
 
@@ -67,8 +80,15 @@ PAPER_WIDTHS = ["190px", "150px", *["105px"] * len(PAPER_ARMS), "170px"]
 def paper_frame() -> pd.DataFrame:
     """What the paper reported (its 7-task averages), one row per encoder, to set beside this project's rows:
     labelled as the paper's, and not run here."""
-    records = [[encoder, data, *(f"{scores[arm]:.2f}" if arm in scores else "–" for arm in PAPER_ARMS),
-                f"Zhang & Li 2024, {table}"] for encoder, data, table, scores in PAPER_REPORTED]
+    records = [
+        [
+            encoder,
+            data,
+            *(f"{scores[arm]:.2f}" if arm in scores else "–" for arm in PAPER_ARMS),
+            f"Zhang & Li 2024, {table}",
+        ]
+        for encoder, data, table, scores in PAPER_REPORTED
+    ]
     return pd.DataFrame(records, columns=PAPER_COLUMNS)
 
 
@@ -79,13 +99,18 @@ def paper_reading() -> str:
         for a, b in (("Smooth K2", "MSE"), ("Translated ReLU", "L1")):
             if a in scores and b in scores:
                 pairs.append(f"{a} − {b} {scores[a] - scores[b]:+.2f} ({encoder}, {data})")
-    return ("**What the paper reported** (its own 7-task averages, Spearman ×100; BERT and RoBERTa trained on NLI, "
-            "Jina v2 and Nomic tuned on STS-B + SICK-R; **not run here**). Its buffer-zone comparisons: "
-            + "; ".join(pairs) + ". Set them beside this project's C2 above (all-MiniLM-L6-v2, paired seeds).")
+    return (
+        "**What the paper reported** (its own 7-task averages, Spearman ×100; BERT and RoBERTa trained on NLI, "
+        "Jina v2 and Nomic tuned on STS-B + SICK-R; **not run here**). Its buffer-zone comparisons: "
+        + "; ".join(pairs)
+        + ". Set them beside this project's C2 above (all-MiniLM-L6-v2, paired seeds)."
+    )
 
 
-SPREADS = ("± in the table: **sd**, the standard deviation of an arm's figure over its seeds. ± in the verdicts: "
-           "**se**, the standard error of the mean of the per-seed differences (what the rule reads).")
+SPREADS = (
+    "± in the table: **sd**, the standard deviation of an arm's figure over its seeds. ± in the verdicts: "
+    "**se**, the standard error of the mean of the per-seed differences (what the rule reads)."
+)
 
 
 def buffer_line(evidence: Evidence | None, loss: str, target: str) -> tuple[ClaimLine, EvidenceRow] | None:
@@ -98,8 +123,13 @@ def buffer_line(evidence: Evidence | None, loss: str, target: str) -> tuple[Clai
     for claim in evidence.claims:
         for line in claim.lines:
             with_buffer, without = evidence.row(line.a), evidence.row(line.b)
-            if line.n and with_buffer and without and (with_buffer.loss, with_buffer.target, without.loss,
-                                                       without.target) == (loss, target, twin, target):
+            if (
+                line.n
+                and with_buffer
+                and without
+                and (with_buffer.loss, with_buffer.target, without.loss, without.target)
+                == (loss, target, twin, target)
+            ):
                 return line, with_buffer
     return None
 
@@ -112,14 +142,18 @@ def buffer_spread(evidence: Evidence | None, loss: str, target: str) -> str:
         return ""
     line, _ = found
     spread = f", standard error {line.se:.2f}" if line.n > 1 and line.se is not None else ""
-    return (f"Recorded at the paper's budget ({line.a} vs {line.b}, 7-task Avg., n = {line.n} "
-            f"seed{'' if line.n == 1 else 's'}): mean difference {line.mean:+.2f}{spread}; verdict: {line.verdict}.")
+    return (
+        f"Recorded at the paper's budget ({line.a} vs {line.b}, 7-task Avg., n = {line.n} "
+        f"seed{'' if line.n == 1 else 's'}): mean difference {line.mean:+.2f}{spread}; verdict: {line.verdict}."
+    )
 
 
-CHARTS = {STS: ("avg", "avg_sd", "STS: 7-task mean (Spearman ×100)", "7-task mean"),
-          NLI: ("nli", "nli_sd", "NLI: SNLI test accuracy (%)", "SNLI test accuracy")}
-OURS, OTHERS = "#0072B2", "#9ca3af"   # the buffer-zone losses (Smooth K2, Translated ReLU) | everything else
-TICK_WIDTH, TICK_LINES = 46, 2        # an arm's name on the chart's axis: wrapped, at most this many lines
+CHARTS = {
+    STS: ("avg", "avg_sd", "STS: 7-task mean (Spearman ×100)", "7-task mean"),
+    NLI: ("nli", "nli_sd", "NLI: SNLI test accuracy (%)", "SNLI test accuracy"),
+}
+OURS, OTHERS = "#0072B2", "#9ca3af"  # the buffer-zone losses (Smooth K2, Translated ReLU) | everything else
+TICK_WIDTH, TICK_LINES = 46, 2  # an arm's name on the chart's axis: wrapped, at most this many lines
 
 
 def tick_name(row: EvidenceRow) -> str:
@@ -128,7 +162,7 @@ def tick_name(row: EvidenceRow) -> str:
     name = row.label + ("" if row.encoder == "all-MiniLM-L6-v2" else f" · {row.encoder}")
     lines = textwrap.wrap(name, TICK_WIDTH) or [row.arm]
     if len(lines) > TICK_LINES:
-        lines = lines[:TICK_LINES - 1] + [lines[TICK_LINES - 1][:TICK_WIDTH - 1] + "…"]
+        lines = lines[: TICK_LINES - 1] + [lines[TICK_LINES - 1][: TICK_WIDTH - 1] + "…"]
     return "<br>".join(html.escape(line) for line in lines)
 
 
@@ -138,25 +172,58 @@ def evidence_figure(evidence: Evidence | None, task: str) -> go.Figure:
     axis title says where the axis starts (not at 0). An empty chart with a note when the evidence is
     unavailable."""
     value, sd, title, measure = CHARTS[task]
-    rows = [r for r in (evidence.rows if evidence else []) if r.task == task and getattr(r, value) is not None]
+    rows = [
+        r for r in (evidence.rows if evidence else []) if r.task == task and getattr(r, value) is not None
+    ]
     rows.sort(key=lambda r: getattr(r, value))
     names = [tick_name(r) for r in rows]
     names = [name if names.count(name) == 1 else f"{name} ({r.arm})" for name, r in zip(names, rows)]
     ours = [r.loss in LOSSES and LOSSES[r.loss].buffer for r in rows]
-    figure = go.Figure(go.Scatter(
-        y=names, x=[getattr(r, value) for r in rows], mode="markers", showlegend=False,
-        error_x=dict(type="data", array=[getattr(r, sd) or 0 for r in rows], visible=True, color="#374151",
-                     thickness=1.2, width=3),
-        marker=dict(size=9, color=[OURS if mine else OTHERS for mine in ours], line=dict(width=1, color="#374151")),
-        customdata=[[len(r.seeds), r.machine, r.arm, html.escape(r.label)] for r in rows],
-        hovertemplate="%{customdata[3]} (%{customdata[2]})<br>%{x:.2f} ± sd, n = %{customdata[0]} seeds, "
-                      "%{customdata[1]}<extra></extra>"))
-    for name, color in (("buffer-zone loss (Smooth K2, Translated ReLU)", OURS), ("other losses and baselines", OTHERS)):
-        figure.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=name,
-                                    marker=dict(size=9, color=color, line=dict(width=1, color="#374151"))))
+    figure = go.Figure(
+        go.Scatter(
+            y=names,
+            x=[getattr(r, value) for r in rows],
+            mode="markers",
+            showlegend=False,
+            error_x=dict(
+                type="data",
+                array=[getattr(r, sd) or 0 for r in rows],
+                visible=True,
+                color="#374151",
+                thickness=1.2,
+                width=3,
+            ),
+            marker=dict(
+                size=9, color=[OURS if mine else OTHERS for mine in ours], line=dict(width=1, color="#374151")
+            ),
+            customdata=[[len(r.seeds), r.machine, r.arm, html.escape(r.label)] for r in rows],
+            hovertemplate="%{customdata[3]} (%{customdata[2]})<br>%{x:.2f} ± sd, n = %{customdata[0]} seeds, "
+            "%{customdata[1]}<extra></extra>",
+        )
+    )
+    for name, color in (
+        ("buffer-zone loss (Smooth K2, Translated ReLU)", OURS),
+        ("other losses and baselines", OTHERS),
+    ):
+        figure.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="markers",
+                name=name,
+                marker=dict(size=9, color=color, line=dict(width=1, color="#374151")),
+            )
+        )
     if evidence is None:
-        figure.add_annotation(text="evidence unavailable", x=0.5, y=0.5, xref="paper", yref="paper",
-                              showarrow=False, font=dict(size=14, color="#6b7280"))
+        figure.add_annotation(
+            text="evidence unavailable",
+            x=0.5,
+            y=0.5,
+            xref="paper",
+            yref="paper",
+            showarrow=False,
+            font=dict(size=14, color="#6b7280"),
+        )
     # how to read it sits under the title, across the whole figure: the plot beside long names is narrow on a phone
     reading = "dot = mean, whiskers = ± sd over seeds"
     if rows:
@@ -168,11 +235,19 @@ def evidence_figure(evidence: Evidence | None, task: str) -> go.Figure:
     # names are spaced evenly: the longest (2 lines of 13 px) and 8 px between keep each readable; 200 px hold the
     # title and its two lines, the axis and the legend
     height = max(320, 200 + len(names) * (13 * max([name.count("<br>") + 1 for name in names] or [1]) + 8))
-    figure.update_layout(title=dict(text=title, x=0.5, font=dict(size=13),
-                                    subtitle=dict(text=reading, font=dict(size=11, color="#4b5563"))),
-                         height=height, margin=dict(l=10, r=10, t=90, b=110), template="plotly_white",
-                         font=dict(size=11), legend=dict(orientation="h", yref="container", yanchor="bottom", y=0.01,
-                                                         x=0, font=dict(size=11)))
+    figure.update_layout(
+        title=dict(
+            text=title,
+            x=0.5,
+            font=dict(size=13),
+            subtitle=dict(text=reading, font=dict(size=11, color="#4b5563")),
+        ),
+        height=height,
+        margin=dict(l=10, r=10, t=90, b=110),
+        template="plotly_white",
+        font=dict(size=11),
+        legend=dict(orientation="h", yref="container", yanchor="bottom", y=0.01, x=0, font=dict(size=11)),
+    )
     figure.update_xaxes(tickformat=".0f", title=dict(text=measure, font=dict(size=11)))
     figure.update_yaxes(automargin=True, tickfont=dict(size=10), categoryorder="array", categoryarray=names)
     return figure
@@ -185,12 +260,16 @@ def headline(evidence: Evidence | None) -> str:
         return "The project's measurements are unavailable in this copy."
     verdicts = {claim.claim: claim for claim in evidence.claims}
     parts = []
-    for key, question in (("C2", "Does the buffer zone beat the same loss without it?"),
-                          ("C1", "Does the regression beat a classifier?")):
+    for key, question in (
+        ("C2", "Does the buffer zone beat the same loss without it?"),
+        ("C1", "Does the regression beat a classifier?"),
+    ):
         claim = verdicts.get(key)
         if claim is not None:
             seeds = max((line.n for line in claim.lines), default=0)
-            parts.append(f"{question} *{_answer(claim.combined)}* (up to {seeds} paired seed{'' if seeds == 1 else 's'}).")
+            parts.append(
+                f"{question} *{_answer(claim.combined)}* (up to {seeds} paired seed{'' if seeds == 1 else 's'})."
+            )
     return "**Measured here** (all-MiniLM-L6-v2): " + " ".join(parts)
 
 

@@ -40,42 +40,94 @@ def build() -> BenchmarkTab:
     with gr.Tab(say("tab_bench"), id="bench") as tab:
         gr.Markdown(say("bench_measured", spreads=evidence_view.SPREADS), elem_classes="sts-note")
         verdicts = gr.Markdown(verdicts_now, elem_id="evidence-verdicts")
-        with gr.Row(elem_classes="sts-wrap", elem_id="evidence-chart", equal_height=False):  # one column on a phone
+        with gr.Row(
+            elem_classes="sts-wrap", elem_id="evidence-chart", equal_height=False
+        ):  # one column on a phone
             sts_chart = gr.Plot(sts_now, show_label=False, scale=2, min_width=340)
             nli_chart = gr.Plot(nli_now, show_label=False, scale=1, min_width=300)
-        evidence_table = gr.Dataframe(table_now, interactive=False, label=say("bench_evidence_table"),
-                                      wrap=True, column_widths=evidence_view.COLUMN_WIDTHS, max_height=720,
-                                      datatype=["html", *["str"] * (len(evidence_view.COLUMNS) - 1)],
-                                      elem_id="evidence-table")
+        evidence_table = gr.Dataframe(
+            table_now,
+            interactive=False,
+            label=say("bench_evidence_table"),
+            wrap=True,
+            column_widths=evidence_view.COLUMN_WIDTHS,
+            max_height=720,
+            datatype=["html", *["str"] * (len(evidence_view.COLUMNS) - 1)],
+            elem_id="evidence-table",
+        )
         gr.Markdown(evidence_view.paper_reading(), elem_classes="sts-note", elem_id="paper-reading")
-        gr.Dataframe(evidence_view.paper_frame(), interactive=False, label=say("bench_paper_table"),
-                     wrap=True, column_widths=evidence_view.PAPER_WIDTHS, elem_id="paper-table")
+        gr.Dataframe(
+            evidence_view.paper_frame(),
+            interactive=False,
+            label=say("bench_paper_table"),
+            wrap=True,
+            column_widths=evidence_view.PAPER_WIDTHS,
+            elem_id="paper-table",
+        )
         tuned = tuning_view.load_tuning()
-        gr.Markdown("### Tuned evidence: every arm at its own best settings\n" + tuning_view.claims_markdown(tuned),
-                    elem_classes="sts-note", elem_id="tuned-claims")
+        gr.Markdown(
+            "### Tuned evidence: every arm at its own best settings\n" + tuning_view.claims_markdown(tuned),
+            elem_classes="sts-note",
+            elem_id="tuned-claims",
+        )
         with gr.Accordion(say("bench_tuned"), open=False, elem_id="tuned-evidence"):
-            gr.Dataframe(tuning_view.tuned_frame(tuned), interactive=False, wrap=True, elem_id="tuned-table",
-                         label=say("bench_tuned_table"))
-            gr.Dataframe(tuning_view.grid_frame(tuned), interactive=False, wrap=True, elem_id="tuned-grid",
-                         label=say("bench_tuned_grid"))
-            gr.Dataframe(tuning_view.diagnosis_frame(tuned), interactive=False, wrap=True, elem_id="tuned-diagnosis",
-                         label=say("bench_tuned_diagnosis"))
+            gr.Dataframe(
+                tuning_view.tuned_frame(tuned),
+                interactive=False,
+                wrap=True,
+                elem_id="tuned-table",
+                label=say("bench_tuned_table"),
+            )
+            gr.Dataframe(
+                tuning_view.grid_frame(tuned),
+                interactive=False,
+                wrap=True,
+                elem_id="tuned-grid",
+                label=say("bench_tuned_grid"),
+            )
+            gr.Dataframe(
+                tuning_view.diagnosis_frame(tuned),
+                interactive=False,
+                wrap=True,
+                elem_id="tuned-diagnosis",
+                label=say("bench_tuned_diagnosis"),
+            )
         gr.Markdown(say("bench_evaluate_note"), elem_classes="sts-note")
         with gr.Row(elem_classes="sts-wrap"):
-            model = gr.Dropdown(model_cache.bench_choices(""), value=model_cache.DEFAULT_CHOICE, label=say("model"),
-                                allow_custom_value=True, scale=4, min_width=220, info=say("bench_model_info"))
+            model = gr.Dropdown(
+                model_cache.bench_choices(""),
+                value=model_cache.DEFAULT_CHOICE,
+                label=say("model"),
+                allow_custom_value=True,
+                scale=4,
+                min_width=220,
+                info=say("bench_model_info"),
+            )
             button = gr.Button(say("bench_evaluate"), variant="primary", scale=1, min_width=160)
         progress = gr.HTML(progress_html(0, str(say("bench_idle")), "idle"))
-        table = gr.Dataframe(benchmark_view.benchmark_table({}), interactive=False, label=say("bench_results"))
+        table = gr.Dataframe(
+            benchmark_view.benchmark_table({}), interactive=False, label=say("bench_results")
+        )
         chart = gr.Plot(benchmark_view.benchmark_chart({}), show_label=False)
         gr.Markdown(REFERENCE_NOTE, elem_classes="sts-note")
         gr.Markdown(say("bench_mteb_note"), elem_classes="sts-note")
         with gr.Row(elem_classes="sts-wrap"):
             mteb_button = gr.Button(say("bench_mteb"), scale=1, min_width=160)
             mteb_zip = gr.File(label=say("bench_mteb_zip"), interactive=False, scale=3, min_width=220)
-    return BenchmarkTab(tab=tab, verdicts=verdicts, sts_chart=sts_chart, nli_chart=nli_chart,
-                        evidence_table=evidence_table, model=model, button=button, progress=progress, table=table,
-                        chart=chart, mteb_button=mteb_button, mteb_zip=mteb_zip)
+    return BenchmarkTab(
+        tab=tab,
+        verdicts=verdicts,
+        sts_chart=sts_chart,
+        nli_chart=nli_chart,
+        evidence_table=evidence_table,
+        model=model,
+        button=button,
+        progress=progress,
+        table=table,
+        chart=chart,
+        mteb_button=mteb_button,
+        mteb_zip=mteb_zip,
+    )
 
 
 def wire(tab: BenchmarkTab, state, demo: gr.Blocks) -> None:
@@ -88,17 +140,37 @@ def wire(tab: BenchmarkTab, state, demo: gr.Blocks) -> None:
 
     def initial(request: gr.Request):
         rows = state.bench_rows(session_of(request))
-        return (benchmark_view.benchmark_table(rows), benchmark_view.benchmark_chart(rows),
-                *benchmark_view.evidence_views(rows))
+        return (
+            benchmark_view.benchmark_table(rows),
+            benchmark_view.benchmark_chart(rows),
+            *benchmark_view.evidence_views(rows),
+        )
 
     @user_errors
     def download_mteb(choice, request: gr.Request):
         return str(benchmark_view.mteb_zip(state, session_of(request), choice))
 
-    tab.button.click(evaluate, tab.model, [tab.progress, tab.table, tab.chart, tab.evidence_table],
-                     api_name="benchmark", concurrency_id="eval", concurrency_limit=1, show_progress="minimal")
-    tab.mteb_button.click(download_mteb, tab.model, tab.mteb_zip, api_name="benchmark_mteb", concurrency_id="zip",
-                          concurrency_limit=2)
-    demo.load(initial, None,
-              [tab.table, tab.chart, tab.evidence_table, tab.sts_chart, tab.nli_chart, tab.verdicts],
-              api_visibility="private", queue=False)
+    tab.button.click(
+        evaluate,
+        tab.model,
+        [tab.progress, tab.table, tab.chart, tab.evidence_table],
+        api_name="benchmark",
+        concurrency_id="eval",
+        concurrency_limit=1,
+        show_progress="minimal",
+    )
+    tab.mteb_button.click(
+        download_mteb,
+        tab.model,
+        tab.mteb_zip,
+        api_name="benchmark_mteb",
+        concurrency_id="zip",
+        concurrency_limit=2,
+    )
+    demo.load(
+        initial,
+        None,
+        [tab.table, tab.chart, tab.evidence_table, tab.sts_chart, tab.nli_chart, tab.verdicts],
+        api_visibility="private",
+        queue=False,
+    )

@@ -17,12 +17,28 @@ import pandas as pd
 
 from ...evidence import EVIDENCE_FILE
 
-UNAVAILABLE = ("No tuned evidence is recorded yet (`python -m bench.evidence.tuning`, then "
-               "`python -m bench.evidence.report`).")
-TUNED_COLUMNS = ["encoder", "arm", "seeds", "tuned: 7-task mean ± sd", "fixed settings: 7-task mean (seeds)",
-                 "STS-B test on node (%)", "point", "machine, precision", "in the verdicts"]
-GRID_COLUMNS = ["arm", "chosen point", "STS-B dev at the grid seed", "dev at lr 2e-5",
-                "runs that kept the untrained encoder"]
+UNAVAILABLE = (
+    "No tuned evidence is recorded yet (`python -m bench.evidence.tuning`, then "
+    "`python -m bench.evidence.report`)."
+)
+TUNED_COLUMNS = [
+    "encoder",
+    "arm",
+    "seeds",
+    "tuned: 7-task mean ± sd",
+    "fixed settings: 7-task mean (seeds)",
+    "STS-B test on node (%)",
+    "point",
+    "machine, precision",
+    "in the verdicts",
+]
+GRID_COLUMNS = [
+    "arm",
+    "chosen point",
+    "STS-B dev at the grid seed",
+    "dev at lr 2e-5",
+    "runs that kept the untrained encoder",
+]
 
 
 def load_tuning(path: Path | None = None) -> dict | None:
@@ -38,8 +54,10 @@ def point_text(point: dict | None, tag: str = "tuned") -> str:
     """A grid point in words: ``lr 5e-05 · k 1 · x0 0.1``."""
     if not point:
         return "documented recipe" if tag == "doc" else "–"
-    return " · ".join(f"{name} {value:g}" if isinstance(value, float) else f"{name} {value}"
-                      for name, value in point.items())
+    return " · ".join(
+        f"{name} {value:g}" if isinstance(value, float) else f"{name} {value}"
+        for name, value in point.items()
+    )
 
 
 def _mean(value, sd=None) -> str:
@@ -49,19 +67,35 @@ def _mean(value, sd=None) -> str:
 def tuned_frame(block: dict | None) -> pd.DataFrame:
     """One row per tuned arm and encoder (and the documented CoSENT/AnglE recipes), beside the fixed settings; a
     point not run yet, seeds on another machine and seeds of an earlier choice each have their own row, marked."""
-    rows = [[row["encoder"], row["label"], ", ".join(map(str, row["seeds"])) or "–",
-             _mean(row["avg"], row["avg_sd"]) if row["avg"] is not None else "not run",
-             f"{row['fixed_avg']:.2f} ({row['fixed_n']})" if row.get("fixed_avg") is not None else "not run",
-             _mean(row.get("node")), point_text(row.get("point"), row.get("tag", "tuned")), row["machine"] or "–",
-             row.get("in_verdicts", "yes")]
-            for row in (block or {}).get("rows", [])]
+    rows = [
+        [
+            row["encoder"],
+            row["label"],
+            ", ".join(map(str, row["seeds"])) or "–",
+            _mean(row["avg"], row["avg_sd"]) if row["avg"] is not None else "not run",
+            f"{row['fixed_avg']:.2f} ({row['fixed_n']})" if row.get("fixed_avg") is not None else "not run",
+            _mean(row.get("node")),
+            point_text(row.get("point"), row.get("tag", "tuned")),
+            row["machine"] or "–",
+            row.get("in_verdicts", "yes"),
+        ]
+        for row in (block or {}).get("rows", [])
+    ]
     return pd.DataFrame(rows, columns=TUNED_COLUMNS)
 
 
 def grid_frame(block: dict | None) -> pd.DataFrame:
     """The learning rate each arm chose, and what lr 2e-5 (the fixed settings' rate) scored on the same grid."""
-    rows = [[row["label"], point_text(row["point"]), f"{row['dev']:.2f}", _mean(row.get("fixed_dev")),
-             f"{row['kept_start']} of {row['points']}"] for row in (block or {}).get("grid", [])]
+    rows = [
+        [
+            row["label"],
+            point_text(row["point"]),
+            f"{row['dev']:.2f}",
+            _mean(row.get("fixed_dev")),
+            f"{row['kept_start']} of {row['points']}",
+        ]
+        for row in (block or {}).get("grid", [])
+    ]
     return pd.DataFrame(rows, columns=GRID_COLUMNS)
 
 
@@ -83,7 +117,10 @@ def claims_markdown(block: dict | None) -> str:
     if block.get("rules"):
         parts += ["", "**The verdict rule.** " + " ".join(block["rules"])]
     for claim in block.get("claims", []):
-        parts += ["", f"**{claim['claim']} on {claim['encoder']}: {claim['text']}** — tuned: *{claim['verdict']}*"]
+        parts += [
+            "",
+            f"**{claim['claim']} on {claim['encoder']}: {claim['text']}** — tuned: *{claim['verdict']}*",
+        ]
         for line in claim["lines"]:
             fixed = line.get("fixed")
             before = f"{fixed['verdict']} ({_difference(fixed)})" if fixed else "not run"
@@ -92,14 +129,33 @@ def claims_markdown(block: dict | None) -> str:
             parts.append(f"- {line['test']}: {verdict}{out}; at the fixed settings: {before}")
     if block.get("missing"):
         parts += ["", f"**Not run** (`{block['run_missing']}`, on the machine of each encoder's verdicts):"]
-        parts += [f"- {m['encoder']}, {m['label']} at {m['point']}: seed{'s' if len(m['seeds']) > 1 else ''} "
-                  f"{', '.join(map(str, m['seeds']))}, on {m['machine']}" for m in block["missing"]]
+        parts += [
+            f"- {m['encoder']}, {m['label']} at {m['point']}: seed{'s' if len(m['seeds']) > 1 else ''} "
+            f"{', '.join(map(str, m['seeds']))}, on {m['machine']}"
+            for m in block["missing"]
+        ]
     return "\n".join(parts)
 
 
 def diagnosis_frame(block: dict | None) -> pd.DataFrame:
     """Why CoSENT and AnglE lowered dev: one factor changed at a time, STS-B dev mean ± sd over seeds."""
-    rows = [[row["loss"], row["description"], _mean(row["dev"], row["dev_sd"]), _mean(row["last"], row["last_sd"]),
-             f"{row['kept_start']} of {row['n']}"] for row in (block or {}).get("diagnosis", [])]
-    return pd.DataFrame(rows, columns=["loss", "what changed", "best STS-B dev ± sd", "dev at the end ± sd",
-                                       "runs that kept the untrained encoder"])
+    rows = [
+        [
+            row["loss"],
+            row["description"],
+            _mean(row["dev"], row["dev_sd"]),
+            _mean(row["last"], row["last_sd"]),
+            f"{row['kept_start']} of {row['n']}",
+        ]
+        for row in (block or {}).get("diagnosis", [])
+    ]
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "loss",
+            "what changed",
+            "best STS-B dev ± sd",
+            "dev at the end ± sd",
+            "runs that kept the untrained encoder",
+        ],
+    )

@@ -9,15 +9,14 @@ files (:mod:`stsdemo.mteb_format`), zipped.
 
 from __future__ import annotations
 
-import spaces  # noqa: I001  (before torch, so ZeroGPU can patch CUDA initialisation)
-
 import json
 import time
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pandas as pd
+import spaces  # noqa: I001  (before torch, so ZeroGPU can patch CUDA initialisation)
 
 from ... import mteb_format
 from ...atomic import atomic_write
@@ -33,7 +32,9 @@ from .reference import PUBLISHED_SCORES
 
 @spaces.GPU(duration=240)
 def _benchmark_gpu(source: str, sets: dict) -> Iterator[tuple[float, TestScores | None]]:
-    model = SiameseRegressor.load(source or None, allowed_roots=model_cache.allowed_roots()).to(default_device())
+    model = SiameseRegressor.load(source or None, allowed_roots=model_cache.allowed_roots()).to(
+        default_device()
+    )
     yield from scoring_steps(model, sets)
 
 
@@ -50,9 +51,12 @@ def evidence_views(rows: dict) -> tuple[pd.DataFrame, object, object, str]:
     """(table, STS chart, NLI chart, verdicts) of the recorded evidence, the visitor's own evaluations
     (``rows``) joined to the table."""
     found, reason = recorded_evidence()
-    return (evidence_view.evidence_frame(found, rows, markup=True),
-            evidence_view.evidence_figure(found, evidence_view.STS),
-            evidence_view.evidence_figure(found, evidence_view.NLI), evidence_view.claims_view(found, reason))
+    return (
+        evidence_view.evidence_frame(found, rows, markup=True),
+        evidence_view.evidence_figure(found, evidence_view.STS),
+        evidence_view.evidence_figure(found, evidence_view.NLI),
+        evidence_view.claims_view(found, reason),
+    )
 
 
 def benchmark_table(rows: dict) -> pd.DataFrame:
@@ -73,16 +77,25 @@ def benchmark_stream(state, session: str, choice: str) -> Iterator[tuple[str, ob
     results = cache.get(source)
     if results is None:
         started = time.perf_counter()
-        yield (progress_html(0.0, f"Loading {name} and the seven test sets…"), benchmark_table(rows),
-               benchmark_chart(rows))
+        yield (
+            progress_html(0.0, f"Loading {name} and the seven test sets…"),
+            benchmark_table(rows),
+            benchmark_chart(rows),
+        )
         for fraction, found in _benchmark_gpu(source, state.test_sets()):
             if found is not None:
                 results = found.cosine
                 break
             elapsed = time.perf_counter() - started
             eta = elapsed / fraction * (1 - fraction) if fraction > 0 else 0
-            yield (progress_html(fraction, f"Encoding the test sentences with {name}: {fraction:.0%} · "
-                                                 f"about {duration(eta)} left"), SKIP, SKIP)
+            yield (
+                progress_html(
+                    fraction,
+                    f"Encoding the test sentences with {name}: {fraction:.0%} · about {duration(eta)} left",
+                ),
+                SKIP,
+                SKIP,
+            )
         if results is None:
             raise InputError("the evaluation ended without results")
         cache.put(source, results)

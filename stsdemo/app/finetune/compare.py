@@ -12,19 +12,26 @@ project's recorded seeds say of that difference.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
-from typing import Iterator
 
 import plotly.graph_objects as go
 
-from ...serving import budget, session_files
-from ...buffer_comparison import (Pair, check_comparable, compare_seeds, paired_result, plan_pairs, run_pairs,
-                                  shown_values)
+from ...buffer_comparison import (
+    Pair,
+    check_comparable,
+    compare_seeds,
+    paired_result,
+    plan_pairs,
+    run_pairs,
+    shown_values,
+)
 from ...config import TrainConfig
 from ...errors import InputError
 from ...losses.spec import LOSSES
 from ...paired import rule_text
 from ...selection import METRICS, paired_metric
+from ...serving import budget, session_files
 from ..benchmark import view as benchmark_view
 from ..benchmark.evidence_view import buffer_line, buffer_spread
 from ..progress import SKIP, progress_html
@@ -42,8 +49,10 @@ def pairs_curves(pairs: list[Pair], metric: str | None) -> Curves:
     """The charts of every run of the comparison so far, each named by :func:`chart_name` (its run number tells
     the pairs apart; they once held the last pair alone, so the earlier seeds' curves went missing); the dev chart
     draws ``metric``, the Spearman the verdict reads."""
-    return finetune_view.named_curves([(chart_name(run), run.events) for pair in pairs for run in pair.runs],
-                                      metric if metric in ("cosine", "head") else None)
+    return finetune_view.named_curves(
+        [(chart_name(run), run.events) for pair in pairs for run in pair.runs],
+        metric if metric in ("cosine", "head") else None,
+    )
 
 
 def overlaid_histograms(pair: Pair, seeds: int) -> go.Figure:
@@ -59,23 +68,38 @@ def verdict_text(pairs: list[Pair], config: TrainConfig, ending: str = "") -> st
     ``ending``: how the job ended when it did not run every pair."""
     values = shown_values(pairs, config.select_by)
     if not values:
-        return (ending + " " if ending else "") + "No pair finished with a dev evaluation on both sides; no comparison."
+        return (
+            ending + " " if ending else ""
+        ) + "No pair finished with a dev evaluation on both sides; no comparison."
     rows = [f"| {seed} | {a:.2f} | {b:.2f} | {a - b:+.2f} |" for seed, (a, b) in values.items()]
     metric = paired_metric(config.select_by)
     result = paired_result(values, config.select_by)
     if result.n == 1:
-        reading = ("One pair of runs is one seed: it has no spread, so no verdict (Compare seeds 2 or 3 give a "
-                   "paired mean ± se).")
+        reading = (
+            "One pair of runs is one seed: it has no spread, so no verdict (Compare seeds 2 or 3 give a "
+            "paired mean ± se)."
+        )
     else:
         interval = f", {result.interval_text()}" if result.interval_text() else ""
-        reading = (f"Paired over {result.n} seeds (the Benchmark tab's rule: {rule_text(result.n, metric)}): mean "
-                   f"difference {result.numbers()}{interval}: **{result.verdict}**.")
+        reading = (
+            f"Paired over {result.n} seeds (the Benchmark tab's rule: {rule_text(result.n, metric)}): mean "
+            f"difference {result.numbers()}{interval}: **{result.verdict}**."
+        )
     found, _ = benchmark_view.recorded_evidence()
     unit = " (%)" if config.select_by == "accuracy" else ""
-    lines = [f"**With vs without the buffer**: the dev {METRICS[config.select_by][0]}{unit} (what selects checkpoints) at "
-             "the last evaluation; each difference is taken from the two values beside it." + (f" {ending}" if ending else ""),
-             "", f"| seed | x0 = {config.x0:g} | x0 = 0 | difference |", "|--:|--:|--:|--:|", *rows, "",
-             f"{reading} {capitalised(recorded_spread(found, config))}", "", twin_text(config)]
+    lines = [
+        f"**With vs without the buffer**: the dev {METRICS[config.select_by][0]}{unit} (what selects checkpoints) at "
+        "the last evaluation; each difference is taken from the two values beside it."
+        + (f" {ending}" if ending else ""),
+        "",
+        f"| seed | x0 = {config.x0:g} | x0 = 0 | difference |",
+        "|--:|--:|--:|--:|",
+        *rows,
+        "",
+        f"{reading} {capitalised(recorded_spread(found, config))}",
+        "",
+        twin_text(config),
+    ]
     return "\n".join(lines)
 
 
@@ -83,7 +107,10 @@ def capitalised(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-TWIN_FORMULAS = {"mse": "x²", "l1": "|x|"}   # a buffer-zone loss's twin as a formula of x = |prediction − label|
+TWIN_FORMULAS = {
+    "mse": "x²",
+    "l1": "|x|",
+}  # a buffer-zone loss's twin as a formula of x = |prediction − label|
 
 
 def twin_text(config: TrainConfig) -> str:
@@ -91,10 +118,12 @@ def twin_text(config: TrainConfig) -> str:
     spec = LOSSES[config.loss]
     twin = LOSSES[spec.twin]
     k = f"k = {config.k:g}" if config.k is not None else "the paper's k"
-    return (f"*What x0 = 0 does:* {spec.short} becomes k·{TWIN_FORMULAS[twin.name]}, i.e. {twin.label} scaled by k "
-            f"({k}). The two training-loss curves are not comparable in height: the buffered loss counts only the "
-            "part of each error beyond x0, and nothing inside the buffer, so it reads lower on the same predictions. "
-            "The higher curve is not the worse model; the dev curves compare the models.")
+    return (
+        f"*What x0 = 0 does:* {spec.short} becomes k·{TWIN_FORMULAS[twin.name]}, i.e. {twin.label} scaled by k "
+        f"({k}). The two training-loss curves are not comparable in height: the buffered loss counts only the "
+        "part of each error beyond x0, and nothing inside the buffer, so it reads lower on the same predictions. "
+        "The higher curve is not the worse model; the dev curves compare the models."
+    )
 
 
 def recorded_spread(found, config) -> str:
@@ -104,16 +133,19 @@ def recorded_spread(found, config) -> str:
     row = line[1] if line else None
     parts = []
     if row is not None and row.dev_sd is not None and len(row.seeds) > 1:
-        parts.append(f"the recorded STS-B dev of {row.arm} varies by sd {row.dev_sd:.2f} across {len(row.seeds)} "
-                     "seeds at the paper's budget, so a smaller difference here says little.")
+        parts.append(
+            f"the recorded STS-B dev of {row.arm} varies by sd {row.dev_sd:.2f} across {len(row.seeds)} "
+            "seeds at the paper's budget, so a smaller difference here says little."
+        )
     spread = buffer_spread(found, config.loss, config.target)
     if spread:
         parts.append(spread)
     return " ".join(parts) or "no recorded seeds of this setting to compare with (see the Benchmark tab)."
 
 
-def stream_comparison(state, session: str, values: dict, visitor: str | None = None,
-                      host: budget.Host = budget.HOST) -> Iterator[TrainView]:
+def stream_comparison(
+    state, session: str, values: dict, visitor: str | None = None, host: budget.Host = budget.HOST
+) -> Iterator[TrainView]:
     """Queue the pairs as one job and stream their runs; the last view overlays the last finished pair and
     states the comparison. InputError before anything starts for a loss without a buffer, x0 already 0, seeds
     out of range, a session over its disk budget, a job of this session already going or its address at its
@@ -124,14 +156,21 @@ def stream_comparison(state, session: str, values: dict, visitor: str | None = N
     session_files.check_disk_budget(session, busy)
     seeds = compare_seeds(values.get("seeds"))
     values = {**values, "final_eval": False}  # the pairs stay a few minutes on a CPU
-    try:   # the whole job against the budget: its 2 x seeds runs together
+    try:  # the whole job against the budget: its 2 x seeds runs together
         first = form.build_config(session, session_files.new_run_id(), values, runs=2 * seeds, host=host)
     except InputError as error:
-        raise InputError(f"Compare trains {2 * seeds} runs as one job (compare seeds {seeds}, each with and "
-                         f"without the buffer): {error}") from None
+        raise InputError(
+            f"Compare trains {2 * seeds} runs as one job (compare seeds {seeds}, each with and "
+            f"without the buffer): {error}"
+        ) from None
     check_comparable(first)
-    pairs = plan_pairs(first, seeds, lambda changes: form.build_config(
-        session, session_files.new_run_id(), {**values, **changes}, host=host))
+    pairs = plan_pairs(
+        first,
+        seeds,
+        lambda changes: form.build_config(
+            session, session_files.new_run_id(), {**values, **changes}, host=host
+        ),
+    )
     earlier = session_files.list_runs(session)
 
     def body(signal) -> Iterator[TrainView]:
@@ -140,8 +179,9 @@ def stream_comparison(state, session: str, values: dict, visitor: str | None = N
     yield from finetune_view.stream_job(state, session, first, earlier, body, visitor)
 
 
-def stream_pairs(state, session: str, values: dict, pairs: list[Pair], earlier: list[session_files.RunInfo],
-                 signal) -> Iterator[TrainView]:
+def stream_pairs(
+    state, session: str, values: dict, pairs: list[Pair], earlier: list[session_files.RunInfo], signal
+) -> Iterator[TrainView]:
     """The pairs' runs in the core's order (:func:`stsdemo.buffer_comparison.run_pairs`), each streamed with the
     pairs' charts; then the comparison of the pairs that finished."""
     config, shown = pairs[0].configs[0], list(earlier)
@@ -150,8 +190,15 @@ def stream_pairs(state, session: str, values: dict, pairs: list[Pair], earlier: 
         if len(shown) > len(earlier):  # the job goes on with its next run (the first is the job's own)
             state.switch_run(session, run_config.run_name)
         label = finetune_view.run_label(len(shown) + 1, run_config, show_x0=True)
-        live = finetune_view.start_run(session, run_config, False, values, shown, label=label,
-                                       charts=lambda _: pairs_curves(pairs, config.select_by))
+        live = finetune_view.start_run(
+            session,
+            run_config,
+            False,
+            values,
+            shown,
+            label=label,
+            charts=lambda _: pairs_curves(pairs, config.select_by),
+        )
         pair.runs.append(live.info)
         shown.append(live.info)
         where = f"Pair {index + 1} of {len(pairs)} (seed {pair.seed}), x0 = {run_config.x0:g}:"
@@ -168,13 +215,24 @@ def final_view(pairs: list[Pair], config: TrainConfig, ending: str) -> TrainView
     verdict; ``ending``: why it did not run every pair."""
     complete = [pair for pair in pairs if pair.finished()]
     if ending:
-        ending += (f" The comparison reads the {len(complete)} pair{'' if len(complete) == 1 else 's'} that "
-                   "finished; every run keeps its best checkpoint.")
+        ending += (
+            f" The comparison reads the {len(complete)} pair{'' if len(complete) == 1 else 's'} that "
+            "finished; every run keeps its best checkpoint."
+        )
     shown = complete[-1] if complete else next((pair for pair in reversed(pairs) if pair.runs), pairs[0])
     histogram = overlaid_histograms(shown, len(pairs)) if complete else SKIP
-    text = (f"Compared {len(complete)} of {len(pairs)} seed{'' if len(pairs) == 1 else 's'}: "
-            f"{sum(len(pair.runs) for pair in pairs)} runs." + (f" {ending}" if ending else ""))
+    text = (
+        f"Compared {len(complete)} of {len(pairs)} seed{'' if len(pairs) == 1 else 's'}: "
+        f"{sum(len(pair.runs) for pair in pairs)} runs." + (f" {ending}" if ending else "")
+    )
     progress = progress_html(1.0, text, "stopped" if ending else "done")
     run_id = shown.runs[-1].run_id if shown.runs else config.run_name
-    return TrainView(progress, verdict_text(pairs, config, ending), pairs_curves(pairs, config.select_by), None,
-                     True, run_id, histogram)
+    return TrainView(
+        progress,
+        verdict_text(pairs, config, ending),
+        pairs_curves(pairs, config.select_by),
+        None,
+        True,
+        run_id,
+        histogram,
+    )

@@ -5,7 +5,7 @@ axes' tick formats and the dev chart's y range."""
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -81,15 +81,18 @@ def curve_frames(runs: Sequence[dict]) -> tuple[pd.DataFrame, pd.DataFrame, pd.D
                 loss.append({"step": step, "loss": float(event.loss), "run": label})
                 if event.buffer_share is not None:
                     share.append({"step": step, "share": float(event.buffer_share), "run": label})
-    return (thin_curves(_typed(dev, DEV_COLUMNS), "run"), thin_curves(_typed(loss, LOSS_COLUMNS), "run"),
-            thin_curves(_typed(share, BUFFER_COLUMNS), "run"))
+    return (
+        thin_curves(_typed(dev, DEV_COLUMNS), "run"),
+        thin_curves(_typed(loss, LOSS_COLUMNS), "run"),
+        thin_curves(_typed(share, BUFFER_COLUMNS), "run"),
+    )
 
 
 RUN_PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#8C564B", "#7F7F7F"]
 
 
 def _lighter(color: str, amount: float = 0.55) -> str:
-    r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
+    r, g, b = (int(color[i : i + 2], 16) for i in (1, 3, 5))
     r, g, b = (round(c + (255 - c) * amount) for c in (r, g, b))
     return f"#{r:02x}{g:02x}{b:02x}"
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ... import default_finetune
-from ...serving import budget, session_files
 from ...config import PRESETS, TrainConfig, as_written, describe
 from ...data import PairSet, load_csv
 from ...errors import InputError
@@ -23,11 +22,17 @@ from ...labels import get_scheme
 from ...losses.spec import LOSSES
 from ...model_source import saved_config
 from ...preflight import preflight
+from ...serving import budget, session_files
 from .. import model_cache
 
 # Where each TrainConfig setting sits in the form: rows of the main block, then rows under "More settings".
-MAIN_ROWS = (("loss", "target"), ("k", "x0", "lr"), ("batch_size", "max_steps", "epochs"),
-             ("eval_every", "max_length"), ("two_stage",))
+MAIN_ROWS = (
+    ("loss", "target"),
+    ("k", "x0", "lr"),
+    ("batch_size", "max_steps", "epochs"),
+    ("eval_every", "max_length"),
+    ("two_stage",),
+)
 MORE_ROWS = (("log_every", "max_pairs", "seed"), ("max_dev_pairs", "head_lr"), ("select_by", "head_only"))
 FORM_FIELDS = tuple(name for rows in (MAIN_ROWS, MORE_ROWS) for row in rows for name in row)
 BUDGET = ("max_steps", "eval_every", "log_every", "max_pairs", "max_dev_pairs", "seed")  # presets keep these
@@ -42,10 +47,14 @@ TRAINING_DATA_CHOICES = {
 # How a choice reads in the form (a setting's value -> its text); values not listed read as themselves.
 CHOICE_TEXT = {
     "loss": {name: f"{spec.label} [{name}]" for name, spec in LOSSES.items()},
-    "select_by": {"head": "head Spearman (what Score a pair uses)",
-                  "cosine": "cosine Spearman (what the 7-task benchmark scores)"},
-    "target": {"head": "head: Linear on [u, v, |u−v|] (the paper's)",
-               "cosine": "cosine: a·cos(u, v) + b, a and b learned"},
+    "select_by": {
+        "head": "head Spearman (what Score a pair uses)",
+        "cosine": "cosine Spearman (what the 7-task benchmark scores)",
+    },
+    "target": {
+        "head": "head: Linear on [u, v, |u−v|] (the paper's)",
+        "cosine": "cosine: a·cos(u, v) + b, a and b learned",
+    },
 }
 # Choices the form leaves out: accuracy selects runs on held-out SNLI pairs (the NLI scorer's preset, the CLI),
 # and the form's runs are chosen on STS-B dev, whose curves and titles read Spearman.
@@ -62,13 +71,13 @@ class FieldSpec:
     """How one setting appears in the form (the UI turns it into a component)."""
 
     name: str
-    kind: str                     # "number", "checkbox" or "choice"
+    kind: str  # "number", "checkbox" or "choice"
     label: str
     info: str
     value: object
     minimum: float | None = None
     integer: bool = False
-    choices: tuple = ()           # the texts of a choice
+    choices: tuple = ()  # the texts of a choice
     maximum: float | None = None  # drawn for the settings of another declaration than TrainConfig's
 
 
@@ -93,14 +102,28 @@ def field_spec(name: str, of: type | None = None) -> FieldSpec:
     text = meta["help"].split(": ", 1)[0] if meta["choices"] else meta["help"]
     info = text + (f" · paper: {as_written(meta['paper'])}" if meta["paper"] not in (None, "") else "")
     if of is not None:
-        return FieldSpec(name, "number", label, info, meta["default"], meta["low"], bool(meta["integer"]),
-                         maximum=meta["high"])
+        return FieldSpec(
+            name,
+            "number",
+            label,
+            info,
+            meta["default"],
+            meta["low"],
+            bool(meta["integer"]),
+            maximum=meta["high"],
+        )
     value = default_form().get(name, meta["default"])
     if isinstance(meta["default"], bool):
         return FieldSpec(name, "checkbox", label, info, bool(value))
     if meta["choices"]:
-        return FieldSpec(name, "choice", label, info, field_text(name, value),
-                         choices=tuple(field_text(name, c) for c in offered_choices(name)))
+        return FieldSpec(
+            name,
+            "choice",
+            label,
+            info,
+            field_text(name, value),
+            choices=tuple(field_text(name, c) for c in offered_choices(name)),
+        )
     minimum = meta["low"]
     if empty_as_zero(meta):
         minimum, value, info = 0, value or 0, info + " (0 = empty)"
@@ -139,9 +162,14 @@ def form_defaults() -> dict:
     final_eval (what ``/train`` runs when called with no arguments)."""
     defaults = default_form()
     start = defaults["model"] if model_cache.scorer_available() else model_cache.DEFAULT_CHOICE
-    return dict({name: field_spec(name).value for name in FORM_FIELDS}, model=start,
-                data=next(iter(TRAINING_DATA_CHOICES)), upload=None, scheme="sts",
-                final_eval=defaults["final_eval"])
+    return dict(
+        {name: field_spec(name).value for name in FORM_FIELDS},
+        model=start,
+        data=next(iter(TRAINING_DATA_CHOICES)),
+        upload=None,
+        scheme="sts",
+        final_eval=defaults["final_eval"],
+    )
 
 
 def form_presets() -> list[str]:
@@ -172,8 +200,9 @@ def start_target(session: str, choice: str | None) -> str | None:
     return None if config is None else config.get("target", "head")
 
 
-def _training_data(session: str, run_id: str, data: str, upload: str | None,
-                   scheme: str) -> tuple[str, PairSet | None]:
+def _training_data(
+    session: str, run_id: str, data: str, upload: str | None, scheme: str
+) -> tuple[str, PairSet | None]:
     """The ``data`` of a run: a built-in set's name, or where an uploaded file will be copied, with the file's
     pairs (read and checked here; None for a built-in set)."""
     key = TRAINING_DATA_CHOICES.get(data, data)
@@ -193,22 +222,38 @@ def settings_config(values: dict, **run) -> TrainConfig:
     its form default) and the run's own fields ``run`` (model, data, ...), as
     :func:`stsdemo.default_finetune.run_config` joins them."""
     return default_finetune.run_config(
-        {name: from_form(name, values.get(name, field_spec(name).value)) for name in FORM_FIELDS}, **run)
+        {name: from_form(name, values.get(name, field_spec(name).value)) for name in FORM_FIELDS}, **run
+    )
 
 
-def build_config(session: str, run_id: str, values: dict, runs: int = 1,
-                 host: budget.Host = budget.HOST) -> TrainConfig:
+def build_config(
+    session: str, run_id: str, values: dict, runs: int = 1, host: budget.Host = budget.HOST
+) -> TrainConfig:
     """A checked TrainConfig from the form's ``values`` (keyed by field name; a missing one takes its form
     default), before the run is queued: its settings (:func:`stsdemo.preflight.preflight`), then its estimate
     (with the final 7-task evaluation where ``values`` turn it on) against the server's work budget
     (:func:`stsdemo.serving.budget.check_run`; ``runs``: the job trains that many runs of these settings, a Compare's
     pairs; ``host``: the machine and hub it is held to); the best checkpoint goes to the run's folder."""
     scheme = str(values.get("scheme") or "sts").strip() or "sts"
-    data, uploaded = _training_data(session, run_id, values.get("data") or "stsb", values.get("upload"), scheme)
+    data, uploaded = _training_data(
+        session, run_id, values.get("data") or "stsb", values.get("upload"), scheme
+    )
     model = model_cache.resolve_choice(session, values.get("model"), encoder_default=True, host=host)
-    config = preflight(settings_config(
-        values, model=model, data=data, scheme="sts" if data in TRAINING_DATA_CHOICES.values() else scheme,
-        run_name=run_id, output_dir=str(session_files.session_run_folder(session, run_id) / "checkpoint")))
-    budget.check_run(config, {data: uploaded} if uploaded is not None else None,
-                     final_eval=bool(values.get("final_eval")), runs=runs, host=host)
+    config = preflight(
+        settings_config(
+            values,
+            model=model,
+            data=data,
+            scheme="sts" if data in TRAINING_DATA_CHOICES.values() else scheme,
+            run_name=run_id,
+            output_dir=str(session_files.session_run_folder(session, run_id) / "checkpoint"),
+        )
+    )
+    budget.check_run(
+        config,
+        {data: uploaded} if uploaded is not None else None,
+        final_eval=bool(values.get("final_eval")),
+        runs=runs,
+        host=host,
+    )
     return config

@@ -16,29 +16,28 @@ as views, and what a session's runs look like.
 
 from __future__ import annotations
 
-import spaces  # noqa: I001  (before torch, so ZeroGPU can patch CUDA initialisation)
-
 import shutil
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pandas as pd
+import spaces  # noqa: I001  (before torch, so ZeroGPU can patch CUDA initialisation)
 
-from ...serving import caps, gpu_time, session_files
 from ...config import TrainConfig
 from ...errors import InputError
 from ...events import DoneEvent, EvalEvent, Event, FinalEvalEvent, Outcome, StartEvent, StepEvent
 from ...losses.spec import LOSSES, PAPER_X0
 from ...selection import curve_of, metric_name, score_text, selection_text, stage_plan, where
+from ...serving import caps, gpu_time, session_files
 from ...workflow import train_and_evaluate
 from .. import model_cache, task_tables
 from ..app_state import StopSignal
 from ..progress import SKIP, Progress, duration, progress_html
 from . import curves, form, histograms
 
-CURVE_RUNS = 5                    # runs of a session drawn together on the charts
+CURVE_RUNS = 5  # runs of a session drawn together on the charts
 # how the status line of an ended run starts
 ENDINGS = {Outcome.FINISHED: "Finished", Outcome.STOPPED: "Stopped", Outcome.FAILED: "Ended early"}
 
@@ -53,7 +52,7 @@ class Curves:
     dev: pd.DataFrame
     loss: pd.DataFrame
     buffer: pd.DataFrame
-    dev_colors: dict              # colour of each series present in ``dev`` (likewise below)
+    dev_colors: dict  # colour of each series present in ``dev`` (likewise below)
     loss_colors: dict
     buffer_colors: dict
 
@@ -68,13 +67,13 @@ class Curves:
 class TrainView:
     """One UI update of a running training job."""
 
-    progress: str                 # progress bar HTML (with ETA)
-    status: str                   # Markdown: what is happening / how it ended
-    curves: Curves                # STS-B dev Spearman (cosine/head), loss, buffer share; coloured by run
-    table: pd.DataFrame | None    # 7-task results vs the base model (at the end)
+    progress: str  # progress bar HTML (with ETA)
+    status: str  # Markdown: what is happening / how it ended
+    curves: Curves  # STS-B dev Spearman (cosine/head), loss, buffer share; coloured by run
+    table: pd.DataFrame | None  # 7-task results vs the base model (at the end)
     finished: bool
     run_id: str
-    histogram: object = SKIP      # dev |prediction − label| histogram; SKIP when no new evaluation came
+    histogram: object = SKIP  # dev |prediction − label| histogram; SKIP when no new evaluation came
 
 
 def session_curves(runs: list[session_files.RunInfo]) -> Curves:
@@ -94,8 +93,9 @@ def named_curves(runs: list[tuple[str, list[Event]]], dev_metric: str | None = N
         names = set(frame["run"])
         return {name: color for name, color in palette.items() if name in names}
 
-    return Curves(dev, loss, buffer, present(dev, dev_palette), present(loss, run_palette),
-                  present(buffer, run_palette))
+    return Curves(
+        dev, loss, buffer, present(dev, dev_palette), present(loss, run_palette), present(buffer, run_palette)
+    )
 
 
 def curves_for(session: str) -> Curves:
@@ -114,8 +114,9 @@ def histogram_for(info: session_files.RunInfo):
 def result_table(info: session_files.RunInfo) -> pd.DataFrame | None:
     if not info.results:
         return None
-    return task_tables.delta_frame(info.results, info.base_results, f"{info.label} (best checkpoint)",
-                             f"{info.base_name} (base)")
+    return task_tables.delta_frame(
+        info.results, info.base_results, f"{info.label} (best checkpoint)", f"{info.base_name} (base)"
+    )
 
 
 def run_label(index: int, config: TrainConfig, show_x0: bool = False) -> str:
@@ -124,16 +125,20 @@ def run_label(index: int, config: TrainConfig, show_x0: bool = False) -> str:
     wherever the start model's files tell the encoder family; a hub encoder's reads 'k=paper' until it loads."""
     detail = ""
     if LOSSES[config.loss].buffer:
-        detail = (f" k={config.k:g}" if config.k is not None else " k=paper") \
-            + (f" x0={config.x0:g}" if config.x0 != PAPER_X0 or show_x0 else "")
+        detail = (f" k={config.k:g}" if config.k is not None else " k=paper") + (
+            f" x0={config.x0:g}" if config.x0 != PAPER_X0 or show_x0 else ""
+        )
     return f"#{index} {config.loss}{detail}" + (" cos" if config.target == "cosine" else "")
 
 
 def stages_text(config: dict) -> str:
     """How a run's stages read in a summary: 'one stage', 'two stages (the head on nli with the encoder frozen,
     then everything)', with 'encoder frozen', a LoRA adapter and a calibration stage named."""
-    parts = [f"two stages (the head on {config.get('stage1_data', 'nli')} with the encoder frozen, then everything)"
-             if config.get("two_stage") else "one stage"]
+    parts = [
+        f"two stages (the head on {config.get('stage1_data', 'nli')} with the encoder frozen, then everything)"
+        if config.get("two_stage")
+        else "one stage"
+    ]
     if config.get("head_only"):
         parts.append("encoder frozen (only the head or a, b learn)")
     if config.get("lora_rank"):
@@ -152,8 +157,9 @@ def loss_numbers(config: dict) -> str:
 
 def selection_of(info: session_files.RunInfo) -> str:
     """Which metric picked the run's checkpoint, its score and step, and why the start was kept when it was."""
-    return selection_text(info.config, info.best, info.best_step, curve_of(evaluations(info)),
-                          len(stage_plan(info.config)))
+    return selection_text(
+        info.config, info.best, info.best_step, curve_of(evaluations(info)), len(stage_plan(info.config))
+    )
 
 
 def run_summary(info: session_files.RunInfo) -> str:
@@ -161,12 +167,14 @@ def run_summary(info: session_files.RunInfo) -> str:
     c = info.config
     data = c.get("data", "")
     data = Path(data).name if "/" in data else data
-    lines = [f"**{info.label}**: {info.status}" + (f" ({info.message})" if info.message else ""),
-             f"from `{info.base_name or c.get('model') or model_cache.ENCODER_NAME}` · "
-             f"target `{c.get('target', 'head')}` · "
-             f"data `{data}` · loss `{c.get('loss')}`{loss_numbers(c)} · lr {c.get('lr')} · batch "
-             f"{c.get('batch_size')} · max steps {c.get('max_steps') or 'all (the epochs)'} · {stages_text(c)}",
-             selection_of(info) + ("" if info.has_checkpoint() else " No checkpoint was written.")]
+    lines = [
+        f"**{info.label}**: {info.status}" + (f" ({info.message})" if info.message else ""),
+        f"from `{info.base_name or c.get('model') or model_cache.ENCODER_NAME}` · "
+        f"target `{c.get('target', 'head')}` · "
+        f"data `{data}` · loss `{c.get('loss')}`{loss_numbers(c)} · lr {c.get('lr')} · batch "
+        f"{c.get('batch_size')} · max steps {c.get('max_steps') or 'all (the epochs)'} · {stages_text(c)}",
+        selection_of(info) + ("" if info.has_checkpoint() else " No checkpoint was written."),
+    ]
     if info.results:
         lines.append(f"7-task Avg.: {info.results.get('Avg.', float('nan')):.2f}")
     return "  \n".join(lines)
@@ -183,14 +191,20 @@ def _training_seconds(config: TrainConfig, final_eval: bool, *_) -> int:
 
 
 @spaces.GPU(duration=_training_seconds)
-def training_events(config: TrainConfig, final_eval: bool, signal: StopSignal,
-                    sets: dict | None = None) -> Iterator[Event]:
+def training_events(
+    config: TrainConfig, final_eval: bool, signal: StopSignal, sets: dict | None = None
+) -> Iterator[Event]:
     """The core workflow's events (:func:`stsdemo.workflow.train_and_evaluate`: training, then with
     ``final_eval`` the 7-task evaluation on ``sets`` of the best checkpoint and of the base model unless cached).
     Events are plain dataclasses, so they pickle; in a ZeroGPU worker ``signal`` is a copy that still sees the
     stop flag file."""
-    yield from train_and_evaluate(config, signal, evaluate=final_eval, test_sets=sets,
-                                  base_cache=model_cache.result_cache() if final_eval else None)
+    yield from train_and_evaluate(
+        config,
+        signal,
+        evaluate=final_eval,
+        test_sets=sets,
+        base_cache=model_cache.result_cache() if final_eval else None,
+    )
 
 
 # ---- a run, streamed ---------------------------------------------------------------------------------------
@@ -202,25 +216,37 @@ class LiveRun:
     starts), never from disk. ``charts`` draws the charts from the run's record instead (a comparison draws its
     pair alone)."""
 
-    def __init__(self, session: str, info: session_files.RunInfo, config: TrainConfig, earlier: list[session_files.RunInfo],
-                 charts: Callable[[session_files.RunInfo], Curves] | None = None):
+    def __init__(
+        self,
+        session: str,
+        info: session_files.RunInfo,
+        config: TrainConfig,
+        earlier: list[session_files.RunInfo],
+        charts: Callable[[session_files.RunInfo], Curves] | None = None,
+    ):
         self.session, self.info, self.config, self.earlier = session, info, config, list(earlier)
         self.charts = charts or (lambda info: session_curves([*self.earlier, info]))
         self.progress = Progress(len(stage_plan(info.config)), info.final_eval)
         self.status = f"**{info.label}**: loading the model and the training data…"
-        if gpu_time.on_zero_gpu():   # said before the GPU is asked for; Stop still costs nothing
+        if gpu_time.on_zero_gpu():  # said before the GPU is asked for; Stop still costs nothing
             self.status += " " + gpu_time.quota_note(_training_seconds(config, info.final_eval))
         self.text = "Starting…"
-        self.drawn = -1                  # evaluations in the histogram last sent
+        self.drawn = -1  # evaluations in the histogram last sent
 
     def view(self, bar_state: str = "running", finished: bool = False) -> TrainView:
         fraction = 1.0 if bar_state == "done" else self.progress.fraction()
         count = len(evaluations(self.info))
         histogram = SKIP if count == self.drawn else histogram_for(self.info)
         self.drawn = count
-        return TrainView(progress_html(fraction, self.text, bar_state), self.status,
-                         self.charts(self.info), result_table(self.info), finished,
-                         self.info.run_id, histogram)
+        return TrainView(
+            progress_html(fraction, self.text, bar_state),
+            self.status,
+            self.charts(self.info),
+            result_table(self.info),
+            finished,
+            self.info.run_id,
+            histogram,
+        )
 
     def apply(self, event: Event) -> None:
         """Fold one event from :func:`training_events` into the record, the progress and the texts."""
@@ -232,22 +258,36 @@ class LiveRun:
         if isinstance(event, StartEvent):
             self.status = f"**{self.info.label}**: training on {event.device}."
             dev = event.config.get("max_dev_pairs")
-            first = (f" · scoring STS-B dev ({f'first {dev:,}' if dev else 'all 1,500'} pairs) before the first "
-                     "step…" if event.stage == 1 else "")
-            self.text = (f"Stage {event.stage}/{stages} ({event.stage_name}): {event.train_pairs:,} training "
-                         f"pairs, {event.total_steps} steps on {event.device}{first}")
+            first = (
+                f" · scoring STS-B dev ({f'first {dev:,}' if dev else 'all 1,500'} pairs) before the first "
+                "step…"
+                if event.stage == 1
+                else ""
+            )
+            self.text = (
+                f"Stage {event.stage}/{stages} ({event.stage_name}): {event.train_pairs:,} training "
+                f"pairs, {event.total_steps} steps on {event.device}{first}"
+            )
         elif isinstance(event, StepEvent):
-            self.progress.train_fraction = ((event.stage - 1) + event.step / max(1, event.total_steps)) / stages
-            share = "" if event.buffer_share is None else f" · {event.buffer_share:.0%} of pairs in the buffer"
-            self.text = (f"Stage {event.stage}/{stages} · step {event.step}/{event.total_steps} · loss "
-                         f"{event.loss:.4f}{share} · {event.pairs_per_s:.0f} pairs/s · {self.progress.eta()}")
+            self.progress.train_fraction = (
+                (event.stage - 1) + event.step / max(1, event.total_steps)
+            ) / stages
+            share = (
+                "" if event.buffer_share is None else f" · {event.buffer_share:.0%} of pairs in the buffer"
+            )
+            self.text = (
+                f"Stage {event.stage}/{stages} · step {event.step}/{event.total_steps} · loss "
+                f"{event.loss:.4f}{share} · {event.pairs_per_s:.0f} pairs/s · {self.progress.eta()}"
+            )
         elif isinstance(event, EvalEvent):
             self.info.best, self.info.best_step = event.best, event.best_step
             picked = self.config.select_by
-            self.text = (f"Stage {event.stage}/{stages} · step {event.step}/{event.total_steps} · STS-B dev "
-                         f"Spearman: cosine {event.dev_cosine:.2f}, head {event.dev_head:.2f} · best {picked} "
-                         f"{score_text(event.best, picked)} at {where(event.best_step, stages)} · "
-                         f"{self.progress.eta()}")
+            self.text = (
+                f"Stage {event.stage}/{stages} · step {event.step}/{event.total_steps} · STS-B dev "
+                f"Spearman: cosine {event.dev_cosine:.2f}, head {event.dev_head:.2f} · best {picked} "
+                f"{score_text(event.best, picked)} at {where(event.best_step, stages)} · "
+                f"{self.progress.eta()}"
+            )
         elif isinstance(event, DoneEvent):
             self._done(event)
 
@@ -256,9 +296,11 @@ class LiveRun:
         self.info.status, self.info.message = event.outcome, event.message
         self.progress.train_fraction = 1.0
         how = ENDINGS[event.outcome]
-        self.text = (f"{how} after {event.steps} steps in {duration(event.elapsed)}; best "
-                     f"{metric_name(self.info.config)} {score_text(event.best, self.config.select_by)} at "
-                     f"{where(event.best_step, self.progress.stages)}.")
+        self.text = (
+            f"{how} after {event.steps} steps in {duration(event.elapsed)}; best "
+            f"{metric_name(self.info.config)} {score_text(event.best, self.config.select_by)} at "
+            f"{where(event.best_step, self.progress.stages)}."
+        )
         if self.info.final_eval and event.outcome is Outcome.FINISHED:
             self.text += " Now the 7-task evaluation…"
 
@@ -267,26 +309,41 @@ class LiveRun:
         self.progress.eval_fraction = (event.index + event.fraction) / event.count
         if event.results is not None and event.what == "fine-tuned":
             self.info.results = event.results
-            self.info.base_results = self.info.base_results or model_cache.result_cache().get(self.config.model)
+            self.info.base_results = self.info.base_results or model_cache.result_cache().get(
+                self.config.model
+            )
         elif event.results is not None:
             self.info.base_results = event.results
-        self.status = f"**{self.info.label}**: training done; scoring the best checkpoint on the 7 STS test sets…"
-        self.text = f"7-task evaluation of the {event.what} model: {event.fraction:.0%} · {self.progress.eta()}"
+        self.status = (
+            f"**{self.info.label}**: training done; scoring the best checkpoint on the 7 STS test sets…"
+        )
+        self.text = (
+            f"7-task evaluation of the {event.what} model: {event.fraction:.0%} · {self.progress.eta()}"
+        )
 
     def end(self) -> None:
         """The status and progress texts of the run once it has ended."""
         info = self.info
         kept = "its best checkpoint is kept" if info.has_checkpoint() else "no checkpoint was written"
-        why = f" ({info.message})" if info.message and info.message not in (info.status, Outcome.FINISHED) else ""
-        self.status = (f"**{info.label}** {info.status}{why}; {kept}. {selection_of(info)}"
-                       + (" It is now in the model lists of *Score a pair* and *Benchmark* and can start another "
-                          "run (warm start), or be downloaded below." if info.has_checkpoint() else ""))
+        why = (
+            f" ({info.message})"
+            if info.message and info.message not in (info.status, Outcome.FINISHED)
+            else ""
+        )
+        self.status = f"**{info.label}** {info.status}{why}; {kept}. {selection_of(info)}" + (
+            " It is now in the model lists of *Score a pair* and *Benchmark* and can start another "
+            "run (warm start), or be downloaded below."
+            if info.has_checkpoint()
+            else ""
+        )
         if info.results:
             base = info.base_results or {}
             change = f" ({info.results['Avg.'] - base['Avg.']:+.2f} vs. base)" if "Avg." in base else ""
-            self.text = (f"Finished: best {metric_name(info.config)} "
-                         f"{score_text(info.best, self.config.select_by)}; 7-task Avg. "
-                         f"{info.results['Avg.']:.2f}{change}.")
+            self.text = (
+                f"Finished: best {metric_name(info.config)} "
+                f"{score_text(info.best, self.config.select_by)}; 7-task Avg. "
+                f"{info.results['Avg.']:.2f}{change}."
+            )
 
 
 def stream_training(state, session: str, values: dict, visitor: str | None = None) -> Iterator[TrainView]:
@@ -313,8 +370,14 @@ def stream_training(state, session: str, values: dict, visitor: str | None = Non
     yield from stream_job(state, session, config, earlier, body, visitor)
 
 
-def stream_job(state, session: str, config: TrainConfig, earlier: list[session_files.RunInfo],
-               body: Callable[[StopSignal], Iterator[TrainView]], visitor: str | None = None) -> Iterator[TrainView]:
+def stream_job(
+    state,
+    session: str,
+    config: TrainConfig,
+    earlier: list[session_files.RunInfo],
+    body: Callable[[StopSignal], Iterator[TrainView]],
+    visitor: str | None = None,
+) -> Iterator[TrainView]:
     """One queued job of a session (named after ``config``'s run): wait in the line for a slot, showing the
     place beside the ``earlier`` runs' curves, then stream ``body(signal)``. InputError, before anything starts,
     when the session already has a job, its address (``visitor``) has its cap of them, or the line is full."""
@@ -322,8 +385,13 @@ def stream_job(state, session: str, config: TrainConfig, earlier: list[session_f
         yield from _queued_job(state, session, config, earlier, body)
 
 
-def _queued_job(state, session: str, config: TrainConfig, earlier: list[session_files.RunInfo],
-                body: Callable[[StopSignal], Iterator[TrainView]]) -> Iterator[TrainView]:
+def _queued_job(
+    state,
+    session: str,
+    config: TrainConfig,
+    earlier: list[session_files.RunInfo],
+    body: Callable[[StopSignal], Iterator[TrainView]],
+) -> Iterator[TrainView]:
     """:func:`stream_job` once the visitor's place is held."""
     run_id = config.run_name
     signal = StopSignal(session_files.session_run_folder(session, run_id) / session_files.STOP_FLAG)
@@ -335,25 +403,46 @@ def _queued_job(state, session: str, config: TrainConfig, earlier: list[session_
                 text = "Stopped while waiting in line; nothing was trained."
                 yield TrainView(progress_html(0, text, "stopped"), text, curves, None, True, run_id)
                 return
-            text = (f"Waiting for the trainer: position {ticket.position()} in line "
-                    f"({state.line.ahead(ticket)}). It starts by itself; Stop leaves the line.")
-            yield TrainView(progress_html(0, text, "idle"), f"**Queued** — {text}", curves, None, False, run_id)
-        signal.deadline = time.time() + caps.wall_clock_seconds()   # a wrong estimate cannot hold the trainer
+            text = (
+                f"Waiting for the trainer: position {ticket.position()} in line "
+                f"({state.line.ahead(ticket)}). It starts by itself; Stop leaves the line."
+            )
+            yield TrainView(
+                progress_html(0, text, "idle"), f"**Queued** — {text}", curves, None, False, run_id
+            )
+        signal.deadline = time.time() + caps.wall_clock_seconds()  # a wrong estimate cannot hold the trainer
         yield from body(signal)
     finally:
         state.end_run(session, ticket)
 
 
-def start_run(session: str, config: TrainConfig, final_eval: bool, values: dict, earlier: list[session_files.RunInfo],
-              label: str | None = None, charts: Callable[[session_files.RunInfo], Curves] | None = None) -> LiveRun:
+def start_run(
+    session: str,
+    config: TrainConfig,
+    final_eval: bool,
+    values: dict,
+    earlier: list[session_files.RunInfo],
+    label: str | None = None,
+    charts: Callable[[session_files.RunInfo], Curves] | None = None,
+) -> LiveRun:
     """An admitted run's folder and first record (its uploaded data copied in), as a :class:`LiveRun`; ``label``
     and ``charts``: another name than :func:`run_label`'s, other charts than the session's (a comparison's)."""
     session_files.session_run_folder(session, config.run_name).mkdir(parents=True, exist_ok=True)
     if form.TRAINING_DATA_CHOICES.get(values.get("data"), values.get("data")) == "upload":
         shutil.copyfile(values["upload"], config.data)
-    base_name = model_cache.display_name(session, values.get("model", "")) if config.model else model_cache.ENCODER_NAME
-    info = session_files.RunInfo(config.run_name, label or run_label(len(earlier) + 1, config), config=asdict(config),
-                         final_eval=final_eval, base_name=base_name, owner=session_files.PROCESS)
+    base_name = (
+        model_cache.display_name(session, values.get("model", ""))
+        if config.model
+        else model_cache.ENCODER_NAME
+    )
+    info = session_files.RunInfo(
+        config.run_name,
+        label or run_label(len(earlier) + 1, config),
+        config=asdict(config),
+        final_eval=final_eval,
+        base_name=base_name,
+        owner=session_files.PROCESS,
+    )
     session_files.save_run(session, info)
     return LiveRun(session, info, config, earlier, charts)
 
@@ -365,7 +454,9 @@ def run_admitted(state, live: LiveRun, signal: StopSignal) -> Iterator[TrainView
     events, last_saved = None, 0.0
     try:
         yield live.view()
-        events = training_events(live.config, info.final_eval, signal, state.test_sets() if info.final_eval else None)
+        events = training_events(
+            live.config, info.final_eval, signal, state.test_sets() if info.final_eval else None
+        )
         for event in events:
             live.apply(event)
             now = time.perf_counter()
@@ -377,8 +468,10 @@ def run_admitted(state, live: LiveRun, signal: StopSignal) -> Iterator[TrainView
         if info.status == "running":
             info.status, info.message = Outcome.FAILED, "the run ended without a final event"
         if info.status == Outcome.STOPPED and signal.past_deadline():
-            info.message = (f"stopped at the wall-clock limit ({caps.wall_clock_seconds() / 60:.0f} min, "
-                            "STSDEMO_WALL_CLOCK_FACTOR times the budget's minutes): its best checkpoint so far is kept")
+            info.message = (
+                f"stopped at the wall-clock limit ({caps.wall_clock_seconds() / 60:.0f} min, "
+                "STSDEMO_WALL_CLOCK_FACTOR times the budget's minutes): its best checkpoint so far is kept"
+            )
             live.text += f" {info.message[0].upper()}{info.message[1:]}."
     except InputError as error:
         info.status, info.message = Outcome.FAILED, str(error)

@@ -9,8 +9,9 @@ from ...losses.explorer import MAX_POINT, START
 from ...losses.sample import sample_losses
 
 
-def loss_at(prediction: float, label: float, k: float = START["k"], x0: float = START["x0"],
-            d: float = START["d"]) -> dict:
+def loss_at(
+    prediction: float, label: float, k: float = START["k"], x0: float = START["x0"], d: float = START["d"]
+) -> dict:
     """The loss and pull one sample gets under each loss (Translated ReLU, Smooth K2, L1, MSE) at
     ``x = |prediction - label|``, checked as training checks them (``k > 0``, ``0 <= x0 <= d/2``): the numbers
     of the explorer's "One sample" table, for the API and MCP. The point lies within ``±MAX_POINT``, so the answer
@@ -18,6 +19,12 @@ def loss_at(prediction: float, label: float, k: float = START["k"], x0: float = 
     prediction = check_range("prediction", prediction, -MAX_POINT, MAX_POINT)
     label = check_range("label", label, -MAX_POINT, MAX_POINT)
     check_buffer(k, x0, d)
-    k, x0, d = float(k), float(x0), float(d)   # checked: the numbers they read as, never the text given ("2")
-    return {"prediction": prediction, "label": label, "k": k, "x0": x0, "d": d,
-            "losses": sample_losses(prediction, label, k, x0)}
+    k, x0, d = float(k), float(x0), float(d)  # checked: the numbers they read as, never the text given ("2")
+    return {
+        "prediction": prediction,
+        "label": label,
+        "k": k,
+        "x0": x0,
+        "d": d,
+        "losses": sample_losses(prediction, label, k, x0),
+    }

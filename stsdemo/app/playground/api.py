@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import time
 
-from ...serving import caps
 from ...errors import InputError
 from ...playground.config import BUILT_IN_DATA, UPLOADED, PlaygroundConfig
 from ...playground.run import TWIN_NAMES, run_seeds, twin_labels
+from ...serving import caps
 from .memory import PlaygroundMemory
 
-API_MODELS = ("default", "scorer")      # encoders an API call may name (each embedded once, then cached)
+API_MODELS = ("default", "scorer")  # encoders an API call may name (each embedded once, then cached)
 
 
 def api_run(memory: PlaygroundMemory, values: dict) -> dict:
@@ -26,25 +26,36 @@ def api_run(memory: PlaygroundMemory, values: dict) -> dict:
     limit, started = caps.value("playground_seconds"), time.monotonic()
     model = str(values.get("model") or "default")
     if model not in API_MODELS:
-        raise InputError(f"model must be one of {', '.join(API_MODELS)} (the embedded encoder, or the shipped "
-                         "scorer's)")
+        raise InputError(
+            f"model must be one of {', '.join(API_MODELS)} (the embedded encoder, or the shipped scorer's)"
+        )
     config = PlaygroundConfig(**{**values, "model": model})
     if config.data == UPLOADED:
-        raise InputError("data 'upload' is a visitor's own pairs, uploaded in the Playground tab; the API runs on "
-                         f"{' or '.join(BUILT_IN_DATA)}")
+        raise InputError(
+            "data 'upload' is a visitor's own pairs, uploaded in the Playground tab; the API runs on "
+            f"{' or '.join(BUILT_IN_DATA)}"
+        )
     config.check_budget()
     preparation = memory.prepare("", config.model, config.data)
     # the wall clock covers the preparation this call sets going (a data set embedded: minutes, on first use)
     if not preparation.done.wait(max(0.0, limit - (time.monotonic() - started))):
-        raise InputError(f"{preparation.progress_text()} This call's wall-clock limit of {limit:g} s passed "
-                         "while it waited: call again once it is ready (the time left is above).")
+        raise InputError(
+            f"{preparation.progress_text()} This call's wall-clock limit of {limit:g} s passed "
+            "while it waited: call again once it is ready (the time left is above)."
+        )
     prepared = memory.prepared("", config.model, config.data)
-    waited = time.monotonic() - started       # the checks and the preparation, on this call's clock
+    waited = time.monotonic() - started  # the checks and the preparation, on this call's clock
     result = run_seeds(config, prepared.source, seconds=max(0.0, limit - waited))
     if result["stopped_early"]:
         preparing = f", {waited:.0f} s of it waiting for the data" if waited >= 1 else ""
-        result["notice"] = (f"The run passed its wall-clock limit of {limit:g} s{preparing}, and stopped at "
-                            f"step {result['step']:,} of {config.steps:,}: its readings are at that step. "
-                            "Fewer seeds, steps or pairs, or a smaller batch, finish in time.")
-    return {"settings": config.to_dict(), "encoder": prepared.encoder,
-            "twins_named": dict(zip(TWIN_NAMES, twin_labels(config))), **result}
+        result["notice"] = (
+            f"The run passed its wall-clock limit of {limit:g} s{preparing}, and stopped at "
+            f"step {result['step']:,} of {config.steps:,}: its readings are at that step. "
+            "Fewer seeds, steps or pairs, or a smaller batch, finish in time."
+        )
+    return {
+        "settings": config.to_dict(),
+        "encoder": prepared.encoder,
+        "twins_named": dict(zip(TWIN_NAMES, twin_labels(config))),
+        **result,
+    }

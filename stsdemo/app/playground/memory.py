@@ -20,11 +20,10 @@ import functools
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
-from ...serving import caps
 from ...errors import InputError
 from ...model_source import resolve_model
 from ...playground import pinned
@@ -34,13 +33,14 @@ from ...playground.datasets import PlaygroundData, load_playground_data
 from ...playground.embeddings import Embeddings, Encoder, cache_folder, embed_sentences, encoder_from
 from ...playground.run import Source, pinned_source
 from ...playground.uploaded import UploadedData, load_uploaded_pairs
+from ...serving import caps
 from .. import model_cache
 
-MAX_PREPARED = 3          # built-in sets x encoders kept in memory (each some 50 to 100 MB with its features)
+MAX_PREPARED = 3  # built-in sets x encoders kept in memory (each some 50 to 100 MB with its features)
 MAX_UPLOADS_PREPARED = 8  # uploads' embeddings kept in memory (at most 5,000 pairs each: some 10 MB)
-MAX_SESSIONS = 64         # visitors' uploads kept (each a few thousand pairs' sentences and labels)
+MAX_SESSIONS = 64  # visitors' uploads kept (each a few thousand pairs' sentences and labels)
 UPLOAD_CACHE = "uploads"  # the uploads' own folder in the embeddings' cache, pruned apart from the built-ins'
-BAR_CELLS = 20            # characters of the text progress bar a waiting visitor reads
+BAR_CELLS = 20  # characters of the text progress bar a waiting visitor reads
 
 
 @dataclass
@@ -52,11 +52,11 @@ class Prepared:
     source: Source
 
     @classmethod
-    def embedded(cls, data: PlaygroundData, embeddings: Embeddings, encoder: str) -> "Prepared":
+    def embedded(cls, data: PlaygroundData, embeddings: Embeddings, encoder: str) -> Prepared:
         return cls(data, encoder, Source(compact_bytes(data, embeddings.codes, embeddings.scales, encoder)))
 
     @classmethod
-    def pinned(cls, name: str) -> "Prepared":
+    def pinned(cls, name: str) -> Prepared:
         """A built-in set with the default encoder: its pinned file (:mod:`stsdemo.playground.pinned`), never
         embedded here."""
         return cls(pinned.load(name), pinned.encoder_name(), pinned_source(name))
@@ -69,7 +69,7 @@ class Preparation:
         self.what, self.done, self.fraction = what, threading.Event(), 0.0
         self.result: Prepared | None = None
         self.error: Exception | None = None
-        self.started: float | None = None       # when its encoding began (it may wait for another's first)
+        self.started: float | None = None  # when its encoding began (it may wait for another's first)
 
     def report(self, done: int, total: int) -> None:
         if self.started is None:
@@ -88,8 +88,10 @@ class Preparation:
         left = self.seconds_left()
         eta = "estimating the time left" if left is None else f"about {max(1, round(left)):,} s left"
         filled = round(BAR_CELLS * self.fraction)
-        return (f"Embedding the sentences of {self.what}: {'█' * filled}{'░' * (BAR_CELLS - filled)} "
-                f"{self.fraction:.0%} ({eta}; once, then cached).")
+        return (
+            f"Embedding the sentences of {self.what}: {'█' * filled}{'░' * (BAR_CELLS - filled)} "
+            f"{self.fraction:.0%} ({eta}; once, then cached)."
+        )
 
 
 @dataclass
@@ -97,12 +99,12 @@ class SessionRun:
     """A visitor's page: the pairs they uploaded (the data set ``upload`` names for them) and their embedding."""
 
     uploaded: UploadedData | None = None
-    embedding: Preparation | None = None       # the preparation of their last upload
-    address: str | None = None                 # the client address it came from (None: unknown)
-    size: int = 0                              # bytes of the file uploaded
+    embedding: Preparation | None = None  # the preparation of their last upload
+    address: str | None = None  # the client address it came from (None: unknown)
+    size: int = 0  # bytes of the file uploaded
 
 
-EncoderFor = Callable[[str, str, str], Encoder]     # (where the model is, its name to load, its name for people)
+EncoderFor = Callable[[str, str, str], Encoder]  # (where the model is, its name to load, its name for people)
 
 
 class PlaygroundMemory:
@@ -112,18 +114,23 @@ class PlaygroundMemory:
     model becomes an :class:`~stsdemo.playground.embeddings.Encoder` (default: its files' fingerprint, loaded
     through ``models`` when sentences must be encoded)."""
 
-    def __init__(self, models: model_cache.ModelCache | None = None, max_pairs: int | None = None,
-                 encoder_for: EncoderFor | None = None):
+    def __init__(
+        self,
+        models: model_cache.ModelCache | None = None,
+        max_pairs: int | None = None,
+        encoder_for: EncoderFor | None = None,
+    ):
         self.models = models or model_cache.ModelCache()
         self.max_pairs = max_pairs
-        self.encoder_for = encoder_for or (lambda place, name, shown: encoder_from(
-            place, lambda: self.models.get(name), shown))
-        self._prepared: OrderedDict[tuple, Preparation] = OrderedDict()          # built-in sets, other encoders
+        self.encoder_for = encoder_for or (
+            lambda place, name, shown: encoder_from(place, lambda: self.models.get(name), shown)
+        )
+        self._prepared: OrderedDict[tuple, Preparation] = OrderedDict()  # built-in sets, other encoders
         self._uploads_prepared: OrderedDict[tuple, Preparation] = OrderedDict()  # visitors' uploads
-        self._pinned: dict[str, Preparation] = {}                                   # built-in sets, pinned
+        self._pinned: dict[str, Preparation] = {}  # built-in sets, pinned
         self._sessions: OrderedDict[str, SessionRun] = OrderedDict()
         self._lock = threading.Lock()
-        self._encoding = threading.Lock()       # one encoding pass at a time: they share two cores
+        self._encoding = threading.Lock()  # one encoding pass at a time: they share two cores
 
     # ---- data sets ----------------------------------------------------------------------------------------
 
@@ -132,8 +139,9 @@ class PlaygroundMemory:
         name = model_cache.resolve_choice(session, choice, encoder_default=True)
         return name, model_cache.display_name(session, choice)
 
-    def upload(self, session: str, path, scale: str, choice: str,
-               address: str | None = None) -> tuple[UploadedData, Preparation]:
+    def upload(
+        self, session: str, path, scale: str, choice: str, address: str | None = None
+    ) -> tuple[UploadedData, Preparation]:
         """Read the visitor's CSV of labelled pairs (:func:`~stsdemo.playground.uploaded.load_uploaded_pairs`: one
         InputError for a bad file, and then their earlier upload stays) as the data set ``upload`` names for them,
         and start embedding it for the encoder of ``choice``; ``address``: the client's, which its caps count
@@ -141,8 +149,10 @@ class PlaygroundMemory:
         everyone's."""
         run = self.session(session)
         if run.embedding is not None and not run.embedding.done.is_set():
-            raise InputError(f"your last upload is still being embedded ({run.embedding.fraction:.0%}): wait for it "
-                             "before uploading another")
+            raise InputError(
+                f"your last upload is still being embedded ({run.embedding.fraction:.0%}): wait for it "
+                "before uploading another"
+            )
         uploaded = load_uploaded_pairs(path, scale)
         with self._lock:
             run.uploaded, run.address, run.size = uploaded, address, Path(path).stat().st_size
@@ -155,8 +165,11 @@ class PlaygroundMemory:
         than ``playground_uploads`` uploads or bytes than ``playground_kept_bytes``; never ``newest``'s own,
         nor another address's (called under the lock)."""
         address = self._sessions[newest].address
-        mine = [(key, run) for key, run in self._sessions.items()
-                if run.uploaded is not None and run.address == address]          # least recently used first
+        mine = [
+            (key, run)
+            for key, run in self._sessions.items()
+            if run.uploaded is not None and run.address == address
+        ]  # least recently used first
         count, size = len(mine), sum(run.size for _, run in mine)
         most = caps.value("playground_uploads")
         most_bytes = caps.value("playground_kept_bytes")
@@ -177,8 +190,10 @@ class PlaygroundMemory:
         if dataset == UPLOADED:
             uploaded = self.session(session).uploaded
             if uploaded is None:
-                raise InputError("no pairs uploaded yet: upload a CSV of labelled sentence pairs first, or choose "
-                                 "STS-B or SNLI")
+                raise InputError(
+                    "no pairs uploaded yet: upload a CSV of labelled sentence pairs first, or choose "
+                    "STS-B or SNLI"
+                )
             data = uploaded.data
             key, what, load = (place, data.name, None), f"your {data.title}", lambda: data
             kept, most, folder = self._uploads_prepared, MAX_UPLOADS_PREPARED, cache_folder() / UPLOAD_CACHE
@@ -194,8 +209,12 @@ class PlaygroundMemory:
             preparation = kept[key] = Preparation(f"{what} with {shown}")
             while len(kept) > most:
                 kept.popitem(last=False)
-        threading.Thread(target=self._run, args=(preparation, name, place, shown, load, folder), daemon=True,
-                         name="stsdemo-playground-prepare").start()
+        threading.Thread(
+            target=self._run,
+            args=(preparation, name, place, shown, load, folder),
+            daemon=True,
+            name="stsdemo-playground-prepare",
+        ).start()
         return preparation
 
     def _pinned_preparation(self, dataset: str) -> Preparation:
@@ -208,8 +227,15 @@ class PlaygroundMemory:
                 self._pinned[dataset] = preparation
             return self._pinned[dataset]
 
-    def _run(self, preparation: Preparation, name: str, place: str, shown: str,
-             load: Callable[[], PlaygroundData], folder: Path | None) -> None:
+    def _run(
+        self,
+        preparation: Preparation,
+        name: str,
+        place: str,
+        shown: str,
+        load: Callable[[], PlaygroundData],
+        folder: Path | None,
+    ) -> None:
         try:
             encoder = self.encoder_for(place, name, shown)
             data = load()
@@ -228,8 +254,13 @@ class PlaygroundMemory:
         preparation.done.wait()
         if preparation.error is not None:
             error = preparation.error
-            raise error if isinstance(error, InputError) else InputError(
-                f"could not prepare {preparation.what}: {type(error).__name__}: {str(error)[:200]}")
+            raise (
+                error
+                if isinstance(error, InputError)
+                else InputError(
+                    f"could not prepare {preparation.what}: {type(error).__name__}: {str(error)[:200]}"
+                )
+            )
         return preparation.result
 
     # ---- visitors' uploads ---------------------------------------------------------------------------------

@@ -35,14 +35,13 @@ from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route, Router
 
 from ... import environment
-from ...serving import caps, session_files, slots
-from ...errors import InputError
-from ...playground import payoff
 from ...atomic import atomic_write
-from ...playground import pinned
+from ...errors import InputError
+from ...playground import payoff, pinned
 from ...playground.config import BUILT_IN_DATA, PlaygroundConfig
 from ...playground.export_run import export_playground, page_head
 from ...playground.run import Playground
+from ...serving import caps, session_files, slots
 from ...static_site import manifest, page_files
 from .. import model_cache
 from .memory import PlaygroundMemory, Prepared
@@ -50,11 +49,11 @@ from .memory import PlaygroundMemory, Prepared
 PREFIX = "/playground"
 APP_ROUTES = {"upload": "api/upload", "export": "api/export"}
 PAGE = {path.name: path for path in page_files()}
-FORM_BYTES = 64 * 1024            # an upload's form around its file: the field names, the session and scale
-JSON_BODY_BYTES = 1 << 20          # an export's settings and head (1,153 numbers) fit in well under 1 MB
+FORM_BYTES = 64 * 1024  # an upload's form around its file: the field names, the session and scale
+JSON_BODY_BYTES = 1 << 20  # an export's settings and head (1,153 numbers) fit in well under 1 MB
 UPLOAD_KEY = re.compile(r"^upload:([0-9a-f]{12})$")
 CACHE = "public, max-age=3600"
-KEEP_UPLOAD_FILES = 32             # uploads' compact files kept on disk, apart from the built-in sets'
+KEEP_UPLOAD_FILES = 32  # uploads' compact files kept on disk, apart from the built-in sets'
 
 
 def _map_stamp() -> int:
@@ -74,28 +73,34 @@ class PlaygroundSite:
 
     def __init__(self, app, memory: PlaygroundMemory):
         self.app, self.memory = app, memory
-        self.written: dict[str, Path] = {}        # data set name -> its compact file, once written
-        self.manifest_made: tuple[int, bytes] | None = None   # (the recorded map's mtime, site.json made from it)
-        self.exports = threading.Semaphore(1)     # one scorer written at a time: a model load and a zip each
-        self.router = Router([
-            Route(PREFIX, lambda request: RedirectResponse(PREFIX + "/index.html" + _query(request))),
-            Route(PREFIX + "/", lambda request: RedirectResponse(PREFIX + "/index.html" + _query(request))),
-            Route(PREFIX + "/site.json", self.site),
-            Route(PREFIX + "/data/{name}.safetensors", self.data),
-            Route(PREFIX + "/data/{name}.sentences.json", self.sentences),
-            Route(PREFIX + "/data/upload/{key}.safetensors", self.uploaded),
-            Route(PREFIX + "/api/upload", self.upload, methods=["GET", "POST"]),
-            Route(PREFIX + "/api/export", self.export, methods=["POST"]),
-            Route(PREFIX + "/api/download/{session}/{name}", self.download),
-            Route(PREFIX + "/{name}", self.page),
-        ])
+        self.written: dict[str, Path] = {}  # data set name -> its compact file, once written
+        self.manifest_made: tuple[int, bytes] | None = (
+            None  # (the recorded map's mtime, site.json made from it)
+        )
+        self.exports = threading.Semaphore(1)  # one scorer written at a time: a model load and a zip each
+        self.router = Router(
+            [
+                Route(PREFIX, lambda request: RedirectResponse(PREFIX + "/index.html" + _query(request))),
+                Route(
+                    PREFIX + "/", lambda request: RedirectResponse(PREFIX + "/index.html" + _query(request))
+                ),
+                Route(PREFIX + "/site.json", self.site),
+                Route(PREFIX + "/data/{name}.safetensors", self.data),
+                Route(PREFIX + "/data/{name}.sentences.json", self.sentences),
+                Route(PREFIX + "/data/upload/{key}.safetensors", self.uploaded),
+                Route(PREFIX + "/api/upload", self.upload, methods=["GET", "POST"]),
+                Route(PREFIX + "/api/export", self.export, methods=["POST"]),
+                Route(PREFIX + "/api/download/{session}/{name}", self.download),
+                Route(PREFIX + "/{name}", self.page),
+            ]
+        )
 
     async def __call__(self, scope, receive, send):
         path = scope.get("path", "") if scope["type"] == "http" else ""
         if path == PREFIX or path.startswith(PREFIX + "/"):
             try:
                 await self.router(scope, receive, send)
-            except HTTPException as error:   # the router's 404/405 in an app: past a middleware, a bare 500
+            except HTTPException as error:  # the router's 404/405 in an app: past a middleware, a bare 500
                 await refusal(error.detail, error.status_code)(scope, receive, send)
         else:
             await self.app(scope, receive, send)
@@ -104,7 +109,11 @@ class PlaygroundSite:
 
     async def page(self, request: Request) -> Response:
         found = PAGE.get(request.path_params["name"])
-        return FileResponse(found, headers={"Cache-Control": "no-cache"}) if found else refusal("no such file", 404)
+        return (
+            FileResponse(found, headers={"Cache-Control": "no-cache"})
+            if found
+            else refusal("no such file", 404)
+        )
 
     async def site(self, request: Request) -> Response:
         stamp = _map_stamp()
@@ -125,8 +134,9 @@ class PlaygroundSite:
         name = request.path_params["name"]
         if name not in BUILT_IN_DATA:
             return refusal(f"no data set {name!r}: one of {', '.join(BUILT_IN_DATA)}", 404)
-        return FileResponse(pinned.path_of(name), media_type="application/octet-stream",
-                            headers={"Cache-Control": CACHE})
+        return FileResponse(
+            pinned.path_of(name), media_type="application/octet-stream", headers={"Cache-Control": CACHE}
+        )
 
     async def sentences(self, request: Request) -> Response:
         """A built-in set's sentences, which its pinned file does not hold, from the data folder (the page shows a
@@ -146,7 +156,7 @@ class PlaygroundSite:
         folder = environment.cache_dir() / "playground-site" / "uploads"
         path = folder / f"{prepared.source.checksum[:24]}.safetensors"
         if path.is_file():
-            path.touch()                         # used again: the last to go
+            path.touch()  # used again: the last to go
         else:
             folder.mkdir(parents=True, exist_ok=True)
             with atomic_write(path, "wb", encoding=None) as handle:
@@ -161,8 +171,11 @@ class PlaygroundSite:
     async def uploaded(self, request: Request) -> Response:
         key = request.path_params["key"]
         path = self.written.get(f"upload:{key}")
-        return FileResponse(path, media_type="application/octet-stream") if path and path.is_file() else \
-            refusal("no such upload: upload the file again", 404)
+        return (
+            FileResponse(path, media_type="application/octet-stream")
+            if path and path.is_file()
+            else refusal("no such upload: upload the file again", 404)
+        )
 
     # ---- uploads -----------------------------------------------------------------------------------------------
 
@@ -170,19 +183,23 @@ class PlaygroundSite:
         if request.method == "GET":
             return self.upload_status(request.query_params.get("job", ""))
         limit = caps.value("playground_file_bytes")
-        too_large = f"the file is larger than the Playground takes ({limit / 1024 ** 2:.1f} MB)"
+        too_large = f"the file is larger than the Playground takes ({limit / 1024**2:.1f} MB)"
         declared = request.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit + FORM_BYTES:
             return refusal(too_large, 413)
-        body = await _bounded(request, limit + FORM_BYTES)     # a chunked body declares no length
+        body = await _bounded(request, limit + FORM_BYTES)  # a chunked body declares no length
         if body is None:
             return refusal(too_large, 413)
         try:
             form = await Request(request.scope, _replayed(body)).form(max_files=1, max_fields=4)
-        except (MultiPartException, HTTPException, ValueError):   # in an app, Starlette raises HTTPException
+        except (MultiPartException, HTTPException, ValueError):  # in an app, Starlette raises HTTPException
             return refusal("send a multipart form with your CSV as 'file' and your page's 'session'")
         try:
-            session, scale, upload = (form.get("session", ""), str(form.get("scale", "infer")), form.get("file"))
+            session, scale, upload = (
+                form.get("session", ""),
+                str(form.get("scale", "infer")),
+                form.get("file"),
+            )
             if not session_files.SESSION_RE.match(str(session)) or upload is None or isinstance(upload, str):
                 raise InputError("send the file as 'file' with your page's 'session'")
             content = await upload.read(limit + 1)
@@ -191,14 +208,22 @@ class PlaygroundSite:
             suffix = Path(upload.filename or "pairs.csv").suffix.lower()
             if suffix not in (".csv", ".tsv", ".txt"):
                 raise InputError("choose a CSV or TSV file of labelled sentence pairs")
-            await asyncio.to_thread(self.start_upload, str(session), content, suffix, Path(upload.filename).name,
-                                    scale, slots.visitor_of(request))
+            await asyncio.to_thread(
+                self.start_upload,
+                str(session),
+                content,
+                suffix,
+                Path(upload.filename).name,
+                scale,
+                slots.visitor_of(request),
+            )
         except InputError as error:
             return refusal(str(error))
         return JSONResponse({"job": str(session)})
 
-    def start_upload(self, session: str, content: bytes, suffix: str, filename: str, scale: str,
-                     address: str | None) -> None:
+    def start_upload(
+        self, session: str, content: bytes, suffix: str, filename: str, scale: str, address: str | None
+    ) -> None:
         folder = Path(tempfile.mkdtemp(prefix="stsdemo-playground-upload-"))
         path = folder / (Path(filename).stem[:80] + suffix)
         try:
@@ -221,10 +246,14 @@ class PlaygroundSite:
         data = run.uploaded.data
         self.compact_file(data.name, run.embedding.result)
         pairs = len(data.train) + len(data.held_out)
-        text = (f"{data.title}: {pairs:,} pairs, {len(data.held_out):,} held out as the report set, "
-                f"{len(data.train):,} in the pool. {run.uploaded.scale_text}"
-                + (f" Cleaned: {run.uploaded.notice}." if run.uploaded.notice else ""))
-        return JSONResponse({"done": True, "key": UPLOAD_KEY.match(data.name)[1], "title": data.title, "text": text})
+        text = (
+            f"{data.title}: {pairs:,} pairs, {len(data.held_out):,} held out as the report set, "
+            f"{len(data.train):,} in the pool. {run.uploaded.scale_text}"
+            + (f" Cleaned: {run.uploaded.notice}." if run.uploaded.notice else "")
+        )
+        return JSONResponse(
+            {"done": True, "key": UPLOAD_KEY.match(data.name)[1], "title": data.title, "text": text}
+        )
 
     # ---- export --------------------------------------------------------------------------------------------------
 
@@ -237,7 +266,7 @@ class PlaygroundSite:
         try:
             asked = json.loads(body)
             return JSONResponse(await asyncio.to_thread(self.write_export, asked))
-        except InputError as error:            # first: an InputError is a ValueError too
+        except InputError as error:  # first: an InputError is a ValueError too
             return refusal(str(error))
         except (ValueError, TypeError, KeyError, AttributeError):
             return refusal("send {session, config, steps, head: {twin, step, params}} as JSON")
@@ -249,18 +278,25 @@ class PlaygroundSite:
         if not session_files.SESSION_RE.match(session):
             raise InputError("bad session id")
         config = PlaygroundConfig(**{**asked["config"], "model": ""})
-        prepared = self.memory.prepared(session, model_cache.DEFAULT_CHOICE, config.data)   # InputError: no upload
+        prepared = self.memory.prepared(
+            session, model_cache.DEFAULT_CHOICE, config.data
+        )  # InputError: no upload
         name = prepared.data.name
         head = asked["head"]
         with Playground(config, prepared.source, seeds=[0], parts=1) as playground:
-            best = page_head(playground, head["params"], int(head["twin"]), int(head["step"]), int(asked["steps"]))
+            best = page_head(
+                playground, head["params"], int(head["twin"]), int(head["step"]), int(asked["steps"])
+            )
             file = f"stsdemo-playground-{name.replace(':', '-')}-best-step{best.step}-of-{playground.steps_done}.zip"
             staging = session_files.session_dir(session)
             staging.mkdir(parents=True, exist_ok=True)
             session_files.zip_export(
-                lambda out: export_playground(playground, "", out, twin=best.twin,
-                                              allowed_roots=environment.model_roots(), best=best),
-                staging, session_files.downloads_dir(session) / file)
+                lambda out: export_playground(
+                    playground, "", out, twin=best.twin, allowed_roots=environment.model_roots(), best=best
+                ),
+                staging,
+                session_files.downloads_dir(session) / file,
+            )
         return {"url": f"api/download/{session}/{file}", "name": file}
 
     async def download(self, request: Request) -> Response:
@@ -288,6 +324,7 @@ async def _bounded(request: Request, limit: int) -> bytes | None:
 
 def _replayed(body: bytes):
     """``receive`` for a request whose body was read already (:func:`_bounded`): that body, once."""
+
     async def receive():
         return {"type": "http.request", "body": body, "more_body": False}
 

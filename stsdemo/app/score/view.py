@@ -4,26 +4,37 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pandas as pd
 
-from ...serving import caps, session_files
 from ...errors import InputError, check_range
 from ...labels import LabelScheme, get_scheme
-from ...scoring import CHUNK_TOKENS, PairScore, load_pairs_to_score, score_pair, scored_file_summary, scoring_steps
+from ...scoring import (
+    CHUNK_TOKENS,
+    PairScore,
+    load_pairs_to_score,
+    score_pair,
+    scored_file_summary,
+    scoring_steps,
+)
+from ...serving import caps, session_files
 from .. import model_cache
 from ..progress import duration, progress_html, time_left
 from . import figures
 
-MAX_SCORED_ROWS = int(caps.CAPS["score_file_rows"].default)   # rows a visitor may score in one file
+MAX_SCORED_ROWS = int(caps.CAPS["score_file_rows"].default)  # rows a visitor may score in one file
 # The label schemes the tab offers: short key (links, API, MCP) -> the choice's text in the form.
-SCHEMES = {"own": "The model's own", "sts": "STS 0–5", "nli": "NLI (contradiction · neutral · entailment)",
-           "custom": "Custom ordered list"}
+SCHEMES = {
+    "own": "The model's own",
+    "sts": "STS 0–5",
+    "nli": "NLI (contradiction · neutral · entailment)",
+    "custom": "Custom ordered list",
+}
 SCHEME_CHOICES = tuple(SCHEMES.values())
-BUILT_IN = {SCHEMES["sts"]: "sts", SCHEMES["nli"]: "nli"}   # choice text -> scheme name of a built-in scheme
+BUILT_IN = {SCHEMES["sts"]: "sts", SCHEMES["nli"]: "nli"}  # choice text -> scheme name of a built-in scheme
 
 # Real pairs from the STS Benchmark test split (original casing), with their gold score 0..5.
 EXAMPLES = [
@@ -35,9 +46,12 @@ EXAMPLES = [
     ["A man is cycling.", "A man is talking.", 0.6],
     ["A woman is spreading mustard on a bread roll.", "A kitten is playing with a woman's finger.", 0.0],
 ]
-START = EXAMPLES[2]                               # the pair the tab opens with (sentence 1, sentence 2, gold)
+START = EXAMPLES[2]  # the pair the tab opens with (sentence 1, sentence 2, gold)
 CUSTOM_START = ("unrelated, related, same", 1.0)  # the custom list and its gap d the tab offers
-STS_LINE = [*get_scheme("sts").categories, float(get_scheme("sts").gap)]  # the line the examples' gold scores are on
+STS_LINE = [
+    *get_scheme("sts").categories,
+    float(get_scheme("sts").gap),
+]  # the line the examples' gold scores are on
 
 # Which shipped model fits a built-in scheme (a dropdown value). A scheme is never read against a model trained
 # on another line: the tab switches to the model that fits when it ships, else says why it cannot.
@@ -57,7 +71,9 @@ def parse_scheme(choice: str, custom: str = "", gap: float = 1.0) -> LabelScheme
     if choice == SCHEMES["custom"]:
         text = str(custom or "").strip()
         if "," not in text:
-            raise InputError("type at least two ordered categories separated by commas, e.g. 'bad, fair, good'")
+            raise InputError(
+                "type at least two ordered categories separated by commas, e.g. 'bad, fair, good'"
+            )
         gap = check_range("gap d", gap, 0, 100, low_open=True)
         return get_scheme(text, gap)
     raise InputError(f"unknown label scheme choice {choice!r}; choose one of: {', '.join(SCHEME_CHOICES)}")
@@ -69,9 +85,9 @@ class ScoreView:
     scheme: LabelScheme
     figure: object
     notice: str
-    mismatch: str = ""            # why the chosen scheme was not paired with this model ("" when it was)
-    model_choice: str = ""        # the model actually used (the one that fits the scheme, when the tab switched)
-    gold_dropped: bool = False    # the gold label was given on another line: not drawn (the tab clears its box)
+    mismatch: str = ""  # why the chosen scheme was not paired with this model ("" when it was)
+    model_choice: str = ""  # the model actually used (the one that fits the scheme, when the tab switched)
+    gold_dropped: bool = False  # the gold label was given on another line: not drawn (the tab clears its box)
 
     @property
     def line(self) -> list:
@@ -109,39 +125,62 @@ def scheme_mismatch(scheme_choice: str, model_scheme: LabelScheme) -> str:
     wanted = get_scheme(key)
     if tuple(wanted.categories) == tuple(model_scheme.categories):
         return ""
-    return (f"“{scheme_choice}” does not fit this model: it predicts on the line it was trained on "
-            f"({_line(model_scheme)}), so reading its number against {key.upper()}'s nodes ({_line(wanted)}) would "
-            f"name a category it never learned. Model that fits: {FITTING_TEXT[key]}.")
+    return (
+        f"“{scheme_choice}” does not fit this model: it predicts on the line it was trained on "
+        f"({_line(model_scheme)}), so reading its number against {key.upper()}'s nodes ({_line(wanted)}) would "
+        f"name a category it never learned. Model that fits: {FITTING_TEXT[key]}."
+    )
 
 
-def score_view(state, session: str, choice: str, sentence1: str, sentence2: str, scheme_choice: str,
-               custom: str = "", gap: float = 1.0, gold: float | None = None,
-               gold_line: list | None = None) -> ScoreView:
+def score_view(
+    state,
+    session: str,
+    choice: str,
+    sentence1: str,
+    sentence2: str,
+    scheme_choice: str,
+    custom: str = "",
+    gap: float = 1.0,
+    gold: float | None = None,
+    gold_line: list | None = None,
+) -> ScoreView:
     """Score one pair and draw where its prediction falls on the chosen scheme's line. ``gold_line``: the line
     (:func:`line_key`) the gold label was given on, when known; a gold label from another line is not drawn."""
     scheme = parse_scheme(scheme_choice, custom, gap)
     choice, source, model, mismatch, switched = fitting_model_for(state, session, choice, scheme_choice)
     notes = [switched] if switched else []
-    scheme = model.scheme if mismatch else (scheme or model.scheme)  # never paired silently: read on its own line
+    scheme = (
+        model.scheme if mismatch else (scheme or model.scheme)
+    )  # never paired silently: read on its own line
     result = score_pair(model, sentence1, sentence2, scheme)
     gold = None if gold in (None, "") else check_range("gold label", gold)
     drawn, gold_note = gold_on_line(gold, gold_line, scheme)
     title = f"Prediction {result.prediction:.3f} → “{result.category}” (node {result.node:g})"
-    figure = figures.number_line(scheme, result.prediction, model_cache.training_x0(source), drawn, title=title)
+    figure = figures.number_line(
+        scheme, result.prediction, model_cache.training_x0(source), drawn, title=title
+    )
     notes += [f"⚠ **Shown on the model's own line.** {mismatch}"] if mismatch else []
     if source == "":
-        notes.append("⚠ No trained scorer is shipped yet: this head is **untrained** (random), so its prediction "
-                     "is meaningless — the cosine similarity is still the encoder's. Fine-tune a run in the "
-                     "*Fine-tune* tab and pick it above.")
+        notes.append(
+            "⚠ No trained scorer is shipped yet: this head is **untrained** (random), so its prediction "
+            "is meaningless — the cosine similarity is still the encoder's. Fine-tune a run in the "
+            "*Fine-tune* tab and pick it above."
+        )
     if result.notice:
         notes.append(f"✂ Input shortened: {result.notice}.")
     if scheme is not model.scheme and scheme.categories != model.scheme.categories:
         notes.append(relabel_note(model.scheme, scheme))
     notes += [gold_note] if gold_note else []
     notes += [beyond_note(result.prediction, result.category, scheme)]
-    return ScoreView(result, scheme, figure, "\n\n".join(note for note in notes if note), mismatch, choice,
-                     gold_dropped=gold is not None and drawn is None and bool(gold_line)
-                     and gold_line != line_key(scheme))
+    return ScoreView(
+        result,
+        scheme,
+        figure,
+        "\n\n".join(note for note in notes if note),
+        mismatch,
+        choice,
+        gold_dropped=gold is not None and drawn is None and bool(gold_line) and gold_line != line_key(scheme),
+    )
 
 
 def beyond_note(prediction: float, category: str, scheme: LabelScheme) -> str:
@@ -151,9 +190,11 @@ def beyond_note(prediction: float, category: str, scheme: LabelScheme) -> str:
     if low <= prediction <= high:
         return ""
     end = 0 if prediction < low else -1
-    return (f"↔ **The prediction {prediction:.2f} lies beyond the line**, past its "
-            f"{'first' if end == 0 else 'last'} node {scheme.nodes[end]:g} ({scheme.categories[end]}): the chart "
-            f"draws it at the line's end with its value, and its nearest node is “{category}”.")
+    return (
+        f"↔ **The prediction {prediction:.2f} lies beyond the line**, past its "
+        f"{'first' if end == 0 else 'last'} node {scheme.nodes[end]:g} ({scheme.categories[end]}): the chart "
+        f"draws it at the line's end with its value, and its nearest node is “{category}”."
+    )
 
 
 def gold_on_line(gold: float | None, gold_line: list | None, scheme: LabelScheme) -> tuple[float | None, str]:
@@ -162,25 +203,33 @@ def gold_on_line(gold: float | None, gold_line: list | None, scheme: LabelScheme
     if gold is None:
         return None, ""
     if gold_line and gold_line != line_key(scheme):
-        return None, (f"⚠ **Gold label {gold:g} not drawn**: it was given on the line {line_text(gold_line)}, and "
-                      f"this result is read on {_line(scheme)}. Type a gold label for this line to "
-                      "draw one.")
+        return None, (
+            f"⚠ **Gold label {gold:g} not drawn**: it was given on the line {line_text(gold_line)}, and "
+            f"this result is read on {_line(scheme)}. Type a gold label for this line to "
+            "draw one."
+        )
     low, high = scheme.nodes[0] - scheme.gap / 2, scheme.nodes[-1] + scheme.gap / 2
     if not low <= gold <= high:
-        return None, (f"⚠ **Gold label {gold:g} not drawn**: this line runs from {scheme.nodes[0]:g} "
-                      f"({scheme.categories[0]}) to {scheme.nodes[-1]:g} ({scheme.categories[-1]}).")
+        return None, (
+            f"⚠ **Gold label {gold:g} not drawn**: this line runs from {scheme.nodes[0]:g} "
+            f"({scheme.categories[0]}) to {scheme.nodes[-1]:g} ({scheme.categories[-1]})."
+        )
     return gold, ""
 
 
 def relabel_note(model_scheme: LabelScheme, scheme: LabelScheme) -> str:
     """Why a list the model was not trained on only relabels its number, with the list's cut-offs."""
-    cuts = ", ".join(f"{name} from {node - scheme.gap / 2:g}" for name, node in
-                     zip(scheme.categories[1:], scheme.nodes[1:]))
-    return (f"ℹ **Your list relabels this model's number; the model was not trained on it.** The model predicts "
-            f"on its own line ({_line(model_scheme)}); your categories sit on nodes "
-            f"{', '.join(f'{n}={v:g}' for n, v in zip(scheme.categories, scheme.nodes))}, so a prediction reads as "
-            f"{scheme.categories[0]} below {scheme.nodes[0] + scheme.gap / 2:g}, then {cuts}. For a model that "
-            "predicts on your list, fine-tune one on pairs labelled with it (*Fine-tune* tab, label scheme).")
+    cuts = ", ".join(
+        f"{name} from {node - scheme.gap / 2:g}"
+        for name, node in zip(scheme.categories[1:], scheme.nodes[1:])
+    )
+    return (
+        f"ℹ **Your list relabels this model's number; the model was not trained on it.** The model predicts "
+        f"on its own line ({_line(model_scheme)}); your categories sit on nodes "
+        f"{', '.join(f'{n}={v:g}' for n, v in zip(scheme.categories, scheme.nodes))}, so a prediction reads as "
+        f"{scheme.categories[0]} below {scheme.nodes[0] + scheme.gap / 2:g}, then {cuts}. For a model that "
+        "predicts on your list, fine-tune one on pairs labelled with it (*Fine-tune* tab, label scheme)."
+    )
 
 
 def fitting_model_for(state, session: str, choice: str, scheme_choice: str):
@@ -194,20 +243,33 @@ def fitting_model_for(state, session: str, choice: str, scheme_choice: str):
     if not mismatch or fitting is None:
         return choice, source, model, mismatch, ""
     source = model_cache.resolve_choice(session, fitting)
-    return fitting, source, state.models.get(source), "", f"↪ **Switched to " \
-        f"{model_cache.display_name(session, fitting)}**: {mismatch}"
+    return (
+        fitting,
+        source,
+        state.models.get(source),
+        "",
+        f"↪ **Switched to {model_cache.display_name(session, fitting)}**: {mismatch}",
+    )
 
 
 def fitting_model(scheme_choice: str) -> str | None:
     """The shipped model (a dropdown value) that predicts on a built-in scheme's line, if it ships."""
     fitting = FITTING_MODEL.get(BUILT_IN.get(scheme_choice))
-    available = {model_cache.DEFAULT_CHOICE: model_cache.scorer_available(),
-                 model_cache.NLI_CHOICE: model_cache.nli_scorer_available()}
+    available = {
+        model_cache.DEFAULT_CHOICE: model_cache.scorer_available(),
+        model_cache.NLI_CHOICE: model_cache.nli_scorer_available(),
+    }
     return fitting if fitting is not None and available.get(fitting) else None
 
 
-def pair_result(state, session: str, sentence1: str, sentence2: str, scheme: str = "own",
-                model: str = model_cache.DEFAULT_CHOICE) -> dict:
+def pair_result(
+    state,
+    session: str,
+    sentence1: str,
+    sentence2: str,
+    scheme: str = "own",
+    model: str = model_cache.DEFAULT_CHOICE,
+) -> dict:
     """One pair scored, as plain data (for the API and MCP): ``scheme`` is ``own``, ``sts``, ``nli`` (or their
     choice texts) or an ordered list ``"bad, fair, good"`` on nodes 0, 1, 2, ..."""
     text = str(scheme if scheme is not None else "").strip()
@@ -219,12 +281,19 @@ def pair_result(state, session: str, sentence1: str, sentence2: str, scheme: str
     else:
         choice = SCHEMES["custom"]
     if choice == SCHEMES["custom"] and "," not in text:
-        raise InputError(f"unknown scheme {text[:40]!r}: use own, sts, nli or an ordered list such as 'bad, fair, good'")
+        raise InputError(
+            f"unknown scheme {text[:40]!r}: use own, sts, nli or an ordered list such as 'bad, fair, good'"
+        )
     view = score_view(state, session, model, sentence1, sentence2, choice, text, 1.0)
     s = view.score
-    return {"prediction": round(float(s.prediction), 4), "category": s.category, "node": float(s.node),
-            "cosine": round(float(s.cosine), 4), "scheme": list(view.scheme.categories),
-            "notice": _plain(view.notice)}
+    return {
+        "prediction": round(float(s.prediction), 4),
+        "category": s.category,
+        "node": float(s.node),
+        "cosine": round(float(s.cosine), 4),
+        "scheme": list(view.scheme.categories),
+        "notice": _plain(view.notice),
+    }
 
 
 @dataclass
@@ -238,9 +307,17 @@ class FileScoring:
     summary: str = ""
 
 
-def score_file_steps(state, session: str, choice: str, path: str | None, scheme_choice: str, custom: str = "",
-                     gap: float = 1.0, clock: Callable[[], float] = time.perf_counter,
-                     chunk_tokens: int = CHUNK_TOKENS) -> Iterator[FileScoring]:
+def score_file_steps(
+    state,
+    session: str,
+    choice: str,
+    path: str | None,
+    scheme_choice: str,
+    custom: str = "",
+    gap: float = 1.0,
+    clock: Callable[[], float] = time.perf_counter,
+    chunk_tokens: int = CHUNK_TOKENS,
+) -> Iterator[FileScoring]:
     """Score an uploaded CSV/TSV, yielding its progress after each chunk of about ``chunk_tokens`` tokens embedded
     (the share of its tokens, the time left at the pace so far by ``clock``); the last update carries the scored CSV (staged for this session),
     its first rows and a note: the model used when it is not the chosen one (the one that fits the scheme) and,
@@ -256,21 +333,32 @@ def score_file_steps(state, session: str, choice: str, path: str | None, scheme_
     folder = session_files.downloads_dir(session)
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(path).stem)[:60] or "pairs"
     out = folder / f"{stem}-scored-{time.strftime('%H%M%S')}.csv"
-    pairs = load_pairs_to_score(model, path, scheme or model.scheme, max_rows=MAX_SCORED_ROWS,
-                                max_bytes=int(caps.value("score_file_bytes")),
-                                max_tokens=int(caps.value("score_file_tokens")))
+    pairs = load_pairs_to_score(
+        model,
+        path,
+        scheme or model.scheme,
+        max_rows=MAX_SCORED_ROWS,
+        max_bytes=int(caps.value("score_file_bytes")),
+        max_tokens=int(caps.value("score_file_tokens")),
+    )
     started, what = clock(), f"Scoring {len(pairs):,} pairs"
     yield FileScoring(progress_html(0, f"{what}: {time_left(0, 0)}"))
     for fraction in scoring_steps(model, pairs, out, scheme or model.scheme, chunk_tokens):
-        yield FileScoring(progress_html(fraction, f"{what}: {fraction:.0%} embedded, "
-                                                        f"{time_left(clock() - started, fraction)}"))
+        yield FileScoring(
+            progress_html(
+                fraction, f"{what}: {fraction:.0%} embedded, {time_left(clock() - started, fraction)}"
+            )
+        )
     summary = scored_file_summary(out, scheme or model.scheme)
     done = progress_html(1, f"Scored {len(pairs):,} pairs in {duration(clock() - started)}.", "done")
-    yield FileScoring(done, out, pd.read_csv(out, nrows=20), " ".join(n for n in (_plain(switched), summary) if n))
+    yield FileScoring(
+        done, out, pd.read_csv(out, nrows=20), " ".join(n for n in (_plain(switched), summary) if n)
+    )
 
 
-def score_file_view(state, session: str, choice: str, path: str | None, scheme_choice: str, custom: str = "",
-                    gap: float = 1.0) -> tuple[Path, pd.DataFrame, str]:
+def score_file_view(
+    state, session: str, choice: str, path: str | None, scheme_choice: str, custom: str = "", gap: float = 1.0
+) -> tuple[Path, pd.DataFrame, str]:
     """:func:`score_file_steps` to its end: the scored CSV, its first rows and its note."""
     *_, last = score_file_steps(state, session, choice, path, scheme_choice, custom, gap)
     return last.path, last.rows, last.summary

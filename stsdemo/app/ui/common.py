@@ -10,8 +10,8 @@ import logging
 import gradio as gr
 
 from ... import environment
-from ...serving import caps, session_files
 from ...errors import InputError
+from ...serving import caps, session_files
 from .. import model_cache
 from ..progress import SKIP
 from .words import say
@@ -27,18 +27,24 @@ def user_errors(fn):
     def convert(error: Exception) -> gr.Error:
         if isinstance(error, gr.Error):
             return error
-        if isinstance(error, InputError):  # a visitor's bad input: their toast, no traceback in the server log
+        if isinstance(
+            error, InputError
+        ):  # a visitor's bad input: their toast, no traceback in the server log
             return gr.Error(str(error), print_exception=False)
-        log.exception("unexpected error in %s", fn.__name__)   # the one traceback of a bug
-        return gr.Error(f"Something went wrong ({type(error).__name__}: {str(error)[:300]})", print_exception=False)
+        log.exception("unexpected error in %s", fn.__name__)  # the one traceback of a bug
+        return gr.Error(
+            f"Something went wrong ({type(error).__name__}: {str(error)[:300]})", print_exception=False
+        )
 
     if inspect.isgeneratorfunction(fn):
+
         @functools.wraps(fn)
         def stream(*args, **kwargs):
             try:
                 yield from fn(*args, **kwargs)
             except Exception as error:  # noqa: BLE001 - converted for the user
                 raise convert(error) from None
+
         return stream
 
     @functools.wraps(fn)
@@ -47,6 +53,7 @@ def user_errors(fn):
             return fn(*args, **kwargs)
         except Exception as error:  # noqa: BLE001 - converted for the user
             raise convert(error) from None
+
     return call
 
 
@@ -81,10 +88,12 @@ class ChoiceLists:
         would refuse Prepare zip)."""
         runs = session_files.run_choices(session, finished_only=False)
         picked = session_files.RUN_PREFIX + ended if ended else None
-        return (gr.update(choices=model_cache.model_choices(session)),
-                gr.update(choices=model_cache.base_model_choices(session)),
-                gr.update(choices=model_cache.bench_choices(session)),
-                gr.update(choices=runs, **({"value": picked} if picked in dict(runs).values() else {})))
+        return (
+            gr.update(choices=model_cache.model_choices(session)),
+            gr.update(choices=model_cache.base_model_choices(session)),
+            gr.update(choices=model_cache.bench_choices(session)),
+            gr.update(choices=runs, **({"value": picked} if picked in dict(runs).values() else {})),
+        )
 
     def refresh_on_select(self, *tabs) -> None:
         def refresh(request: gr.Request):

@@ -42,7 +42,9 @@ def page_frame(tab: str, title: str, height: int, view: str = "") -> gr.HTML:
     """The page in a frame for the app's tab ``tab`` (its id), ``height`` px tall until the page says its own;
     ``view``: the page's part shown alone (``loss``), or the whole Playground."""
     start = f"{PAGE}?view={view}" if view else PAGE
-    html = (f'<iframe id="{tab}-frame" title="{title}" src="{start}" data-for=\'{json.dumps([tab, view])}\' '
-            f'style="width:100%;height:{height}px;border:0;display:block"></iframe>')
+    html = (
+        f'<iframe id="{tab}-frame" title="{title}" src="{start}" data-for=\'{json.dumps([tab, view])}\' '
+        f'style="width:100%;height:{height}px;border:0;display:block"></iframe>'
+    )
     script = FRAME_JS.replace("PAGE", json.dumps(PAGE)).replace("MIN_HEIGHT", str(min(height, 600)))
     return gr.HTML(html, js_on_load=script, elem_id=f"{tab}-frame-box", padding=False)

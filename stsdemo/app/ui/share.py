@@ -9,8 +9,8 @@ the button, so it can be copied by hand where the clipboard is not allowed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 import gradio as gr
 
@@ -113,9 +113,17 @@ def link_box(tab: str) -> LinkBox:
     """The "Copy link" button and the box that shows the link (and any notice about it) in a tab."""
     with gr.Row(elem_classes="sts-wrap sts-link", equal_height=False):
         button = gr.Button(say("copy_link"), size="sm", scale=0, min_width=110, elem_id=f"{tab}-copy-link")
-        text = gr.Textbox(show_label=False, placeholder=say("link_placeholder"),
-                          interactive=False, lines=1, max_lines=4, scale=4, min_width=200, elem_id=f"{tab}-link",
-                          container=False)
+        text = gr.Textbox(
+            show_label=False,
+            placeholder=say("link_placeholder"),
+            interactive=False,
+            lines=1,
+            max_lines=4,
+            scale=4,
+            min_width=200,
+            elem_id=f"{tab}-link",
+            container=False,
+        )
     notice = gr.Markdown(elem_classes="sts-note", elem_id=f"{tab}-link-notice")
     return LinkBox(button=button, text=text, notice=notice)
 
@@ -137,27 +145,37 @@ def wire_copy(box: LinkBox, tab: str, components: Mapping) -> None:
             gr.Warning(" · ".join(notices), duration=10)
         return query, "\n\n".join(f"⚠ {n}" for n in notices)
 
-    box.button.click(make, list(components.values()), [box.text, box.notice], queue=False,
-                     api_visibility="private").success(None, box.text, box.text, js=COPY_JS, queue=False,
-                                                        api_visibility="private")
+    box.button.click(
+        make, list(components.values()), [box.text, box.notice], queue=False, api_visibility="private"
+    ).success(None, box.text, box.text, js=COPY_JS, queue=False, api_visibility="private")
 
 
-def wire_restore(demo: gr.Blocks, tabs: gr.Tabs, parts: dict[str, Mapping], boxes: dict[str, LinkBox],
-                 opener: LinkOpener | None = None) -> list:
+def wire_restore(
+    demo: gr.Blocks,
+    tabs: gr.Tabs,
+    parts: dict[str, Mapping],
+    boxes: dict[str, LinkBox],
+    opener: LinkOpener | None = None,
+) -> list:
     """On page load, and when a link to another state of the page is followed in place (``opener``, see
     :data:`PAGE_JS`), a link's tab is selected and its fields filled; bad values fall back with a notice (a
     toast and a line under the tab's link box). Nothing is started. ``parts``: per tab, its components by name,
     the fields a link carries among them (:func:`link_fields`); the framed tabs (Playground, Loss explorer) read
     their link's parameters in their page. Returns the restoring events (the Score tab scores its pair after
     each)."""
-    order = [(tab, name, component) for tab, components in parts.items()
-             for name, component in link_fields(tab, components).items()]
+    order = [
+        (tab, name, component)
+        for tab, components in parts.items()
+        for name, component in link_fields(tab, components).items()
+    ]
     notice_boxes = list(boxes.items())
 
     def restored(state: links.Restored) -> list:
         out = [gr.Tabs(selected=state.tab) if state.tab else gr.skip()]
-        out += [state.values[name] if tab == state.tab and name in state.values else gr.skip()
-                for tab, name, _ in order]
+        out += [
+            state.values[name] if tab == state.tab and name in state.values else gr.skip()
+            for tab, name, _ in order
+        ]
         message = "\n\n".join(f"⚠ {n}" for n in state.notices)
         out += [message if tab == (state.tab or "") else gr.skip() for tab, _ in notice_boxes]
         if state.notices:
@@ -174,10 +192,22 @@ def wire_restore(demo: gr.Blocks, tabs: gr.Tabs, parts: dict[str, Mapping], boxe
     # queued (so the notice's toast reaches the page), never waiting behind another event; a link followed while
     # the last one is still being restored is restored after it ("once", the default, dropped it: under load the
     # Score tab's scoring of the last link held it pending, and the next link was never opened)
-    events = [demo.load(restore, None, outputs, api_visibility="private", concurrency_limit=None,
-                        show_progress="hidden")]
+    events = [
+        demo.load(
+            restore, None, outputs, api_visibility="private", concurrency_limit=None, show_progress="hidden"
+        )
+    ]
     if opener is not None:
-        events.append(opener.button.click(follow, opener.query, outputs, js="() => [window.location.search]",
-                                          api_visibility="private", concurrency_limit=None, show_progress="hidden",
-                                          trigger_mode="always_last"))
+        events.append(
+            opener.button.click(
+                follow,
+                opener.query,
+                outputs,
+                js="() => [window.location.search]",
+                api_visibility="private",
+                concurrency_limit=None,
+                show_progress="hidden",
+                trigger_mode="always_last",
+            )
+        )
     return events

@@ -19,16 +19,18 @@ import gradio as gr
 from ...data import MAX_SENTENCE_CHARS
 from ...losses.spec import PAPER_X0, paper_k
 from ...playground.config import PlaygroundConfig, argument_line
+from ...serving.rest import reads_arguments
 from .. import model_cache
 from ..loss_explorer import view as loss_view
 from ..playground import api as playground_api
 from ..score import view as score_view
 from .common import session_of, user_errors
-from ...serving.rest import reads_arguments
 
-MCP_TOOLS = ("score_pair", "loss_at", "playground")   # api names (and the tools' names: the functions' names)
+MCP_TOOLS = ("score_pair", "loss_at", "playground")  # api names (and the tools' names: the functions' names)
 PLAYGROUND = PlaygroundConfig()
-PLAYGROUND_ARGUMENTS = tuple(name for name in PLAYGROUND.to_dict() if name != "speed")   # speed: only the tab's
+PLAYGROUND_ARGUMENTS = tuple(
+    name for name in PLAYGROUND.to_dict() if name != "speed"
+)  # speed: only the tab's
 PLAYGROUND_DOC = """Train the paper's regression head on frozen sentence embeddings twice in lockstep, with the buffer-zone loss (Smooth K2 or Translated ReLU, buffer x0) and with its no-buffer twin (the same loss at x0 = 0), over several seeds at once; each twin of each seed is also stopped at its own best step, chosen on a selection set of noisy pairs held back from the training pool (20 % of the training pairs, 50 to 500); both are read on clean held-out pairs of STS-B dev or SNLI that select nothing (data "upload", a visitor's own pairs, is the Playground tab's alone). Bounded: seeds x steps x batch size (x width for the mlp head) has a budget, and a call stops at its wall clock with its readings at that step.
 
 Args:
@@ -43,8 +45,13 @@ Returns:
 def wire(state) -> None:
     @user_errors
     @reads_arguments(long_text=("sentence1", "sentence2"))
-    def score_pair(sentence1: str, sentence2: str, scheme: str = "own", model: str = model_cache.DEFAULT_CHOICE,
-                   request: gr.Request = None) -> str:
+    def score_pair(
+        sentence1: str,
+        sentence2: str,
+        scheme: str = "own",
+        model: str = model_cache.DEFAULT_CHOICE,
+        request: gr.Request = None,
+    ) -> str:
         """Score how similar two sentences are with the shipped STS scorer (or the NLI scorer for scheme "nli"): a float on the label line 0-5 (0 = unrelated, 5 = same meaning), its nearest category and the cosine similarity of the two sentence embeddings.
 
         Args:
@@ -56,13 +63,21 @@ def wire(state) -> None:
         Returns:
             A JSON object: prediction (float on the label line), category (nearest node's name), node (its position), cosine (-1..1), scheme (the categories read against, lowest first) and notice (why the scheme was not applied, or input that was shortened; empty when nothing to say).
         """
-        return json.dumps(score_view.pair_result(state, session_of(request), sentence1, sentence2, scheme, model),
-                          ensure_ascii=False, allow_nan=False)   # finite JSON, or an error: never Infinity
+        return json.dumps(
+            score_view.pair_result(state, session_of(request), sentence1, sentence2, scheme, model),
+            ensure_ascii=False,
+            allow_nan=False,
+        )  # finite JSON, or an error: never Infinity
 
     @user_errors
     @reads_arguments()
-    def loss_at(prediction: float, label: float, k: float = loss_view.START["k"], x0: float = loss_view.START["x0"],
-                d: float = loss_view.START["d"]) -> str:
+    def loss_at(
+        prediction: float,
+        label: float,
+        k: float = loss_view.START["k"],
+        x0: float = loss_view.START["x0"],
+        d: float = loss_view.START["d"],
+    ) -> str:
         """Evaluate the paper's buffer-zone losses (Translated ReLU, Smooth K2) and the L1 and MSE baselines at one prediction: the loss value and its gradient with respect to the prediction, at x = |prediction - label|. Inside the buffer (x < x0) both buffer-zone losses are 0 with zero gradient.
 
         Args:
@@ -79,24 +94,37 @@ def wire(state) -> None:
 
     # the limits and the paper's values come from their one declaration (stsdemo.data, stsdemo.losses.spec)
     score_pair.__doc__ = score_pair.__doc__.format(max_chars=f"{MAX_SENTENCE_CHARS:,}")
-    loss_at.__doc__ = loss_at.__doc__.format(sk2_k=f"{paper_k('sk2'):g}", trelu_k=f"{paper_k('trelu'):g}",
-                                             x0=f"{PAPER_X0:g}")
+    loss_at.__doc__ = loss_at.__doc__.format(
+        sk2_k=f"{paper_k('sk2'):g}", trelu_k=f"{paper_k('trelu'):g}", x0=f"{PAPER_X0:g}"
+    )
 
     @user_errors
     @reads_arguments()
-    def playground(data: str = PLAYGROUND.data, loss: str = PLAYGROUND.loss, head: str = PLAYGROUND.head,
-                   width: int = PLAYGROUND.width, k: float = PLAYGROUND.k, x0: float = PLAYGROUND.x0,
-                   d: float = PLAYGROUND.d, noise: float = PLAYGROUND.noise, train_pairs: int = PLAYGROUND.train_pairs,
-                   round_labels: bool = PLAYGROUND.round_labels, lr: float = PLAYGROUND.lr,
-                   batch_size: int = PLAYGROUND.batch_size, steps: int = PLAYGROUND.steps,
-                   seeds: int = PLAYGROUND.seeds, model: str = model_cache.DEFAULT_CHOICE) -> str:
+    def playground(
+        data: str = PLAYGROUND.data,
+        loss: str = PLAYGROUND.loss,
+        head: str = PLAYGROUND.head,
+        width: int = PLAYGROUND.width,
+        k: float = PLAYGROUND.k,
+        x0: float = PLAYGROUND.x0,
+        d: float = PLAYGROUND.d,
+        noise: float = PLAYGROUND.noise,
+        train_pairs: int = PLAYGROUND.train_pairs,
+        round_labels: bool = PLAYGROUND.round_labels,
+        lr: float = PLAYGROUND.lr,
+        batch_size: int = PLAYGROUND.batch_size,
+        steps: int = PLAYGROUND.steps,
+        seeds: int = PLAYGROUND.seeds,
+        model: str = model_cache.DEFAULT_CHOICE,
+    ) -> str:
         given = locals()
         settings = {name: given[name] for name in PLAYGROUND_ARGUMENTS}
         return json.dumps(playground_api.api_run(state.playground, settings))
 
     # its arguments' help, limits and defaults come from their one declaration (stsdemo.playground.config)
-    playground.__doc__ = PLAYGROUND_DOC.format(arguments="\n".join(
-        "    " + argument_line(name) for name in PLAYGROUND_ARGUMENTS if name != "model"))
+    playground.__doc__ = PLAYGROUND_DOC.format(
+        arguments="\n".join("    " + argument_line(name) for name in PLAYGROUND_ARGUMENTS if name != "model")
+    )
 
     gr.api(score_pair, api_name="score_pair", concurrency_id="score", concurrency_limit=4)
     gr.api(loss_at, api_name="loss_at", concurrency_limit=None)

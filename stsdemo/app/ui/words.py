@@ -18,20 +18,25 @@ import gradio as gr
 from ... import strings
 
 I18N = gr.I18n(**strings.table("app"))
-MARKER = "__i18n__"   # how Gradio writes a translated text into a config: the marker, then its JSON
+MARKER = "__i18n__"  # how Gradio writes a translated text into a config: the marker, then its JSON
 
 
 def say(key: str, **values):
     """The text ``key`` in the visitor's language; ``values`` fill its ``{name}`` marks (a value that is itself a
     :func:`say` text, in the same language): what ``gr.I18n`` gives for a key. KeyError for a key that strings.json
     does not declare."""
-    texts = {lang: table[key] for lang, table in I18N.translations.items()}   # KeyError here, not in the browser
+    texts = {
+        lang: table[key] for lang, table in I18N.translations.items()
+    }  # KeyError here, not in the browser
     if not values:
         return I18N(key)
-    filled = f"{key}_{hashlib.sha1(json.dumps(values, sort_keys=True, default=str).encode()).hexdigest()[:12]}"
+    filled = (
+        f"{key}_{hashlib.sha1(json.dumps(values, sort_keys=True, default=str).encode()).hexdigest()[:12]}"
+    )
     for lang, text in texts.items():
-        I18N.translations[lang][filled] = text.format(**{name: in_language(value, lang)
-                                                         for name, value in values.items()})
+        I18N.translations[lang][filled] = text.format(
+            **{name: in_language(value, lang) for name, value in values.items()}
+        )
     return I18N(filled)
 
 
@@ -47,7 +52,7 @@ def setting_label(name: str, english_label: str):
 def in_language(text, language: str) -> str:
     """A text in ``language``: a translated one (or its marker, as Gradio writes it into a config) from the table,
     any other as it is."""
-    text = str(text)   # a translated text reads as its marker
+    text = str(text)  # a translated text reads as its marker
     if not text.startswith(MARKER):
         return text
     return I18N.translations[language][json.loads(text.removeprefix(MARKER))["key"]]
