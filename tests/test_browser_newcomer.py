@@ -176,6 +176,15 @@ def test_each_start_here_link_brings_its_tab_into_view(window, tmp_path):
 
     _loaded(window)
     height = window.viewport_size["height"]
+    if window.viewport_size["width"] <= 720:  # a phone: the panel is one line, which unfolds by keyboard
+        panel, heading = window.locator("#start-here"), window.locator("#start-here-steps h3")
+        assert panel.bounding_box()["height"] < 80
+        assert not window.get_by_role("link", name=STEPS[0][0]).is_visible()
+        expect(heading).to_have_attribute("aria-expanded", "false")
+        heading.focus()
+        window.keyboard.press("Enter")
+        expect(heading).to_have_attribute("aria-expanded", "true")
+        expect(window.get_by_role("link", name=STEPS[0][0], exact=True)).to_be_visible()
     for name, tab in STEPS:
         window.evaluate("window.scrollTo(0, 0)")
         window.locator("#start-here").get_by_role("link", name=name, exact=True).click()

@@ -6,7 +6,8 @@ other preset (2 seeds x 60 steps) reads as the Python side's run of the same eng
 controls it names and the copied link keeps it; a dot opens its pair next to it; the page fits a 1,280 px desktop
 and a 390 px phone; a browser without Web Workers is told so.
 
-With ``STSDEMO_SCREENSHOTS=1`` the layouts are written to assets/screenshot-site.png and assets/screenshot-phone-site.png.
+With ``STSDEMO_SCREENSHOTS=1`` the layouts are written to assets/screenshot-site.png and screenshot-phone-site.png,
+in Chinese to screenshot-site-zh.png and screenshot-phone-site-zh.png.
 """
 
 from __future__ import annotations
@@ -204,11 +205,18 @@ def test_a_clicked_dot_opens_its_pair_next_to_it(browser, base_url):
     assert errors == []
 
 
-@pytest.mark.parametrize("width, shot", [(1280, "screenshot-site.png"), (390, "screenshot-phone-site.png")])
-def test_the_page_fits_a_desktop_and_a_phone(browser, base_url, width, shot):
-    page, errors = opened(
-        browser, base_url + "index.html?preset=memorisation&seeds=3&steps=100&speed=50", width
-    )
+@pytest.mark.parametrize(
+    "width, language, shot",
+    [
+        (1280, "en", "screenshot-site.png"),
+        (390, "en", "screenshot-phone-site.png"),
+        (1280, "zh", "screenshot-site-zh.png"),
+        (390, "zh", "screenshot-phone-site-zh.png"),
+    ],
+)
+def test_the_page_fits_a_desktop_and_a_phone(browser, base_url, width, language, shot):
+    link = f"index.html?preset=memorisation&seeds=3&steps=100&speed=50&lang={language}"
+    page, errors = opened(browser, base_url + link, width)
     page.click("#play")
     page.wait_for_function("document.body.dataset.finished === 'true'", timeout=60_000)
     click_a_dot(page)
@@ -353,7 +361,7 @@ def tab_to(page, selector: str, key: str = "Tab", most: int = 120) -> None:
     raise AssertionError(f"{key} never reached {selector}")
 
 
-@pytest.mark.parametrize("width, language", [(1280, "en"), (390, "zh")])
+@pytest.mark.parametrize("width, language", [(1280, "en"), (1280, "zh"), (390, "en"), (390, "zh")])
 def test_a_student_answers_plays_and_reads_the_reveal_by_keyboard_alone(browser, base_url, width, language):
     from stsdemo.playground.presets import BY_NAME
     from stsdemo.story import GLOSSARY, plain

@@ -52,6 +52,11 @@ footer {visibility: hidden;}
 .sts-start-hidden #start-here {display: none !important;}
 @media (max-width: 720px) {
   .js-plotly-plot .modebar-container {display: none !important;}
+  #start-here-steps h3 {cursor: pointer; margin: 0.2em 0;}
+  #start-here-steps h3::after {content: " ▸";}
+  #start-here.sts-start-open #start-here-steps h3::after {content: " ▾";}
+  #start-here:not(.sts-start-open) #start-here-steps h3 ~ *,
+  #start-here:not(.sts-start-open) #start-here-hide {display: none !important;}
   .sts-wrap {flex-direction: column !important;}
   .sts-wrap > * {min-width: 0 !important; width: 100% !important; flex: 1 1 auto !important;}
   #sts-header h1 {font-size: 1.45em;}

@@ -35,7 +35,7 @@ COPY_JS = """
 # of the window and the chosen tab's content right below it (the start-here steps sit above the tabs, up to
 # 3,000 px above them on a phone): once at the click and again when the server has selected the tab (the page may
 # only then be long enough to scroll that far). "#start-here" reopens the start-here panel, which its Hide button
-# closes; the choice is remembered by the browser.
+# closes; the choice is remembered by the browser. On a phone the panel folds to its heading, which unfolds it.
 PAGE_JS = """
 () => {
   const hidden = "sts-start-hidden", root = document.documentElement;
@@ -57,8 +57,25 @@ PAGE_JS = """
     }, 50);
   };
   window.stsHideStart = () => { root.classList.add(hidden); remember(true); };
+  // on a phone the start-here panel is one line, its heading a button that unfolds the steps
+  const unfolded = "sts-start-open", heading = () => document.querySelector("#start-here-steps h3");
+  const unfold = () => { const open = document.getElementById("start-here").classList.toggle(unfolded);
+                         heading().setAttribute("aria-expanded", String(open)); };
+  const asButton = setInterval(() => {
+    const found = heading(), phone = window.matchMedia("(max-width: 720px)").matches;
+    if (!found && phone) return;
+    clearInterval(asButton);
+    if (!phone) return;   // a desktop shows the steps: its heading stays a heading
+    found.tabIndex = 0;
+    found.setAttribute("role", "button");
+    found.setAttribute("aria-expanded", "false");
+  }, 100);
+  document.addEventListener("keydown", (event) => {
+    if ((event.key === "Enter" || event.key === " ") && event.target === heading()) { event.preventDefault(); unfold(); }
+  });
   document.addEventListener("click", (event) => {
     if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    if (event.target instanceof Element && event.target.closest("#start-here-steps h3")) { unfold(); return; }
     const anchor = event.target instanceof Element ? event.target.closest("a[href]") : null;
     if (!anchor) return;
     const href = anchor.getAttribute("href");
