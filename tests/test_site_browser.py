@@ -315,7 +315,7 @@ SPLIT_WORDS = (
   for (const cell of document.querySelectorAll('table th, table td')) {
     const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      for (const match of node.data.matchAll(/\\S+/g)) {
+      for (const match of node.data.matchAll(/[^\\s\\u3000-\\u9fff\\uff00-\\uffef]+/g)) {   // Chinese breaks anywhere
         const range = document.createRange();
         range.setStart(node, match.index); range.setEnd(node, match.index + match[0].length);
         if (lines(range) > 1) split.push(match[0]);
@@ -329,7 +329,7 @@ WRAPPED_NUMBERS = (
     + LINES
     + """ return [...document.querySelectorAll('table td')].filter((cell) => {
     const range = document.createRange(); range.selectNodeContents(cell);
-    return !/[a-z]/i.test(cell.textContent) && lines(range) > 1; }).map((cell) => cell.textContent); }"""
+    return /^[-+−–±×%.,\\d\\s()]+$/.test(cell.textContent) && lines(range) > 1; }).map((cell) => cell.textContent); }"""
 )
 
 
