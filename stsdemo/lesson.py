@@ -18,18 +18,21 @@ MEMORISATION = BY_NAME["memorisation"]  # the Playground's step is this story pr
 @dataclass(frozen=True)
 class Step:
     tab: str  # the tab's key in :mod:`stsdemo.app.links`
-    title: str
+    title: Words
     query: str  # the link that opens the step's state (``?tab=...``)
-    do: str
+    do: Words  # what to do there
     story: Story  # the question before, what to watch, the reveal after (:mod:`stsdemo.story`)
 
 
 STEPS = (
     Step(
         "loss",
-        "See the buffer zone",
+        Words("See the buffer zone", "看看缓冲区"),
         "?tab=loss&k=2&x0=0.25&d=1&prediction=3.6&label=3",
-        "Drag **buffer x0** up, past the dashed line at **d/2 = 0.5**.",
+        Words(
+            "Drag **buffer x0** up, past the dashed line at **d/2 = 0.5**.",
+            "把 **缓冲区 x0** 向上拖，越过 **d/2 = 0.5** 处的虚线。",
+        ),
         Story(
             Question(
                 Words(
@@ -67,17 +70,20 @@ STEPS = (
     ),
     Step(
         "playground",
-        "Watch the buffer act",
+        Words("Watch the buffer act", "看缓冲区起作用"),
         f"?tab=playground&preset={MEMORISATION.name}",
         MEMORISATION.do,
         MEMORISATION.story,
     ),
     Step(
         "score",
-        "Read a prediction on the label line",
+        Words("Read a prediction on the label line", "在标签线上读一个预测"),
         "?tab=score&s1=A%20man%20is%20riding%20an%20electric%20bicycle.&s2=A%20man%20is%20riding%20a%20bicycle."
         "&scheme=sts&gold=3.5",
-        "Look at where the pair lands, then switch the label scheme to **NLI**.",
+        Words(
+            "Look at where the pair lands, then switch the label scheme to **NLI**.",
+            "看句对落在哪里，然后把标签方案切换到 **NLI**。",
+        ),
         Story(
             Question(
                 Words(
@@ -112,10 +118,14 @@ STEPS = (
     ),
     Step(
         "train",
-        "Train with and without the buffer",
+        Words("Train with and without the buffer", "带与不带缓冲区各训练一次"),
         "?tab=train",
-        "Press **Compare with and without the buffer**: the same short fine-tune twice, with x0 = 0.25 and with "
-        "x0 = 0, one after the other (set **Compare seeds** to 2 or 3 for a paired mean ± se).",
+        Words(
+            "Press **Compare with and without the buffer**: the same short fine-tune twice, with x0 = 0.25 and "
+            "with x0 = 0, one after the other (set **Compare seeds** to 2 or 3 for a paired mean ± se).",
+            "按下 **对比有无缓冲区**：同样的短时微调做两次，一次 x0 = 0.25，一次 x0 = 0，先后进行（把 **Compare "
+            "seeds** 设为 2 或 3，可得到配对的均值 ± 标准误）。",
+        ),
         Story(
             Question(
                 Words(

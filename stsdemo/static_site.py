@@ -15,7 +15,7 @@ from __future__ import annotations
 import gzip
 import json
 import shutil
-from dataclasses import fields
+from dataclasses import asdict, fields
 from pathlib import Path
 
 from . import strings
@@ -116,9 +116,9 @@ def manifest(app: dict | None = None) -> dict:
     lesson = [
         {
             "tab": step.tab,
-            "title": step.title,
+            "title": asdict(step.title),
             "query": step.query,
-            "do": step.do,
+            "do": asdict(step.do),
             "story": step.story.as_data(),
             "in_page": step.tab in PLAYABLE_STEPS,
         }
@@ -127,9 +127,9 @@ def manifest(app: dict | None = None) -> dict:
     presets = [
         {
             "name": p.name,
-            "title": p.title,
+            "title": asdict(p.title),
             "settings": p.settings,
-            "do": p.do,
+            "do": asdict(p.do),
             "story": p.story.as_data(),
             "hide": list(p.hide),
         }

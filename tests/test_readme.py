@@ -242,15 +242,15 @@ def test_a_link_to_a_missing_file_or_heading_is_caught(tmp_path):
 
 def test_the_readme_lists_the_start_here_path_in_order_and_lesson_md_tells_each_step():
     path = section(readme(), "Start here")
-    places = [path.index(f"**{step.title}**") for step in lesson.STEPS]
+    places = [path.index(f"**{step.title.en}**") for step in lesson.STEPS]
     assert places == sorted(places)
     assert all(f"`{step.query}`" in path for step in lesson.STEPS) and "`?tab=bench`" in path
     page = (REPO / "docs" / "lesson.md").read_text(encoding="utf-8")
     for step in lesson.STEPS:
         story = step.story
         said = (story.question.ask, story.question.choices[story.question.answer], story.watch, story.reveal)
-        parts = (step.title, f"`{step.query}`", step.do, *(plain(words.en) for words in said))
-        assert all(part in page for part in parts), step.title
+        parts = (step.title.en, f"`{step.query}`", step.do.en, *(plain(words.en) for words in said))
+        assert all(part in page for part in parts), step.title.en
     for text in (readme(), page):  # app links are relative to wherever the app runs, never a fixed port
         assert re.search(r"7860/\?tab=", text) is None
 

@@ -65,7 +65,7 @@ def markdown(results: dict) -> list[str]:
     for preset in PRESETS:
         entry = recorded.get(f"preset/{preset.name}")
         if entry is None:
-            rows.append(f"| {preset.title} | not run (`python -m bench.evidence.presets`) | | | | |")
+            rows.append(f"| {preset.title.en} | not run (`python -m bench.evidence.presets`) | | | | |")
             continue
         metric, last = READ_BY[entry["config"]["data"]], entry["checkpoints"][-1]
         cells = _readings(last, metric)
@@ -77,7 +77,7 @@ def markdown(results: dict) -> list[str]:
         )
         settings = ", ".join(f"{name} {value}" for name, value in preset.settings.items())
         rows.append(
-            f"| {preset.title} | {settings} ({metric}) | {cells[0]} | {cells[1]} (step {last['step']:,}) | "
+            f"| {preset.title.en} | {settings} ({metric}) | {cells[0]} | {cells[1]} (step {last['step']:,}) | "
             f"{again} | {steps} |"
         )
     machines = sorted({recorded[key]["machine"] for key in recorded if key.startswith("preset/")})

@@ -18,7 +18,7 @@ def start_markdown() -> str:
     """The start-here steps (under the panel's heading): a numbered list, each step a link to its state, then what
     to do, to watch and what it shows (the story's reveal, in English: the app's quiz is the Playground page's)."""
     items = [
-        f"{i}. **[{step.title}]({step.query})** ({links.TABS[step.tab]}). {step.do}  \n"
+        f"{i}. **[{step.title.en}]({step.query})** ({links.TABS[step.tab]}). {step.do.en}  \n"
         f"   *Watch:* {plain(step.story.watch.en)} *What it shows:* {plain(step.story.reveal.en)}"
         for i, step in enumerate(STEPS, 1)
     ]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from ..story import Story
+from ..story import Story, Words
 from ..verdict import Verdict
 from .config import PlaygroundConfig
 from .stories import STORIES
@@ -23,9 +23,9 @@ from .stories import STORIES
 @dataclass(frozen=True)
 class Preset:
     name: str  # the key in links (``preset=<name>``) and in the records (``preset/<name>``)
-    title: str
+    title: Words
     settings: dict
-    do: str
+    do: Words  # what to press and what runs
     story: Story  # the question before, what to watch, the reveal after (:mod:`.stories`)
     expects: dict[str, Verdict] = field(default_factory=dict)  # reading -> verdict at the last step (tested)
     hide: tuple[str, ...] = ("lr", "batch_size", "head", "width", "d", "speed", "model")  # a classroom's link
@@ -37,36 +37,51 @@ class Preset:
 PRESETS = (
     Preset(
         "memorisation",
-        "The memorisation brake",
+        Words("The memorisation brake", "记忆化的刹车"),
         dict(noise=0.25, train_pairs=800, seeds=20, steps=3000),
-        "Press **▶ Play** and let it run all 3,000 steps: 20 seeds of the paper's head learn from 800 STS-B pairs "
-        "with noisy labels (σ 0.25), with the buffer (Smooth K2) and without it (k·MSE), side by side. Each twin "
-        "of each seed is also stopped at its own best step, chosen on 160 more noisy pairs it never trained on.",
+        Words(
+            "Press **▶ Play** and let it run all 3,000 steps: 20 seeds of the paper's head learn from 800 STS-B "
+            "pairs with noisy labels (σ 0.25), with the buffer (Smooth K2) and without it (k·MSE), side by side. "
+            "Each twin of each seed is also stopped at its own best step, chosen on 160 more noisy pairs it never "
+            "trained on.",
+            "按下 **▶ 运行**，让它跑完全部 3,000 步：论文回归头的 20 个种子从 800 个带噪声标签（σ 0.25）的 STS-B "
+            "句对中学习，带缓冲区（Smooth K2）与不带缓冲区（k·MSE）并排进行。每个种子的每个孪生模型还会在它自己的"
+            "最佳步停止，最佳步由另外 160 个从未训练过的带噪声句对选出。",
+        ),
         STORIES["memorisation"],
         expects={"best": Verdict.NO_DIFFERENCE, "step": Verdict.HOLDS},
     ),
     Preset(
         "big-clean",
-        "Big clean data",
+        Words("Big clean data", "大量干净数据"),
         dict(noise=0.0, train_pairs=0, seeds=20, steps=1000),
-        "Press **▶ Play**: every training pair the selection set leaves (5,238), with clean labels.",
+        Words(
+            "Press **▶ Play**: every training pair the selection set leaves (5,238), with clean labels.",
+            "按下 **▶ 运行**：使用选择集之外的全部训练句对（5,238 个），标签干净。",
+        ),
         STORIES["big-clean"],
         expects={"best": Verdict.NO_DIFFERENCE, "step": Verdict.NO_DIFFERENCE},
     ),
     Preset(
         "widest-buffer",
-        "The widest buffer: x0 = d/2",
+        Words("The widest buffer: x0 = d/2", "最宽的缓冲区：x0 = d/2"),
         dict(x0=0.5, noise=0.0, train_pairs=800, seeds=20, steps=1000),
-        "Press **▶ Play**: the buffer reaches halfway to the next node, the most the rule x0 ≤ d/2 allows.",
+        Words(
+            "Press **▶ Play**: the buffer reaches halfway to the next node, the most the rule x0 ≤ d/2 allows.",
+            "按下 **▶ 运行**：缓冲区延伸到与相邻节点的中点，这是规则 x0 ≤ d/2 允许的最大值。",
+        ),
         STORIES["widest-buffer"],
         expects={"best": Verdict.NO_DIFFERENCE, "step": Verdict.HOLDS},
     ),
     Preset(
         "nli-nodes",
-        "NLI's three nodes",
+        Words("NLI's three nodes", "NLI 的三个节点"),
         dict(data="nli", noise=0.0, train_pairs=0, seeds=20, steps=1000),
-        "Press **▶ Play**: contradiction 0, neutral 1, entailment 2; the prediction's category is the nearest "
-        "node, so the verdict and the map read accuracy.",
+        Words(
+            "Press **▶ Play**: contradiction 0, neutral 1, entailment 2; the prediction's category is the nearest "
+            "node, so the verdict and the map read accuracy.",
+            "按下 **▶ 运行**：矛盾 0、中立 1、蕴含 2；预测的类别是最近的节点，所以判定和地图读取的是准确率。",
+        ),
         STORIES["nli-nodes"],
         expects={"best": Verdict.NO_DIFFERENCE, "step": Verdict.REVERSED},
     ),

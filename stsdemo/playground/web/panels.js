@@ -4,7 +4,7 @@
 // needs engine.js, paired.js and text.js.
 (function (root) {
   "use strict";
-  const Engine = root.PlaygroundEngine, { fixed, grouped } = root.PlaygroundPaired, { text } = root.PlaygroundText;
+  const Engine = root.PlaygroundEngine, { fixed, grouped } = root.PlaygroundPaired, { text, words } = root.PlaygroundText;
   const metricName = (metric) => text(`metric_${metric}`);   // spearman, accuracy, error, inside
   const DIGITS = { spearman: 2, accuracy: 1, error: 3, inside: 1 };
 
@@ -145,7 +145,7 @@
   function presetList(presets, settings) {
     return presets.map((preset) => {
       const hide = preset.hide.filter((name) => settings.names.includes(name));
-      return el("li", {}, el("a", { href: `?preset=${encodeURIComponent(preset.name)}` }, preset.title), ". ", rich(preset.do),
+      return el("li", {}, el("a", { href: `?preset=${encodeURIComponent(preset.name)}` }, words(preset.title)), ". ", rich(words(preset.do)),
         " ", el("a", { href: `?preset=${encodeURIComponent(preset.name)}&hide=${hide.join(",")}`, className: "classroom" },
            text("classroom_link")), " · ",
         el("a", { href: `?preset=${encodeURIComponent(preset.name)}&teach=1`, className: "teach-link" }, text("teach_link")));
@@ -153,9 +153,9 @@
   }
 
   function presetBox(preset, stillIt) {
-    return [el("p", { className: "preset-title" }, text("preset_label"), el("b", {}, preset.title),
+    return [el("p", { className: "preset-title" }, text("preset_label"), el("b", {}, words(preset.title)),
               stillIt ? "" : text("preset_changed")),
-            el("p", {}, rich(preset.do))];
+            el("p", {}, rich(words(preset.do)))];
   }
 
   root.PlaygroundPanels = { el, sync, rich, status, pair, moved, dotsNote, presetList, presetBox, metricName, DIGITS };

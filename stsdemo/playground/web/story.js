@@ -73,8 +73,8 @@
     $("lesson").replaceChildren(...site.lesson.map((step) => {
       const { question } = step.story;
       return el("li", {},
-        step.in_page ? el("a", { href: step.query }, step.title) : el("b", {}, step.title),
-        step.in_page ? "" : text("in_full_app"), ". ", rich(step.do),
+        step.in_page ? el("a", { href: step.query }, say(step.title)) : el("b", {}, say(step.title)),
+        step.in_page ? "" : text("in_full_app"), ". ", rich(say(step.do)),
         el("p", { className: "ask" }, el("b", {}, text("story_think")), marked(question.ask), " ",
            question.choices.map((choice, i) => el("span", { className: "choice" }, `${"ABC"[i]}. `, say(choice), " "))),
         el("p", { className: "watch" }, marked(step.story.watch)),

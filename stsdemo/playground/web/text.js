@@ -5,10 +5,16 @@
 // globalThis.PlaygroundText.
 (function (root) {
   "use strict";
-  let table = null;
+  let table = null, language = "en";
 
-  function use(strings, language) {
-    table = strings[language];
+  function use(strings, pageLanguage) {
+    table = strings[pageLanguage];
+    language = pageLanguage;
+  }
+
+  // A text Python declares in every language ({"en": ..., "zh": ...}: a lesson's title or what to do) in the page's.
+  function words(texts) {
+    return texts[language] || texts.en;
   }
 
   function text(key, values = {}) {
@@ -38,5 +44,5 @@
 
   const ready = () => table !== null;
 
-  root.PlaygroundText = { use, ready, text, fill };
+  root.PlaygroundText = { use, ready, text, words, fill };
 })(typeof globalThis !== "undefined" ? globalThis : this);
