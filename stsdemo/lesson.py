@@ -123,8 +123,8 @@ STEPS = (
         Words(
             "Press **Compare with and without the buffer**: the same short fine-tune twice, with x0 = 0.25 and "
             "with x0 = 0, one after the other (set **Compare seeds** to 2 or 3 for a paired mean ± se).",
-            "按下 **对比有无缓冲区**：同样的短时微调做两次，一次 x0 = 0.25，一次 x0 = 0，先后进行（把 **Compare "
-            "seeds** 设为 2 或 3，可得到配对的均值 ± 标准误）。",
+            "按下 **对比有无缓冲区**：同样的短时微调做两次，一次 x0 = 0.25，一次 x0 = 0，先后进行（把 **对比用的种子数** "
+            "设为 2 或 3，可得到配对的均值 ± 标准误）。",
         ),
         Story(
             Question(
@@ -160,8 +160,4 @@ STEPS = (
             ),
         ),
     ),
-)
-CLOSING = (
-    "Then the [Benchmark](?tab=bench) tab sets what the paper reported beside what this project measured, "
-    "claim by claim."
 )

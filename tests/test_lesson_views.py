@@ -15,6 +15,7 @@ from stsdemo.app.score import view as score_view
 from stsdemo.evidence import Claim, ClaimLine
 from stsdemo.labels import get_scheme
 from stsdemo.scoring import label_summary
+from stsdemo.story import plain
 
 # ---- the start-here path ------------------------------------------------------------------------------------
 
@@ -30,8 +31,10 @@ def test_every_start_here_step_is_a_link_that_opens_its_tab_without_a_notice():
     for step in lesson.STEPS:
         restored = links.parse(step.query)
         assert (restored.tab, restored.notices) == (step.tab, []), step.query
-    text = lesson.start_markdown()
-    assert all(f"]({step.query})" in text for step in lesson.STEPS) and "[Benchmark](?tab=bench)" in text
+    for language, benchmark in (("en", "[Benchmark](?tab=bench)"), ("zh", "[基准测试](?tab=bench)")):
+        text = lesson.start_markdown(language)
+        assert all(f"]({step.query})" in text for step in lesson.STEPS) and benchmark in text
+        assert all(plain(getattr(step.story.reveal, language)) in text for step in lesson.STEPS)
 
 
 # ---- Score a pair ------------------------------------------------------------------------------------------

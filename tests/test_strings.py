@@ -64,7 +64,7 @@ def test_the_app_hands_gradio_both_languages_of_every_text_it_shows():
         "tab_train",
         "score_button",
         "train_start",
-        "start_here",
+        "start_here_steps",  # its heading and steps, in each language (app/lesson.py)
         "header",
         "train_upload",
     } <= declared

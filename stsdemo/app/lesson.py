@@ -1,12 +1,13 @@
 """The start-here path as the app shows it: the core's steps (:mod:`stsdemo.lesson`) as a numbered panel at the top
-of the page (dismissable, reopened by the header's *Start here* link); the README lists the same links.
+of the page (dismissable, reopened by the header's *Start here* link), in each language the app speaks; the README
+lists the same links.
 """
 
 from __future__ import annotations
 
-from ..lesson import CLOSING, STEPS, Step  # noqa: F401 (the app reads the steps here)
+from ..lesson import STEPS, Step
 from ..story import plain
-from . import links
+from .ui.words import in_language, say
 
 
 def step(tab: str) -> Step:
@@ -14,12 +15,17 @@ def step(tab: str) -> Step:
     return next(found for found in STEPS if found.tab == tab)
 
 
-def start_markdown() -> str:
-    """The start-here steps (under the panel's heading): a numbered list, each step a link to its state, then what
-    to do, to watch and what it shows (the story's reveal, in English: the app's quiz is the Playground page's)."""
+def start_markdown(language: str = "en") -> str:
+    """The start-here panel in ``language``: its heading, then a numbered list, each step a link to its state, its
+    tab, what to do, to watch and what it shows (the story's reveal: the quiz is the Playground page's)."""
+    heading = in_language(say("start_here"), language)
+    watch, shows = in_language(say("start_watch"), language), in_language(say("start_shows"), language)
     items = [
-        f"{i}. **[{step.title.en}]({step.query})** ({links.TABS[step.tab]}). {step.do.en}  \n"
-        f"   *Watch:* {plain(step.story.watch.en)} *What it shows:* {plain(step.story.reveal.en)}"
+        f"{i}. **[{getattr(step.title, language)}]({step.query})** ({in_language(say(f'tab_{step.tab}'), language)})."
+        f" {getattr(step.do, language)}  \n"
+        f"   *{watch}* {plain(getattr(step.story.watch, language))} *{shows}* "
+        f"{plain(getattr(step.story.reveal, language))}"
         for i, step in enumerate(STEPS, 1)
     ]
-    return "\n".join(items) + f"\n\n{CLOSING}"
+    closing = in_language(say("start_closing"), language)
+    return f"### {heading}\n" + "\n".join(items) + f"\n\n{closing}"

@@ -12,7 +12,7 @@ import os
 import gradio as gr
 from starlette.middleware import Middleware
 
-from .. import environment
+from .. import environment, strings
 from ..evaluate import TASKS
 from ..serving import caps, gradio_seam
 from . import lesson
@@ -27,7 +27,7 @@ from .playground.site import PlaygroundSite
 from .score import tab as score_tab
 from .ui import share, tools
 from .ui.common import LATEX, ChoiceLists, session_of
-from .ui.words import I18N, english, english_api_info, say
+from .ui.words import I18N, english, english_api_info, say, say_each
 
 PAPER = "https://arxiv.org/abs/2406.05326"
 
@@ -121,7 +121,8 @@ def header() -> None:
 def start_here() -> None:
     """The start-here path (:mod:`stsdemo.app.lesson`): dismissable; the header's *Start here* reopens it."""
     with gr.Column(elem_id="start-here", elem_classes="sts-start"):
-        gr.Markdown("### " + say("start_here") + "\n" + lesson.start_markdown(), elem_id="start-here-steps")
+        steps = {language: lesson.start_markdown(language) for language in strings.LANGUAGES}
+        gr.Markdown(say_each("start_here_steps", steps), elem_id="start-here-steps")
         gr.Button(say("start_here_hide"), size="sm", elem_id="start-here-hide").click(
             None, js=share.HIDE_START_JS, api_visibility="private", queue=False
         )

@@ -40,6 +40,14 @@ def say(key: str, **values):
     return I18N(filled)
 
 
+def say_each(key: str, texts: dict[str, str]):
+    """A text the app writes in each language itself (``texts``: language -> text, e.g. the start-here steps from
+    the lesson's own words), registered under ``key`` as Gradio translates it."""
+    for language in strings.LANGUAGES:
+        I18N.translations[language][key] = texts[language]
+    return I18N(key)
+
+
 def setting_label(name: str, english_label: str):
     """A Fine-tune setting's label: its English as its declaration reads (:func:`.finetune.form.field_spec`), its
     Chinese from strings.json's ``train_settings``."""
