@@ -6,6 +6,7 @@
 (function (root) {
   "use strict";
   const { Paired, fixed, grouped } = root.PlaygroundPaired, { text } = root.PlaygroundText;
+  const { verdictText } = root.PlaygroundPanels;
   const MARKS = { holds: "▲", reversed: "▼" };
   const READ_BY = root.PlaygroundEngine.READ_BY;   // site.json's engine.read_by
   const HEADS = ["paper", "mlp"];
@@ -63,7 +64,7 @@
       if (here) {
         const found = Object.keys(this.readings).map((name) => [name, this.paired(here.entry, metric, name)])
           .filter(([, result]) => result)
-          .map(([name, result]) => `${this.readings[name]} ${result.numbers()}: ${this.verdict(here.entry, name, result)}`);
+          .map(([name, result]) => `${this.readings[name]} ${result.numbers()}: ${verdictText(this.verdict(here.entry, name, result))}`);
         lines.push(text("map_nearest", { place: place([this.noises[current[0]], this.sizes[current[1]]]), found: found.join("; ") }));
         lines.push(matchText(config, here.entry.config));
       }

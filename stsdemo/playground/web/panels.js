@@ -4,7 +4,7 @@
 // needs engine.js, paired.js and text.js.
 (function (root) {
   "use strict";
-  const Engine = root.PlaygroundEngine, { fixed, grouped } = root.PlaygroundPaired, { text, words } = root.PlaygroundText;
+  const Engine = root.PlaygroundEngine, { fixed, grouped, WORDS } = root.PlaygroundPaired, { text, words } = root.PlaygroundText;
   const metricName = (metric) => text(`metric_${metric}`);   // spearman, accuracy, error, inside
   const DIGITS = { spearman: 2, accuracy: 1, error: 3, inside: 1 };
 
@@ -72,12 +72,17 @@
     const readings = view.readings.map((reading) => el("li", {}, el("b", {}, reading.title), ": ",
       reading.comparisons.map(({ metric, paired }, i) => [i ? " · " : "", `${metricName(metric)} `,
         el("b", { className: "reading" }, paired.numbers()), ": ",
-        el("span", { className: "verdict", dataset: { verdict: paired.verdict } }, paired.verdict)])));
+        el("span", { className: "verdict", dataset: { verdict: paired.verdict } }, verdictText(paired.verdict))])));
     return [where, el("div", { className: "scroll" }, table),
             el("p", {}, el("b", {}, text("readings_title")), text("readings_paired")),
             el("ul", { className: "readings" }, readings),
             el("p", { className: "rule" }, text("status_rule", { rule: view.ruleText }))];
   }
+
+  // A verdict as the page says it: the rule's word (stsdemo.paired, the same in every language) in the page's words.
+  const VERDICT_TEXT = { holds: "verdict_holds", reversed: "verdict_reversed", negligible: "verdict_negligible",
+                         none: "verdict_none", oneSeed: "verdict_one_seed", notMeasured: "verdict_not_measured" };
+  const verdictText = (word) => text(VERDICT_TEXT[Object.keys(WORDS).find((key) => WORDS[key] === word)]);
 
   const twinHeading = (twin, config) => (twin === 0 ? text("twin_with", { x0: config.x0 }) : text("twin_without"));
 
@@ -158,5 +163,5 @@
             el("p", {}, rich(words(preset.do)))];
   }
 
-  root.PlaygroundPanels = { el, sync, rich, status, pair, moved, dotsNote, presetList, presetBox, metricName, DIGITS };
+  root.PlaygroundPanels = { el, sync, rich, status, pair, moved, dotsNote, presetList, presetBox, metricName, verdictText, DIGITS };
 })(typeof globalThis !== "undefined" ? globalThis : this);
