@@ -137,7 +137,7 @@
     }
     new MutationObserver(follow).observe(document.body, { attributes: true,
                                                           attributeFilter: ["data-step", "data-finished", "data-playing"] });
-    if (state.page.teach) teach(state);
+    if (state.page.teach) teach(state, site.loss.sample);
     return { show };
   }
 
@@ -149,10 +149,10 @@
   }
 
   // ---- the teacher's mode ----
-  function teach(state) {
+  function teach(state, sample) {
     document.body.classList.add("teach");
     $("playground").prepend(el("p", { className: "note teach-keys" }, text("story_teach")));
-    $("story").after(slowMotion(state));
+    $("story").after(slowMotion(state, sample));
     const typing = (target) => target.closest("input, select, textarea, [contenteditable]");
     const press = (id) => $(id).click();
     document.addEventListener("keydown", (event) => {
@@ -179,8 +179,8 @@
 
   // ---- the teacher's slow motion: one pair pulled toward its label, update by update, by the run's loss (k, x0) and
   // by its twin without the buffer; the buffered prediction stops at the buffer's edge, the other reaches the label ----
-  const SLOW = { prediction: 3.6, label: 3, rate: 0.05, reach: 1 };   // the Loss explorer's start-here sample
-  function slowMotion(state) {
+  const SLOW = { rate: 0.05, reach: 1 };   // a step's share of the pull, and the view's reach either side of the label
+  function slowMotion(state, [first, label]) {   // the Loss explorer's sample (site.json's loss.sample)
     const { CURVES } = root.PlaygroundLoss, { COLORS } = root.PlaygroundCharts;
     const canvas = el("canvas", { id: "slow-chart", height: 90 });
     canvas.setAttribute("role", "img");
@@ -190,19 +190,19 @@
     const curve = (twin) => (twin === 0 ? CURVES[state.values.loss]
                                         : CURVES[root.PlaygroundEngine.LOSSES[state.values.loss].twin.toLowerCase()]);
     const pull = (twin, prediction) => {   // df/dprediction: the buffered loss takes x0, its twin is k times its own
-      const { k, x0 } = state.values, x = Math.abs(prediction - SLOW.label), sign = Math.sign(prediction - SLOW.label);
+      const { k, x0 } = state.values, x = Math.abs(prediction - label), sign = Math.sign(prediction - label);
       return sign * (twin === 0 ? curve(0).df(x, k, x0) : k * curve(1).df(x));
     };
     function draw() {
       const width = canvas.parentElement.clientWidth || 600, context = canvas.getContext("2d"), margin = 120;
       canvas.width = width;
-      const across = (value) => margin + (value - SLOW.label + SLOW.reach) / (2 * SLOW.reach) * (width - margin - 12);
+      const across = (value) => margin + (value - label + SLOW.reach) / (2 * SLOW.reach) * (width - margin - 12);
       const { x0 } = state.values;
       context.clearRect(0, 0, width, canvas.height);
       context.fillStyle = COLORS.buffer;
-      context.fillRect(across(SLOW.label - x0), 4, across(SLOW.label + x0) - across(SLOW.label - x0), 82);
+      context.fillRect(across(label - x0), 4, across(label + x0) - across(label - x0), 82);
       context.fillStyle = "#1f2937";
-      context.fillRect(across(SLOW.label) - 1, 4, 2, 82);
+      context.fillRect(across(label) - 1, 4, 2, 82);
       context.font = "13px sans-serif";
       predictions.forEach((prediction, twin) => {
         const y = 26 + twin * 40;
@@ -213,11 +213,11 @@
         context.arc(across(prediction), y, 7, 0, 2 * Math.PI);
         context.fill();
       });
-      Object.assign(canvas.dataset, { predictions: predictions.join(","), label: String(SLOW.label) });
+      Object.assign(canvas.dataset, { predictions: predictions.join(","), label: String(label) });
       said.textContent = predictions.map((prediction, twin) =>
         text("story_read", { twin: text(TWINS[twin]), prediction: prediction.toFixed(3), pull: Math.abs(pull(twin, prediction)).toFixed(3) })).join(" · ");
     }
-    const start = () => { predictions = [SLOW.prediction, SLOW.prediction]; draw(); };
+    const start = () => { predictions = [first, first]; draw(); };
     const once = el("button", { type: "button", id: "slow-once" }, text("story_once"));
     once.addEventListener("click", () => {
       predictions = predictions.map((prediction, twin) => prediction - SLOW.rate * pull(twin, prediction));
