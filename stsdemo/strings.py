@@ -2,9 +2,9 @@
 
 Its ``app`` part goes to Gradio (``gr.I18n``, :mod:`stsdemo.app.ui.words`), its ``page`` part to the page (site.json's
 ``strings``, :mod:`stsdemo.static_site`). Each entry holds every language of :data:`LANGUAGES`; ``{name}`` marks a
-value filled in where the text is used. The settings' titles are declared in English once, with their settings
-(:mod:`stsdemo.playground.config`, :mod:`stsdemo.config`); ``playground_settings`` and ``train_settings`` (the
-Fine-tune form's) hold their Chinese.
+value filled in where the text is used. The settings' titles and the Playground's help texts are declared in English
+once, with their settings (:mod:`stsdemo.playground.config`, :mod:`stsdemo.config`); ``playground_settings``,
+``playground_help`` and ``train_settings`` (the Fine-tune form's) hold their Chinese.
 """
 
 from __future__ import annotations
@@ -26,14 +26,22 @@ def check(declared: dict) -> None:
         for key, texts in declared[part].items()
         if any(not texts.get(lang) for lang in LANGUAGES)
     ]
-    unknown = sorted(set(declared["playground_settings"]) ^ set(setting_titles()))
+    unknown = sorted(
+        {
+            f"{part}.{name}"
+            for part in ("playground_settings", "playground_help")
+            for name in set(declared[part]) ^ set(setting_titles())
+        }
+    )
     if lacking or unknown:
         raise ValueError(
             "strings.json: "
             + "; ".join(
                 ([f"not in every language: {', '.join(lacking)}"] if lacking else [])
                 + (
-                    [f"playground_settings must name exactly the page's settings, not: {', '.join(unknown)}"]
+                    [
+                        f"playground_settings and _help must name exactly the page's settings, not: {', '.join(unknown)}"
+                    ]
                     if unknown
                     else []
                 )
@@ -51,25 +59,27 @@ def declared() -> dict:
 
 def table(part: str) -> dict[str, dict[str, str]]:
     """``part``'s texts (``"app"`` or ``"page"``) by language: ``{"en": {key: text}, "zh": {...}}``. The page's
-    holds each setting's title as ``setting_<name>``."""
+    holds each setting's title as ``setting_<name>`` and its help as ``help_<name>``."""
     entries = dict(declared()[part])
     if part == "page":
-        entries.update(
-            {
-                f"setting_{name}": {"en": title, "zh": declared()["playground_settings"][name]}
-                for name, title in setting_titles().items()
-            }
-        )
+        for name, meta in setting_declarations().items():
+            entries[f"setting_{name}"] = {"en": meta["title"], "zh": declared()["playground_settings"][name]}
+            entries[f"help_{name}"] = {"en": meta["help"], "zh": declared()["playground_help"][name]}
     return {lang: {key: texts[lang] for key, texts in entries.items()} for lang in LANGUAGES}
 
 
-def setting_titles() -> dict[str, str]:
-    """The declared English title of each Playground setting that the page shows as a control (a text setting,
-    the encoder, is not one)."""
+def setting_declarations() -> dict[str, dict]:
+    """The declaration of each Playground setting that the page shows as a control (a text setting, the encoder,
+    is not one)."""
     from .playground.config import PlaygroundConfig, declaration
 
     found = (declaration(item.name) for item in fields(PlaygroundConfig))
-    return {meta["name"]: meta["title"] for meta in found if not meta["text"]}
+    return {meta["name"]: meta for meta in found if not meta["text"]}
+
+
+def setting_titles() -> dict[str, str]:
+    """The declared English title of each Playground setting that the page shows as a control."""
+    return {name: meta["title"] for name, meta in setting_declarations().items()}
 
 
 def text(part: str, key: str, language: str = "en", **values) -> str:

@@ -41,7 +41,11 @@ def test_a_string_in_one_language_only_is_refused(part, key, lang):
 def test_every_setting_the_page_shows_has_its_title_in_both_languages():
     broken = copy.deepcopy(strings.declared())
     del broken["playground_settings"]["x0"]
-    with pytest.raises(ValueError, match="not: x0"):
+    with pytest.raises(ValueError, match="not: playground_settings.x0"):
+        strings.check(broken)
+    broken = copy.deepcopy(strings.declared())
+    del broken["playground_help"]["noise"]
+    with pytest.raises(ValueError, match="not: playground_help.noise"):
         strings.check(broken)
     page = strings.table("page")
     assert page["en"]["setting_x0"] == "buffer x0" and page["zh"]["setting_x0"] == "缓冲区 x0"
@@ -138,5 +142,5 @@ def test_every_key_the_page_names_is_declared_and_every_declared_key_is_named():
         for name in re.findall(r'"(\w+)"', worded)
         for choice in declaration(name)["choices"]
     }
-    named |= {f"setting_{name}" for name in strings.setting_titles()}
+    named |= {f"{family}_{name}" for name in strings.setting_titles() for family in ("setting", "help")}
     assert named == declared

@@ -25,7 +25,7 @@
 
     field(name) {
       const meta = this.settings.meta(name), id = `setting-${name}`, helpId = `${id}-help`;
-      const help = el("p", { className: "help", id: helpId, hidden: true }, meta.help + (meta.paper ? text("paper_value", { value: meta.paper }) : ""));
+      const help = el("p", { className: "help", id: helpId, hidden: true }, text(`help_${name}`) + (meta.paper ? text("paper_value", { value: meta.paper }) : ""));
       const helpButton = el("button", { type: "button", className: "help-button", title: text("help_title") }, "?");
       helpButton.setAttribute("aria-expanded", "false");
       helpButton.setAttribute("aria-controls", helpId);
