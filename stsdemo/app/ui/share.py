@@ -46,14 +46,22 @@ PAGE_JS = """
                         if (tabs) tabs.scrollIntoView({block: "start"}); };
   const selected = () => { const tab = document.querySelector("#sts-tabs [role=tab][aria-selected=true]");
                            return tab ? tab.textContent : null; };
+  // one link in flight at a time: a link followed meanwhile is opened once the last one's tab is shown, so the page
+  // always ends on the address bar's link however fast links follow each other
+  let inFlight = false;
   const open = () => {
     const button = document.querySelector("#sts-open-link");
-    if (!button) return;
-    const before = selected(), started = Date.now();
+    if (!button || inFlight) return;
+    inFlight = true;
+    const sent = window.location.search, before = selected(), started = Date.now();
     button.click();
     bring();
     const wait = setInterval(() => {
-      if (selected() !== before || Date.now() - started > 5000) { clearInterval(wait); setTimeout(bring, 50); }
+      if (selected() === before && Date.now() - started <= 5000) return;
+      clearInterval(wait);
+      inFlight = false;
+      setTimeout(bring, 50);
+      if (window.location.search !== sent) open();
     }, 50);
   };
   window.stsHideStart = () => { root.classList.add(hidden); remember(true); };
