@@ -110,7 +110,9 @@ def test_every_key_the_app_names_is_declared_and_every_declared_key_is_named():
     named = {
         key
         for path in app.rglob("*.py")
-        for key in re.findall(r'\bsay\(\s*"(\w+)"', path.read_text(encoding="utf-8"))
+        for key in re.findall(
+            r'\b(?:say\(|strings\.text\("app",)\s*"(\w+)"', path.read_text(encoding="utf-8")
+        )
     }
     assert named == set(strings.table("app")["en"])
 

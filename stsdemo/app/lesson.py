@@ -5,9 +5,9 @@ lists the same links.
 
 from __future__ import annotations
 
+from .. import strings
 from ..lesson import STEPS, Step
 from ..story import plain
-from .ui.words import in_language, say
 
 
 def step(tab: str) -> Step:
@@ -18,14 +18,14 @@ def step(tab: str) -> Step:
 def start_markdown(language: str = "en") -> str:
     """The start-here panel in ``language``: its heading, then a numbered list, each step a link to its state, its
     tab, what to do, to watch and what it shows (the story's reveal: the quiz is the Playground page's)."""
-    heading = in_language(say("start_here"), language)
-    watch, shows = in_language(say("start_watch"), language), in_language(say("start_shows"), language)
+    heading = strings.text("app", "start_here", language)
+    watch, shows = strings.text("app", "start_watch", language), strings.text("app", "start_shows", language)
     items = [
-        f"{i}. **[{getattr(step.title, language)}]({step.query})** ({in_language(say(f'tab_{step.tab}'), language)})."
+        f"{i}. **[{getattr(step.title, language)}]({step.query})** ({strings.text('app', f'tab_{step.tab}', language)})."
         f" {getattr(step.do, language)}  \n"
         f"   *{watch}* {plain(getattr(step.story.watch, language))} *{shows}* "
         f"{plain(getattr(step.story.reveal, language))}"
         for i, step in enumerate(STEPS, 1)
     ]
-    closing = in_language(say("start_closing"), language)
+    closing = strings.text("app", "start_closing", language)
     return f"### {heading}\n" + "\n".join(items) + f"\n\n{closing}"

@@ -51,10 +51,9 @@ def say_each(key: str, texts: dict[str, str]):
 def setting_label(name: str, english_label: str):
     """A Fine-tune setting's label: its English as its declaration reads (:func:`.finetune.form.field_spec`), its
     Chinese from strings.json's ``train_settings``."""
-    key = f"train_setting_{name}"
-    I18N.translations["en"][key] = english_label
-    I18N.translations["zh"][key] = strings.declared()["train_settings"][name]
-    return I18N(key)
+    return say_each(
+        f"train_setting_{name}", {"en": english_label, "zh": strings.declared()["train_settings"][name]}
+    )
 
 
 def in_language(text, language: str) -> str:

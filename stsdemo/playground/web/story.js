@@ -16,7 +16,7 @@
   const NARROW = "(max-width: 600px)";                        // a phone: the start-here steps fold to one line
   const TWINS = ["story_twin_with", "story_twin_without"];     // the slow motion's two twins, in its order
   const text = (key, values) => root.PlaygroundText.text(key, values);   // the page's words (text.js)
-  const say = (text) => text[LANGUAGE] || text.en;
+  const say = root.PlaygroundText.words;   // a text declared in every language, in the page's (text.js)
   const grouped = (n) => Number(n).toLocaleString("en-US");
   const TERM = /\[\[([a-z-]+):([^\]]+)\]\]/g;                // stsdemo.story.TERM
 
@@ -231,5 +231,5 @@
     return box;
   }
 
-  root.PlaygroundStory = { build, LANGUAGE };
+  root.PlaygroundStory = { build };
 })(typeof globalThis !== "undefined" ? globalThis : this);
