@@ -230,6 +230,7 @@
     apply();
     if (tab || state.preset) $("start").querySelector("details").open = false;   // a link opens its own step
     if (tab === "loss") sections.openLoss(query);
-    else if (state.preset) $("preset-box").scrollIntoView({ block: "start" });
+    // a preset's link scrolls to its box; framed, the app brings its tab into view (scrolling here moves it)
+    else if (state.preset && !framed) $("preset-box").scrollIntoView({ block: "start" });
   }
 })();
