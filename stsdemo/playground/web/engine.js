@@ -218,6 +218,7 @@
       this.stepsDone = 0; this.history = []; this.lastStep = null;
       this.betaPowers = [1, 1]; this.terms = { step: 0 };
       this.scratchF = new Float64Array(this.F); this.scratchH = new Float64Array(Math.max(this.width, 1));
+      this.active = { units: new Int32Array(Math.max(this.width, 1)), pulls: new Float64Array(Math.max(this.width, 1)) };   // mlp's backward
       this.rowsA = new Int32Array(this.batch); this.rowsB = new Int32Array(this.batch);
       this.pulls0 = new Float64Array(this.batch); this.pulls1 = new Float64Array(this.batch);
       this.select();
@@ -306,7 +307,7 @@
               const p = this.head.predict(state.params[t], f, this.F, this.width, this.scratchH);
               const g = pull(c.loss, c.k, this.x0s[t], p, label, this.scheme) / B;
               if (last && state === this.perSeed[0]) record.push({ twin: t, prediction: p, label, pull: g * B });
-              if (g !== 0) this.head.backward(state.params[t], f, this.F, this.width, g, state.grad[t], this.scratchH);
+              if (g !== 0) this.head.backward(state.params[t], f, this.F, this.width, g, state.grad[t], this.scratchH, this.active);
             }
           }
           for (let t = 0; t < TWINS; t++) this.adam(state, t);

@@ -62,12 +62,26 @@
         p[F * width + 2 * width] = scheme.high / 2;
         return p;
       },
+      // Unit k's sum runs over the features in order, a zero feature adding nothing; four features at a time keep
+      // the running sum in a register (the same additions in the same order).
       hidden(p, f, F, width, out) {
+        const row = (i) => {
+          const fi = f[i], at = i * width;
+          if (fi !== 0) for (let k = 0; k < width; k++) out[k] += fi * p[at + k];
+        };
         for (let k = 0; k < width; k++) out[k] = 0;
-        for (let i = 0; i < F; i++) {
-          const fi = f[i], row = i * width;
-          if (fi !== 0) for (let k = 0; k < width; k++) out[k] += fi * p[row + k];
+        let i = 0;
+        for (; i + 4 <= F; i += 4) {
+          const f0 = f[i], f1 = f[i + 1], f2 = f[i + 2], f3 = f[i + 3];
+          if (f0 === 0 || f1 === 0 || f2 === 0 || f3 === 0) { row(i); row(i + 1); row(i + 2); row(i + 3); continue; }
+          const r0 = i * width, r1 = r0 + width, r2 = r1 + width, r3 = r2 + width;
+          for (let k = 0; k < width; k++) {
+            let s = out[k];
+            s += f0 * p[r0 + k]; s += f1 * p[r1 + k]; s += f2 * p[r2 + k]; s += f3 * p[r3 + k];
+            out[k] = s;
+          }
         }
+        for (; i < F; i++) row(i);
         for (let k = 0; k < width; k++) out[k] = Math.max(out[k] + p[F * width + k], 0);
         return out;
       },
@@ -77,14 +91,23 @@
         for (let k = 0; k < width; k++) s += h[k] * p[F * width + width + k];
         return s + p[F * width + 2 * width];
       },
-      backward(p, f, F, width, g, grad, scratch) {
-        const h = this.hidden(p, f, F, width, scratch), w2 = F * width + width;
+      // `hidden` holds the hidden layer that predict() just computed for (p, f): it is not computed again. Each
+      // weight's gradient takes one term per pair, so going row by row over the active units (those that pass a
+      // gradient) gives the same sums as unit by unit, reading f and the gradient rows in memory order.
+      backward(p, f, F, width, g, grad, hidden, active) {
+        const w2 = F * width + width;
+        let count = 0;
         for (let k = 0; k < width; k++) {
-          grad[w2 + k] += g * h[k];
-          const gh = h[k] > 0 ? g * p[w2 + k] : 0;
+          grad[w2 + k] += g * hidden[k];
+          const gh = hidden[k] > 0 ? g * p[w2 + k] : 0;
           if (gh === 0) continue;
           grad[F * width + k] += gh;
-          for (let i = 0; i < F; i++) grad[i * width + k] += gh * f[i];
+          active.units[count] = k; active.pulls[count] = gh; count++;
+        }
+        const units = active.units, pulls = active.pulls;
+        for (let i = 0; i < F; i++) {
+          const fi = f[i], row = i * width;
+          for (let a = 0; a < count; a++) grad[row + units[a]] += pulls[a] * fi;
         }
         grad[F * width + 2 * width] += g;
       },
