@@ -4,7 +4,8 @@ Its ``app`` part goes to Gradio (``gr.I18n``, :mod:`stsdemo.app.ui.words`), its 
 ``strings``, :mod:`stsdemo.static_site`). Each entry holds every language of :data:`LANGUAGES`; ``{name}`` marks a
 value filled in where the text is used. The settings' titles and the Playground's help texts are declared in English
 once, with their settings (:mod:`stsdemo.playground.config`, :mod:`stsdemo.config`); ``playground_settings``,
-``playground_help`` and ``train_settings`` (the Fine-tune form's) hold their Chinese.
+``playground_help``, ``train_settings`` and ``train_help`` (the Fine-tune form's labels and help texts) hold their
+Chinese.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ def check(declared: dict) -> None:
             for name in set(declared[part]) ^ set(setting_titles())
         }
     )
+    unknown += sorted(
+        f"train_help.{name}" for name in set(declared["train_help"]) ^ set(declared["train_settings"])
+    )
     if lacking or unknown:
         raise ValueError(
             "strings.json: "
@@ -40,7 +44,8 @@ def check(declared: dict) -> None:
                 ([f"not in every language: {', '.join(lacking)}"] if lacking else [])
                 + (
                     [
-                        f"playground_settings and _help must name exactly the page's settings, not: {', '.join(unknown)}"
+                        "playground_settings and _help must name exactly the page's settings, and train_help"
+                        f" the Fine-tune form's: not {', '.join(unknown)}"
                     ]
                     if unknown
                     else []

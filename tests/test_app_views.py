@@ -33,7 +33,7 @@ def test_every_form_field_comes_from_its_declaration_and_the_defaults_make_a_val
     for name in form.FORM_FIELDS:
         spec, meta = form.field_spec(name), describe(name)
         assert spec.label.lower() == meta["title"].lower() and spec.label[0].isupper()
-        assert spec.info.startswith(meta["help"].split(":")[0])
+        assert spec.info["en"].startswith(meta["help"].split(":")[0]) and spec.info["zh"]
         if spec.kind == "choice":
             left_out = form.NOT_OFFERED.get(name, ())
             assert set(left_out) < set(meta["choices"]) and spec.value in spec.choices

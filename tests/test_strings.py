@@ -41,11 +41,11 @@ def test_a_string_in_one_language_only_is_refused(part, key, lang):
 def test_every_setting_the_page_shows_has_its_title_in_both_languages():
     broken = copy.deepcopy(strings.declared())
     del broken["playground_settings"]["x0"]
-    with pytest.raises(ValueError, match="not: playground_settings.x0"):
+    with pytest.raises(ValueError, match="not playground_settings.x0"):
         strings.check(broken)
     broken = copy.deepcopy(strings.declared())
     del broken["playground_help"]["noise"]
-    with pytest.raises(ValueError, match="not: playground_help.noise"):
+    with pytest.raises(ValueError, match="not playground_help.noise"):
         strings.check(broken)
     page = strings.table("page")
     assert page["en"]["setting_x0"] == "buffer x0" and page["zh"]["setting_x0"] == "缓冲区 x0"
@@ -89,6 +89,18 @@ def test_every_setting_of_the_fine_tune_form_has_its_label_in_both_languages():
     assert set(strings.declared()["train_settings"]) == {*form.FORM_FIELDS, "seeds"}  # seeds: the Compare's
     label = setting_label("lr", form.field_spec("lr").label)
     assert english(label) == "Learning rate" and I18N.translations["zh"][label.key] == "学习率"
+    # its help text too, with the paper's value and "0 = empty" said in each language
+    assert form.field_spec("x0").info == {
+        "en": strings.declared()["app"]["train_info_paper"]["en"].format(
+            help=form.describe("x0")["help"], paper="0.25"
+        ),
+        "zh": strings.declared()["train_help"]["x0"] + " · 论文：0.25",
+    }
+    assert form.field_spec("max_pairs").info["zh"].endswith("（0 = 留空）")
+    broken = copy.deepcopy(strings.declared())
+    del broken["train_help"]["lr"]
+    with pytest.raises(ValueError, match="not train_help.lr"):
+        strings.check(broken)
 
 
 def test_a_text_with_values_is_filled_in_each_language_and_an_unknown_key_is_refused():

@@ -336,7 +336,7 @@ def test_a_paper_value_changed_in_its_one_place_reaches_help_form_and_presets(mo
     label = f"Paper · BERT · Translated ReLU (k=7.25, x0={PAPER_X0:g}, NLI)"
     assert "trelu: 7.25 (BERT)" in helps["k"]  # --help of --k
     assert f"paper-bert-trelu: {label}" in helps["preset"]  # --help of --preset
-    assert "trelu: 7.25 (BERT)" in form.field_spec("k").info  # the Fine-tune form's hint
+    assert "trelu: 7.25 (BERT)" in form.field_spec("k").info["en"]  # the Fine-tune form's hint
     assert "trelu: 7.25 (BERT)" in manifest()["loss"]["hint"]  # the Loss explorer's hint (the page's)
     assert preset_label("paper-bert-trelu") == label  # the preset menu
     assert TrainConfig.from_preset("paper-bert-trelu").k == TrainConfig.from_preset("tune-trelu").k == 7.25

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ... import default_finetune
+from ... import default_finetune, strings
 from ...config import PRESETS, TrainConfig, as_written, describe
 from ...data import PairSet, load_csv
 from ...errors import InputError
@@ -73,7 +73,7 @@ class FieldSpec:
     name: str
     kind: str  # "number", "checkbox" or "choice"
     label: str
-    info: str
+    info: dict[str, str]  # language -> its help text (strings.json's train_help holds the Chinese)
     value: object
     minimum: float | None = None
     integer: bool = False
@@ -100,7 +100,12 @@ def field_spec(name: str, of: type | None = None) -> FieldSpec:
     label = meta["title"][:1].upper() + meta["title"][1:]
     # A choice's options say what each value does; its help up to the first colon says what it chooses.
     text = meta["help"].split(": ", 1)[0] if meta["choices"] else meta["help"]
-    info = text + (f" · paper: {as_written(meta['paper'])}" if meta["paper"] not in (None, "") else "")
+    info = {"en": text, "zh": strings.declared()["train_help"][name]}
+    if meta["paper"] not in (None, ""):
+        info = {
+            lang: strings.text("app", "train_info_paper", lang, help=said, paper=as_written(meta["paper"]))
+            for lang, said in info.items()
+        }
     if of is not None:
         return FieldSpec(
             name,
@@ -126,7 +131,8 @@ def field_spec(name: str, of: type | None = None) -> FieldSpec:
         )
     minimum = meta["low"]
     if empty_as_zero(meta):
-        minimum, value, info = 0, value or 0, info + " (0 = empty)"
+        minimum, value = 0, value or 0
+        info = {lang: strings.text("app", "train_info_empty", lang, help=said) for lang, said in info.items()}
     elif meta["low_open"]:
         minimum = OPEN_MINIMUM.get(name, minimum)
     return FieldSpec(name, "number", label, info, value, minimum, bool(meta["integer"]))

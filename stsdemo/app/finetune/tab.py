@@ -19,7 +19,7 @@ from .. import model_cache
 from ..progress import progress_html
 from ..ui import share
 from ..ui.common import session_of, skip, upload_note, user_errors
-from ..ui.words import say, setting_label
+from ..ui.words import say, say_each, setting_label
 from . import compare as compare_view
 from . import curves, form, histograms
 from . import view as finetune_view
@@ -30,7 +30,7 @@ def field(spec: form.FieldSpec):
     """The component of one setting of the form."""
     common = dict(
         label=setting_label(spec.name, spec.label),
-        info=spec.info,
+        info=say_each(f"train_info_{spec.name}", spec.info),
         value=spec.value,
         elem_id=f"train-{spec.name}",
     )
