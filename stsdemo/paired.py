@@ -22,7 +22,7 @@ n = 2): a spread of zero from a few seeds is not a measured spread, so the inter
 no measurable difference (at any n: equal differences of trained runs are a coincidence of rounding). Means
 and spreads are summed exactly (:func:`math.fsum`), so no verdict depends on the order of the seeds. A family of
 comparisons read together (the payoff map's cells) is corrected for multiplicity by :func:`benjamini_hochberg`.
-The rule as plain data, for a copy in another language: :func:`rule_as_data`. No torch, no I/O.
+The rule as plain data, for a copy in another language: :func:`rule_as_data`; its words are strings.json's. No torch.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from . import strings
 from .verdict import Verdict
 
 LEVEL = 0.05  # the two-sided test's level; also the false discovery rate of benjamini_hochberg
@@ -41,22 +42,30 @@ RESOLUTION = 1e-9
 @dataclass(frozen=True)
 class Margin:
     """The smallest effect of interest of one metric: a difference whose interval lies inside ``± points`` is
-    negligible. ``unit`` names the points, ``meaning`` says what that many points is."""
+    negligible. ``unit`` names the points (strings.json's ``rule_unit_<metric>``, :meth:`unit_in` another
+    language), ``meaning`` says what that many points is."""
 
+    metric: str
     points: float
-    unit: str
     meaning: str
+
+    def unit_in(self, language: str) -> str:
+        return strings.text("page", f"rule_unit_{self.metric}", language)
+
+    @property
+    def unit(self) -> str:
+        return self.unit_in("en")
 
 
 MARGINS = {
     SPEARMAN: Margin(
+        SPEARMAN,
         0.1,
-        "Spearman points (Spearman x100)",
         "a tenth of a point of rank correlation, well under the seed-to-seed spread of one run",
     ),
     ACCURACY: Margin(
+        ACCURACY,
         0.1,
-        "accuracy points (% of pairs on their gold node)",
         "one pair in 1,000: on the Playground's 1,000 SNLI report pairs, 0.1 points is one pair",
     ),
 }
@@ -82,16 +91,21 @@ RULE_IN_WORDS = (
 )
 
 
-def rule_text(n: int, metric: str = SPEARMAN) -> str:
-    """The verdict rule at ``n`` paired seeds on ``metric``, in words, for every place that shows a verdict."""
+def rule_text(n: int, metric: str = SPEARMAN, language: str = "en") -> str:
+    """The verdict rule at ``n`` paired seeds on ``metric``, in words (strings.json's ``rule_text``, which the
+    page fills the same way), for every place that shows a verdict."""
     if n < 2:
-        return "one seed has no spread, so it gives no verdict"
+        return strings.text("page", "rule_one_seed", language)
     margin = MARGINS[metric]
-    return (
-        f"a difference holds (or is reversed) when its 95 % interval, the mean ± {t_quantile(n):.2f} standard "
-        f"errors (the two-sided t-quantile with {n - 1} degree{'' if n == 2 else 's'} of freedom: a paired "
-        f"t-test at the 5 % level), lies above (below) zero; it is negligible when that interval lies inside "
-        f"± {margin.points:g} {margin.unit}; else there is no measurable difference"
+    return strings.text(
+        "page",
+        "rule_text",
+        language,
+        quantile=f"{t_quantile(n):.2f}",
+        df=n - 1,
+        plural="" if n == 2 else "s",
+        margin=f"{margin.points:g}",
+        unit=margin.unit_in(language),
     )
 
 

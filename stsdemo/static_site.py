@@ -109,10 +109,11 @@ def manifest(app: dict | None = None) -> dict:
         }
         for reading in payoff.READINGS
     }
-    recorded["confirmation_text"] = {
-        reading: payoff.confirmation_text(recorded, reading) for reading in payoff.READINGS
+    recorded["confirmations"] = {
+        reading: payoff.confirmation_counts(recorded, reading) for reading in payoff.READINGS
     }
-    recorded["readings"] = payoff.READINGS
+    recorded["readings"] = list(payoff.READINGS)  # their words are the page's (map_reading_<name>)
+    recorded["heads"] = list(payoff.HEADS)
     lesson = [
         {
             "tab": step.tab,

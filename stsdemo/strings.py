@@ -55,11 +55,16 @@ def check(declared: dict) -> None:
 
 
 @functools.cache
+def read() -> dict:
+    """strings.json as written (:func:`declared` checks it)."""
+    return json.loads(PATH.read_text(encoding="utf-8"))
+
+
+@functools.cache
 def declared() -> dict:
     """strings.json, checked (:func:`check`)."""
-    found = json.loads(PATH.read_text(encoding="utf-8"))
-    check(found)
-    return found
+    check(read())
+    return read()
 
 
 def table(part: str) -> dict[str, dict[str, str]]:
@@ -88,5 +93,8 @@ def setting_titles() -> dict[str, str]:
 
 
 def text(part: str, key: str, language: str = "en", **values) -> str:
-    """One text in ``language``, its ``{name}`` marks filled from ``values``."""
-    return table(part)[language][key].format(**values)
+    """One text in ``language``, its ``{name}`` marks filled from ``values``. A text declared as such is read
+    without the settings' check, so the core's light modules (:mod:`stsdemo.paired`) need not import them."""
+    entries = read()[part]
+    found = entries[key][language] if key in entries else table(part)[language][key]
+    return found.format(**values)

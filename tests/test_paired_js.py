@@ -3,7 +3,8 @@
 and interval to within an ulp or two (Python squares by libm's pow, within 0.52 ulp; JavaScript multiplies, exactly
 rounded), the same verdict words and texts, on many random difference lists: Spearman-like and accuracy-like
 differences, a few seeds to two hundred, all-equal lists, tiny effects near the margin and lists of one or none;
-and it writes numbers as Python's format does (a tie rounds to even)."""
+and it writes numbers as Python's format does (a tie rounds to even), whole numbers with the grouping of the
+page's language (Intl)."""
 
 from __future__ import annotations
 
@@ -16,9 +17,11 @@ from pathlib import Path
 
 import pytest
 
+from stsdemo import strings
 from stsdemo.paired import Paired, rule_as_data, rule_text
 
 RUNNER = Path(__file__).parent / "js" / "run_paired.js"
+WHOLES = [0, 7, 999, 1000, 12345, 1234567, -4200]
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js")
 
 
@@ -76,7 +79,15 @@ def test_the_page_reads_every_comparison_as_python_does():
     ]
     done = subprocess.run(
         ["node", str(RUNNER)],
-        input=json.dumps({"rule": rule_as_data(200), "cases": cases, "numbers": numbers}),
+        input=json.dumps(
+            {
+                "rule": rule_as_data(200),
+                "strings": strings.table("page"),
+                "cases": cases,
+                "numbers": numbers,
+                "wholes": WHOLES,
+            }
+        ),
         capture_output=True,
         text=True,
         timeout=120,
@@ -91,7 +102,9 @@ def test_the_page_reads_every_comparison_as_python_does():
         assert all(same(a, b, ulps=8) for a, b in zip(ours.interval, page["interval"])), where
         assert page["verdict"] == ours.verdict.value, where
         assert page["numbers"] == ours.numbers() and page["interval_text"] == ours.interval_text(), where
-        assert page["rule_text"] == rule_text(ours.n, case["metric"]), where
+        assert page["rule_text"] == {
+            language: rule_text(ours.n, case["metric"], language) for language in strings.LANGUAGES
+        }, where
         verdicts.add(ours.verdict.value)
     assert verdicts >= {
         "holds",
@@ -101,5 +114,7 @@ def test_the_page_reads_every_comparison_as_python_does():
         "one seed",
         "not measured",
     }
-    for (value, digits), (signed, grouped) in zip(numbers, answer["written"], strict=True):
-        assert signed == f"{value:+.{digits}f}" and grouped == f"{value:,.{digits}f}", (value, digits)
+    for (value, digits), signed in zip(numbers, answer["written"], strict=True):
+        assert signed == f"{value:+.{digits}f}", (value, digits)
+    # a count (a step, pairs) in the page's language: Intl's grouping, which is Python's "," in both languages
+    assert answer["counted"] == {language: [f"{n:,}" for n in WHOLES] for language in strings.LANGUAGES}

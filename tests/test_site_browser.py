@@ -22,6 +22,9 @@ from pathlib import Path
 import pytest
 from app_fixtures import ASSETS, screenshot
 
+from stsdemo.paired import rule_text
+from stsdemo.playground import payoff
+
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="needs Debian's chromium"),
@@ -415,6 +418,47 @@ def test_a_student_answers_plays_and_reads_the_reveal_by_keyboard_alone(browser,
     assert errors == []
 
 
+@pytest.mark.parametrize("width, language", [(1280, "en"), (1280, "zh"), (390, "en"), (390, "zh")])
+def test_the_loss_explorers_step_is_answered_dragged_and_revealed_by_keys(browser, base_url, width, language):
+    from stsdemo.lesson import STEPS
+    from stsdemo.story import plain
+    from stsdemo.strings import table
+
+    found = next(step for step in STEPS if step.tab == "loss")
+    said = lambda words: plain(getattr(words, language))  # noqa: E731 (the page's language)
+    page, errors = opened(browser, f"{base_url}index.html{found.query}&lang={language}", width)
+    question = page.locator("#loss-story .question")
+    assert said(found.story.question.ask) in question.locator("legend").inner_text()
+    assert not page.locator("#loss-reveal").is_visible()
+    tab_to(page, "input[name=loss-quiz-answer]")
+    page.keyboard.press("ArrowDown")  # the second choice: a wrong answer
+    assert page.is_checked("input[name=loss-quiz-answer][value='1']")
+    assert page.evaluate("JSON.parse(localStorage.getItem('stsdemo-quiz'))") == {"step:loss": 1}
+
+    tab_to(page, "#loss-x0")  # what the step asks: x0 up, past d/2 = 0.5, by its arrow key
+    for _ in range(40):
+        if page.locator("#loss-reveal").is_visible():
+            break
+        page.keyboard.press("ArrowUp")
+    x0, d = (float(page.input_value(f"#loss-{name}")) for name in ("x0", "d"))
+    assert x0 > d / 2 and page.evaluate("document.getElementById('loss').dataset.pastHalf") == "true"
+    reveal = page.locator("#loss-reveal")
+    assert reveal.is_visible() and said(found.story.reveal) in reveal.inner_text().replace("\n", "")
+    wrong = said(found.story.question.choices[1]) + table("page")[language]["story_wrong"]
+    assert wrong in reveal.inner_text()
+    assert said(found.story.question.choices[found.story.question.answer]) in reveal.inner_text()
+    chosen = page.locator("input[name=loss-quiz-answer]").first
+    assert chosen.is_disabled()  # the answer is the one given before the drag
+    tab_to(page, "#loss-reveal .curious summary")
+    assert not page.locator("#loss-reveal .curious p").is_visible()
+    page.keyboard.press("Enter")
+    assert page.locator("#loss-reveal .curious p").inner_text() == said(found.story.curious)
+    overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert overflow <= 0, f"the Loss explorer's story overflows by {overflow} px at {width} px"
+    assert errors == []
+    page.close()
+
+
 def test_the_teachers_link_is_big_asks_nothing_and_plays_by_its_keys(browser, base_url):
     from stsdemo.playground.presets import BY_NAME
 
@@ -484,5 +528,14 @@ def test_the_page_speaks_the_language_its_link_names(browser, base_url, lang):
     axes = page.evaluate("document.getElementById('dots').frames.map(([panel]) => panel.x_title)")
     assert axes == [words["axis_gold"]] * 2
     assert page.locator("#status b").first.inner_text() == words["status_step"].format(step=0, steps="1,000")
+    # the payoff map's readings and how its marks stand after their confirmations, in the page's words
+    readings = page.locator("#map-reading option").all_inner_texts()
+    assert readings == [words[f"map_reading_{name}"] for name in payoff.READINGS]
+    assert payoff.confirmation_text(payoff.load_map(), "best", lang) in page.inner_text("#map-text")
+    # the verdict rule, once a run has measured its seeds
+    page.click("#step")
+    page.wait_for_function("document.body.dataset.step !== '0'", timeout=60_000)
+    seeds = int(page.input_value("#setting-seeds"))
+    assert rule_text(seeds, "spearman", lang) in page.inner_text("#status .rule")
     assert not errors
     page.close()

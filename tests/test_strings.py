@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from stsdemo import strings
+from stsdemo.paired import MARGINS
+from stsdemo.playground import payoff
 
 WEB = Path(strings.__file__).parent / "playground" / "web"
 
@@ -150,6 +152,14 @@ def test_every_key_the_page_names_is_declared_and_every_declared_key_is_named():
     }
     metrics = re.search(r"const DIGITS = \{([^}]*)\}", sources["panels.js"]).group(1)
     named |= {f"metric_{metric}" for metric in re.findall(r"(\w+):", metrics)}
+    if (
+        "`map_reading_${name}`" in sources["map.js"]
+    ):  # the payoff map's readings, named as site.json lists them
+        named |= {f"map_reading_{name}" for name in payoff.READINGS}
+    if (
+        "`rule_unit_${metric}`" in sources["paired.js"]
+    ):  # the rule's unit of each metric the rule has a margin for
+        named |= {f"rule_unit_{metric}" for metric in MARGINS}
     worded = re.search(r"WORDED = \[([^\]]*)\]", sources["controls.js"]).group(1)
     named |= {
         f"choice_{name}_{choice}"

@@ -24,6 +24,7 @@ import math
 from dataclasses import replace
 from pathlib import Path
 
+from .. import strings
 from ..losses.spec import paper_k
 from ..paired import LEVEL, Paired, benjamini_hochberg
 from ..verdict import Verdict
@@ -35,11 +36,8 @@ SIZES = (50, 200, 800, 3200, 0)  # training pairs per seed; 0 = all the selectio
 SEEDS = 20
 HEADS = ("paper", "mlp")  # the paper's head, and one with more capacity than 50 noisy pairs need
 TUNED_LRS = (0.001, 0.003, 0.01, 0.03)  # the learning rates each twin chooses from in the tuned reading
-READINGS = {
-    "best": "each twin stopped at its best step",
-    "step": "both twins at step 1,000",
-    "tuned": "each twin's lr and step chosen on the selection set, read on fresh seeds",
-}
+# each reading in words: strings.json's map_reading_<name>, which the page shows in its language
+READINGS = {name: strings.text("page", f"map_reading_{name}") for name in ("best", "step", "tuned")}
 VERDICT_MARKS = {Verdict.HOLDS: "▲", Verdict.REVERSED: "▼"}  # the marked verdicts; any other is unmarked
 # A marked cell is run again on these fresh seeds, disjoint from the discovery seeds (0-19; the tuned reading's
 # 20-39): its mark is shown only when that confirmation, tested alone, gives the same verdict.
@@ -221,18 +219,28 @@ def reading(
     )
 
 
-def confirmation_text(payoff: dict, label: str = "best") -> str:
-    """How the marks of a reading stand after their confirmations on fresh seeds, in words."""
+def confirmation_counts(payoff: dict, label: str = "best") -> dict[str, int]:
+    """How the marks of a reading stand after their confirmations on fresh seeds: ``marks``, ``confirmed``,
+    ``not_confirmed``, ``waiting`` (not run yet) and the fresh ``seeds`` each confirmation runs."""
     found = [status for _, status in marks(payoff, label).values() if status is not None]
-    if not found:
-        return "No cell is marked, so none needed a confirmation."
-    counts = {status: found.count(status) for status in (CONFIRMED, NOT_CONFIRMED, NOT_RUN)}
-    waiting = f"; {counts[NOT_RUN]} still await it and are shown unmarked" if counts[NOT_RUN] else ""
-    return (
-        f"A marked cell is run again on {len(CONFIRM_SEEDS)} fresh seeds and keeps its mark only when those "
-        f"seeds alone give the same verdict. Of this reading's {len(found)} marks, {counts[CONFIRMED]} "
-        f"confirmed and are shown, {counts[NOT_CONFIRMED]} not confirmed and shown unmarked{waiting}."
+    return {
+        "marks": len(found),
+        "confirmed": found.count(CONFIRMED),
+        "not_confirmed": found.count(NOT_CONFIRMED),
+        "waiting": found.count(NOT_RUN),
+        "seeds": len(CONFIRM_SEEDS),
+    }
+
+
+def confirmation_text(payoff: dict, label: str = "best", language: str = "en") -> str:
+    """:func:`confirmation_counts` in words (strings.json's, which the page fills the same way)."""
+    counts = confirmation_counts(payoff, label)
+    if not counts["marks"]:
+        return strings.text("page", "map_confirmed_none", language)
+    waiting = (
+        strings.text("page", "map_waiting", language, count=counts["waiting"]) if counts["waiting"] else ""
     )
+    return strings.text("page", "map_confirmations", language, **{**counts, "waiting": waiting})
 
 
 MATCHED = (

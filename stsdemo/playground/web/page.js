@@ -50,8 +50,9 @@
   // The app's Loss explorer tab: the explorer, its link opening the app's tab.
   function startLoss(site) {
     const settings = new Settings(site.settings, site.presets), app = window.parent.location;
-    PlaygroundSections.lossExplorer(site.loss, settings, app.origin + app.pathname)
-      .open(new URLSearchParams(location.search), false);
+    const query = new URLSearchParams(location.search);
+    PlaygroundSections.lossExplorer(site.loss, settings, app.origin + app.pathname).open(query, false);
+    PlaygroundStory.lossStory(site, query.get("quiz") !== "0");   // the start-here step's question beside it
     sizeTheFrame();
   }
 

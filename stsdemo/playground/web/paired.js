@@ -54,12 +54,6 @@
     return (negative ? "-" : signed ? "+" : "") + text;
   }
 
-  // Python's format(value, ",.{digits}f"): thousands separated by commas.
-  function grouped(value, digits = 0) {
-    const [whole, part] = fixed(value, digits).split(".");
-    return whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",") + (part === undefined ? "" : "." + part);
-  }
-
   class Rule {
     constructor(data) {
       for (const word of Object.values(WORDS)) {
@@ -73,14 +67,12 @@
       return found;
     }
     margin(metric) { return this.data.margins[metric]; }
-    // stsdemo.paired.rule_text: the rule at n paired seeds on `metric`, in words
+    // stsdemo.paired.rule_text: the rule at n paired seeds on `metric`, in the page's words (text.js)
     text(n, metric = "spearman") {
-      if (n < 2) return "one seed has no spread, so it gives no verdict";
-      const margin = this.margin(metric);
-      return `a difference holds (or is reversed) when its 95 % interval, the mean ± ${fixed(this.quantile(n), 2)} ` +
-        `standard errors (the two-sided t-quantile with ${n - 1} degree${n === 2 ? "" : "s"} of freedom: a paired ` +
-        `t-test at the 5 % level), lies above (below) zero; it is negligible when that interval lies inside ± ` +
-        `${margin.points} ${margin.unit}; else there is no measurable difference`;
+      const words = root.PlaygroundText;
+      if (n < 2) return words.text("rule_one_seed");
+      return words.text("rule_text", { quantile: fixed(this.quantile(n), 2), df: n - 1, plural: n === 2 ? "" : "s",
+                                       margin: this.margin(metric).points, unit: words.text(`rule_unit_${metric}`) });
     }
     // differences a[seed] - b[seed] over the seeds both have (stsdemo.paired.paired), in seed order
     paired(a, b, metric = "spearman") {
@@ -131,6 +123,6 @@
     }
   }
 
-  root.PlaygroundPaired = { Rule, Paired, fsum, fixed, grouped, WORDS };
+  root.PlaygroundPaired = { Rule, Paired, fsum, fixed, WORDS };
   if (typeof module !== "undefined") module.exports = root.PlaygroundPaired;
 })(typeof globalThis !== "undefined" ? globalThis : this);

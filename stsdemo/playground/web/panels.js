@@ -4,7 +4,7 @@
 // needs engine.js, paired.js and text.js.
 (function (root) {
   "use strict";
-  const Engine = root.PlaygroundEngine, { fixed, grouped, WORDS } = root.PlaygroundPaired, { text, words } = root.PlaygroundText;
+  const Engine = root.PlaygroundEngine, { fixed, WORDS } = root.PlaygroundPaired, { text, words, count } = root.PlaygroundText;
   const metricName = (metric) => text(`metric_${metric}`);   // spearman, accuracy, error, inside
   const DIGITS = { spearman: 2, accuracy: 1, error: 3, inside: 1 };
 
@@ -51,16 +51,16 @@
   function status(view, encoder) {
     const { config, about, readBy, now, atBest } = view, name = metricName(readBy), step = view.measurement.step;
     const head = text("status_head", { head: config.head }) + (config.head === "mlp" ? text("status_width", { width: config.width }) : "");
-    const where = el("p", {}, el("b", {}, text("status_step", { step: grouped(step), steps: grouped(config.steps) })),
+    const where = el("p", {}, el("b", {}, text("status_step", { step: count(step), steps: count(config.steps) })),
       text("status_run", { seeds: view.seeds, plural: view.seeds > 1 ? "s" : "", head, encoder,
-                           training: grouped(about.training), noise: config.noise,
-                           rounded: config.round_labels ? text("status_rounded") : "", selection: grouped(about.selection),
-                           report: grouped(about.report), title: about.title }));
+                           training: count(about.training), noise: config.noise,
+                           rounded: config.round_labels ? text("status_rounded") : "", selection: count(about.selection),
+                           report: count(about.report), title: about.title }));
     const cells = (values, digits) => values.map((v) => el("td", {}, Number.isFinite(v) ? fixed(v, digits) : "–"));
     const rows = [
       [text("row_now", { metric: name }), cells(now[readBy], DIGITS[readBy])],
       [text("row_best", { metric: name }), cells(atBest[readBy], DIGITS[readBy])],
-      [text("row_best_step", { every: Engine.SELECT_EVERY }), view.bestSteps.map((step) => el("td", {}, grouped(step)))],
+      [text("row_best_step", { every: Engine.SELECT_EVERY }), view.bestSteps.map((step) => el("td", {}, count(step)))],
       [text("row_memorisation", { metric: name }), cells(view.memorisation, DIGITS[readBy])],
       ...["spearman", "accuracy", "error"].filter((metric) => metric !== readBy)
         .map((metric) => [text("row_other", { metric: metricName(metric) }), cells(now[metric], DIGITS[metric])]),
@@ -95,7 +95,7 @@
     const rows = [];
     view.twinLabels.forEach((name, t) => {
       const moments = [["now", text("pair_now"), dots.now[t][dot]],
-                       ["best", text("pair_best", { step: grouped(dots.bestSteps[t]) }), dots.best[t][dot]]];
+                       ["best", text("pair_best", { step: count(dots.bestSteps[t]) }), dots.best[t][dot]]];
       for (const [moment, when, prediction] of moments) {
         const read = Engine.clampThrough(prediction, scheme), error = Math.abs(read - gold);
         const inside = error < x0s[t], pulled = Engine.pull(config.loss, config.k, x0s[t], prediction, gold, scheme);
@@ -113,7 +113,7 @@
       notes.push(el("p", { className: "note" }, text("pair_note_clamp", { prediction: fixed(clamped[0], 3),
                                                                           read: label(Engine.clampThrough(clamped[0], scheme)) })));
     }
-    return [el("p", { className: "pair-title" }, text("pair_title", { number: dot + 1, gold: label(gold), step: grouped(view.step) })),
+    return [el("p", { className: "pair-title" }, text("pair_title", { number: dot + 1, gold: label(gold), step: count(view.step) })),
             el("p", { className: "sentence" }, `“${first}”`), el("p", { className: "sentence" }, `“${second}”`),
             el("div", { className: "scroll" }, el("table", { className: "pair-table" }, head, rows)), notes];
   }

@@ -12,7 +12,7 @@
 (function (root) {
   "use strict";
   const text = (key, values) => root.PlaygroundText.text(key, values);
-  const Engine = root.PlaygroundEngine, { Paired: PairedDifference, grouped } = root.PlaygroundPaired;
+  const Engine = root.PlaygroundEngine, { Paired: PairedDifference } = root.PlaygroundPaired;
   const CONTINUES = ["steps", "speed"];          // changing these continues a run; any other starts it again
   const PAIRED = ["spearman", "accuracy"];       // the metrics whose difference buffer - none is read
   const MOST_WORKERS = 4, SHOWN = 600, MOVED = 5;
@@ -78,7 +78,7 @@
       now, atBest, memorisation: [0, 1].map((t) => now.fit[t] - now.selection[t]),
       bestSteps: [0, 1].map((t) => median(measurement.bestSteps.map((row) => row[t]))),
       readings: [reading(text("reading_best"), measurement.best),
-                 reading(text("reading_step", { step: grouped(measurement.step) }), measurement.values)],
+                 reading(text("reading_step", { step: root.PlaygroundText.count(measurement.step) }), measurement.values)],
       ruleText: rule.text(measurement.seeds.length, readBy),
       dots: best && {
         across: across(gold, scheme), now: shownNow, best: best.predictions, bestSteps: best.steps,

@@ -15,7 +15,7 @@
   function build(site, context) {
     const payoff = new root.PlaygroundMap.PayoffMap(site.payoff, context.rule, site.datasets);
     const reading = $("map-reading");
-    reading.replaceChildren(...Object.entries(site.payoff.readings || {}).map(([name, words]) => el("option", { value: name }, words)));
+    reading.replaceChildren(...(site.payoff.readings || []).map((name) => el("option", { value: name }, text(`map_reading_${name}`))));
     let values = context.state.values;
     const drawMap = () => {
       const found = payoff.view(values, reading.value);
@@ -103,6 +103,7 @@
       for (const name of LINKED) query.set(name, String(knobs[name]));
       link.value = `${linkBase}?${query}`;
       Charts.draw($("loss-chart"), Loss.spec(knobs, [...references]), $("loss-chart").parentElement.clientWidth);
+      $("loss").dataset.pastHalf = String(knobs.x0 > knobs.d / 2);   // what the Loss explorer's step asks (story.js)
       const verdict = $("loss-verdict");
       verdict.textContent = Loss.verdict(knobs);
       verdict.classList.toggle("invalid", Boolean(Loss.problem(knobs.k, knobs.x0, knobs.d)));

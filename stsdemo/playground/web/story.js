@@ -1,6 +1,7 @@
 // The lesson on the page, in the page's language (language.js): a preset's question before ▶ Play, what to watch, and
 // after the run (the player at the preset's last step) the reveal, whether the answer was right, the answers so far and
-// a closed fold for the curious; the start-here steps with their stories; the glossary, each marked word a button whose
+// a closed fold for the curious; the same for the Loss explorer's start-here step, revealed once x0 is dragged past d/2
+// (the explorer's data-past-half); the start-here steps with their stories; the glossary, each marked word a button whose
 // entry shows on hover, focus or tap. The texts are site.json's (stsdemo.story, stsdemo.playground.stories). Answers stay
 // in this browser (localStorage). ?quiz=0 asks nothing; ?teach=1 is the teacher's mode: big type, the story step by
 // step, the keys Space (play or pause), → (one step), R (reset), + and − (speed), and a slow motion of one pair's
@@ -17,8 +18,9 @@
   const TWINS = ["story_twin_with", "story_twin_without"];     // the slow motion's two twins, in its order
   const text = (key, values) => root.PlaygroundText.text(key, values);   // the page's words (text.js)
   const say = root.PlaygroundText.words;   // a text declared in every language, in the page's (text.js)
-  const grouped = (n) => Number(n).toLocaleString("en-US");
+  const count = (n) => root.PlaygroundText.count(n);   // a whole number in the page's language
   const TERM = /\[\[([a-z-]+):([^\]]+)\]\]/g;                // stsdemo.story.TERM
+  let tips = 0;                                                 // glossary entries made: each entry's id
 
   // the answers kept in this browser; a browser that keeps none (storage off) keeps them for this visit
   const answers = {
@@ -31,10 +33,10 @@
     },
   };
 
-  function build(site, state) {
+  // What every story of the page needs: its words with their glossary buttons, its question before and its reveal
+  // after. `quiz`: ask the questions (?quiz=0 asks none).
+  function teller(site, quiz) {
     const glossary = site.glossary;
-    for (const id of ["lesson", "story"]) $(id).lang = LANGUAGE === "zh" ? "zh-Hans" : "en";
-    let tips = 0;
     // a text as nodes: each [[key:words]] a button that shows its glossary entry on hover, focus or tap
     function marked(words) {
       const source = say(words), nodes = [];
@@ -69,6 +71,63 @@
     const curious = (story) => el("details", { className: "curious" }, el("summary", {}, text("story_curious")),
                                   el("p", {}, marked(story.curious)));
 
+    // Every question the page asks, keyed as its answer is kept: the presets' by name, a start-here step's as step:<tab>.
+    const lossStep = site.lesson.find((step) => step.tab === "loss");
+    const questions = [...site.presets.map((preset) => ({ name: preset.name, story: preset.story })),
+                       ...(lossStep ? [{ name: "step:loss", story: lossStep.story }] : [])];
+    function asked(name, story, radioName, before) {
+      const { question } = story, chosen = answers.read()[name];
+      const choices = question.choices.map((choice, i) => {
+        const radio = el("input", { type: "radio", name: radioName, value: String(i), checked: chosen === i });
+        radio.addEventListener("change", () => answers.write(name, i));
+        return el("label", { className: "choice" }, radio, " ", say(choice));
+      });
+      return {
+        ask: el("fieldset", { className: "question", hidden: !quiz }, el("legend", {}, text(before), marked(question.ask)), choices),
+        watch: el("p", { className: "watch" }, marked(story.watch)),
+        reveal: el("div", { className: "reveal", hidden: true, ariaLive: "polite" }),
+      };
+    }
+    function revealed(name, story, into, unanswered) {
+      const { question } = story, all = answers.read(), chosen = all[name];
+      const right = say(question.choices[question.answer]);
+      const verdict = !quiz ? [el("b", {}, text("story_answer")), right, text("story_stop")]
+        : chosen === undefined ? [text(unanswered), " ", el("b", {}, text("story_answer")), right, text("story_stop")]
+        : [el("b", {}, text("story_yours")), say(question.choices[chosen]),
+           chosen === question.answer ? text("story_right") : text("story_wrong"),
+           chosen === question.answer ? "" : [" ", el("b", {}, text("story_answer")), right, text("story_stop")]];
+      const scored = questions.filter((q) => all[q.name] !== undefined);
+      const tally = scored.filter((q) => all[q.name] === q.story.question.answer).length;
+      into.replaceChildren(el("p", { className: "verdict-line" }, verdict), el("p", {}, marked(story.reveal)),
+        quiz ? el("p", { className: "note" }, text("story_so_far", { right: tally, total: scored.length })) : null, curious(story));
+      into.hidden = false;
+    }
+
+    return { marked, curious, asked, revealed };
+  }
+
+  // The Loss explorer's start-here step beside the explorer (the page's, and the app's Loss explorer tab): its question,
+  // what to do and watch, revealed once x0 is dragged past d/2, what the step asks (the explorer's data-past-half).
+  function lossStory(site, quiz) {
+    const step = site.lesson.find((found) => found.tab === "loss");
+    if (!step) return;
+    const { asked, revealed } = teller(site, quiz), box = $("loss-story");
+    const loss = asked("step:loss", step.story, "loss-quiz-answer", "story_think");
+    loss.reveal.id = "loss-reveal";
+    box.lang = LANGUAGE === "zh" ? "zh-Hans" : "en";
+    box.replaceChildren(loss.ask, el("p", { className: "do" }, rich(say(step.do))), loss.watch, loss.reveal);
+    box.hidden = false;
+    new MutationObserver(() => {
+      if ($("loss").dataset.pastHalf === "true" && loss.reveal.hidden) {
+        loss.ask.disabled = true;   // the answer is the one given before the drag
+        revealed("step:loss", step.story, loss.reveal, "story_unanswered_drag");
+      }
+    }).observe($("loss"), { attributes: true, attributeFilter: ["data-past-half"] });
+  }
+
+  function build(site, state) {
+    for (const id of ["lesson", "story"]) $(id).lang = LANGUAGE === "zh" ? "zh-Hans" : "en";
+    const { marked, curious, asked, revealed } = teller(site, state.page.quiz);
     // ---- the start-here steps, each with its story, and the glossary ----
     $("lesson").replaceChildren(...site.lesson.map((step) => {
       const { question } = step.story;
@@ -83,10 +142,10 @@
               marked(step.story.reveal)), curious(step.story)));
     }));
     $("lesson").after(el("details", { id: "glossary", className: "glossary" }, el("summary", {}, text("story_glossary")),
-      el("dl", {}, Object.values(glossary).map((entry) => [el("dt", {}, say(entry.name)), el("dd", {}, say(entry.meaning))]))));
+      el("dl", {}, Object.values(site.glossary).map((entry) => [el("dt", {}, say(entry.name)), el("dd", {}, say(entry.meaning))]))));
     if (matchMedia(NARROW).matches) $("start").querySelector("details").open = false;
 
-    // ---- a preset's story beside the Playground ----
+    // a preset's story beside the Playground: revealed when the run reaches the preset's last step
     const box = $("story");
     let shown = null, parts = null;
     function show(preset) {
@@ -94,49 +153,27 @@
       shown = preset;
       box.hidden = !preset;
       if (!preset) { box.replaceChildren(); return; }
-      const { question } = preset.story, chosen = answers.read()[preset.name];
-      const choices = question.choices.map((choice, i) => {
-        const radio = el("input", { type: "radio", name: "quiz-answer", value: String(i), checked: chosen === i });
-        radio.addEventListener("change", () => answers.write(preset.name, i));
-        return el("label", { className: "choice" }, radio, " ", say(choice));
-      });
-      parts = {
-        ask: el("fieldset", { className: "question", hidden: !state.page.quiz },
-                el("legend", {}, text("story_before"), marked(question.ask)), choices),
-        watch: el("p", { className: "watch" }, marked(preset.story.watch)),
-        reveal: el("div", { className: "reveal", id: "reveal", hidden: true, ariaLive: "polite" }),
-      };
+      parts = asked(preset.name, preset.story, "quiz-answer", "story_before");
+      parts.reveal.id = "reveal";
       box.replaceChildren(parts.ask, parts.watch, parts.reveal);
       follow();
-    }
-    function reveal(preset) {
-      const { question } = preset.story, all = answers.read(), chosen = all[preset.name];
-      const right = say(question.choices[question.answer]);
-      const verdict = !state.page.quiz ? [el("b", {}, text("story_answer")), right, text("story_stop")]
-        : chosen === undefined ? [text("story_unanswered"), " ", el("b", {}, text("story_answer")), right, text("story_stop")]
-        : [el("b", {}, text("story_yours")), say(question.choices[chosen]),
-           chosen === question.answer ? text("story_right") : text("story_wrong"),
-           chosen === question.answer ? "" : [" ", el("b", {}, text("story_answer")), right, text("story_stop")]];
-      const scored = site.presets.filter((p) => all[p.name] !== undefined);
-      const tally = scored.filter((p) => all[p.name] === p.story.question.answer).length;
-      parts.reveal.replaceChildren(el("p", { className: "verdict-line" }, verdict), el("p", {}, marked(preset.story.reveal)),
-        state.page.quiz ? el("p", { className: "note" }, text("story_so_far", { right: tally, total: scored.length })) : null, curious(preset.story));
     }
 
     // ---- the run, as the page's body says it: the step beside ▶ Play, the story's stages ----
     function follow() {
       const { step, finished, playing } = document.body.dataset;
-      if (step !== undefined) $("step-count").textContent = text("story_step", { step: grouped(step), steps: grouped(state.values.steps) });
+      if (step !== undefined) $("step-count").textContent = text("story_step", { step: count(step), steps: count(state.values.steps) });
       if (!parts) return;
       const done = finished === "true";
       parts.ask.disabled = Number(step) > 0;        // the answer is the one given before the run
-      if (done && parts.reveal.hidden) reveal(shown);
+      if (done && parts.reveal.hidden) revealed(shown.name, shown.story, parts.reveal, "story_unanswered");
       parts.reveal.hidden = !done;
       // the teacher's mode tells the story step by step: what to watch once it plays, the question until then
       if (state.page.teach) parts.watch.hidden = !(playing === "true" || done || Number(step) > 0);
     }
     new MutationObserver(follow).observe(document.body, { attributes: true,
                                                           attributeFilter: ["data-step", "data-finished", "data-playing"] });
+    lossStory(site, state.page.quiz);
     if (state.page.teach) teach(state, site.loss.sample);
     return { show };
   }
@@ -231,5 +268,5 @@
     return box;
   }
 
-  root.PlaygroundStory = { build };
+  root.PlaygroundStory = { build, lossStory };
 })(typeof globalThis !== "undefined" ? globalThis : this);

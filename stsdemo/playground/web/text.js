@@ -1,7 +1,8 @@
 // The page's words in its language (language.js): site.json's "strings", the page part of stsdemo/strings.json, one
 // table a language. text(key, values) fills the {name} marks; a key the table lacks is an error, never a silent
 // English. fill(root) writes every element's declared words: data-text (its text; [words](address) and `code` in it
-// become a link and code), data-text-label (its aria-label) and data-text-title (its title). A plain script:
+// become a link and code), data-text-label (its aria-label) and data-text-title (its title); count(n) writes a
+// whole number in the page's language. A plain script:
 // globalThis.PlaygroundText.
 (function (root) {
   "use strict";
@@ -20,6 +21,11 @@
   function text(key, values = {}) {
     if (!table || !(key in table)) throw new Error(`the page has no text "${key}"`);
     return table[key].replace(/\{(\w+)\}/g, (mark, name) => (name in values ? String(values[name]) : mark));
+  }
+
+  // A whole number as the page's language writes it (Intl: 1,000 in English and in 简体中文 alike).
+  function count(value) {
+    return new Intl.NumberFormat(language).format(value);
   }
 
   // A text's links and code as nodes, the rest as text (never as markup).
@@ -44,5 +50,5 @@
 
   const ready = () => table !== null;
 
-  root.PlaygroundText = { use, ready, text, words, fill };
+  root.PlaygroundText = { use, ready, text, words, count, fill };
 })(typeof globalThis !== "undefined" ? globalThis : this);
