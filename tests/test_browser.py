@@ -262,6 +262,18 @@ def test_the_start_here_path_opens_each_state_in_place_and_the_lessons_fixes_hol
 
     start = page.locator("#start-here")
     expect(start).to_contain_text("See the buffer zone")
+    # each step asks first; its answer waits in a closed fold, opened by the keyboard alone
+    expect(start).to_contain_text("Think first: A prediction sits inside the buffer")
+    fold = start.locator("details").first
+    answer = fold.locator("p").first
+    assert not answer.is_visible()
+    for _ in range(60):
+        if fold.locator("summary").first.evaluate("(summary) => summary === document.activeElement"):
+            break
+        page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    expect(answer).to_contain_text("The answer: None: it is left alone.")
+    expect(fold.locator("details p")).to_be_hidden()  # the fold for the curious stays closed inside it
     category = page.get_by_label("Category", exact=True)
     expect(category).not_to_have_value("", timeout=120_000)
 

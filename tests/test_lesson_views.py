@@ -34,7 +34,10 @@ def test_every_start_here_step_is_a_link_that_opens_its_tab_without_a_notice():
     for language, benchmark in (("en", "[Benchmark](?tab=bench)"), ("zh", "[基准测试](?tab=bench)")):
         text = lesson.start_markdown(language)
         assert all(f"]({step.query})" in text for step in lesson.STEPS) and benchmark in text
-        assert all(plain(getattr(step.story.reveal, language)) in text for step in lesson.STEPS)
+        for step in lesson.STEPS:  # the question first, the answer and its reveal in a closed fold after it
+            asked = text.index(plain(getattr(step.story.question.ask, language))[:20])
+            fold = text.index("<details><summary>", asked)
+            assert asked < fold < text.index(plain(getattr(step.story.reveal, language))[:20], fold)
 
 
 # ---- Score a pair ------------------------------------------------------------------------------------------

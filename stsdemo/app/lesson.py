@@ -5,6 +5,8 @@ lists the same links.
 
 from __future__ import annotations
 
+import html
+
 from .. import strings
 from ..lesson import STEPS, Step
 from ..story import plain
@@ -17,15 +19,28 @@ def step(tab: str) -> Step:
 
 def start_markdown(language: str = "en") -> str:
     """The start-here panel in ``language``: its heading, then a numbered list, each step a link to its state, its
-    tab, what to do, to watch and what it shows (the story's reveal: the quiz is the Playground page's)."""
-    heading = strings.text("app", "start_here", language)
-    watch, shows = strings.text("app", "start_watch", language), strings.text("app", "start_shows", language)
-    items = [
-        f"{i}. **[{getattr(step.title, language)}]({step.query})** ({strings.text('app', f'tab_{step.tab}', language)})."
-        f" {getattr(step.do, language)}  \n"
-        f"   *{watch}* {plain(getattr(step.story.watch, language))} *{shows}* "
-        f"{plain(getattr(step.story.reveal, language))}"
-        for i, step in enumerate(STEPS, 1)
-    ]
-    closing = strings.text("app", "start_closing", language)
+    tab and what to do there; the question to answer before trying it, with its choices; what to watch; then two
+    closed folds, the answer with the story's reveal and, inside it, the one for the curious."""
+    think, after = strings.text("app", "start_think", language), strings.text("app", "start_after", language)
+    answer, curious = (
+        strings.text("app", "start_answer", language),
+        strings.text("app", "start_curious", language),
+    )
+    said = lambda words: html.escape(plain(getattr(words, language)), quote=False)  # noqa: E731 (inside HTML)
+    items = []
+    for i, step in enumerate(STEPS, 1):
+        question, tab = step.story.question, strings.text("app", f"tab_{step.tab}", language)
+        choices = " ".join(f"{'ABC'[j]}. {said(choice)}" for j, choice in enumerate(question.choices))
+        items.append(
+            f"{i}. **[{getattr(step.title, language)}]({step.query})** ({tab}). {getattr(step.do, language)}  \n"
+            f"   *{think}* {said(question.ask)} {choices}  \n"
+            f"   {said(step.story.watch)}\n"
+            f"   <details><summary>{after}</summary><p><b>{answer}</b> {said(question.choices[question.answer])}."
+            f" {said(step.story.reveal)}</p><details><summary>{curious}</summary><p>{said(step.story.curious)}</p>"
+            "</details></details>"
+        )
+    heading, closing = (
+        strings.text("app", "start_here", language),
+        strings.text("app", "start_closing", language),
+    )
     return f"### {heading}\n" + "\n".join(items) + f"\n\n{closing}"
