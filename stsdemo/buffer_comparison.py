@@ -59,14 +59,9 @@ def compare_seeds(value) -> int:
 def check_comparable(config: TrainConfig) -> None:
     """A comparison needs a buffer to switch off: a buffer-zone loss with ``x0 > 0``."""
     if not LOSSES[config.loss].buffer:
-        raise InputError(
-            f"loss {config.loss!r} has no buffer zone to compare; pick Smooth K2 or Translated ReLU"
-        )
+        raise InputError("compare_no_buffer", loss=repr(config.loss))
     if config.x0 == 0:
-        raise InputError(
-            f"x0 is already 0, so there is no buffer to compare with; set x0 above 0 (the paper: "
-            f"{PAPER_X0:g})"
-        )
+        raise InputError("compare_x0_zero", paper_x0=f"{PAPER_X0:g}")
 
 
 class RunRecord(Protocol):
@@ -111,7 +106,7 @@ def plan_pairs(first: TrainConfig, seeds: int, configure: Callable[[dict], Train
             without = configure({"seed": seed, "x0": 0})
         except InputError as error:
             raise InputError(
-                f"compare seeds {seeds} runs seeds {first.seed} to {first.seed + seeds - 1}: {error}"
+                "compare_seeds", seeds=seeds, first=first.seed, last=first.seed + seeds - 1, error=error
             ) from None
         pairs.append(Pair(seed, (with_buffer, without), []))
     return pairs

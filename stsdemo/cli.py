@@ -146,7 +146,7 @@ def cmd_eval(args) -> int:
     tasks = args.tasks.split(",") if args.tasks else TASKS
     unknown = [t for t in tasks if t not in TASKS]
     if unknown:
-        raise InputError(f"unknown task(s) {', '.join(unknown)}; choose from: {', '.join(TASKS)}")
+        raise InputError("cli_unknown_tasks", unknown=", ".join(unknown), tasks=", ".join(TASKS))
     mteb_out = mteb_format.check_output_folder(args.mteb_out) if args.mteb_out else None
     every = senteval_test_sets()
     sets = {task: every[task] for task in tasks}
@@ -193,7 +193,7 @@ def cmd_score(args) -> int:
     line_scheme = scheme or saved_scheme(args.model)
     if args.csv:
         if not args.out:
-            raise InputError("--csv needs --out PATH for the scored file")
+            raise InputError("cli_csv_needs_out")
         out = check_output_path(args.out)
         pairs = load_csv(args.csv, line_scheme, max_rows=MAX_CSV_ROWS, require_label=False)
         model = SiameseRegressor.load(args.model)
@@ -202,7 +202,7 @@ def cmd_score(args) -> int:
             print(f"stsdemo: note: {pairs.notice}", file=sys.stderr)
         return 0
     if args.sentence1 is None or args.sentence2 is None:
-        raise InputError("give two sentences, or --csv FILE --out FILE")
+        raise InputError("cli_two_sentences")
     clean_text(args.sentence1, "sentence 1")
     clean_text(args.sentence2, "sentence 2")
     model = SiameseRegressor.load(args.model)
@@ -224,9 +224,7 @@ def cmd_site(args) -> int:
 
     folder = Path(args.folder)
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())) and not args.force:
-        raise InputError(
-            f"{folder} exists and is not empty: name a new folder, or add --force to write into it"
-        )
+        raise InputError("cli_folder_not_empty", folder=folder)
     written = write_site(folder)
     print(
         json.dumps(
@@ -291,12 +289,10 @@ def cmd_playground(args) -> int:
     base = BY_NAME[args.preset].config() if args.preset else PlaygroundConfig()
     config = replace(base, **given)  # checked against the declarations: InputError
     if config.data not in BUILT_IN_DATA:
-        raise InputError(f"--data must be one of {', '.join(BUILT_IN_DATA)} (an upload is the app's)")
+        raise InputError("cli_data", data=", ".join(BUILT_IN_DATA))
     every = CHECKPOINT_EVERY if args.every is None else args.every
     if not 1 <= every <= config.steps:
-        raise InputError(
-            f"--every must be a whole number from 1 to the run's {config.steps} steps, got {every}"
-        )
+        raise InputError("cli_every", steps=config.steps, every=every)
     found = run_checkpoints(config, pinned_source(config.data), every=every)
     if args.json:
         print(json.dumps(found))

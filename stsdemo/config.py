@@ -302,7 +302,7 @@ class TrainConfig:
     @classmethod
     def from_preset(cls, preset: str, **overrides) -> TrainConfig:
         if preset not in PRESETS:
-            raise InputError(f"unknown preset {preset!r}; choose one of: {', '.join(PRESETS)}")
+            raise InputError("unknown_preset", preset=repr(preset), presets=", ".join(PRESETS))
         return cls(**{**PRESETS[preset].settings(), **overrides})
 
     @classmethod
@@ -333,30 +333,26 @@ class TrainConfig:
         spec = LOSSES[config.loss]
         if spec.only_target and config.target != spec.only_target:
             raise InputError(
-                f"loss {config.loss!r} cannot train the {config.target!r} target (it does not use the "
-                f"prediction on the label line); use target {spec.only_target}"
+                "loss_target",
+                loss=repr(config.loss),
+                target=repr(config.target),
+                only_target=spec.only_target,
             )
         if config.head_only and not spec.trains_prediction:
-            raise InputError(f"head-only training needs a loss on the prediction, not {config.loss!r}")
+            raise InputError("head_only_loss", loss=repr(config.loss))
         if config.two_stage and not spec.regression:
-            raise InputError(f"two-stage training needs a regression loss ({REGRESSION_LOSSES})")
+            raise InputError("two_stage_loss", losses=REGRESSION_LOSSES)
         if config.head_only and (config.two_stage or config.lora_rank or config.calibrate_data):
-            raise InputError(
-                "head-only training is one stage with the encoder frozen: no two-stage, no LoRA, no "
-                "calibration stage"
-            )
+            raise InputError("head_only_one_stage")
         if config.calibrate_data and not spec.regression:
-            raise InputError(f"a calibration stage needs a regression loss ({REGRESSION_LOSSES})")
+            raise InputError("calibration_stage_loss", losses=REGRESSION_LOSSES)
         if config.calibrate_loss:
             if not config.calibrate_data:
-                raise InputError("a calibration loss needs calibration data (the stage it trains)")
+                raise InputError("calibration_needs_data")
             if not LOSSES[config.calibrate_loss].regression:
-                raise InputError(f"the calibration loss must be a regression loss ({REGRESSION_LOSSES})")
+                raise InputError("calibration_loss", losses=REGRESSION_LOSSES)
         if config.dev_data == "snli-heldout" and config.data != "snli-train":
-            raise InputError(
-                "dev data snli-heldout selects runs trained on snli-train (SNLI dev less those pairs); "
-                f"data {config.data!r} would be chosen on other labels or on its own training pairs"
-            )
+            raise InputError("snli_heldout_data", data=repr(config.data))
 
 
 # ---- the work budget -------------------------------------------------------------------------------------
@@ -426,18 +422,20 @@ def check_setting(name: str, value, of: type | None = None):
     if value is None:
         if spec["optional"]:
             return None
-        raise InputError(f"{title} must be given")
+        raise InputError("must_be_given", title=title)
     if isinstance(spec["default"], bool):
         if not isinstance(value, bool):
-            raise InputError(f"{title} must be true or false, got {value!r}")
+            raise InputError("setting_not_bool", title=title, value=repr(value))
         return value
     if spec["choices"] is not None:
         if value not in spec["choices"]:
-            raise InputError(f"unknown {title} {value!r}; choose one of: {', '.join(spec['choices'])}")
+            raise InputError(
+                "unknown_setting_choice", title=title, value=repr(value), choices=", ".join(spec["choices"])
+            )
         return value
     if spec["text"]:
         if not isinstance(value, (str, os.PathLike)):
-            raise InputError(f"{name} must be text (a name or a path), got {type(value).__name__}")
+            raise InputError("setting_not_text", name=name, type=type(value).__name__)
         return value
     return check_range(
         title, value, spec["low"], spec["high"], low_open=spec["low_open"], integer=spec["integer"]

@@ -86,14 +86,12 @@ def evaluate_senteval(encode: Encode, tasks=TASKS, test_sets=None, source="auto"
     tasks = tuple(tasks)
     unknown = [t for t in tasks if t not in TASKS]
     if unknown or not tasks:
-        raise InputError(
-            f"unknown or no evaluation tasks {unknown or list(tasks)}; allowed: {', '.join(TASKS)}"
-        )
+        raise InputError("unknown_eval_tasks", value=unknown or list(tasks), tasks=", ".join(TASKS))
     if test_sets is None:
         test_sets = senteval_test_sets(source)
     missing = [t for t in tasks if t not in test_sets]
     if missing:
-        raise InputError(f"no test data given for {', '.join(missing)}")
+        raise InputError("no_test_data", missing=", ".join(missing))
     chosen = [test_sets[t] for t in tasks]
     lookup = encode_unique(encode, [s for pairs in chosen for s in pairs.sentences1 + pairs.sentences2])
     results = {}
@@ -168,7 +166,7 @@ class DevEvaluator:
 
     def __init__(self, dev: PairSet, primary: str = "cosine"):
         if primary not in self.METRICS:
-            raise InputError(f"unknown dev metric {primary!r}; choose one of: {', '.join(self.METRICS)}")
+            raise InputError("unknown_dev_metric", primary=repr(primary), metrics=", ".join(self.METRICS))
         self.dev, self.primary = dev, primary
 
     def __call__(self, model) -> dict:

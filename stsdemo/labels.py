@@ -26,16 +26,16 @@ class LabelScheme:
     def __post_init__(self):
         if len(self.categories) < 2:
             raise InputError(
-                f"a label scheme needs at least 2 ordered categories, got {len(self.categories)} "
-                f"({', '.join(map(repr, self.categories)) or 'none'}); list them lowest first, "
-                "comma-separated, e.g. 'bad, fair, good'"
+                "scheme_too_few",
+                n_categories=len(self.categories),
+                value=", ".join(map(repr, self.categories)) or "none",
             )
         if len(self.categories) > MAX_CATEGORIES:
             raise InputError(
-                f"a label scheme may have at most {MAX_CATEGORIES} categories, got {len(self.categories)}"
+                "scheme_too_many", max_categories=MAX_CATEGORIES, n_categories=len(self.categories)
             )
         if len(set(self.categories)) != len(self.categories):
-            raise InputError(f"label scheme categories must be distinct, got {list(self.categories)}")
+            raise InputError("scheme_not_distinct", categories=list(self.categories))
         check_range("gap d", self.gap, 0, low_open=True)
 
     @property
@@ -64,7 +64,7 @@ class LabelScheme:
         for i, name in enumerate(self.categories):
             if name.lower() == wanted:
                 return i * self.gap
-        raise InputError(f"unknown category {category!r}; allowed: {', '.join(self.categories)}")
+        raise InputError("unknown_category", category=repr(category), categories=", ".join(self.categories))
 
     def nearest_index(self, values) -> np.ndarray:
         """Index of the nearest node for each value; values past the ends go to the outermost nodes.
@@ -112,7 +112,5 @@ def get_scheme(name_or_categories: str, gap: float = 1.0) -> LabelScheme:
     if key in SCHEMES:
         return SCHEMES[key]
     if "," not in key:
-        raise InputError(
-            f"unknown label scheme {name_or_categories!r}; use sts, nli or a comma-separated ordered list"
-        )
+        raise InputError("unknown_label_scheme", name_or_categories=repr(name_or_categories))
     return LabelScheme.custom(name_or_categories, gap)

@@ -22,7 +22,7 @@ from transformers import AutoModel, AutoTokenizer
 
 from . import save_format
 from .config import HEAD_FEATURES, TARGETS
-from .errors import InputError
+from .errors import InputError, Text
 from .labels import STS, LabelScheme
 from .model_source import (
     ALLOWED_MODELS,
@@ -86,10 +86,7 @@ def _load_encoder(source: str, trust_remote_code: bool):
     if local:
         check_encoder_folder(Path(source))
     if local and not any(Path(source).glob("*.safetensors")):
-        raise InputError(
-            f"model folder {source!r} has no .safetensors weights; only safetensors are loaded "
-            "(pickled .bin/.pt checkpoints are refused)"
-        )
+        raise InputError("model_no_safetensors", source=repr(source))
     offline = not local and not hub_reachable()
     options = dict(trust_remote_code=trust_remote_code, local_files_only=offline)
     try:
@@ -107,26 +104,22 @@ def _load_encoder(source: str, trust_remote_code: bool):
         text = str(error).strip()
         reason = text.splitlines()[0][:200] if text else type(error).__name__
         if not trust_remote_code and ("trust_remote_code" in text or "custom code" in text):
-            reason = (
-                "it needs to run its own code, which runs only for models on the operator's allow-list "
-                "(STSDEMO_TRUST_REMOTE_CODE)"
-            )
+            reason = Text("needs_remote_code")
         elif offline:
-            reason = "it is not in the local model cache and the Hugging Face hub cannot be reached (offline)"
+            reason = Text("model_offline")
         elif local and (
             isinstance(error, SafetensorError) or "deserializ" in text or "header" in text.lower()
         ):
-            reason = f"its weights file is damaged or not a safetensors file ({reason})"
-        raise InputError(f"could not load model {source!r}: {reason}. Allowed: {ALLOWED_MODELS}") from None
+            reason = Text("weights_damaged", reason=reason)
+        raise InputError(
+            "model_load_failed", source=repr(source), reason=reason, allowed_models=ALLOWED_MODELS
+        ) from None
     missing = sorted(
         set(info.get("missing_keys") or ()) | {str(k) for k in info.get("mismatched_keys") or ()}
     )
     missing = [name for name in missing if not name.startswith("pooler.")]  # the pooler is never used
     if local and missing:
-        raise InputError(
-            f"model folder {source!r} is incomplete or damaged: {len(missing)} encoder weights are "
-            f"missing or have the wrong shape (e.g. {missing[0]}); save or train it again"
-        )
+        raise InputError("model_incomplete", source=repr(source), n_missing=len(missing), missing=missing[0])
     return tokenizer, encoder
 
 
@@ -214,11 +207,13 @@ class SiameseRegressor(nn.Module):
     ):
         super().__init__()
         if features not in HEAD_FEATURES:
-            raise InputError(f"unknown head features {features!r}; choose one of: {', '.join(HEAD_FEATURES)}")
+            raise InputError(
+                "unknown_head_features", features=repr(features), head_features=", ".join(HEAD_FEATURES)
+            )
         if target not in TARGETS:
-            raise InputError(f"unknown target {target!r}; choose one of: {', '.join(TARGETS)}")
+            raise InputError("unknown_target", target=repr(target), targets=", ".join(TARGETS))
         if classification and target != "head":
-            raise InputError("a classification head (cross-entropy) needs target 'head', not 'cosine'")
+            raise InputError("classification_target")
         self.encoder, self.tokenizer = encoder, tokenizer
         self.features, self.classification, self.scheme = features, classification, scheme
         self.max_length, self.base_model, self.trust_remote_code = max_length, base_model, trust_remote_code
@@ -449,6 +444,6 @@ class SiameseRegressor(nn.Module):
     def predict(self, sentences1: list[str], sentences2: list[str]) -> np.ndarray:
         """One float per pair on the scheme's line; ``scheme.category(value)`` names its category."""
         if len(sentences1) != len(sentences2):
-            raise InputError(f"got {len(sentences1)} first sentences but {len(sentences2)} second sentences")
+            raise InputError("sentence_counts", n_sentences1=len(sentences1), n_sentences2=len(sentences2))
         embeddings = self.encode(list(sentences1) + list(sentences2))
         return self.score_embeddings(embeddings[: len(sentences1)], embeddings[len(sentences1) :])

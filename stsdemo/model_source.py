@@ -21,7 +21,7 @@ from urllib.parse import urlparse
 from . import environment, save_format
 from .atomic import retired_path
 from .config import ROBERTA_TYPES, encoder_family
-from .errors import InputError
+from .errors import InputError, Joined, Text
 from .labels import STS, LabelScheme
 
 DEFAULT_MODEL_NAMES = ("", "default", "all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2")
@@ -67,17 +67,12 @@ def resolve_model(
         roots = allowed_roots
         if roots is not None and not _inside(resolved, [Path(r).resolve() for r in roots]):
             raise InputError(  # the folders themselves are the server's business: named by what they hold
-                f"model path {text!r} is outside the allowed folders (the working folder, the output folder, the "
-                "embedded and shipped models, and any in STSDEMO_MODEL_ROOTS); add a folder with STSDEMO_MODEL_ROOTS"
+                "model_path_outside", text=repr(text)
             )
         if not resolved.is_dir():
             kept = retired_path(resolved)
-            hint = (
-                f"; an interrupted save left its previous version at {kept}"
-                if save_format.is_model_folder(kept)
-                else ""
-            )
-            raise InputError(f"model folder {text!r} does not exist{hint}")
+            hint = Text("interrupted_save", kept=kept) if save_format.is_model_folder(kept) else ""
+            raise InputError("model_folder_missing_hint", text=repr(text), hint=hint)
         return str(resolved), _trusted_saved_run(resolved)
     return text, text in environment.trusted_remote_code()
 
@@ -217,9 +212,7 @@ def hub_parameter_count(hub_id: str, hub: HubAnswers = HUB) -> int | None:
                 return int(info.safetensors.total)
             files = api.model_info(hub_id, files_metadata=True, timeout=HUB_CHECK_TIMEOUT_S).siblings or []
         except (RepositoryNotFoundError, GatedRepoError):
-            raise InputError(
-                f"the Hugging Face hub has no public model {hub_id!r}. Allowed: {ALLOWED_MODELS}"
-            ) from None
+            raise InputError("hub_no_model", hub_id=repr(hub_id), allowed_models=ALLOWED_MODELS) from None
         except Exception:  # noqa: BLE001 - a network failure: the size is unknown, the caller says so
             return None
         weights = sum(
@@ -233,14 +226,9 @@ def hub_parameter_count(hub_id: str, hub: HubAnswers = HUB) -> int | None:
 def check_encoder_folder(folder: Path) -> None:
     """A local folder to load an encoder from must be a transformers model folder."""
     if save_format.is_adapter(folder):
-        raise InputError(
-            f"folder {str(folder)!r} holds a LoRA adapter, not an encoder; load the scorer folder it "
-            "belongs to. Allowed: " + ALLOWED_MODELS
-        )
+        raise InputError("folder_is_lora", folder=repr(str(folder)), allowed_models=ALLOWED_MODELS)
     if not save_format.has_encoder_config(folder):
-        raise InputError(
-            f"folder {str(folder)!r} is not a model: it has no config.json. Allowed: {ALLOWED_MODELS}"
-        )
+        raise InputError("folder_not_model", folder=repr(str(folder)), allowed_models=ALLOWED_MODELS)
 
 
 # ---- limits and fit, from the files alone -----------------------------------------------------------
@@ -259,9 +247,7 @@ def encoder_positions(hf_config: dict) -> int | None:
 def check_max_length(max_length: int, limit: int | None) -> None:
     """A run's max length must fit the model's token ``limit`` (None: not known yet)."""
     if limit is not None and max_length > limit:
-        raise InputError(
-            f"max length {max_length} is more than this model takes ({limit} tokens); allowed: 8 to {limit}"
-        )
+        raise InputError("max_length_over", max_length=max_length, limit=limit)
 
 
 def start_encoder_config(name: str | os.PathLike | None) -> dict | None:
@@ -307,17 +293,20 @@ def check_start(
         return
     problems = []
     if saved.get("target", "head") != target:
-        problems.append(f"its target is {saved.get('target', 'head')!r}, this run's is {target!r}")
+        problems.append(Text("warm_target", saved=repr(saved.get("target", "head")), target=repr(target)))
     if bool(saved.get("classification")) != classification:
-        kinds = ("a regressor", "a classifier")
+        kinds = (Text("a_regressor"), Text("a_classifier"))
         problems.append(
-            f"its head is {kinds[bool(saved.get('classification'))]}, this run needs {kinds[classification]}"
+            Text("warm_head", saved=kinds[bool(saved.get("classification"))], needed=kinds[classification])
         )
     categories = list((saved.get("scheme") or {}).get("categories") or [])
     if categories != list(scheme.categories):
         problems.append(
-            f"its labels are {', '.join(map(str, categories))}; this run's data has "
-            f"{', '.join(scheme.categories)}"
+            Text(
+                "warm_labels",
+                saved=", ".join(map(str, categories)),
+                categories=", ".join(scheme.categories),
+            )
         )
     if problems:
-        raise InputError(f"cannot warm-start from {str(name)!r}: " + "; ".join(problems))
+        raise InputError("cannot_warm_start", name=repr(str(name)), problems=Joined(problems))

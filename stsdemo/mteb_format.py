@@ -251,7 +251,7 @@ def mteb_files(
         if task in cosine
     }
     if not files:
-        raise InputError(f"no results of the 7 tasks to write; expected some of: {', '.join(TASKS)}")
+        raise InputError("mteb_no_results", tasks=", ".join(TASKS))
     files[f"{folder}/{META_NAME}"] = meta
     return files
 
@@ -261,12 +261,12 @@ def check_output_folder(path: str | os.PathLike) -> Path:
     as one, and writable."""
     folder = Path(path).expanduser()
     if folder.exists() and not folder.is_dir():
-        raise InputError(f"--mteb-out {str(path)!r} is a file; give a folder (it is created if missing)")
+        raise InputError("mteb_out_is_file", path=repr(str(path)))
     existing = next(p for p in (folder, *folder.absolute().parents) if p.exists())
     if not existing.is_dir():
-        raise InputError(f"--mteb-out {str(path)!r} cannot be created: {str(existing)!r} is a file")
+        raise InputError("mteb_out_cannot_create", path=repr(str(path)), existing=repr(str(existing)))
     if not os.access(existing, os.W_OK | os.X_OK):
-        raise InputError(f"--mteb-out {str(path)!r} cannot be written: no permission in {str(existing)!r}")
+        raise InputError("mteb_out_no_permission", path=repr(str(path)), existing=repr(str(existing)))
     return folder
 
 

@@ -90,7 +90,7 @@ def read_config(folder: str | Path) -> dict:
     try:
         return json.loads(config_file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise InputError(f"{config_file} is not a readable stsdemo config: {error}") from None
+        raise InputError("config_unreadable", config_file=config_file, error=error) from None
 
 
 def stored_encoder(config: dict) -> str:
@@ -107,7 +107,7 @@ def read_scheme(folder: str | Path, config: dict) -> LabelScheme:
     try:
         return LabelScheme.from_dict(config.get("scheme") or {})
     except (KeyError, TypeError, ValueError) as error:
-        raise InputError(f"{Path(folder) / CONFIG_NAME} is missing or has a bad field: {error}") from None
+        raise InputError("config_bad_field", file=Path(folder) / CONFIG_NAME, error=error) from None
 
 
 def read_options(folder: Path, config: dict) -> dict:
@@ -124,7 +124,7 @@ def read_options(folder: Path, config: dict) -> dict:
         if stored_encoder(config) not in ENCODER_WEIGHTS:
             raise ValueError(f"encoder_weights {stored_encoder(config)!r}")
     except (KeyError, TypeError, ValueError) as error:
-        raise InputError(f"{folder / CONFIG_NAME} is missing or has a bad field: {error}") from None
+        raise InputError("config_bad_field", file=folder / CONFIG_NAME, error=error) from None
     return options
 
 
@@ -134,8 +134,7 @@ def read_head(folder: Path, head: nn.Module) -> None:
         head.load_state_dict(load_file(str(folder / HEAD_NAME)))
     except (OSError, SafetensorError, RuntimeError) as error:
         raise InputError(
-            f"head weights in {str(folder)!r} are missing or damaged ({str(error)[:200]}); only a "
-            f"complete {HEAD_NAME} written by stsdemo is loaded"
+            "head_weights_damaged", folder=repr(str(folder)), error=str(error)[:200], head_name=HEAD_NAME
         ) from None
 
 
@@ -148,9 +147,7 @@ def attach_adapter(encoder: nn.Module, folder: Path, merge: bool) -> nn.Module:
         wrapped = PeftModel.from_pretrained(encoder, str(folder))
         return wrapped.merge_and_unload() if merge else wrapped
     except (OSError, ValueError, KeyError, RuntimeError, SafetensorError) as error:
-        raise InputError(
-            f"LoRA adapter in {str(folder)!r} is missing or damaged ({str(error)[:200]})"
-        ) from None
+        raise InputError("lora_damaged", folder=repr(str(folder)), error=str(error)[:200]) from None
 
 
 # ---- writing ----------------------------------------------------------------------------------------

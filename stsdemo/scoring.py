@@ -81,10 +81,10 @@ def check_output_path(out_path: str | os.PathLike) -> Path:
     """The path a result file may be written to: not a folder, in a folder that exists or can be made."""
     out_path = Path(out_path).expanduser()
     if out_path.is_dir():
-        raise InputError(f"output {str(out_path)!r} is a folder; give a file name such as scored.csv")
+        raise InputError("output_is_folder", out_path=repr(str(out_path)))
     parent = out_path.parent
     if parent.exists() and not parent.is_dir():
-        raise InputError(f"cannot write {str(out_path)!r}: {str(parent)!r} is not a folder")
+        raise InputError("output_parent", out_path=repr(str(out_path)), parent=repr(str(parent)))
     return out_path
 
 
@@ -107,8 +107,7 @@ def load_pairs_to_score(
         )
         if tokens > max_tokens:
             raise InputError(
-                f"{Path(path).name} has {tokens:,} tokens to embed; one file may have at most "
-                f"{max_tokens:,}: split it into smaller files"
+                "too_many_tokens", name=Path(path).name, tokens=f"{tokens:,}", max_tokens=f"{max_tokens:,}"
             )
     return pairs
 

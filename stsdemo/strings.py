@@ -1,8 +1,8 @@
 """The words of the app and of the Playground page in English and 简体中文, declared once in ``strings.json``.
 
 Its ``app`` part goes to Gradio (``gr.I18n``, :mod:`stsdemo.app.ui.words`), its ``page`` part to the page (site.json's
-``strings``, :mod:`stsdemo.static_site`). Each entry holds every language of :data:`LANGUAGES`; ``{name}`` marks a
-value filled in where the text is used. The settings' titles and the Playground's help texts are declared in English
+``strings``, :mod:`stsdemo.static_site`), its ``errors`` part to :class:`stsdemo.errors.InputError`. Each entry holds
+every language of :data:`LANGUAGES`; ``{name}`` marks a value filled in where the text is used. The settings' titles and the Playground's help texts are declared in English
 once, with their settings (:mod:`stsdemo.playground.config`, :mod:`stsdemo.config`); ``playground_settings``,
 ``playground_help``, ``train_settings`` and ``train_help`` (the Fine-tune form's labels and help texts) hold their
 Chinese.
@@ -23,7 +23,7 @@ def check(declared: dict) -> None:
     """ValueError naming every entry that lacks a language of :data:`LANGUAGES` (or has an empty text)."""
     lacking = [
         f"{part}.{key} ({', '.join(lang for lang in LANGUAGES if not texts.get(lang))})"
-        for part in ("app", "page")
+        for part in ("app", "page", "errors")
         for key, texts in declared[part].items()
         if any(not texts.get(lang) for lang in LANGUAGES)
     ]
@@ -68,7 +68,7 @@ def declared() -> dict:
 
 
 def table(part: str) -> dict[str, dict[str, str]]:
-    """``part``'s texts (``"app"`` or ``"page"``) by language: ``{"en": {key: text}, "zh": {...}}``. The page's
+    """``part``'s texts (``"app"``, ``"page"`` or ``"errors"``) by language: ``{"en": {key: text}, "zh": {...}}``. The page's
     holds each setting's title as ``setting_<name>`` and its help as ``help_<name>``."""
     entries = dict(declared()[part])
     if part == "page":

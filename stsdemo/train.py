@@ -107,7 +107,7 @@ def load_pairs(config: TrainConfig, data_name: str) -> PairSet:
     if config.max_pairs:
         pairs = pairs.select(range(min(config.max_pairs, len(pairs))))
     if len(pairs) == 0:
-        raise InputError(f"training data {data_name!r} has no pairs")
+        raise InputError("training_data_empty", data_name=repr(data_name))
     return pairs
 
 
@@ -154,10 +154,7 @@ def prepare_model(
             model.add_lora(config.lora_rank)
         return model.to(device)
     except (torch.OutOfMemoryError, MemoryError) as error:
-        raise InputError(
-            f"out of memory loading the model onto {device} ({type(error).__name__}); "
-            "free memory or pick a smaller model"
-        ) from None
+        raise InputError("out_of_memory", device=device, type=type(error).__name__) from None
 
 
 LossChoice = torch.nn.Module | Callable[[int], torch.nn.Module] | None
@@ -549,9 +546,7 @@ def train(
     if train_sets is None:
         train_sets = [load_pairs(config, stage.data) for stage in stages]
     if len(train_sets) != len(stages):
-        raise InputError(
-            f"this run has {len(stages)} stage(s) but {len(train_sets)} training sets were given"
-        )
+        raise InputError("stages_and_sets", n_stages=len(stages), n_train_sets=len(train_sets))
     evaluator = (
         dev if isinstance(dev, DevEvaluator) else DevEvaluator(dev or load_dev(config), config.select_by)
     )

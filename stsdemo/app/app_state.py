@@ -76,9 +76,7 @@ class AppState:
         """Register a session's run and give it a place in the line; one run per session at a time."""
         with self._active_lock:
             if session in self._active:
-                raise InputError(
-                    "a run of this session is already training or waiting; stop it or wait for it to end"
-                )
+                raise InputError("session_run_busy")
             ticket = self.line.join(run_id)  # InputError when the line is full: nothing registered
             self._active[session] = (run_id, signal, ticket)
             return ticket

@@ -110,15 +110,15 @@ def _number_text(value) -> str:
 def _read_number(text: str, title: str, low=None, high=None, *, low_open=False, integer=False):
     text = text.strip()
     if not value_text.is_number(text):
-        raise InputError(f"{title} is not a number")
+        raise InputError("link_not_a_number", title=title)
     return check_range(title, float(text), low, high, low_open=low_open, integer=integer)
 
 
 def _read_text(text: str, title: str) -> str:
     if len(text) > MAX_TEXT:
-        raise InputError(f"{title} is too long ({len(text):,} characters; a link holds at most {MAX_TEXT:,})")
+        raise InputError("link_too_long", title=title, length=f"{len(text):,}", limit=f"{MAX_TEXT:,}")
     if MARKUP.search(text):
-        raise InputError(f"{title} holds markup or control characters, which a link may not carry")
+        raise InputError("link_markup", title=title)
     clean_text(text, title)  # nothing visible (spaces, zero-width characters): refused here, not at scoring
     return text
 
@@ -126,7 +126,7 @@ def _read_text(text: str, title: str) -> str:
 def _read_bool(text: str, title: str) -> bool:
     value = value_text.boolean(text)
     if value is None:
-        raise InputError(f"{title} must be true or false")
+        raise InputError("link_not_bool", title=title)
     return value
 
 
@@ -156,7 +156,7 @@ def _clean(message: str) -> str:
 def _read_scheme(text: str) -> str:
     key = text.strip().lower()
     if key not in score_view.SCHEMES:
-        raise InputError(f"unknown label scheme; choose one of: {', '.join(score_view.SCHEMES)}")
+        raise InputError("link_unknown_scheme", schemes=", ".join(score_view.SCHEMES))
     return score_view.SCHEMES[key]
 
 
@@ -175,7 +175,7 @@ def _write_optional_number(value) -> str | None:
 def _read_categories(text: str) -> str:
     text = _read_text(text, "ordered categories")
     if "," not in text:
-        raise InputError("ordered categories need at least two, separated by commas")
+        raise InputError("link_few_categories")
     return text
 
 
@@ -233,21 +233,23 @@ def _setting_field(name: str) -> Field:
     def read(text: str):
         if text.strip() == "":
             if not meta["optional"]:
-                raise InputError(f"{title} must be given")
+                raise InputError("must_be_given", title=title)
             return 0 if zero_is_empty else None
         if spec.kind == "checkbox":
             return check_setting(name, _read_bool(text, title))
         if spec.kind == "choice":
             value = text.strip()
             if value not in form.offered_choices(name):
-                raise InputError(f"unknown {title}; choose one of: {', '.join(form.offered_choices(name))}")
+                raise InputError("unknown_choice", title=title, choices=", ".join(form.offered_choices(name)))
             return form.field_text(name, check_setting(name, value))
         number = _read_number(text, title)
         if zero_is_empty and number == 0:
             return 0
         number = check_setting(name, number)  # the declaration's range and whole-number rule
         if spec.minimum is not None and number < spec.minimum:
-            raise InputError(f"{title} must be >= {_number_text(spec.minimum)}, got {_number_text(number)}")
+            raise InputError(
+                "link_below_minimum", title=title, low=_number_text(spec.minimum), value=_number_text(number)
+            )
         return number
 
     return Field(name, title, spec.value, write, read)
@@ -258,7 +260,7 @@ def _read_model(text: str) -> str:
     if value not in LINK_MODELS or (
         value == model_cache.SCORER_CHOICE and not model_cache.scorer_available()
     ):
-        raise InputError(f"a link starts from {' or '.join(LINK_MODELS)} only (runs belong to their session)")
+        raise InputError("link_models_only", models=" or ".join(LINK_MODELS))
     return value
 
 
@@ -266,9 +268,7 @@ def _read_data(text: str) -> str:
     keys = {key: label for label, key in form.TRAINING_DATA_CHOICES.items() if key != "upload"}
     value = text.strip()
     if value not in keys:
-        raise InputError(
-            f"unknown training data; choose one of: {', '.join(keys)} (a link carries no upload)"
-        )
+        raise InputError("link_unknown_data", keys=", ".join(keys))
     return keys[value]
 
 
@@ -451,7 +451,7 @@ def encode(tab: str, values: Mapping) -> tuple[str, list[str]]:
     read back (e.g. an out-of-range number typed in the form) is left out, with a notice. Returns
     ``("?tab=...&...", notices)``."""
     if tab not in TAB_LINKS:
-        raise InputError(f"unknown tab {tab!r}; choose one of: {', '.join(TAB_LINKS)}")
+        raise InputError("unknown_tab", tab=repr(tab), tabs=", ".join(TAB_LINKS))
     link = TAB_LINKS[tab]
     names = link.names or {}
     pairs, notices = [("tab", tab)], []

@@ -105,23 +105,23 @@ def resolve_choice(
         return "" if encoder_default else scorer_source()
     if text == SCORER_CHOICE:
         if not scorer_available():
-            raise InputError("no scorer is shipped with this app; start from the embedded encoder")
+            raise InputError("no_shipped_scorer")
         return scorer_source()
     if text == NLI_CHOICE:
         if not nli_scorer_available():
-            raise InputError("no NLI scorer is shipped with this app")
+            raise InputError("no_shipped_nli_scorer")
         return str(environment.nli_scorer_dir())
     if text.startswith(session_files.RUN_PREFIX):
         info = session_files.load_run(session, text[len(session_files.RUN_PREFIX) :])
         if not info.has_checkpoint():
-            raise InputError(f"run {info.label!r} has no checkpoint yet")
+            raise InputError("run_no_checkpoint", label=repr(info.label))
         return str(info.checkpoint)
     if not is_hub_id(text):
         path = Path(text).expanduser().resolve()
         root, own = session_files.sessions_root().resolve(), session_files.session_dir(session).resolve()
         if (root == path or root in path.parents) and not (own == path or own in path.parents):
             # another session's folder reads as a missing one: a refusal must not tell which exist
-            raise InputError(f"model folder {text!r} does not exist")
+            raise InputError("model_folder_missing", text=repr(text))
     resolve_model(text, allowed_roots())
     if is_hub_id(text):
         budget.check_hub_model(text, host)

@@ -27,7 +27,7 @@ from .playground.site import PlaygroundSite
 from .score import tab as score_tab
 from .ui import share, tools
 from .ui.common import LATEX, ChoiceLists, session_of
-from .ui.words import I18N, english, english_api_info, say, say_each
+from .ui.words import I18N, english_api_info, in_language, request_language, say, say_each
 
 PAPER = "https://arxiv.org/abs/2406.05326"
 
@@ -163,7 +163,7 @@ def build_demo(state: AppState | None = None) -> gr.Blocks:
         demo.unload(leave)
         demo.queue(max_size=int(caps.value("queue_size")), default_concurrency_limit=1)
         gradio_seam.fair_queue(demo)  # each visitor held to their share of it (stsdemo.serving.fair_queue)
-    gradio_seam.name_input_errors(label_text=english)  # refusals name a field in English
+    gradio_seam.name_input_errors(in_language, request_language)  # a refusal in the visitor's language
     gradio_seam.tools_only(demo, tools.MCP_TOOLS)
     english_api_info(demo)
     return demo

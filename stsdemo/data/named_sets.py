@@ -92,10 +92,7 @@ def load_nli(splits=("dev", "test"), source="auto") -> PairSet:
     if root is not None:
         for split in splits:
             if split not in NLI_LOCAL_SPLITS:
-                raise InputError(
-                    f"NLI split {split!r} is not in the local data folder (it has {', '.join(NLI_LOCAL_SPLITS)}); "
-                    "use source='hub' for the training split"
-                )
+                raise InputError("nli_split_not_local", split=repr(split), splits=", ".join(NLI_LOCAL_SPLITS))
         return PairSet.concat([local_snli(root, split) for split in splits], f"SNLI {'+'.join(splits)}")
     parts = []
     for split in splits:

@@ -22,12 +22,12 @@ def clean_text(text, label: str = "sentence") -> tuple[str, str]:
     Text longer than ``MAX_SENTENCE_CHARS`` is cut, and the notice says so.
     """
     if text is None or not isinstance(text, str):
-        raise InputError(f"{label} must be text, got {type(text).__name__}")
+        raise InputError("sentence_not_text", label=label, type=type(text).__name__)
     kept = "".join(ch for ch in text if ch in "\t\n\r" or unicodedata.category(ch) not in ("Cc", "Cs"))
     removed = len(text) - len(kept)
     kept = kept.strip()
     if not any(unicodedata.category(ch) not in _INVISIBLE for ch in kept):
-        raise InputError(f"{label} is empty; type a sentence with at least one visible character")
+        raise InputError("sentence_empty", label=label)
     notes = []
     if removed:
         notes.append(f"{removed} control character{'s' if removed != 1 else ''} removed from {label}")
@@ -96,8 +96,11 @@ class PairSet:
         for other in sets[1:]:
             if other.scheme != scheme:
                 raise InputError(
-                    f"cannot join {sets[0].name} ({scheme.name} labels) with {other.name} "
-                    f"({other.scheme.name} labels); all sets must use one label scheme"
+                    "join_schemes",
+                    name=sets[0].name,
+                    scheme=scheme.name,
+                    other=other.name,
+                    other_scheme=other.scheme.name,
                 )
         return PairSet(
             name,

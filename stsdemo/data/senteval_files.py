@@ -15,9 +15,9 @@ def _read_lines(path: Path) -> list[str]:
     try:
         return path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
-        raise InputError(f"data file {path} is missing; check STSDEMO_DATA_DIR") from None
+        raise InputError("data_file_missing", path=path) from None
     except UnicodeDecodeError as exc:
-        raise InputError(f"data file {path} is not UTF-8 text ({exc})") from None
+        raise InputError("data_file_not_utf8", path=path, exc=exc) from None
 
 
 def _read_tab_rows(path: Path, min_fields: int, skip_header: bool = False) -> list[list[str]]:
@@ -30,7 +30,7 @@ def _read_tab_rows(path: Path, min_fields: int, skip_header: bool = False) -> li
         fields = line.split("\t")
         if len(fields) < min_fields:
             raise InputError(
-                f"{path}, line {number}: expected at least {min_fields} tab-separated fields, found {len(fields)}"
+                "data_line_fields", path=path, number=number, min_fields=min_fields, n_fields=len(fields)
             )
         rows.append(fields)
     return rows
@@ -40,7 +40,7 @@ def _parse_gold(path: Path, number: int, text: str) -> float:
     try:
         return float(text)
     except ValueError:
-        raise InputError(f"{path}, line {number}: gold score {text!r} is not a number") from None
+        raise InputError("gold_not_a_number", path=path, number=number, text=repr(text)) from None
 
 
 def local_stsb(root: Path, split: str) -> PairSet:
@@ -71,7 +71,7 @@ def local_sts_year(root: Path, year: int) -> dict[str, PairSet]:
     folder = root / "STS" / f"STS{year}-en-test"
     inputs = sorted(folder.glob("STS.input.*.txt"))
     if not inputs:
-        raise InputError(f"no STS.input.*.txt files in {folder}; check STSDEMO_DATA_DIR")
+        raise InputError("no_sts_files", folder=folder)
     subsets = {}
     for input_path in inputs:
         subset = input_path.name[len("STS.input.") : -len(".txt")]
@@ -79,7 +79,13 @@ def local_sts_year(root: Path, year: int) -> dict[str, PairSet]:
         pairs = _read_lines(input_path)
         gold = _read_lines(gold_path)
         if len(pairs) != len(gold):
-            raise InputError(f"{input_path} has {len(pairs)} lines but {gold_path} has {len(gold)}")
+            raise InputError(
+                "gold_line_count",
+                input_path=input_path,
+                n_pairs=len(pairs),
+                gold_path=gold_path,
+                n_gold=len(gold),
+            )
         first, second, labels = [], [], []
         for number, (pair, score) in enumerate(zip(pairs, gold), start=1):
             if not score.strip():  # no gold score: SentEval leaves the pair out
@@ -87,7 +93,7 @@ def local_sts_year(root: Path, year: int) -> dict[str, PairSet]:
             fields = pair.split("\t")
             if len(fields) != 2:
                 raise InputError(
-                    f"{input_path}, line {number}: expected 2 tab-separated sentences, found {len(fields)}"
+                    "input_line_fields", input_path=input_path, number=number, n_fields=len(fields)
                 )
             first.append(fields[0].strip())
             second.append(fields[1].strip())
@@ -101,6 +107,13 @@ def local_snli(root: Path, split: str) -> PairSet:
     folder = root / "SNLI"
     first, second, names = (_read_lines(folder / f"{part}.{split}") for part in ("s1", "s2", "labels"))
     if not len(first) == len(second) == len(names):
-        raise InputError(f"{folder}: s1/s2/labels.{split} have {len(first)}/{len(second)}/{len(names)} lines")
+        raise InputError(
+            "split_line_counts",
+            folder=folder,
+            split=split,
+            n_first=len(first),
+            n_second=len(second),
+            n_names=len(names),
+        )
     labels = [NLI.node_of(name) for name in names]
     return PairSet(f"SNLI {split}", [s.strip() for s in first], [s.strip() for s in second], labels, NLI)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import environment
-from ..errors import InputError
+from ..errors import InputError, Text
 
 SOURCES = ("auto", "local", "hub")
 
@@ -17,18 +17,15 @@ SOURCES = ("auto", "local", "hub")
 def local_root(source: str) -> Path | None:
     """The SentEval folder to read, or None when the hub should be used."""
     if source not in SOURCES:
-        raise InputError(f"unknown data source {source!r}; allowed: {', '.join(SOURCES)}")
+        raise InputError("unknown_data_source", source=repr(source), sources=", ".join(SOURCES))
     if source == "hub":
         return None
     folder = environment.data_dir()
     if folder is not None and folder.is_dir():
         return folder
     if source == "local":
-        where = f"{folder} does not exist" if folder is not None else "no data folder is configured"
-        raise InputError(
-            f"local data requested but {where}; set STSDEMO_DATA_DIR to a SentEval-format folder "
-            "(with STS/, SICK/, SNLI/) or use source='hub'"
-        )
+        where = Text("data_folder_missing", folder=folder) if folder is not None else Text("no_data_folder")
+        raise InputError("local_data_missing", where=where)
     return None
 
 
@@ -39,20 +36,22 @@ def hub_split(repo: str, split: str, config: str | None = None, revision: str | 
     try:
         return datasets.load_dataset(repo, config, split=split, revision=revision)
     except Exception as exc:  # network, missing split, format change: all mean "cannot get it"
-        raise InputError(
-            f"could not load {repo} (split {split}) from the Hugging Face hub: {exc}. "
-            "Offline, set STSDEMO_DATA_DIR to a SentEval-format data folder."
-        ) from exc
+        raise InputError("hub_load_failed", repo=repo, split=split, exc=exc) from exc
 
 
 def require_columns(table, repo: str, columns) -> None:
     missing = [c for c in columns if c not in table.column_names]
     if missing:
         raise InputError(
-            f"{repo} has no column(s) {', '.join(missing)} (found: {', '.join(table.column_names)})"
+            "hub_missing_columns",
+            repo=repo,
+            missing=", ".join(missing),
+            column_names=", ".join(table.column_names),
         )
 
 
 def check_choice(what: str, value, allowed) -> None:
     if value not in allowed:
-        raise InputError(f"unknown {what} {value!r}; allowed: {', '.join(map(str, allowed))}")
+        raise InputError(
+            "unknown_allowed", what=what, value=repr(value), allowed=", ".join(map(str, allowed))
+        )

@@ -97,8 +97,11 @@ def load_training_data(name: str, scheme=None, source="auto") -> PairSet:
         own = builtin_scheme(key)
         if scheme is not None and (scheme.categories, scheme.gap) != (own.categories, own.gap):
             raise InputError(
-                f"training data {key!r} uses the {own.name} label scheme ({', '.join(own.categories)}), not "
-                f"{scheme.name}"
+                "training_data_scheme",
+                key=repr(key),
+                own=own.name,
+                categories=", ".join(own.categories),
+                scheme=scheme.name,
             )
         if key == "stsb":
             return load_stsb("train", source)
@@ -113,11 +116,7 @@ def load_training_data(name: str, scheme=None, source="auto") -> PairSet:
         return PairSet.concat([kept for kept, _ in parts.values()], f"stsb+sick (filtered, -{removed})")
     path = Path(str(name)).expanduser()
     if path.suffix.lower() not in (".csv", ".tsv", ".tab", ".txt") and not path.is_file():
-        raise InputError(
-            f"unknown training data {name!r}; use one of {', '.join(TRAINING_DATA)} or a path to a .csv/.tsv file"
-        )
+        raise InputError("unknown_training_data", name=repr(name), training_data=", ".join(TRAINING_DATA))
     if scheme is None:
-        raise InputError(
-            f"training file {path.name!r} needs a label scheme (sts, nli or your own categories)"
-        )
+        raise InputError("training_file_scheme", path=repr(path.name))
     return load_csv(path, scheme)

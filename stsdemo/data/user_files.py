@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..atomic import atomic_write
-from ..errors import InputError
+from ..errors import InputError, Text
 from ..labels import LabelScheme
 from .pairs import MAX_SENTENCE_CHARS, PairSet, clean_text
 
@@ -36,24 +36,21 @@ def _megabytes(size: int) -> str:
 
 def _decode_user_file(path: Path, max_bytes: int | None = MAX_FILE_BYTES) -> str:
     if not path.is_file():
-        raise InputError(f"file {str(path)!r} does not exist or is not a file")
+        raise InputError("file_not_found", path=repr(str(path)))
     size = path.stat().st_size
     if max_bytes is not None and size > max_bytes:
         raise InputError(
-            f"file {path.name!r} is {_megabytes(size)}; the limit is {_megabytes(max_bytes)} per file "
-            "(split it into smaller files)"
+            "file_too_large", path=repr(path.name), size=_megabytes(size), limit=_megabytes(max_bytes)
         )
     raw = path.read_bytes()
     if not raw.strip():
-        raise InputError(f"file {path.name!r} is empty; expected a header row and sentence pairs")
+        raise InputError("file_empty", path=repr(path.name))
     if b"\x00" in raw[:8192]:
-        raise InputError(f"file {path.name!r} looks binary; expected a UTF-8 CSV or TSV text file")
+        raise InputError("file_binary", path=repr(path.name))
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(
-            f"file {path.name!r} is not UTF-8 text (byte {exc.start}); save it as UTF-8 CSV or TSV"
-        ) from None
+        raise InputError("file_not_utf8", path=repr(path.name), start=exc.start) from None
 
 
 def _delimiter(path: Path, text: str) -> str:
@@ -77,27 +74,20 @@ def _column(header_keys: list[str], header: list[str], name: str) -> int:
     """Index of a column the caller named explicitly (matched like the automatic names)."""
     key = _header_key(str(name))
     if key not in header_keys:
-        raise InputError(
-            f"no column {name!r} in the header; columns found: {', '.join(repr(h) for h in header)}"
-        )
+        raise InputError("no_such_column", name=repr(name), listed=", ".join(repr(h) for h in header))
     return header_keys.index(key)
 
 
 def _sentence_columns(header_keys, header, sentence1, sentence2) -> tuple[int, int]:
     if sentence1 is not None or sentence2 is not None:
         if sentence1 is None or sentence2 is None:
-            raise InputError(
-                "name both sentence columns (sentence1 and sentence2), or neither to auto-detect"
-            )
+            raise InputError("name_both_columns")
         return _column(header_keys, header, sentence1), _column(header_keys, header, sentence2)
     for name1, name2 in SENTENCE_COLUMN_PAIRS:
         if name1 in header_keys and name2 in header_keys:
             return header_keys.index(name1), header_keys.index(name2)
     accepted = ", ".join(f"{a}/{b}" for a, b in SENTENCE_COLUMN_PAIRS)
-    raise InputError(
-        f"no pair of sentence columns in the header; columns found: {', '.join(repr(h) for h in header)}. "
-        f"Accepted pairs: {accepted} (or name the columns explicitly)"
-    )
+    raise InputError("no_sentence_columns", listed=", ".join(repr(h) for h in header), accepted=accepted)
 
 
 def _label_column(header_keys, header, label) -> int:
@@ -107,28 +97,37 @@ def _label_column(header_keys, header, label) -> int:
         if name in header_keys:
             return header_keys.index(name)
     raise InputError(
-        f"no label column in the header; columns found: {', '.join(repr(h) for h in header)}. "
-        f"Accepted label names: {', '.join(LABEL_COLUMNS)} (or name the column explicitly)"
+        "no_label_column", listed=", ".join(repr(h) for h in header), label_columns=", ".join(LABEL_COLUMNS)
     )
 
 
 def parse_label(text: str, scheme: LabelScheme, row: int) -> float:
     """A category name of ``scheme`` (checked first) or a number on its line within [low, high]."""
     value = text.strip()
-    allowed = f"a number in [{scheme.low:g}, {scheme.high:g}] or one of: {', '.join(scheme.categories)}"
+    allowed = Text(
+        "label_allowed",
+        low=f"{scheme.low:g}",
+        high=f"{scheme.high:g}",
+        categories=", ".join(scheme.categories),
+    )
     if not value:
-        raise InputError(f"row {row}: the label is empty; expected {allowed}")
+        raise InputError("label_empty_expected", row=row, allowed=allowed)
     if any(value.lower() == name.lower() for name in scheme.categories):
         return scheme.node_of(value)
     try:
         number = float(value)
     except ValueError:
-        raise InputError(f"row {row}: label {value!r} is not {allowed}") from None
+        raise InputError("label_not_allowed", row=row, value=repr(value), allowed=allowed) from None
     if not math.isfinite(number):
-        raise InputError(f"row {row}: label {value!r} is not a finite number; expected {allowed}")
+        raise InputError("label_not_finite_expected", row=row, value=repr(value), allowed=allowed)
     if not scheme.low <= number <= scheme.high:
         raise InputError(
-            f"row {row}: label {value!r} is outside [{scheme.low:g}, {scheme.high:g}] ({scheme.name} scheme)"
+            "label_outside",
+            row=row,
+            value=repr(value),
+            low=f"{scheme.low:g}",
+            high=f"{scheme.high:g}",
+            scheme=scheme.name,
         )
     return number
 
@@ -187,19 +186,16 @@ def read_rows(
             if not any(f.strip() for f in fields):
                 continue  # blank line
             if len(rows) >= max_rows:
-                raise InputError(
-                    f"{path.name} has more than {max_rows} rows; the limit is {max_rows} rows per file "
-                    "(split it into smaller files)"
-                )
+                raise InputError("file_too_many_rows", path=path.name, max_rows=max_rows)
             if len(fields) != len(header):
-                raise InputError(f"row {row}: {len(fields)} fields but the header has {len(header)}")
+                raise InputError("row_fields", row=row, n_fields=len(fields), n_header=len(header))
             s1, s2 = _unmarked(fields[first].strip()), _unmarked(fields[second].strip())
             if not s1 or not s2:
-                raise InputError(f"row {row}: empty sentence; every pair needs two non-empty sentences")
+                raise InputError("row_empty_sentence", row=row)
             try:
                 (s1, note1), (s2, note2) = clean_text(s1, "sentence 1"), clean_text(s2, "sentence 2")
             except InputError as error:
-                raise InputError(f"row {row}: empty sentence; {error}") from None
+                raise InputError("row_empty_sentence_because", row=row, error=error) from None
             cut += ("cut to" in note1) + ("cut to" in note2)
             cleaned += bool("control" in note1 or "control" in note2)
             if label_index is not None:
@@ -210,16 +206,17 @@ def read_rows(
     except csv.Error as exc:
         if "field limit" in str(exc):
             raise InputError(
-                f"{path.name}, line {reader.line_num}: a field is longer than {csv.field_size_limit():,} "
-                f"characters; sentences may have up to {MAX_SENTENCE_CHARS:,}"
+                "field_too_long",
+                path=path.name,
+                line_num=reader.line_num,
+                field_size_limit=f"{csv.field_size_limit():,}",
+                max_sentence_chars=f"{MAX_SENTENCE_CHARS:,}",
             ) from None
-        raise InputError(
-            f"{path.name} is not a well-formed CSV/TSV file (line {reader.line_num}: {exc})"
-        ) from None
+        raise InputError("file_malformed", path=path.name, line_num=reader.line_num, exc=exc) from None
     except StopIteration:
-        raise InputError(f"file {path.name!r} is empty; expected a header row and sentence pairs") from None
+        raise InputError("file_empty", path=repr(path.name)) from None
     if not rows:
-        raise InputError(f"{path.name} has a header but no sentence pairs")
+        raise InputError("file_no_pairs", path=path.name)
     notes = []
     if cut:
         notes.append(f"{cut} sentence{'s' if cut != 1 else ''} cut to {MAX_SENTENCE_CHARS:,} characters")

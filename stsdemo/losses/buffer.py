@@ -39,15 +39,9 @@ def check_x0(x0: float, gap: float) -> None:
     a form whose k is not given yet reads this alone)."""
     x0 = check_range("buffer x0", x0)  # a finite number first; then the bound that matters
     if x0 < 0:
-        raise InputError(
-            f"buffer x0 must satisfy 0 <= x0 <= d/2 = {gap / 2:g}, got {x0!r}: x0 is the half-width of "
-            "the zero-gradient zone around each label, so it cannot be negative"
-        )
+        raise InputError("x0_negative", half_gap=f"{gap / 2:g}", x0=repr(x0))
     if x0 > gap / 2:
-        raise InputError(
-            f"buffer x0 must satisfy 0 <= x0 <= d/2 = {gap / 2:g}, got {x0!r}: with x0 > d/2 a prediction "
-            "nearer a wrong node would get zero gradient, so misclassified samples would never be corrected"
-        )
+        raise InputError("x0_over_half_gap", half_gap=f"{gap / 2:g}", x0=repr(x0))
 
 
 def clamp_to_nodes(prediction: torch.Tensor, low: float, high: float) -> torch.Tensor:

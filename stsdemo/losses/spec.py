@@ -100,7 +100,7 @@ def loss_spec(name: str) -> LossSpec:
         if key == spec.name or key in spec.aliases:
             return spec
     names = ", ".join(f"{s.name} ({'/'.join(s.aliases[:2])})" for s in LOSSES.values())
-    raise InputError(f"unknown loss {name!r}; choose one of: {names}")
+    raise InputError("unknown_loss", name=repr(name), names=names)
 
 
 def paper_k(loss: str, family: str = DEFAULT_FAMILY) -> float | None:

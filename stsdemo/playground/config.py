@@ -193,10 +193,7 @@ class PlaygroundConfig:
     def check_budget(self) -> None:
         """InputError when a one-shot run (the API) would cost more than :data:`MAX_WORK`."""
         if self.work() > MAX_WORK:
-            raise InputError(
-                f"this run is too large for one call ({self.work():.2g} multiply-adds of training; at "
-                f"most {MAX_WORK:.2g}): lower seeds, steps, batch size or the mlp width"
-            )
+            raise InputError("playground_too_large", work=f"{self.work():.2g}", max_work=f"{MAX_WORK:.2g}")
 
 
 def engine_declarations() -> dict:

@@ -50,10 +50,7 @@ def export_playground(
     :meth:`SiameseRegressor.load`. InputError for a head other than ``paper``, a run not trained yet, or an encoder
     whose width is not the head's."""
     if playground.config.head != "paper":
-        raise InputError(
-            f"only the paper head (Linear on [u, v, |u-v|], the scorer's own head) can be exported as a "
-            f"scorer; this run's head is {playground.config.head!r}"
-        )
+        raise InputError("export_paper_head_only", head=repr(playground.config.head))
     best = best or playground.best_head(twin)
     out = Path(out_folder).resolve()
     model = head_scorer(playground, best, encoder_source, allowed_roots)
@@ -79,9 +76,9 @@ def page_head(playground: Playground, parameters: list, twin: int, best_step: in
         and all(isinstance(value, (int, float)) and math.isfinite(value) for value in parameters)
     )
     if not finite:
-        raise InputError(f"a paper head is {features} finite numbers (its weights, then its bias)")
+        raise InputError("export_head_numbers", features=features)
     if twin not in range(len(TWIN_NAMES)) or not 0 < best_step <= steps <= playground.config.steps:
-        raise InputError("the head's twin, best step and steps do not fit the run's settings")
+        raise InputError("export_twin_mismatch")
     best = playground.head_at(twin, parameters, best_step)
     playground.steps_done = steps
     return best
@@ -113,10 +110,11 @@ def head_scorer(
         model.head.load_state_dict({"weight": weights[:-1].reshape(1, -1), "bias": weights[-1:]})
     except RuntimeError:
         raise InputError(
-            f"the run's head reads {len(best.params) - 1} features, but the encoder "
-            f"{source.base_model!r} gives {model.head.in_features} ([u, v, |u-v|] of its "
-            f"{model.encoder.config.hidden_size} dimensions): export with the encoder the run's "
-            "embeddings came from"
+            "export_encoder_mismatch",
+            features=len(best.params) - 1,
+            base_model=repr(source.base_model),
+            in_features=model.head.in_features,
+            hidden_size=model.encoder.config.hidden_size,
         ) from None
     return model
 

@@ -55,13 +55,10 @@ def checksum(name: str) -> str:
 def file_bytes(name: str) -> bytes:
     """A built-in set's pinned file, checked against its recorded sha256 (InputError for a changed file)."""
     if name not in BUILT_IN_DATA:
-        raise InputError(f"no built-in data set {name!r}: one of {', '.join(BUILT_IN_DATA)}")
+        raise InputError("no_built_in_data", name=repr(name), built_in_data=", ".join(BUILT_IN_DATA))
     payload = path_of(name).read_bytes()
     if hashlib.sha256(payload).hexdigest() != checksum(name):
-        raise InputError(
-            f"{path_of(name).name} does not match its recorded sha256 in pinned.json: rebuild it with "
-            "`python -m stsdemo pin` or restore the shipped file"
-        )
+        raise InputError("pinned_checksum", name=path_of(name).name)
     return payload
 
 
@@ -79,10 +76,7 @@ def sentences_of(name: str) -> tuple[str, ...]:
     when the data there is not what the file was made from."""
     sentences = load_playground_data(name).sentences
     if sentences_digest(sentences) != pinned()["sets"][name]["sentences_sha256"]:
-        raise InputError(
-            f"the {name} sentences in STSDEMO_DATA_DIR are not those the pinned file was embedded "
-            "from: point STSDEMO_DATA_DIR at the SentEval data it names"
-        )
+        raise InputError("pinned_sentences", name=name)
     return tuple(sentences)
 
 

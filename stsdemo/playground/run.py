@@ -186,7 +186,7 @@ class Playground:
             ]
         except Exception as error:
             self.close()
-            raise InputError(f"the Playground cannot run these settings: {js.message(error)}") from None
+            raise InputError("playground_cannot_run", message=js.message(error)) from None
         self.order = [seed for part in slices for seed in part]  # the seeds as the parts hold them
         self.sizes = self._runs[0].sizes
         self.steps_done = 0
@@ -244,10 +244,10 @@ class Playground:
         """The first seed's head of ``twin`` (0: the loss with its buffer, 1: x0 = 0) at its best step so far;
         InputError for a run that has not trained yet, whose best step would be its untrained start."""
         if twin not in range(len(TWIN_NAMES)):
-            raise InputError(f"twin must be 0 ({TWIN_NAMES[0]}) or 1 ({TWIN_NAMES[1]}), got {twin!r}")
+            raise InputError("twin_choice", twin0=TWIN_NAMES[0], twin1=TWIN_NAMES[1], twin=repr(twin))
         head = self._runs[0].best_head(twin)  # the first seed is the first of the first part
         if self.steps_done == 0 or head["params"] is None:
-            raise InputError("this Playground run has no best step yet: train it before exporting its head")
+            raise InputError("no_best_step")
         return self.head_at(twin, head["params"], int(head["step"]))
 
     def head_at(self, twin: int, params: list[float], best_step: int) -> BestHead:

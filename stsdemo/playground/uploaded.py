@@ -107,7 +107,7 @@ def content_key(pairs: PairSet) -> str:
 def _refuse_empty_labels(texts: list[str], rows: list[int]) -> None:
     for text, row in zip(texts, rows):
         if not text:
-            raise InputError(f"row {row}: the label is empty; every pair needs a label")
+            raise InputError("upload_label_empty", row=row)
 
 
 def _refuse_repeated_pairs(read: UserRows) -> None:
@@ -117,19 +117,20 @@ def _refuse_repeated_pairs(read: UserRows) -> None:
     for s1, s2, row in zip(read.sentences1, read.sentences2, read.rows):
         pair = (s1, s2) if s1 <= s2 else (s2, s1)
         if pair in first_row:
-            raise InputError(
-                f"rows {first_row[pair]} and {row} hold the same pair of sentences (in either order); "
-                "keep one of them"
-            )
+            raise InputError("upload_duplicate_pair", first_row=first_row[pair], row=row)
         first_row[pair] = row
 
 
 def _refuse_too_few(read: UserRows) -> None:
     if len(read.rows) < MIN_UPLOAD_PAIRS:
         raise InputError(
-            f"{read.file_name} has {len(read.rows)} sentence pairs; the Playground needs at least "
-            f"{MIN_UPLOAD_PAIRS} ({REPORT_MIN} to report on, {SELECTION_MIN} to select on, "
-            f"{MIN_TRAINING_PAIRS} to train on)"
+            "upload_too_few_pairs",
+            file_name=read.file_name,
+            n_rows=len(read.rows),
+            min_upload_pairs=MIN_UPLOAD_PAIRS,
+            report_min=REPORT_MIN,
+            selection_min=SELECTION_MIN,
+            min_training_pairs=MIN_TRAINING_PAIRS,
         )
 
 
@@ -143,10 +144,7 @@ def _scale(
         [parse_label(text, named, row) for text, row in zip(texts, rows)] if named else _numbers(texts, rows)
     )
     if len(set(values)) == 1:
-        raise InputError(
-            f"every label in {file_name} is {texts[0]!r}; a head learns nothing from one class: the "
-            "file needs at least two different labels"
-        )
+        raise InputError("upload_one_label", file_name=file_name, texts=repr(texts[0]))
     if chosen:
         return chosen, values, f"Scale chosen ({chosen.name}): {_on_nodes(chosen)}."
     if named:
@@ -165,12 +163,9 @@ def _numbers(texts: list[str], rows: list[int]) -> list[float]:
         try:
             number = float(text)
         except ValueError:
-            raise InputError(
-                f"row {row}: label {text!r} is not a number; for category labels name the scale, "
-                "lowest first, e.g. 'bad, fair, good'"
-            ) from None
+            raise InputError("upload_label_not_number", row=row, text=repr(text)) from None
         if not math.isfinite(number):
-            raise InputError(f"row {row}: label {text!r} is not a finite number")
+            raise InputError("upload_label_not_finite", row=row, text=repr(text))
         numbers.append(number)
     return numbers
 
@@ -181,9 +176,11 @@ def _whole_number_scale(numbers: list[float]) -> tuple[LabelScheme, list[float],
     low, high = math.floor(min(numbers)), math.ceil(max(numbers))
     if high - low + 1 > MAX_INFERRED_NODES:
         raise InputError(
-            f"the labels run from {min(numbers):g} to {max(numbers):g}: {high - low + 1} whole numbers, "
-            f"more than the {MAX_INFERRED_NODES} an inferred scale may have; rescale them (e.g. to 0-10) "
-            "or name the scale"
+            "upload_scale_too_wide",
+            min=f"{min(numbers):g}",
+            max=f"{max(numbers):g}",
+            count=high - low + 1,
+            max_inferred_nodes=MAX_INFERRED_NODES,
         )
     scheme = LabelScheme("inferred", tuple(str(node) for node in range(low, high + 1)))
     shift = f", each label minus {low}" if low > 0 else (f", each label plus {-low}" if low < 0 else "")

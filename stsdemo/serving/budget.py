@@ -36,7 +36,7 @@ from dataclasses import dataclass, fields, replace
 from .. import environment
 from ..config import TrainConfig, WorkBudget, as_written, check_setting, describe
 from ..data import PairSet
-from ..errors import InputError
+from ..errors import InputError, Text
 from ..model_source import ALLOWED_MODELS, hub_parameter_count
 from .run_cost import (
     RUN_OVERHEAD_BYTES,
@@ -133,13 +133,15 @@ def check_hub_model(hub_id: str, host: Host = HOST) -> None:
     count = host.parameter_count(hub_id)
     if count is None:
         raise InputError(
-            f"could not load model {hub_id!r}: it is not on this server's list of hub models ({listed}) "
-            f"and its size could not be read from the hub. Allowed: {ALLOWED_MODELS}"
+            "hub_model_unlisted", hub_id=repr(hub_id), listed=listed, allowed_models=ALLOWED_MODELS
         )
     if count > limit * 1e6:
         raise InputError(
-            f"hub model {hub_id!r} has {count / 1e6:,.0f}M parameters; this server takes hub models of "
-            f"up to {limit:g}M parameters, and these: {listed}"
+            "hub_model_too_large",
+            hub_id=repr(hub_id),
+            count=f"{count / 1e6:,.0f}",
+            limit=f"{limit:g}",
+            listed=listed,
         )
 
 
@@ -387,24 +389,24 @@ class Overrun:
     bound (``name`` empty when no single setting brings the run within the budget); ``final_eval``: the final
     7-task evaluation is part of the time over, so turning it off is named too."""
 
-    why: str
+    why: Text
     name: str = ""
     bound: object = None
     shown: str = ""  # the setting as the visitor gave it
     final_eval: bool = False
 
-    def refusal(self) -> str:
-        final = ", or turn off the final 7-task evaluation" if self.final_eval else ""
+    def refusal(self) -> Text:
+        final = Text("budget_or_final_eval") if self.final_eval else ""
         if not self.name:
-            return (
-                f"this run is over the server's budget: {self.why}; lower the batch size, max length, steps or "
-                f"epochs{final}"
-            )
+            return Text("over_budget", why=self.why, final=final)
         meta = describe(self.name)
-        which = "smallest" if meta["budget"] == "least" else "largest"
-        return (
-            f"{self.shown} is over the server's budget: {self.why}; the {which} allowed {meta['title']} is "
-            f"{_number(self.bound)} (the other settings as they are){final}"
+        return Text(
+            "over_budget_at_least" if meta["budget"] == "least" else "over_budget_at_most",
+            shown=self.shown,
+            why=self.why,
+            title=meta["title"],
+            bound=_number(self.bound),
+            final=final,
         )
 
     def notice(self) -> str:
@@ -422,12 +424,9 @@ def overrun(plan: RunPlan, config: TrainConfig) -> Overrun | None:
         return None
     over_memory = estimate.memory > allowed
     if over_memory:
-        why = (
-            f"at its peak it would take about {_gigabytes(estimate.memory)} of memory, and one run may take "
-            f"{_gigabytes(allowed)} here"
-        )
+        why = Text("budget_memory", peak=_gigabytes(estimate.memory), allowed=_gigabytes(allowed))
     else:
-        why = f"{_time_text(plan, estimate)}, and one job may take {plan.budget.minutes:g} min here"
+        why = Text("budget_time", time=_time_text(plan, estimate), minutes=f"{plan.budget.minutes:g}")
     final_eval = not over_memory and estimate.final_seconds > 0
     found = binding(plan, config)
     if found is None:
@@ -436,18 +435,19 @@ def overrun(plan: RunPlan, config: TrainConfig) -> Overrun | None:
     return Overrun(why, name, bound, _shown(plan, config, name), final_eval)
 
 
-def _time_text(plan: RunPlan, estimate: Estimate) -> str:
+def _time_text(plan: RunPlan, estimate: Estimate) -> Text:
     """What a job would take, as a refusal says it: its runs together and each, the final evaluation's part."""
     final = (
-        f", the final 7-task evaluation's {_duration(estimate.final_seconds)} included"
-        if estimate.final_seconds
-        else ""
+        Text("budget_final_part", time=_duration(estimate.final_seconds)) if estimate.final_seconds else ""
     )
     if plan.runs == 1:
-        return f"it would train for about {_duration(estimate.seconds)}{final}"
-    return (
-        f"its {plan.runs} runs would train for about {_duration(plan.runs * estimate.seconds)} together "
-        f"(about {_duration(estimate.seconds)} each{final})"
+        return Text("budget_one_run", time=_duration(estimate.seconds), final=final)
+    return Text(
+        "budget_runs",
+        runs=plan.runs,
+        time=_duration(plan.runs * estimate.seconds),
+        each=_duration(estimate.seconds),
+        final=final,
     )
 
 
@@ -464,7 +464,7 @@ def check_run(
     many runs of ``config``, a Compare's pairs)."""
     found = overrun(RunPlan.of(config, given, hf_config, final_eval, runs, host), config)
     if found is not None:
-        raise InputError(found.refusal())
+        raise InputError("run_refused", refusal=found.refusal())
 
 
 def clamp(
@@ -480,7 +480,7 @@ def clamp(
         if found is None:
             break
         if not found.name:
-            notices.append(("", found.refusal()))
+            notices.append(("", str(found.refusal())))
             break
         config = with_setting(config, found.name, found.bound)
         notices.append((found.name, found.notice()))

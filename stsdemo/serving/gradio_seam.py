@@ -32,13 +32,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import inspect
 import json
 import re
 import time
+from contextvars import ContextVar
 from pathlib import Path
 
 import gradio as gr
 from fastapi import HTTPException
+from gradio.context import LocalContext
 from gradio.utils import get_upload_folder
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -46,6 +49,7 @@ from starlette.responses import JSONResponse
 from ..errors import InputError
 from . import caps, rest, slots
 from . import fair_queue as fair
+from .field_values import json_kind, read_field
 from .uploads import UploadLedger, uploaded_paths
 
 WRITTEN_FOR = "6.31.0"  # the Gradio version every workaround below was written for and tested against
@@ -57,11 +61,23 @@ FIELD_CLASSES = (gr.Number, gr.Slider, gr.Dropdown, gr.Radio, gr.CheckboxGroup, 
 TYPE_REPR = re.compile(
     r" \(type: <class '[^']*'>\)"
 )  # in Gradio's "Value: 'x' (type: <class 'str'>) is not in ..."
-_label_text = str  # a label as a refusal writes it (the app passes its translator to name_input_errors)
+_REQUEST: ContextVar = ContextVar("stsdemo_request", default=None)  # the request whose fields are read
 
 
-def name_input_errors(label_text=str) -> None:
-    """Make every field's input check read its value strictly and name the field by ``label_text`` (Gradio 6.31).
+def _as_written(text, language: str) -> str:
+    return str(text)
+
+
+def _english(request) -> str:
+    return "en"
+
+
+_label_text, _language_of = _as_written, _english  # a label in a language, a request's language: the app's
+
+
+def name_input_errors(label_text=_as_written, language_of=_english) -> None:
+    """Make every field's input check read its value strictly and name the field by ``label_text(label,
+    language)``, in the language ``language_of(request)`` gives for the request being served (Gradio 6.31).
 
     Gradio checks a Number's or Slider's bounds (and a Dropdown's choices) before our handlers run, with a
     message that names no field ("Value 0 is less than minimum value 0.1."); an API caller sends many values
@@ -72,55 +88,52 @@ def name_input_errors(label_text=str) -> None:
 
     The field classes' ``preprocess`` is wrapped, once per process, rather than each block's: Gradio copies a
     session's blocks when an event updates them (a link restored at page load does), and a copy would lose a
-    per-block wrapper."""
-    global _label_text
-    _label_text = label_text
+    per-block wrapper. Gradio runs ``preprocess`` before it sets the request of the event
+    (``LocalContext.request``), so ``Blocks.process_api`` is wrapped too, to hold its request meanwhile."""
+    global _label_text, _language_of
+    _label_text, _language_of = label_text, language_of
     for cls in FIELD_CLASSES:
         if not getattr(cls.preprocess, "names_the_field", False):
             cls.preprocess = _naming_preprocess(cls.preprocess)
+    if not getattr(gr.Blocks.process_api, "holds_the_request", False):
+        gr.Blocks.process_api = _holding_request(gr.Blocks.process_api)
 
 
-def field_name(block) -> str:
-    """How a refusal names a field: its label (what the page shows), else its id."""
-    return _label_text(block.label or block.elem_id or type(block).__name__.lower())
+def field_name(block, language: str = "en") -> str:
+    """How a refusal names a field: its label (what the page shows) in ``language``, else its id."""
+    return _label_text(block.label or block.elem_id or type(block).__name__.lower(), language)
 
 
-def read_field(block, payload, name: str):
-    """A field's value read by :mod:`.rest`'s rules for its kind; InputError (``name`` leading) when refused."""
-    if isinstance(block, (gr.Number, gr.Slider)):
-        value = rest.read_number(name, payload, optional=isinstance(block, gr.Number))
-        if (
-            isinstance(block, gr.Number)
-            and block.precision == 0
-            and value is not None
-            and not float(value).is_integer()
-        ):
-            raise InputError(f"{name} must be a whole number, got {value:g}")
-        return value
-    if isinstance(block, gr.Checkbox):
-        return rest.read_bool(name, payload, optional=True)
-    if isinstance(block, gr.Textbox):
-        return rest.read_text(name, payload, optional=True)
-    if isinstance(block, gr.CheckboxGroup) or (isinstance(block, gr.Dropdown) and block.multiselect):
-        if payload is not None and not isinstance(payload, list):
-            raise InputError(f"{name} must be a list of choices, got {rest.shown(payload)}")
-        for item in payload or ():
-            if isinstance(item, str):
-                rest.read_text(name, item, max_chars=rest.MAX_NAME_CHARS)
-        return payload
-    if isinstance(payload, str) or (isinstance(block, gr.Dropdown) and block.allow_custom_value):
-        return rest.read_text(name, payload, optional=True, max_chars=rest.MAX_NAME_CHARS)
-    return payload  # a choice of another type: Gradio's own check of the choices
+def served_language() -> str:
+    """The language of the request being served ("en" outside one): by the rule the app passed."""
+    request = _REQUEST.get() or LocalContext.request.get(None)
+    return _language_of(request[0] if isinstance(request, list) else request)
+
+
+def _holding_request(process_api):
+    signature = inspect.signature(process_api)
+
+    @functools.wraps(process_api)
+    async def holding(*args, **kwargs):
+        token = _REQUEST.set(signature.bind(*args, **kwargs).arguments.get("request"))
+        try:
+            return await process_api(*args, **kwargs)
+        finally:
+            _REQUEST.reset(token)
+
+    holding.holds_the_request = True
+    return holding
 
 
 def _naming_preprocess(preprocess):
     @functools.wraps(preprocess)
     def checked(block, payload):
-        label = field_name(block)
+        language = served_language()
+        label = field_name(block, language)
         try:
             return preprocess(block, read_field(block, payload, f"{label}:"))
         except InputError as error:
-            raise gr.Error(str(error), print_exception=False) from None
+            raise gr.Error(error.in_language(language), print_exception=False) from None
         except gr.Error as error:
             message = TYPE_REPR.sub("", error.message)  # without the value's Python type
             raise gr.Error(f"{label}: {message}", print_exception=False) from None
@@ -276,24 +289,10 @@ def read_tool_arguments(endpoint: dict, arguments: dict, name: str) -> dict:
         if key not in read or kind is None:
             continue
         if read[key] is None and not optional and kind == "number":
-            raise InputError(
-                f"{key} must be a finite number, got null (JSON has no NaN or infinity: an MCP client "
-                "sends them as null)"
-            )
+            raise InputError("mcp_null_number", key=key)
         reader = {"number": rest.read_number, "boolean": rest.read_bool, "string": rest.read_text}[kind]
         read[key] = reader(key, read[key], optional=optional)
     return read
-
-
-def json_kind(schema: dict) -> tuple[str | None, bool]:
-    """``(kind, optional)`` of an argument's JSON schema: "number" (number or integer), "boolean", "string" or
-    None (anything else), and whether null is allowed."""
-    options = schema.get("oneOf") or schema.get("anyOf") or [schema]
-    types = {option.get("type") for option in options}
-    optional = "null" in types
-    types.discard("null")
-    kind = {"integer": "number"}.get(next(iter(types)), next(iter(types))) if len(types) == 1 else None
-    return (kind if kind in ("number", "boolean", "string") else None), optional
 
 
 # ---- 4. raw REST calls ---------------------------------------------------------------------------------------------

@@ -54,18 +54,20 @@ def read_number(name: str, value, optional: bool = False):
     if value is None and optional:
         return None
     if isinstance(value, bool):
-        raise InputError(f"{name} must be a number, got {shown(value)} (true and false are not numbers)")
+        raise InputError("bool_not_a_number", name=name, shown=shown(value))
     if isinstance(value, str):
         text = value.strip()
         if not value_text.is_number(text):
-            raise InputError(f"{name} must be a number, got {shown(value)}")
+            raise InputError("not_a_number", name=name, value=shown(value))
         value = int(text) if text.lstrip("+-").isdigit() else float(text)
     if not isinstance(value, (int, float)):
-        raise InputError(f"{name} must be a number, got {shown(value)}")
+        raise InputError("not_a_number", name=name, value=shown(value))
     if isinstance(value, int) and abs(value) > MAX_NUMBER:  # math.isfinite(10**400) raises OverflowError
-        raise InputError(f"{name} is too large ({len(str(abs(value)))} digits; at most {MAX_NUMBER:.0e})")
+        raise InputError(
+            "number_too_large", name=name, digits=len(str(abs(value))), max_number=f"{MAX_NUMBER:.0e}"
+        )
     if not math.isfinite(value):
-        raise InputError(f"{name} must be a finite number, got {value!r}")
+        raise InputError("not_finite", name=name, value=repr(value))
     return value
 
 
@@ -78,7 +80,7 @@ def read_bool(name: str, value, optional: bool = False):
     word = value_text.boolean(value) if isinstance(value, str) else None
     if word is not None:
         return word
-    raise InputError(f"{name} must be true or false, got {shown(value)}")
+    raise InputError("not_bool", name=name, shown=shown(value))
 
 
 def read_text(name: str, value, optional: bool = False, max_chars: int | None = None):
@@ -86,9 +88,9 @@ def read_text(name: str, value, optional: bool = False, max_chars: int | None = 
     if value is None and optional:
         return None
     if not isinstance(value, str):
-        raise InputError(f"{name} must be text, got {shown(value)}")
+        raise InputError("not_text", name=name, shown=shown(value))
     if max_chars is not None and len(value) > max_chars:
-        raise InputError(f"{name} is too long ({len(value):,} characters; at most {max_chars:,})")
+        raise InputError("text_too_long", name=name, length=f"{len(value):,}", max_chars=f"{max_chars:,}")
     return value
 
 
@@ -97,7 +99,7 @@ def read_texts(name: str, value, optional: bool = False):
     if value is None and optional:
         return None
     if not isinstance(value, list):
-        raise InputError(f"{name} must be a list of names, got {shown(value)}")
+        raise InputError("not_a_list_of_names", name=name, shown=shown(value))
     return [read_text(name, item, max_chars=MAX_NAME_CHARS) for item in value]
 
 
@@ -113,10 +115,7 @@ def read_file(name: str, value, upload_folder: Path):
         or "://" in path
         or not Path(path).resolve().is_relative_to(upload_folder.resolve())
     ):
-        raise InputError(
-            f"{name} must be a file uploaded to this app (POST /gradio_api/upload, then "
-            f'{{"path": <its path>, "meta": {{"_type": "gradio.FileData"}}}}), got {shown(value)}'
-        )
+        raise InputError("not_an_uploaded_file", name=name, shown=shown(value))
     return value
 
 
@@ -197,14 +196,15 @@ def completed(data: list, parameters: list[Parameter], name: str) -> list:
     of them has none, or when ``data`` has more values than the endpoint takes."""
     if len(data) > len(parameters):
         raise InputError(
-            f"/{name} takes at most {len(parameters)} arguments, got {len(data)}: it takes "
-            f"{_takes(parameters)} (in brackets: optional)"
+            "too_many_arguments",
+            name=name,
+            n_parameters=len(parameters),
+            n_data=len(data),
+            takes=_takes(parameters),
         )
     missing = [p.name for p in parameters[len(data) :] if not p.has_default]
     if missing:
-        raise InputError(
-            f"/{name} needs {', '.join(missing)}: it takes {_takes(parameters)} (in brackets: optional)"
-        )
+        raise InputError("missing_arguments", name=name, missing=", ".join(missing), takes=_takes(parameters))
     return [*data, *(p.default for p in parameters[len(data) :])]
 
 
@@ -215,14 +215,14 @@ def checked_keywords(body: dict, parameters: list[Parameter], name: str) -> None
     unknown = [key for key in body if key not in known]
     if unknown:
         raise InputError(
-            f"/{name} has no argument {', '.join(shown(key) for key in unknown[:5])}: it takes "
-            f"{_takes(parameters)} (in brackets: optional)"
+            "unknown_arguments",
+            name=name,
+            listed=", ".join(shown(key) for key in unknown[:5]),
+            takes=_takes(parameters),
         )
     missing = [p.name for p in parameters if not p.has_default and p.name not in body]
     if missing:
-        raise InputError(
-            f"/{name} needs {', '.join(missing)}: it takes {_takes(parameters)} (in brackets: optional)"
-        )
+        raise InputError("missing_arguments", name=name, missing=", ".join(missing), takes=_takes(parameters))
 
 
 def checked_files(values: dict, parameters: list[Parameter], upload_folder: Path) -> None:

@@ -74,7 +74,7 @@ def session_key(session_hash: str | None) -> str:
     if not session_hash:
         return "api-" + uuid.uuid4().hex[:16]
     if not SESSION_RE.match(session_hash):
-        raise InputError("bad session id")
+        raise InputError("bad_session_id")
     return session_hash
 
 
@@ -84,7 +84,7 @@ def sessions_root() -> Path:
 
 def session_dir(session: str) -> Path:
     if not SESSION_RE.match(str(session or "")):
-        raise InputError("bad session id")
+        raise InputError("bad_session_id")
     return sessions_root() / session
 
 
@@ -110,7 +110,7 @@ def downloads_dir(session: str) -> Path:
 def session_run_folder(session: str, run_id: str) -> Path:
     """The folder of run ``run_id`` of ``session`` (its ``history.json``, checkpoint and staging folders)."""
     if not RUN_RE.match(str(run_id or "")):
-        raise InputError(f"unknown run {run_id!r}")
+        raise InputError("unknown_run", run_id=repr(run_id))
     return session_dir(session) / run_id
 
 
@@ -159,7 +159,7 @@ def load_run(session: str, run_id: str) -> RunInfo:
     the session's folder is touched (its idleness, which the sweep reads, starts again)."""
     path = session_run_folder(session, run_id) / HISTORY_NAME
     if not path.is_file():
-        raise InputError(f"no run {run_id!r} in this session")
+        raise InputError("no_run_in_session", run_id=repr(run_id))
     touch(session_dir(session))
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -168,13 +168,13 @@ def load_run(session: str, run_id: str) -> RunInfo:
         data["best_step"] = StageStep.parse(data["best_step"]) if data.get("best_step") else None
         return RunInfo(**{k: v for k, v in data.items() if k in RunInfo.__dataclass_fields__})
     except (OSError, ValueError, TypeError) as error:
-        raise InputError(f"run {run_id!r} has an unreadable history: {error}") from None
+        raise InputError("run_history_unreadable", run_id=repr(run_id), error=error) from None
 
 
 def choice_run_id(choice: str | None) -> str:
     """The run id a dropdown value ``run:<id>`` (or a bare run id) names."""
     if not choice:
-        raise InputError("pick a run of this session first")
+        raise InputError("pick_run_first")
     return str(choice).removeprefix(RUN_PREFIX)
 
 
@@ -207,7 +207,7 @@ def delete_run(state, session: str, run_id: str) -> str:
     """Remove a run of this session (not while it trains) and forget its loaded model."""
     info = load_run(session, run_id)
     if state.active_run(session) == run_id:
-        raise InputError(f"run {info.label!r} is still training; stop it first")
+        raise InputError("run_still_training", label=repr(info.label))
     shutil.rmtree(session_run_folder(session, run_id), ignore_errors=True)
     (downloads_root() / session / f"stsdemo-{run_id}.zip").unlink(missing_ok=True)
     state.models.forget(str(info.checkpoint))
@@ -354,16 +354,12 @@ def check_disk_budget(session: str, busy: set[str]) -> None:
     used, budget = sessiondisk_use(session), environment.session_disk_bytes()
     if used >= budget:
         raise InputError(
-            f"this session's runs take {environment.size_text(used)} of disk, its budget is "
-            f"{environment.size_text(budget)} (STSDEMO_SESSION_DISK): delete a run of this session "
-            "before starting another"
+            "session_disk_full", used=environment.size_text(used), budget=environment.size_text(budget)
         )
     total, budget = make_room(busy | {session}), environment.total_disk_bytes()
     if total >= budget:
         raise InputError(
-            f"the runs of every visitor take {environment.size_text(total)} of this server's disk, "
-            f"its total is {environment.size_text(budget)} (STSDEMO_TOTAL_DISK): try again in an hour, "
-            "when the runs idle longest may be cleared"
+            "server_disk_full", used=environment.size_text(total), budget=environment.size_text(budget)
         )
 
 
@@ -452,9 +448,9 @@ def zip_run(state, session: str, run_id: str) -> Path:
     the session's downloads folder until Gradio has copied it (:func:`remove_handed_over`)."""
     info = load_run(session, run_id)
     if state.active_run(session) == run_id:
-        raise InputError("this run is still training; wait for it to end (or stop it) before downloading")
+        raise InputError("download_while_training")
     if not info.has_checkpoint():
-        raise InputError(f"run {info.label!r} has no checkpoint yet")
+        raise InputError("run_no_checkpoint", label=repr(info.label))
     target = downloads_dir(session) / f"stsdemo-{run_id}.zip"
     stamp = max(p.stat().st_mtime for p in info.checkpoint.rglob("*") if p.is_file())
     if target.is_file() and target.stat().st_mtime >= stamp:

@@ -77,7 +77,11 @@ def visitor_of(request) -> str | None:
 
 
 def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+    return f"{count} {_word(count, word)}"
+
+
+def _word(count: int, word: str) -> str:
+    return f"{word}{'' if count == 1 else 's'}"
 
 
 class Ticket:
@@ -143,16 +147,11 @@ class JobLine:
         per_address = int(caps.value("training_per_address"))
         with self._cond:
             if session in self._visitors:
-                raise InputError(
-                    f"a {self.what} of yours is already training or waiting (from this page or "
-                    "another tab): one place per visitor; stop it or wait for it to end"
-                )
+                raise InputError("visitor_busy", what=self.what)
             shared = sum(held == address for held in self._visitors.values()) if address else 0
             if shared >= per_address:
                 raise InputError(
-                    f"your address already has {_plural(shared, self.what)} training or waiting "
-                    f"(at most {per_address} an address, so that every visitor gets a turn): "
-                    "wait for one to end"
+                    "address_busy", count=shared, runs=_word(shared, self.what), per_address=per_address
                 )
             self._visitors[session] = address
         try:
@@ -170,9 +169,11 @@ class JobLine:
                 self._running.append(ticket)
             elif len(self._waiting) >= self.max_waiting():
                 raise InputError(
-                    f"the training queue is full: {_plural(len(self._running), self.what)} training and "
-                    f"{len(self._waiting)} waiting (at most {self.max_waiting()} may wait); nothing was started, "
-                    "try again in a few minutes"
+                    "queue_full",
+                    count=len(self._running),
+                    runs=_word(len(self._running), self.what),
+                    waiting=len(self._waiting),
+                    max_waiting=self.max_waiting(),
                 )
             else:
                 self._waiting.append(ticket)

@@ -97,7 +97,7 @@ def benchmark_stream(state, session: str, choice: str) -> Iterator[tuple[str, ob
                 SKIP,
             )
         if results is None:
-            raise InputError("the evaluation ended without results")
+            raise InputError("evaluation_no_results")
         cache.put(source, results)
         note = f"Evaluated {name} in {duration(time.perf_counter() - started)}."
     else:
@@ -114,7 +114,7 @@ def mteb_zip(state, session: str, choice: str) -> Path:
     source = model_cache.resolve_choice(session, choice, encoder_default=True)
     results = model_cache.result_cache().get(source)
     if results is None:
-        raise InputError(f"evaluate {name} on the 7 tasks first; the download holds those results")
+        raise InputError("evaluate_first", name=name)
     pairs = {task: len(found) for task, found in state.test_sets().items()}
     files = mteb_format.mteb_files(source, results, pairs, label=name)
     target = session_files.downloads_dir(session) / f"mteb-{next(iter(files)).split('/')[0]}.zip"

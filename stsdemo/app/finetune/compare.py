@@ -159,10 +159,7 @@ def stream_comparison(
     try:  # the whole job against the budget: its 2 x seeds runs together
         first = form.build_config(session, session_files.new_run_id(), values, runs=2 * seeds, host=host)
     except InputError as error:
-        raise InputError(
-            f"Compare trains {2 * seeds} runs as one job (compare seeds {seeds}, each with and "
-            f"without the buffer): {error}"
-        ) from None
+        raise InputError("compare_job", runs=2 * seeds, seeds=seeds, error=error) from None
     check_comparable(first)
     pairs = plan_pairs(
         first,

@@ -188,7 +188,7 @@ def preset_values(preset: str) -> dict:
     """The form values a preset sets: its whole recipe (from the embedded encoder with a fresh head; the
     paper's settings where the preset does not say), leaving the run's length and seed as they are."""
     if preset not in form_presets():
-        raise InputError(f"unknown preset {preset!r}; choose one of: {', '.join(form_presets())}")
+        raise InputError("unknown_preset", preset=repr(preset), presets=", ".join(form_presets()))
     recipe = TrainConfig.from_preset(preset)
     data = next((text for text, key in TRAINING_DATA_CHOICES.items() if key == recipe.data), recipe.data)
     values = {name: field_text(name, getattr(recipe, name)) for name in FORM_FIELDS if name not in BUDGET}
@@ -215,10 +215,10 @@ def _training_data(
     if key != "upload":
         return key, None
     if not upload:
-        raise InputError("choose a CSV/TSV file to train on (columns sentence1, sentence2, label)")
+        raise InputError("choose_training_file")
     suffix = Path(upload).suffix.lower()
     if suffix not in (".csv", ".tsv", ".tab", ".txt"):
-        raise InputError(f"training file must be .csv or .tsv, got {suffix or 'no extension'}")
+        raise InputError("training_file_suffix", suffix=suffix or "no extension")
     pairs = load_csv(upload, get_scheme(scheme))  # bad files fail here, before a run starts
     return str(session_files.session_run_folder(session, run_id) / f"train-data{suffix}"), pairs
 

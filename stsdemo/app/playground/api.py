@@ -26,23 +26,15 @@ def api_run(memory: PlaygroundMemory, values: dict) -> dict:
     limit, started = caps.value("playground_seconds"), time.monotonic()
     model = str(values.get("model") or "default")
     if model not in API_MODELS:
-        raise InputError(
-            f"model must be one of {', '.join(API_MODELS)} (the embedded encoder, or the shipped scorer's)"
-        )
+        raise InputError("api_model", models=", ".join(API_MODELS))
     config = PlaygroundConfig(**{**values, "model": model})
     if config.data == UPLOADED:
-        raise InputError(
-            "data 'upload' is a visitor's own pairs, uploaded in the Playground tab; the API runs on "
-            f"{' or '.join(BUILT_IN_DATA)}"
-        )
+        raise InputError("api_no_upload", data=" or ".join(BUILT_IN_DATA))
     config.check_budget()
     preparation = memory.prepare("", config.model, config.data)
     # the wall clock covers the preparation this call sets going (a data set embedded: minutes, on first use)
     if not preparation.done.wait(max(0.0, limit - (time.monotonic() - started))):
-        raise InputError(
-            f"{preparation.progress_text()} This call's wall-clock limit of {limit:g} s passed "
-            "while it waited: call again once it is ready (the time left is above)."
-        )
+        raise InputError("api_waited_too_long", progress=preparation.progress_text(), limit=f"{limit:g}")
     prepared = memory.prepared("", config.model, config.data)
     waited = time.monotonic() - started  # the checks and the preparation, on this call's clock
     result = run_seeds(config, prepared.source, seconds=max(0.0, limit - waited))

@@ -149,10 +149,7 @@ class PlaygroundMemory:
         everyone's."""
         run = self.session(session)
         if run.embedding is not None and not run.embedding.done.is_set():
-            raise InputError(
-                f"your last upload is still being embedded ({run.embedding.fraction:.0%}): wait for it "
-                "before uploading another"
-            )
+            raise InputError("upload_still_embedding", fraction=f"{run.embedding.fraction:.0%}")
         uploaded = load_uploaded_pairs(path, scale)
         with self._lock:
             run.uploaded, run.address, run.size = uploaded, address, Path(path).stat().st_size
@@ -190,10 +187,7 @@ class PlaygroundMemory:
         if dataset == UPLOADED:
             uploaded = self.session(session).uploaded
             if uploaded is None:
-                raise InputError(
-                    "no pairs uploaded yet: upload a CSV of labelled sentence pairs first, or choose "
-                    "STS-B or SNLI"
-                )
+                raise InputError("no_pairs_uploaded")
             data = uploaded.data
             key, what, load = (place, data.name, None), f"your {data.title}", lambda: data
             kept, most, folder = self._uploads_prepared, MAX_UPLOADS_PREPARED, cache_folder() / UPLOAD_CACHE
@@ -258,7 +252,10 @@ class PlaygroundMemory:
                 error
                 if isinstance(error, InputError)
                 else InputError(
-                    f"could not prepare {preparation.what}: {type(error).__name__}: {str(error)[:200]}"
+                    "could_not_prepare",
+                    what=preparation.what,
+                    type=type(error).__name__,
+                    error=str(error)[:200],
                 )
             )
         return preparation.result

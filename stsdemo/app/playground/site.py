@@ -36,7 +36,7 @@ from starlette.routing import Route, Router
 
 from ... import environment
 from ...atomic import atomic_write
-from ...errors import InputError
+from ...errors import InputError, Text
 from ...playground import payoff, pinned
 from ...playground.config import BUILT_IN_DATA, PlaygroundConfig
 from ...playground.export_run import export_playground, page_head
@@ -183,7 +183,7 @@ class PlaygroundSite:
         if request.method == "GET":
             return self.upload_status(request.query_params.get("job", ""))
         limit = caps.value("playground_file_bytes")
-        too_large = f"the file is larger than the Playground takes ({limit / 1024**2:.1f} MB)"
+        too_large = Text("playground_file_too_large", size=f"{limit / 1024**2:.1f}")
         declared = request.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit + FORM_BYTES:
             return refusal(too_large, 413)
@@ -201,13 +201,13 @@ class PlaygroundSite:
                 form.get("file"),
             )
             if not session_files.SESSION_RE.match(str(session)) or upload is None or isinstance(upload, str):
-                raise InputError("send the file as 'file' with your page's 'session'")
+                raise InputError("upload_form")
             content = await upload.read(limit + 1)
             if len(content) > limit:
-                raise InputError(too_large)
+                raise InputError("playground_file_too_large", **too_large.values)
             suffix = Path(upload.filename or "pairs.csv").suffix.lower()
             if suffix not in (".csv", ".tsv", ".txt"):
-                raise InputError("choose a CSV or TSV file of labelled sentence pairs")
+                raise InputError("choose_pairs_file")
             await asyncio.to_thread(
                 self.start_upload,
                 str(session),
@@ -276,7 +276,7 @@ class PlaygroundSite:
     def write_export(self, asked: dict) -> dict:
         session = str(asked["session"])
         if not session_files.SESSION_RE.match(session):
-            raise InputError("bad session id")
+            raise InputError("bad_session_id")
         config = PlaygroundConfig(**{**asked["config"], "model": ""})
         prepared = self.memory.prepared(
             session, model_cache.DEFAULT_CHOICE, config.data

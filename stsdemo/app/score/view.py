@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ...errors import InputError, check_range
+from ...errors import InputError, Text, check_range
 from ...labels import LabelScheme, get_scheme
 from ...scoring import (
     CHUNK_TOKENS,
@@ -56,10 +56,7 @@ STS_LINE = [
 # Which shipped model fits a built-in scheme (a dropdown value). A scheme is never read against a model trained
 # on another line: the tab switches to the model that fits when it ships, else says why it cannot.
 FITTING_MODEL = {"sts": model_cache.DEFAULT_CHOICE, "nli": model_cache.NLI_CHOICE}
-FITTING_TEXT = {
-    "sts": "the shipped scorer (“default” in the Model list) predicts on the STS line 0–5",
-    "nli": "the shipped NLI scorer predicts on contradiction 0, neutral 1, entailment 2",
-}
+FITTING_TEXT = {"sts": Text("fitting_sts"), "nli": Text("fitting_nli")}
 
 
 def parse_scheme(choice: str, custom: str = "", gap: float = 1.0) -> LabelScheme | None:
@@ -71,12 +68,10 @@ def parse_scheme(choice: str, custom: str = "", gap: float = 1.0) -> LabelScheme
     if choice == SCHEMES["custom"]:
         text = str(custom or "").strip()
         if "," not in text:
-            raise InputError(
-                "type at least two ordered categories separated by commas, e.g. 'bad, fair, good'"
-            )
+            raise InputError("type_categories")
         gap = check_range("gap d", gap, 0, 100, low_open=True)
         return get_scheme(text, gap)
-    raise InputError(f"unknown label scheme choice {choice!r}; choose one of: {', '.join(SCHEME_CHOICES)}")
+    raise InputError("unknown_scheme_choice", choice=repr(choice), choices=", ".join(SCHEME_CHOICES))
 
 
 @dataclass
@@ -119,16 +114,24 @@ def _line(scheme: LabelScheme) -> str:
 def scheme_mismatch(scheme_choice: str, model_scheme: LabelScheme) -> str:
     """Why a built-in scheme (STS, NLI) does not fit a model trained on another line, and which model fits;
     "" when it fits (or the choice is the model's own or a custom list, which only re-reads the number)."""
+    return str(_mismatch(scheme_choice, model_scheme))
+
+
+def _mismatch(scheme_choice: str, model_scheme: LabelScheme) -> Text | str:
+    """:func:`scheme_mismatch` as a declared text, in every language (a refusal's reason)."""
     key = BUILT_IN.get(scheme_choice)
     if key is None:
         return ""
     wanted = get_scheme(key)
     if tuple(wanted.categories) == tuple(model_scheme.categories):
         return ""
-    return (
-        f"“{scheme_choice}” does not fit this model: it predicts on the line it was trained on "
-        f"({_line(model_scheme)}), so reading its number against {key.upper()}'s nodes ({_line(wanted)}) would "
-        f"name a category it never learned. Model that fits: {FITTING_TEXT[key]}."
+    return Text(
+        "scheme_mismatch",
+        choice=scheme_choice,
+        line=_line(model_scheme),
+        scheme=key.upper(),
+        nodes=_line(wanted),
+        fitting=FITTING_TEXT[key],
     )
 
 
@@ -177,7 +180,7 @@ def score_view(
         scheme,
         figure,
         "\n\n".join(note for note in notes if note),
-        mismatch,
+        str(mismatch),
         choice,
         gold_dropped=gold is not None and drawn is None and bool(gold_line) and gold_line != line_key(scheme),
     )
@@ -238,7 +241,7 @@ def fitting_model_for(state, session: str, choice: str, scheme_choice: str):
     does not fit when no shipped model does."""
     source = model_cache.resolve_choice(session, choice)
     model = state.models.get(source)
-    mismatch = scheme_mismatch(scheme_choice, model.scheme)
+    mismatch = _mismatch(scheme_choice, model.scheme)
     fitting = fitting_model(scheme_choice)
     if not mismatch or fitting is None:
         return choice, source, model, mismatch, ""
@@ -281,9 +284,7 @@ def pair_result(
     else:
         choice = SCHEMES["custom"]
     if choice == SCHEMES["custom"] and "," not in text:
-        raise InputError(
-            f"unknown scheme {text[:40]!r}: use own, sts, nli or an ordered list such as 'bad, fair, good'"
-        )
+        raise InputError("unknown_scheme_text", text=repr(text[:40]))
     view = score_view(state, session, model, sentence1, sentence2, choice, text, 1.0)
     s = view.score
     return {
@@ -325,11 +326,11 @@ def score_file_steps(
     (:func:`stsdemo.scoring.label_summary`). InputError before anything is embedded for a bad file, or one over
     the caps on a scoring file's size, rows and tokens (:mod:`stsdemo.serving.caps`)."""
     if not path:
-        raise InputError("upload a CSV or TSV file with two sentence columns (e.g. sentence1, sentence2)")
+        raise InputError("upload_scoring_file")
     scheme = parse_scheme(scheme_choice, custom, gap)
     _, _, model, mismatch, switched = fitting_model_for(state, session, choice, scheme_choice)
     if mismatch:
-        raise InputError(f"{mismatch} Or choose “{SCHEMES['own']}”")
+        raise InputError("scheme_mismatch_or_own", mismatch=mismatch, own=SCHEMES["own"])
     folder = session_files.downloads_dir(session)
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(path).stem)[:60] or "pairs"
     out = folder / f"{stem}-scored-{time.strftime('%H%M%S')}.csv"

@@ -10,8 +10,9 @@ import logging
 import gradio as gr
 
 from ... import environment
-from ...errors import InputError
+from ...errors import InputError, Text
 from ...serving import caps, session_files
+from ...serving.gradio_seam import served_language
 from .. import model_cache
 from ..progress import SKIP
 from .words import say
@@ -27,14 +28,14 @@ def user_errors(fn):
     def convert(error: Exception) -> gr.Error:
         if isinstance(error, gr.Error):
             return error
+        language = served_language()  # the visitor's (words.request_language), "en" outside an event
         if isinstance(
             error, InputError
         ):  # a visitor's bad input: their toast, no traceback in the server log
-            return gr.Error(str(error), print_exception=False)
+            return gr.Error(error.in_language(language), print_exception=False)
         log.exception("unexpected error in %s", fn.__name__)  # the one traceback of a bug
-        return gr.Error(
-            f"Something went wrong ({type(error).__name__}: {str(error)[:300]})", print_exception=False
-        )
+        unexpected = Text("unexpected", type=type(error).__name__, message=str(error)[:300])
+        return gr.Error(unexpected.in_language(language), print_exception=False)
 
     if inspect.isgeneratorfunction(fn):
 

@@ -65,6 +65,22 @@ def in_language(text, language: str) -> str:
     return I18N.translations[language][json.loads(text.removeprefix(MARKER))["key"]]
 
 
+def request_language(request) -> str:
+    """The language to answer ``request`` in: "zh" when the first language of its Accept-Language header (the
+    one of highest q) is ``zh`` or ``zh-*``, as Gradio's I18n picks Chinese for such a browser; else "en" (API
+    clients, MCP and curl send none)."""
+    header = (getattr(request, "headers", None) or {}).get("accept-language", "")
+    ranked = []
+    for place, item in enumerate(header.split(",")):
+        tag, _, quality = item.strip().partition(";q=")
+        try:
+            ranked.append((-float(quality or 1), place, tag.strip().lower()))
+        except ValueError:
+            continue
+    first = min(ranked, default=(0, 0, ""))[2]
+    return "zh" if first == "zh" or first.startswith("zh-") else "en"
+
+
 def english(text) -> str:
     """A text as the server writes it (an error message naming a field, the API's docs): in English."""
     return in_language(text, "en")
