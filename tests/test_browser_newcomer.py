@@ -205,6 +205,65 @@ def test_each_start_here_link_brings_its_tab_into_view(window, tmp_path):
     expect(window.get_by_role("tab", name=STEPS[2][1])).to_have_attribute("aria-selected", "true")
 
 
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("kind", ["desktop", "phone"])
+def test_every_start_here_step_asks_first_and_opens_its_answer_by_keyboard(app_url, kind, language):  # noqa: F811
+    """Each of the app's four start-here steps, in English and 简体中文, on a desktop and a phone, by the keyboard
+    alone: its question and choices are shown before anything is tried; Tab reaches its link, which opens its tab
+    (the "play"); its "After you try it" fold opens on Enter with the answer and the reveal; the fold for the curious
+    inside it stays closed until Enter opens it too."""
+    from playwright.sync_api import expect
+
+    from stsdemo.app.lesson import STEPS as LESSON
+    from stsdemo.story import plain
+    from stsdemo.strings import table
+
+    words, tabs = table("app")[language], [step.tab for step in LESSON]
+    said = lambda text: plain(getattr(text, language))  # noqa: E731
+    context = {
+        **(DESKTOP if kind == "desktop" else PHONE),
+        "locale": "zh-CN" if language == "zh" else "en-US",
+    }
+    for page in open_page(app_url, **context):
+        category = page.get_by_label(words["score_category"], exact=True)
+        expect(category).not_to_have_value("", timeout=120_000)  # the first pair is scored: the page has started
+        start = page.locator("#start-here")
+        if kind == "phone":  # the panel is one line; its heading unfolds it
+            heading = page.locator("#start-here-steps h3")
+            _tab_to(page, heading)
+            page.keyboard.press("Enter")
+            expect(heading).to_have_attribute("aria-expanded", "true")
+        for number, step in enumerate(LESSON):
+            item = start.locator("li").nth(number)
+            expect(item).to_contain_text(said(step.story.question.ask)[:20])
+            expect(item).to_contain_text(said(step.story.question.choices[1])[:12])
+            fold, answer = item.locator("details").first, item.locator("details > p").first
+            assert not answer.is_visible()
+            _tab_to(page, item.get_by_role("link", name=said(step.title), exact=True))
+            page.keyboard.press("Enter")  # the link opens its tab in this page
+            tab = words[f"tab_{tabs[number]}"]
+            expect(page.get_by_role("tab", name=tab, exact=True)).to_have_attribute("aria-selected", "true")
+            _tab_to(page, fold.locator("summary").first)
+            page.keyboard.press("Enter")
+            expect(answer).to_contain_text(said(step.story.question.choices[step.story.question.answer]))
+            expect(answer).to_contain_text(said(step.story.reveal)[:20])
+            curious = fold.locator("details")
+            expect(curious.locator("p")).to_be_hidden()
+            _tab_to(page, curious.locator("summary"))
+            page.keyboard.press("Enter")
+            expect(curious.locator("p")).to_contain_text(said(step.story.curious)[:20])
+
+
+def _tab_to(page, target, presses: int = 400) -> None:
+    """Press Tab (Shift+Tab past it) until ``target`` has the focus: the keyboard alone reaches it."""
+    for key in ("Tab", "Shift+Tab"):
+        for _ in range(presses):
+            if target.evaluate("(found) => found === document.activeElement"):
+                return
+            page.keyboard.press(key)
+    raise AssertionError("the keyboard never reached the start-here target")
+
+
 def _content_top(page) -> float:
     """Where the selected tab's content starts, in window pixels."""
     return page.evaluate("""() => [...document.querySelectorAll('#sts-tabs [role=tabpanel]')]
