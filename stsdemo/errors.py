@@ -2,24 +2,17 @@
 
 Every entry point turns it into a clear message: the CLI prints one line and exits with status 2,
 the UI shows a ``gr.Error`` toast in the visitor's language. Its text says what was wrong and what is allowed.
-The texts are the ``errors`` part of ``strings.json`` (checked by :func:`stsdemo.strings.check`); they are read
-here, not through :mod:`stsdemo.strings`, which loads the Playground's settings, and those raise InputError.
+The texts are the ``errors`` part of ``strings.json`` (checked by :func:`stsdemo.strings.check`).
 """
 
 from __future__ import annotations
 
-import functools
-import json
-from pathlib import Path
-
-LANGUAGES = ("en", "zh")
+from . import strings
 
 
-@functools.cache
 def texts() -> dict[str, dict[str, str]]:
     """The declared error texts: ``{key: {"en": ..., "zh": ...}}``."""
-    path = Path(__file__).with_name("strings.json")
-    return json.loads(path.read_text(encoding="utf-8"))["errors"]
+    return strings.declared()["errors"]
 
 
 class Text:
@@ -72,7 +65,7 @@ class InputError(ValueError):
     """Bad input from a user: the message names the value, what was wrong and what is allowed.
 
     ``InputError("key", **values)``: ``key`` names an entry of strings.json's ``errors``; ``str(error)`` is its
-    English, :meth:`in_language` its text in a language of :data:`LANGUAGES`."""
+    English, :meth:`in_language` its text in a language of :data:`stsdemo.strings.LANGUAGES`."""
 
     def __init__(self, key: str, /, **values):
         self.text = Text(key, **values)

@@ -90,6 +90,35 @@ def write_data(folder: Path) -> None:
         )
 
 
+def shown_settings() -> dict[str, dict]:
+    """The declaration of each Playground setting that the page shows as a control (a text setting, the encoder,
+    is not one)."""
+    found = (declaration(item.name) for item in fields(PlaygroundConfig))
+    return {meta["name"]: meta for meta in found if not meta["text"]}
+
+
+def page_strings(declared: dict | None = None) -> dict[str, dict[str, str]]:
+    """The page's words by language: strings.json's ``page`` part (or ``declared``'s) and each shown setting's
+    title and help as ``setting_<name>`` and ``help_<name>``: the English its declaration's, the Chinese
+    ``playground_settings`` and ``playground_help``. ValueError when those do not name exactly the shown settings."""
+    declared = declared or strings.declared()
+    settings = shown_settings()
+    unknown = sorted(
+        f"{part}.{name}"
+        for part in ("playground_settings", "playground_help")
+        for name in set(declared[part]) ^ set(settings)
+    )
+    if unknown:
+        raise ValueError(
+            f"strings.json: playground_settings and _help must name exactly the page's settings, not {', '.join(unknown)}"
+        )
+    entries = dict(declared["page"])
+    for name, meta in settings.items():
+        entries[f"setting_{name}"] = {"en": meta["title"], "zh": declared["playground_settings"][name]}
+        entries[f"help_{name}"] = {"en": meta["help"], "zh": declared["playground_help"][name]}
+    return {lang: {key: texts[lang] for key, texts in entries.items()} for lang in strings.LANGUAGES}
+
+
 def manifest(app: dict | None = None) -> dict:
     """What the page reads at start (``site.json``); ``app``: the app's upload and export routes (None on the
     static site)."""
@@ -153,7 +182,7 @@ def manifest(app: dict | None = None) -> dict:
             "hint": paper_k_text(),  # the paper's k per loss, after the page's "Paper:"
             "sliders": {name: dict(zip(("low", "high", "step"), bounds)) for name, bounds in SLIDERS.items()},
         },
-        "strings": strings.table("page"),
+        "strings": page_strings(),
         "app": app,
     }
 

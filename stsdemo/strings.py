@@ -12,89 +12,44 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import fields
 from pathlib import Path
 
 PATH = Path(__file__).with_name("strings.json")
 LANGUAGES = ("en", "zh")
+PARTS = ("app", "page", "errors")  # the parts whose every entry holds every language
 
 
 def check(declared: dict) -> None:
-    """ValueError naming every entry that lacks a language of :data:`LANGUAGES` (or has an empty text)."""
+    """ValueError naming every entry that lacks a language of :data:`LANGUAGES` (or has an empty text), and a
+    ``train_help`` (the Fine-tune form's help texts) that does not name exactly the settings ``train_settings``
+    names. (The page's settings are checked where the page's words are made: :mod:`stsdemo.static_site`.)"""
     lacking = [
         f"{part}.{key} ({', '.join(lang for lang in LANGUAGES if not texts.get(lang))})"
-        for part in ("app", "page", "errors")
+        for part in PARTS
         for key, texts in declared[part].items()
         if any(not texts.get(lang) for lang in LANGUAGES)
     ]
-    unknown = sorted(
-        {
-            f"{part}.{name}"
-            for part in ("playground_settings", "playground_help")
-            for name in set(declared[part]) ^ set(setting_titles())
-        }
-    )
-    unknown += sorted(
-        f"train_help.{name}" for name in set(declared["train_help"]) ^ set(declared["train_settings"])
-    )
-    if lacking or unknown:
-        raise ValueError(
-            "strings.json: "
-            + "; ".join(
-                ([f"not in every language: {', '.join(lacking)}"] if lacking else [])
-                + (
-                    [
-                        "playground_settings and _help must name exactly the page's settings, and train_help"
-                        f" the Fine-tune form's: not {', '.join(unknown)}"
-                    ]
-                    if unknown
-                    else []
-                )
-            )
-        )
-
-
-@functools.cache
-def read() -> dict:
-    """strings.json as written (:func:`declared` checks it)."""
-    return json.loads(PATH.read_text(encoding="utf-8"))
+    unknown = sorted(set(declared["train_help"]) ^ set(declared["train_settings"]))
+    problems = [f"not in every language: {', '.join(lacking)}"] if lacking else []
+    if unknown:
+        problems.append(f"train_help must name exactly train_settings' settings, not {', '.join(unknown)}")
+    if problems:
+        raise ValueError("strings.json: " + "; ".join(problems))
 
 
 @functools.cache
 def declared() -> dict:
     """strings.json, checked (:func:`check`)."""
-    check(read())
-    return read()
+    found = json.loads(PATH.read_text(encoding="utf-8"))
+    check(found)
+    return found
 
 
 def table(part: str) -> dict[str, dict[str, str]]:
-    """``part``'s texts (``"app"``, ``"page"`` or ``"errors"``) by language: ``{"en": {key: text}, "zh": {...}}``. The page's
-    holds each setting's title as ``setting_<name>`` and its help as ``help_<name>``."""
-    entries = dict(declared()[part])
-    if part == "page":
-        for name, meta in setting_declarations().items():
-            entries[f"setting_{name}"] = {"en": meta["title"], "zh": declared()["playground_settings"][name]}
-            entries[f"help_{name}"] = {"en": meta["help"], "zh": declared()["playground_help"][name]}
-    return {lang: {key: texts[lang] for key, texts in entries.items()} for lang in LANGUAGES}
-
-
-def setting_declarations() -> dict[str, dict]:
-    """The declaration of each Playground setting that the page shows as a control (a text setting, the encoder,
-    is not one)."""
-    from .playground.config import PlaygroundConfig, declaration
-
-    found = (declaration(item.name) for item in fields(PlaygroundConfig))
-    return {meta["name"]: meta for meta in found if not meta["text"]}
-
-
-def setting_titles() -> dict[str, str]:
-    """The declared English title of each Playground setting that the page shows as a control."""
-    return {name: meta["title"] for name, meta in setting_declarations().items()}
+    """``part``'s texts by language: ``{"en": {key: text}, "zh": {...}}``."""
+    return {lang: {key: texts[lang] for key, texts in declared()[part].items()} for lang in LANGUAGES}
 
 
 def text(part: str, key: str, language: str = "en", **values) -> str:
-    """One text in ``language``, its ``{name}`` marks filled from ``values``. A text declared as such is read
-    without the settings' check, so the core's light modules (:mod:`stsdemo.paired`) need not import them."""
-    entries = read()[part]
-    found = entries[key][language] if key in entries else table(part)[language][key]
-    return found.format(**values)
+    """One text in ``language``, its ``{name}`` marks filled from ``values``."""
+    return declared()[part][key][language].format(**values)

@@ -226,7 +226,9 @@ def test_every_start_here_step_asks_first_and_opens_its_answer_by_keyboard(app_u
     }
     for page in open_page(app_url, **context):
         category = page.get_by_label(words["score_category"], exact=True)
-        expect(category).not_to_have_value("", timeout=120_000)  # the first pair is scored: the page has started
+        expect(category).not_to_have_value(
+            "", timeout=120_000
+        )  # the first pair is scored: the page has started
         start = page.locator("#start-here")
         if kind == "phone":  # the panel is one line; its heading unfolds it
             heading = page.locator("#start-here-steps h3")

@@ -10,11 +10,11 @@ import pytest
 import torch
 from py_mini_racer import MiniRacer
 
-from stsdemo import strings
 from stsdemo.errors import InputError
 from stsdemo.losses.buffer import check_x0
 from stsdemo.losses.sample import DISTANCE_LOSSES, loss_curve, sample_losses
 from stsdemo.playground.engine import WEB
+from stsdemo.static_site import page_strings
 
 SETTINGS = [(2.0, 0.25), (2.5, 0.0), (0.7, 0.4)]  # (k, x0)
 DISTANCES = [0.0, 0.1, 0.25, 0.2500001, 0.4, 0.6, 1.0, 2.4]  # inside, at and past the buffers
@@ -25,7 +25,7 @@ def page() -> MiniRacer:
     context = MiniRacer()
     for script in ("text.js", "charts.js", "paired.js", "loss.js"):
         context.eval((WEB / script).read_text())
-    context.eval(f"PlaygroundText.use({json.dumps(strings.table('page'))}, 'en')")
+    context.eval(f"PlaygroundText.use({json.dumps(page_strings())}, 'en')")
     return context
 
 

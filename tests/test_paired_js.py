@@ -19,6 +19,7 @@ import pytest
 
 from stsdemo import strings
 from stsdemo.paired import Paired, rule_as_data, rule_text
+from stsdemo.static_site import page_strings
 
 RUNNER = Path(__file__).parent / "js" / "run_paired.js"
 WHOLES = [0, 7, 999, 1000, 12345, 1234567, -4200]
@@ -82,7 +83,7 @@ def test_the_page_reads_every_comparison_as_python_does():
         input=json.dumps(
             {
                 "rule": rule_as_data(200),
-                "strings": strings.table("page"),
+                "strings": page_strings(),
                 "cases": cases,
                 "numbers": numbers,
                 "wholes": WHOLES,

@@ -508,9 +508,9 @@ def test_the_teachers_link_is_big_asks_nothing_and_plays_by_its_keys(browser, ba
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_page_speaks_the_language_its_link_names(browser, base_url, lang):
-    from stsdemo.strings import table
+    from stsdemo.static_site import page_strings
 
-    words = table("page")[lang]
+    words = page_strings()[lang]
     page, errors = opened(browser, f"{base_url}index.html?lang={lang}", 1280)
     assert page.evaluate("document.documentElement.lang") == lang and page.title() == words["title"]
     assert page.locator("#play").inner_text() == words["play"]

@@ -13,6 +13,7 @@ import pytest
 from stsdemo import strings
 from stsdemo.paired import MARGINS
 from stsdemo.playground import payoff
+from stsdemo.static_site import page_strings, shown_settings
 
 WEB = Path(strings.__file__).parent / "playground" / "web"
 
@@ -44,13 +45,16 @@ def test_every_setting_the_page_shows_has_its_title_in_both_languages():
     broken = copy.deepcopy(strings.declared())
     del broken["playground_settings"]["x0"]
     with pytest.raises(ValueError, match="not playground_settings.x0"):
-        strings.check(broken)
+        page_strings(broken)
     broken = copy.deepcopy(strings.declared())
     del broken["playground_help"]["noise"]
     with pytest.raises(ValueError, match="not playground_help.noise"):
-        strings.check(broken)
-    page = strings.table("page")
+        page_strings(broken)
+    page = page_strings()
     assert page["en"]["setting_x0"] == "buffer x0" and page["zh"]["setting_x0"] == "缓冲区 x0"
+    assert set(page["en"]) == set(strings.table("page")["en"]) | {
+        f"{family}_{name}" for name in shown_settings() for family in ("setting", "help")
+    }
 
 
 def test_the_app_hands_gradio_both_languages_of_every_text_it_shows():
@@ -101,7 +105,7 @@ def test_every_setting_of_the_fine_tune_form_has_its_label_in_both_languages():
     assert form.field_spec("max_pairs").info["zh"].endswith("（0 = 留空）")
     broken = copy.deepcopy(strings.declared())
     del broken["train_help"]["lr"]
-    with pytest.raises(ValueError, match="not train_help.lr"):
+    with pytest.raises(ValueError, match="not lr"):
         strings.check(broken)
 
 
@@ -141,7 +145,7 @@ def test_every_key_the_page_names_is_declared_and_every_declared_key_is_named():
     named = set(re.findall(r'data-text(?:-label|-title)?="(\w+)"', everything))
     for argument in re.findall(r"\btext\(([^,()]*)", everything):  # text("key", ...), text(x ? "a" : "b")
         named |= set(re.findall(r'"(\w+)"', argument))
-    declared = set(strings.table("page")["en"])
+    declared = set(page_strings()["en"])
     assert named - declared == set()
     # keys a script names through a variable: a list of keys or a word ("yes"), then the families it builds
     named |= declared & set(re.findall(r'"(\w+)"', everything))
@@ -166,5 +170,5 @@ def test_every_key_the_page_names_is_declared_and_every_declared_key_is_named():
         for name in re.findall(r'"(\w+)"', worded)
         for choice in declaration(name)["choices"]
     }
-    named |= {f"{family}_{name}" for name in strings.setting_titles() for family in ("setting", "help")}
+    named |= {f"{family}_{name}" for name in shown_settings() for family in ("setting", "help")}
     assert named == declared
