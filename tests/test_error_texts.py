@@ -7,9 +7,11 @@ from __future__ import annotations
 import ast
 import copy
 import json
+import re
 import string
 from pathlib import Path
 
+import gradio as gr
 import pytest
 
 from stsdemo import strings
@@ -201,6 +203,29 @@ def test_a_handler_refusal_reaches_the_visitor_in_their_language(demo):
     chinese = asyncio.run(_refusal(demo, "zip_run", [None], ZH))
     assert english == str(InputError("pick_run_first"))
     assert chinese == InputError("pick_run_first").in_language("zh") != english
+
+
+def test_the_score_tabs_notes_reach_a_chinese_browser_in_chinese(demo):
+    """Scoring a pair on the NLI line: the Score tab's title and notes (the start-here step's "switch the label
+    scheme to NLI") in Chinese to a Chinese browser, in English to any other caller."""
+    import asyncio
+
+    from gradio.state_holder import SessionState
+
+    nli = "NLI (contradiction · neutral · entailment)"
+    inputs = ["default", "A man plays.", "A man plays a guitar.", nli, "", 1.0, None]
+
+    def notice(headers):
+        found = asyncio.run(
+            demo.process_api(
+                _event(demo, "score"), inputs, state=SessionState(demo), request=gr.Request(headers=headers)
+            )
+        )
+        return found["data"][5]
+
+    english, chinese = notice({}), notice(ZH)
+    assert english and chinese and english != chinese
+    assert not re.search(r"[\u4e00-\u9fff]", english) and re.search(r"[\u4e00-\u9fff]", chinese)
 
 
 def test_the_app_declares_its_unexpected_error_in_both_languages():

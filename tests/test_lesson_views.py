@@ -55,6 +55,16 @@ def test_a_gold_label_from_another_line_or_off_the_line_is_not_drawn_and_says_wh
     assert score_view.gold_on_line(None, score_view.STS_LINE, nli) == (None, "")
 
 
+def test_the_score_tabs_notes_are_said_in_the_visitors_language():
+    sts, nli = get_scheme("sts"), get_scheme("nli")
+    _, english = score_view.gold_on_line(0.6, score_view.STS_LINE, nli)
+    _, chinese = score_view.gold_on_line(0.6, score_view.STS_LINE, nli, "zh")
+    assert "not drawn" in english and "未画出金标 0.6" in chinese
+    assert score_view.beyond_note(-1.49, "0", sts, "zh").startswith("↔ **预测值 -1.49 落在标签线之外**")
+    relabel = score_view.relabel_note(sts, get_scheme("bad, fair, good"), "zh")
+    assert "从 0.5 起为 fair" in relabel and "从 1.5 起为 good" in relabel and "bad" in relabel
+
+
 def test_a_custom_list_read_against_the_sts_scorer_says_it_only_relabels_and_where_each_category_starts():
     note = score_view.relabel_note(get_scheme("sts"), get_scheme("bad, fair, good"))
     assert "was not trained on it" in note and "0 … 5" in note

@@ -10,7 +10,7 @@ from .. import model_cache
 from ..progress import progress_html
 from ..ui import share
 from ..ui.common import LATEX, session_of, upload_note, user_errors
-from ..ui.words import say
+from ..ui.words import request_language, say
 from . import view as score_view
 
 EXAMPLES, START = score_view.EXAMPLES, score_view.START  # STS Benchmark test pairs with their gold score 0..5
@@ -212,6 +212,7 @@ def wire(tab: ScoreTab, state, demo: gr.Blocks, restored=()) -> None:
             gap,
             gold,
             gold_line,
+            request_language(request),
         )
         s = view.score  # which model scored and why (a switch, a scheme that does not fit) is in the notice
         return (

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ...errors import InputError, Text, check_range
+from ... import strings
+from ...errors import InputError, Text, check_range, in_language
 from ...labels import LabelScheme, get_scheme
 from ...scoring import (
     CHUNK_TOKENS,
@@ -135,6 +136,11 @@ def _mismatch(scheme_choice: str, model_scheme: LabelScheme) -> Text | str:
     )
 
 
+def say(key: str, language: str, **values) -> str:
+    """One of this tab's texts (strings.json's ``app``) in ``language``, its marks filled from ``values``."""
+    return strings.text("app", key, language, **values)
+
+
 def score_view(
     state,
     session: str,
@@ -146,35 +152,41 @@ def score_view(
     gap: float = 1.0,
     gold: float | None = None,
     gold_line: list | None = None,
+    language: str = "en",
 ) -> ScoreView:
     """Score one pair and draw where its prediction falls on the chosen scheme's line. ``gold_line``: the line
-    (:func:`line_key`) the gold label was given on, when known; a gold label from another line is not drawn."""
+    (:func:`line_key`) the gold label was given on, when known; a gold label from another line is not drawn. The
+    title and notes are in ``language`` (the API's stay English)."""
     scheme = parse_scheme(scheme_choice, custom, gap)
-    choice, source, model, mismatch, switched = fitting_model_for(state, session, choice, scheme_choice)
+    choice, source, model, mismatch, switched = fitting_model_for(
+        state, session, choice, scheme_choice, language
+    )
     notes = [switched] if switched else []
     scheme = (
         model.scheme if mismatch else (scheme or model.scheme)
     )  # never paired silently: read on its own line
     result = score_pair(model, sentence1, sentence2, scheme)
     gold = None if gold in (None, "") else check_range("gold label", gold)
-    drawn, gold_note = gold_on_line(gold, gold_line, scheme)
-    title = f"Prediction {result.prediction:.3f} → “{result.category}” (node {result.node:g})"
+    drawn, gold_note = gold_on_line(gold, gold_line, scheme, language)
+    title = say(
+        "score_title",
+        language,
+        prediction=f"{result.prediction:.3f}",
+        category=result.category,
+        node=f"{result.node:g}",
+    )
     figure = figures.number_line(
         scheme, result.prediction, model_cache.training_x0(source), drawn, title=title
     )
-    notes += [f"⚠ **Shown on the model's own line.** {mismatch}"] if mismatch else []
+    notes += [say("score_own_line", language, mismatch=in_language(mismatch, language))] if mismatch else []
     if source == "":
-        notes.append(
-            "⚠ No trained scorer is shipped yet: this head is **untrained** (random), so its prediction "
-            "is meaningless — the cosine similarity is still the encoder's. Fine-tune a run in the "
-            "*Fine-tune* tab and pick it above."
-        )
+        notes.append(say("score_untrained", language))
     if result.notice:
-        notes.append(f"✂ Input shortened: {result.notice}.")
+        notes.append(say("score_shortened", language, notice=result.notice))
     if scheme is not model.scheme and scheme.categories != model.scheme.categories:
-        notes.append(relabel_note(model.scheme, scheme))
+        notes.append(relabel_note(model.scheme, scheme, language))
     notes += [gold_note] if gold_note else []
-    notes += [beyond_note(result.prediction, result.category, scheme)]
+    notes += [beyond_note(result.prediction, result.category, scheme, language)]
     return ScoreView(
         result,
         scheme,
@@ -186,56 +198,73 @@ def score_view(
     )
 
 
-def beyond_note(prediction: float, category: str, scheme: LabelScheme) -> str:
+def beyond_note(prediction: float, category: str, scheme: LabelScheme, language: str = "en") -> str:
     """What a prediction beyond the drawn line's ends means ('' for one on it): it is drawn at the end, with its
     value, and still read as the nearest node (training clamps such a prediction to the outer node too)."""
     low, high = figures.line_ends(scheme)
     if low <= prediction <= high:
         return ""
     end = 0 if prediction < low else -1
+    values = dict(
+        prediction=f"{prediction:.2f}",
+        node=f"{scheme.nodes[end]:g}",
+        end=scheme.categories[end],
+        category=category,
+    )
     return (
-        f"↔ **The prediction {prediction:.2f} lies beyond the line**, past its "
-        f"{'first' if end == 0 else 'last'} node {scheme.nodes[end]:g} ({scheme.categories[end]}): the chart "
-        f"draws it at the line's end with its value, and its nearest node is “{category}”."
+        say("score_beyond_first", language, **values)
+        if end == 0
+        else say("score_beyond_last", language, **values)
     )
 
 
-def gold_on_line(gold: float | None, gold_line: list | None, scheme: LabelScheme) -> tuple[float | None, str]:
+def gold_on_line(
+    gold: float | None, gold_line: list | None, scheme: LabelScheme, language: str = "en"
+) -> tuple[float | None, str]:
     """``(gold to draw or None, notice)``: a gold label given on another line (an STS example's score read on
     the NLI line) or lying off this line's nodes is not drawn, and the notice says why."""
     if gold is None:
         return None, ""
     if gold_line and gold_line != line_key(scheme):
-        return None, (
-            f"⚠ **Gold label {gold:g} not drawn**: it was given on the line {line_text(gold_line)}, and "
-            f"this result is read on {_line(scheme)}. Type a gold label for this line to "
-            "draw one."
+        return None, say(
+            "score_gold_other_line",
+            language,
+            gold=f"{gold:g}",
+            given=line_text(gold_line),
+            line=_line(scheme),
         )
     low, high = scheme.nodes[0] - scheme.gap / 2, scheme.nodes[-1] + scheme.gap / 2
     if not low <= gold <= high:
-        return None, (
-            f"⚠ **Gold label {gold:g} not drawn**: this line runs from {scheme.nodes[0]:g} "
-            f"({scheme.categories[0]}) to {scheme.nodes[-1]:g} ({scheme.categories[-1]})."
+        return None, say(
+            "score_gold_off_line",
+            language,
+            gold=f"{gold:g}",
+            low=f"{scheme.nodes[0]:g}",
+            first=scheme.categories[0],
+            high=f"{scheme.nodes[-1]:g}",
+            last=scheme.categories[-1],
         )
     return gold, ""
 
 
-def relabel_note(model_scheme: LabelScheme, scheme: LabelScheme) -> str:
+def relabel_note(model_scheme: LabelScheme, scheme: LabelScheme, language: str = "en") -> str:
     """Why a list the model was not trained on only relabels its number, with the list's cut-offs."""
     cuts = ", ".join(
-        f"{name} from {node - scheme.gap / 2:g}"
+        say("score_cut", language, name=name, value=f"{node - scheme.gap / 2:g}")
         for name, node in zip(scheme.categories[1:], scheme.nodes[1:])
     )
-    return (
-        f"ℹ **Your list relabels this model's number; the model was not trained on it.** The model predicts "
-        f"on its own line ({_line(model_scheme)}); your categories sit on nodes "
-        f"{', '.join(f'{n}={v:g}' for n, v in zip(scheme.categories, scheme.nodes))}, so a prediction reads as "
-        f"{scheme.categories[0]} below {scheme.nodes[0] + scheme.gap / 2:g}, then {cuts}. For a model that "
-        "predicts on your list, fine-tune one on pairs labelled with it (*Fine-tune* tab, label scheme)."
+    return say(
+        "score_relabel",
+        language,
+        line=_line(model_scheme),
+        nodes=", ".join(f"{n}={v:g}" for n, v in zip(scheme.categories, scheme.nodes)),
+        first=scheme.categories[0],
+        cut=f"{scheme.nodes[0] + scheme.gap / 2:g}",
+        cuts=cuts,
     )
 
 
-def fitting_model_for(state, session: str, choice: str, scheme_choice: str):
+def fitting_model_for(state, session: str, choice: str, scheme_choice: str, language: str = "en"):
     """``(choice, source, model, mismatch, note)``: the chosen model, or the shipped model that predicts on a
     built-in scheme's line when the chosen one does not (``note`` says so); ``mismatch`` says why the scheme
     does not fit when no shipped model does."""
@@ -251,7 +280,12 @@ def fitting_model_for(state, session: str, choice: str, scheme_choice: str):
         source,
         state.models.get(source),
         "",
-        f"↪ **Switched to {model_cache.display_name(session, fitting)}**: {mismatch}",
+        say(
+            "score_switched",
+            language,
+            model=model_cache.display_name(session, fitting),
+            mismatch=in_language(mismatch, language),
+        ),
     )
 
 
