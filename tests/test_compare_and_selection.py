@@ -4,6 +4,7 @@ what it trains, saying so in words (and why, when it keeps the start)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict
 
 import pytest
@@ -84,6 +85,23 @@ def test_three_seeds_give_the_paired_mean_and_se_under_the_benchmark_rule():
     ]
     level = verdict_text(_pairs((90.50, 90.00), (90.00, 90.20)), TrainConfig(loss="sk2", x0=0.25))
     assert "**no measurable difference**" in level
+
+
+def test_the_comparison_is_said_in_the_visitors_language():
+    """The Fine-tune step's outcome (Compare with and without the buffer) in 简体中文: the reading, the rule, the
+    verdict's words and what x0 = 0 does, with the same numbers as the English."""
+    from stsdemo.app.finetune.compare import verdict_text
+    from stsdemo.paired import rule_text
+
+    pairs, config = _pairs((90.50, 90.00), (90.00, 90.20)), TrainConfig(loss="sk2", x0=0.25)
+    english, chinese = verdict_text(pairs, config), verdict_text(pairs, config, language="zh")
+    assert "**no measurable difference**" in english and "**无可测差异**" in chinese
+    assert "按 2 个种子配对" in chinese and rule_text(2, "spearman", "zh") in chinese
+    assert "x0 = 0 意味着什么" in chinese and "| 种子 | x0 = 0.25 | x0 = 0 | 差值 |" in chinese
+    rows = [line for line in english.splitlines() if re.match(r"\| \d", line)]  # each seed's values
+    assert len(rows) == 2 and all(row in chinese for row in rows)
+    mean = re.search(r"mean difference (.+ \(se\), n = 2)", english).group(1)
+    assert f"平均差值 {mean}" in chinese
 
 
 def test_two_seeds_with_equal_shown_differences_do_not_hold():

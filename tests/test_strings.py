@@ -13,6 +13,7 @@ import pytest
 from stsdemo import strings
 from stsdemo.paired import MARGINS
 from stsdemo.playground import payoff
+from stsdemo.selection import METRICS
 from stsdemo.static_site import page_strings, shown_settings
 
 WEB = Path(strings.__file__).parent / "playground" / "web"
@@ -129,9 +130,12 @@ def test_every_key_the_app_names_is_declared_and_every_declared_key_is_named():
         key
         for path in app.rglob("*.py")
         for key in re.findall(
-            r'\b(?:say\(|strings\.text\("app",)\s*"(\w+)"', path.read_text(encoding="utf-8")
+            r'\b(?:say\(|said\(|strings\.text\("app",)\s*"(\w+)"', path.read_text(encoding="utf-8")
         )
     }
+    compare = (app / "finetune" / "compare.py").read_text(encoding="utf-8")
+    if 'said(f"compare_metric_{config.select_by}"' in compare:  # the dev metric each select_by names
+        named |= {f"compare_metric_{name}" for name in METRICS}
     assert named == set(strings.table("app")["en"])
 
 

@@ -22,6 +22,7 @@ from ...evidence import EVIDENCE_FILE, NLI, STS, ClaimLine, Evidence, EvidenceRo
 from ...evidence_cells import COLUMNS, arm_cell, evidence_rows, spread_cell
 from ...losses.spec import LOSSES
 from ...verdict import Combined, Verdict
+from ..ui.words import said, verdict_words
 from .reference import PAPER_ARMS, PAPER_REPORTED
 
 
@@ -134,17 +135,24 @@ def buffer_line(evidence: Evidence | None, loss: str, target: str) -> tuple[Clai
     return None
 
 
-def buffer_spread(evidence: Evidence | None, loss: str, target: str) -> str:
+def buffer_spread(evidence: Evidence | None, loss: str, target: str, language: str = "en") -> str:
     """What the recorded runs say about a buffer-vs-none difference for this loss and target
-    (:func:`buffer_line`), or '' if nothing."""
+    (:func:`buffer_line`), or '' if nothing, in ``language``."""
     found = buffer_line(evidence, loss, target)
     if found is None:
         return ""
     line, _ = found
-    spread = f", standard error {line.se:.2f}" if line.n > 1 and line.se is not None else ""
-    return (
-        f"Recorded at the paper's budget ({line.a} vs {line.b}, 7-task Avg., n = {line.n} "
-        f"seed{'' if line.n == 1 else 's'}): mean difference {line.mean:+.2f}{spread}; verdict: {line.verdict}."
+    spread = said("compare_se", language, se=f"{line.se:.2f}") if line.n > 1 and line.se is not None else ""
+    return said(
+        "compare_recorded_spread",
+        language,
+        a=line.a,
+        b=line.b,
+        n=line.n,
+        plural="" if line.n == 1 else "s",
+        mean=f"{line.mean:+.2f}",
+        spread=spread,
+        verdict=verdict_words(line.verdict, language),
     )
 
 

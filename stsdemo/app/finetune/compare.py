@@ -30,11 +30,12 @@ from ...config import TrainConfig
 from ...errors import InputError
 from ...losses.spec import LOSSES
 from ...paired import rule_text
-from ...selection import METRICS, paired_metric
+from ...selection import paired_metric
 from ...serving import budget, session_files
 from ..benchmark import view as benchmark_view
 from ..benchmark.evidence_view import buffer_line, buffer_spread
 from ..progress import SKIP, progress_html
+from ..ui.words import said, verdict_words
 from . import form, histograms
 from . import view as finetune_view
 from .view import Curves, TrainView
@@ -62,43 +63,47 @@ def overlaid_histograms(pair: Pair, seeds: int) -> go.Figure:
     return histograms.overlaid_histograms(runs, title)
 
 
-def verdict_text(pairs: list[Pair], config: TrainConfig, ending: str = "") -> str:
+def verdict_text(pairs: list[Pair], config: TrainConfig, ending: str = "", language: str = "en") -> str:
     """Each finished pair's dev scores and their difference (from the values shown), their paired mean ± se and
-    verdict (:mod:`stsdemo.paired`) beside the recorded seed-to-seed evidence, and what x0 = 0 does to the loss.
-    ``ending``: how the job ended when it did not run every pair."""
+    verdict (:mod:`stsdemo.paired`) beside the recorded seed-to-seed evidence, and what x0 = 0 does to the loss,
+    in ``language``. ``ending``: how the job ended when it did not run every pair."""
     values = shown_values(pairs, config.select_by)
     if not values:
-        return (
-            ending + " " if ending else ""
-        ) + "No pair finished with a dev evaluation on both sides; no comparison."
+        return (ending + " " if ending else "") + said("compare_no_pair", language)
     rows = [f"| {seed} | {a:.2f} | {b:.2f} | {a - b:+.2f} |" for seed, (a, b) in values.items()]
     metric = paired_metric(config.select_by)
     result = paired_result(values, config.select_by)
     if result.n == 1:
-        reading = (
-            "One pair of runs is one seed: it has no spread, so no verdict (Compare seeds 2 or 3 give a "
-            "paired mean ± se)."
-        )
+        reading = said("compare_one_seed", language)
     else:
-        interval = f", {result.interval_text()}" if result.interval_text() else ""
-        reading = (
-            f"Paired over {result.n} seeds (the Benchmark tab's rule: {rule_text(result.n, metric)}): mean "
-            f"difference {result.numbers()}{interval}: **{result.verdict}**."
+        low, high = result.interval
+        interval = (
+            said("compare_interval", language, low=f"{low:+.2f}", high=f"{high:+.2f}")
+            if result.spread_measured
+            else ""
+        )
+        reading = said(
+            "compare_paired",
+            language,
+            n=result.n,
+            rule=rule_text(result.n, metric, language),
+            numbers=result.numbers(),
+            interval=interval,
+            verdict=verdict_words(result.verdict, language),
         )
     found, _ = benchmark_view.recorded_evidence()
     unit = " (%)" if config.select_by == "accuracy" else ""
+    metric_name = said(f"compare_metric_{config.select_by}", language)
     lines = [
-        f"**With vs without the buffer**: the dev {METRICS[config.select_by][0]}{unit} (what selects checkpoints) at "
-        "the last evaluation; each difference is taken from the two values beside it."
-        + (f" {ending}" if ending else ""),
+        said("compare_heading", language, metric=metric_name, unit=unit) + (f" {ending}" if ending else ""),
         "",
-        f"| seed | x0 = {config.x0:g} | x0 = 0 | difference |",
+        said("compare_columns", language, x0=f"{config.x0:g}"),
         "|--:|--:|--:|--:|",
         *rows,
         "",
-        f"{reading} {capitalised(recorded_spread(found, config))}",
+        f"{reading} {capitalised(recorded_spread(found, config, language))}",
         "",
-        twin_text(config),
+        twin_text(config, language),
     ]
     return "\n".join(lines)
 
@@ -113,20 +118,17 @@ TWIN_FORMULAS = {
 }  # a buffer-zone loss's twin as a formula of x = |prediction − label|
 
 
-def twin_text(config: TrainConfig) -> str:
+def twin_text(config: TrainConfig, language: str = "en") -> str:
     """What x0 = 0 turns the run's loss into, and why the two training-loss curves differ in height."""
     spec = LOSSES[config.loss]
     twin = LOSSES[spec.twin]
-    k = f"k = {config.k:g}" if config.k is not None else "the paper's k"
-    return (
-        f"*What x0 = 0 does:* {spec.short} becomes k·{TWIN_FORMULAS[twin.name]}, i.e. {twin.label} scaled by k "
-        f"({k}). The two training-loss curves are not comparable in height: the buffered loss counts only the "
-        "part of each error beyond x0, and nothing inside the buffer, so it reads lower on the same predictions. "
-        "The higher curve is not the worse model; the dev curves compare the models."
+    k = f"k = {config.k:g}" if config.k is not None else said("compare_paper_k", language)
+    return said(
+        "compare_twin", language, loss=spec.short, formula=TWIN_FORMULAS[twin.name], twin=twin.label, k=k
     )
 
 
-def recorded_spread(found, config) -> str:
+def recorded_spread(found, config, language: str = "en") -> str:
     """What the project's recorded seeds say of this setting: the dev spread of its arm, and the paired
     buffer-vs-none comparison."""
     line = buffer_line(found, config.loss, config.target)
@@ -134,17 +136,21 @@ def recorded_spread(found, config) -> str:
     parts = []
     if row is not None and row.dev_sd is not None and len(row.seeds) > 1:
         parts.append(
-            f"the recorded STS-B dev of {row.arm} varies by sd {row.dev_sd:.2f} across {len(row.seeds)} "
-            "seeds at the paper's budget, so a smaller difference here says little."
+            said("compare_recorded_sd", language, arm=row.arm, sd=f"{row.dev_sd:.2f}", seeds=len(row.seeds))
         )
-    spread = buffer_spread(found, config.loss, config.target)
+    spread = buffer_spread(found, config.loss, config.target, language)
     if spread:
         parts.append(spread)
-    return " ".join(parts) or "no recorded seeds of this setting to compare with (see the Benchmark tab)."
+    return " ".join(parts) or said("compare_recorded_none", language)
 
 
 def stream_comparison(
-    state, session: str, values: dict, visitor: str | None = None, host: budget.Host = budget.HOST
+    state,
+    session: str,
+    values: dict,
+    visitor: str | None = None,
+    host: budget.Host = budget.HOST,
+    language: str = "en",
 ) -> Iterator[TrainView]:
     """Queue the pairs as one job and stream their runs; the last view overlays the last finished pair and
     states the comparison. InputError before anything starts for a loss without a buffer, x0 already 0, seeds
@@ -171,13 +177,19 @@ def stream_comparison(
     earlier = session_files.list_runs(session)
 
     def body(signal) -> Iterator[TrainView]:
-        yield from stream_pairs(state, session, values, pairs, earlier, signal)
+        yield from stream_pairs(state, session, values, pairs, earlier, signal, language)
 
     yield from finetune_view.stream_job(state, session, first, earlier, body, visitor)
 
 
 def stream_pairs(
-    state, session: str, values: dict, pairs: list[Pair], earlier: list[session_files.RunInfo], signal
+    state,
+    session: str,
+    values: dict,
+    pairs: list[Pair],
+    earlier: list[session_files.RunInfo],
+    signal,
+    language: str = "en",
 ) -> Iterator[TrainView]:
     """The pairs' runs in the core's order (:func:`stsdemo.buffer_comparison.run_pairs`), each streamed with the
     pairs' charts; then the comparison of the pairs that finished."""
@@ -198,16 +210,23 @@ def stream_pairs(
         )
         pair.runs.append(live.info)
         shown.append(live.info)
-        where = f"Pair {index + 1} of {len(pairs)} (seed {pair.seed}), x0 = {run_config.x0:g}:"
+        where = said(
+            "compare_pair",
+            language,
+            index=index + 1,
+            pairs=len(pairs),
+            seed=pair.seed,
+            x0=f"{run_config.x0:g}",
+        )
         for view in finetune_view.run_admitted(state, live, signal):
             if not view.finished:
                 yield replace(view, status=f"{where} {view.status}")
 
     ending = yield from run_pairs(pairs, run_one, signal.is_set)
-    yield final_view(pairs, config, ending)
+    yield final_view(pairs, config, ending, language)
 
 
-def final_view(pairs: list[Pair], config: TrainConfig, ending: str) -> TrainView:
+def final_view(pairs: list[Pair], config: TrainConfig, ending: str, language: str = "en") -> TrainView:
     """The comparison's last view: every pair's curves, the last finished pair's overlaid histograms, and the
     verdict; ``ending``: why it did not run every pair."""
     complete = [pair for pair in pairs if pair.finished()]
@@ -218,15 +237,19 @@ def final_view(pairs: list[Pair], config: TrainConfig, ending: str) -> TrainView
         )
     shown = complete[-1] if complete else next((pair for pair in reversed(pairs) if pair.runs), pairs[0])
     histogram = overlaid_histograms(shown, len(pairs)) if complete else SKIP
-    text = (
-        f"Compared {len(complete)} of {len(pairs)} seed{'' if len(pairs) == 1 else 's'}: "
-        f"{sum(len(pair.runs) for pair in pairs)} runs." + (f" {ending}" if ending else "")
-    )
+    text = said(
+        "compare_done",
+        language,
+        done=len(complete),
+        pairs=len(pairs),
+        plural="" if len(pairs) == 1 else "s",
+        runs=sum(len(pair.runs) for pair in pairs),
+    ) + (f" {ending}" if ending else "")
     progress = progress_html(1.0, text, "stopped" if ending else "done")
     run_id = shown.runs[-1].run_id if shown.runs else config.run_name
     return TrainView(
         progress,
-        verdict_text(pairs, config, ending),
+        verdict_text(pairs, config, ending, language),
         pairs_curves(pairs, config.select_by),
         None,
         True,

@@ -19,7 +19,7 @@ from .. import model_cache
 from ..progress import progress_html
 from ..ui import share
 from ..ui.common import session_of, skip, upload_note, user_errors
-from ..ui.words import say, say_each, setting_label
+from ..ui.words import request_language, say, say_each, setting_label
 from . import compare as compare_view
 from . import curves, form, histograms
 from . import view as finetune_view
@@ -294,7 +294,11 @@ def wire(tab: FinetuneTab, state, lists) -> None:
         yield from stream(
             session,
             compare_view.stream_comparison(
-                state, session, {**values, "upload": upload}, slots.visitor_of(request)
+                state,
+                session,
+                {**values, "upload": upload},
+                slots.visitor_of(request),
+                language=request_language(request),
             ),
         )
 

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from ... import strings
 from ...errors import InputError, Text, check_range, in_language
 from ...labels import LabelScheme, get_scheme
 from ...scoring import (
@@ -24,6 +23,7 @@ from ...scoring import (
 from ...serving import caps, session_files
 from .. import model_cache
 from ..progress import duration, progress_html, time_left
+from ..ui.words import said
 from . import figures
 
 MAX_SCORED_ROWS = int(caps.CAPS["score_file_rows"].default)  # rows a visitor may score in one file
@@ -136,11 +136,6 @@ def _mismatch(scheme_choice: str, model_scheme: LabelScheme) -> Text | str:
     )
 
 
-def say(key: str, language: str, **values) -> str:
-    """One of this tab's texts (strings.json's ``app``) in ``language``, its marks filled from ``values``."""
-    return strings.text("app", key, language, **values)
-
-
 def score_view(
     state,
     session: str,
@@ -168,7 +163,7 @@ def score_view(
     result = score_pair(model, sentence1, sentence2, scheme)
     gold = None if gold in (None, "") else check_range("gold label", gold)
     drawn, gold_note = gold_on_line(gold, gold_line, scheme, language)
-    title = say(
+    title = said(
         "score_title",
         language,
         prediction=f"{result.prediction:.3f}",
@@ -178,11 +173,11 @@ def score_view(
     figure = figures.number_line(
         scheme, result.prediction, model_cache.training_x0(source), drawn, title=title
     )
-    notes += [say("score_own_line", language, mismatch=in_language(mismatch, language))] if mismatch else []
+    notes += [said("score_own_line", language, mismatch=in_language(mismatch, language))] if mismatch else []
     if source == "":
-        notes.append(say("score_untrained", language))
+        notes.append(said("score_untrained", language))
     if result.notice:
-        notes.append(say("score_shortened", language, notice=result.notice))
+        notes.append(said("score_shortened", language, notice=result.notice))
     if scheme is not model.scheme and scheme.categories != model.scheme.categories:
         notes.append(relabel_note(model.scheme, scheme, language))
     notes += [gold_note] if gold_note else []
@@ -212,9 +207,9 @@ def beyond_note(prediction: float, category: str, scheme: LabelScheme, language:
         category=category,
     )
     return (
-        say("score_beyond_first", language, **values)
+        said("score_beyond_first", language, **values)
         if end == 0
-        else say("score_beyond_last", language, **values)
+        else said("score_beyond_last", language, **values)
     )
 
 
@@ -226,7 +221,7 @@ def gold_on_line(
     if gold is None:
         return None, ""
     if gold_line and gold_line != line_key(scheme):
-        return None, say(
+        return None, said(
             "score_gold_other_line",
             language,
             gold=f"{gold:g}",
@@ -235,7 +230,7 @@ def gold_on_line(
         )
     low, high = scheme.nodes[0] - scheme.gap / 2, scheme.nodes[-1] + scheme.gap / 2
     if not low <= gold <= high:
-        return None, say(
+        return None, said(
             "score_gold_off_line",
             language,
             gold=f"{gold:g}",
@@ -250,10 +245,10 @@ def gold_on_line(
 def relabel_note(model_scheme: LabelScheme, scheme: LabelScheme, language: str = "en") -> str:
     """Why a list the model was not trained on only relabels its number, with the list's cut-offs."""
     cuts = ", ".join(
-        say("score_cut", language, name=name, value=f"{node - scheme.gap / 2:g}")
+        said("score_cut", language, name=name, value=f"{node - scheme.gap / 2:g}")
         for name, node in zip(scheme.categories[1:], scheme.nodes[1:])
     )
-    return say(
+    return said(
         "score_relabel",
         language,
         line=_line(model_scheme),
@@ -280,7 +275,7 @@ def fitting_model_for(state, session: str, choice: str, scheme_choice: str, lang
         source,
         state.models.get(source),
         "",
-        say(
+        said(
             "score_switched",
             language,
             model=model_cache.display_name(session, fitting),

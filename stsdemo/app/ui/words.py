@@ -16,6 +16,7 @@ import json
 import gradio as gr
 
 from ... import strings
+from ...verdict import Verdict
 
 I18N = gr.I18n(**strings.table("app"))
 MARKER = "__i18n__"  # how Gradio writes a translated text into a config: the marker, then its JSON
@@ -54,6 +55,27 @@ def setting_label(name: str, english_label: str):
     return say_each(
         f"train_setting_{name}", {"en": english_label, "zh": strings.declared()["train_settings"][name]}
     )
+
+
+def said(key: str, language: str, **values) -> str:
+    """A text the server writes at run time (a note, a progress line), in ``language`` (:func:`request_language`
+    of the visitor; "en" for the API): strings.json's ``app`` ``key``, its marks filled from ``values``."""
+    return strings.text("app", key, language, **values)
+
+
+VERDICT_WORDS = {  # a verdict as the page says it (strings.json's page part)
+    Verdict.HOLDS: "verdict_holds",
+    Verdict.REVERSED: "verdict_reversed",
+    Verdict.NEGLIGIBLE: "verdict_negligible",
+    Verdict.NO_DIFFERENCE: "verdict_none",
+    Verdict.ONE_SEED: "verdict_one_seed",
+    Verdict.NOT_MEASURED: "verdict_not_measured",
+}
+
+
+def verdict_words(verdict, language: str) -> str:
+    """A verdict (:class:`stsdemo.verdict.Verdict` or its words) in ``language``."""
+    return strings.text("page", VERDICT_WORDS[Verdict(verdict)], language)
 
 
 def in_language(text, language: str) -> str:
