@@ -33,6 +33,8 @@
     },
   };
 
+  const lossStep = (site) => site.lesson.find((step) => step.tab === "loss");   // the Loss explorer's start-here step
+
   // What every story of the page needs: its words with their glossary buttons, its question before and its reveal
   // after. `quiz`: ask the questions (?quiz=0 asks none).
   function teller(site, quiz) {
@@ -72,9 +74,9 @@
                                   el("p", {}, marked(story.curious)));
 
     // Every question the page asks, keyed as its answer is kept: the presets' by name, a start-here step's as step:<tab>.
-    const lossStep = site.lesson.find((step) => step.tab === "loss");
+    const step = lossStep(site);
     const questions = [...site.presets.map((preset) => ({ name: preset.name, story: preset.story })),
-                       ...(lossStep ? [{ name: "step:loss", story: lossStep.story }] : [])];
+                       ...(step ? [{ name: "step:loss", story: step.story }] : [])];
     function asked(name, story, radioName, before) {
       const { question } = story, chosen = answers.read()[name];
       const choices = question.choices.map((choice, i) => {
@@ -109,7 +111,7 @@
   // The Loss explorer's start-here step beside the explorer (the page's, and the app's Loss explorer tab): its question,
   // what to do and watch, revealed once x0 is dragged past d/2, what the step asks (the explorer's data-past-half).
   function lossStory(site, quiz) {
-    const step = site.lesson.find((found) => found.tab === "loss");
+    const step = lossStep(site);
     if (!step) return;
     const { asked, revealed } = teller(site, quiz), box = $("loss-story");
     const loss = asked("step:loss", step.story, "loss-quiz-answer", "story_think");
